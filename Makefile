@@ -1,0 +1,123 @@
+# memscope - a terminal memory browser with an embedded retrieval engine.
+#
+#   make            build ./memscope
+#   make test       build and run every TAP test with prove
+#   make setup      install the Debian packages the build and tests need
+#   make demo       set up, write the demo store and open the browser on it
+#   make asan|ubsan|valgrind   the test suite under a sanitizer / valgrind
+#   make install PREFIX=/usr/local DESTDIR=
+#   make bench | eval | fuzz | format | clean
+-include config.mk
+
+VERSION   = 0.1.0
+PREFIX   ?= /usr/local
+BINDIR    = $(PREFIX)/bin
+MANDIR    = $(PREFIX)/share/man/man1
+SHAREDIR  = $(PREFIX)/share/memscope
+BUILD    ?= build
+BIN      ?= memscope
+CC       ?= cc
+OPT      ?= -O2 -g
+SAN      ?=
+PKGS      = ncursesw sqlite3 libcjson libedit
+DEB_PKGS  = build-essential pkg-config libncurses-dev libsqlite3-dev libcjson-dev \
+            libedit-dev sqlite3 tmux perl
+Q         = $(if $(V),,@)
+
+PKG_CFLAGS := $(filter-out -D_XOPEN_SOURCE=% -D_DEFAULT_SOURCE,\
+                $(shell pkg-config --cflags $(PKGS) 2>/dev/null))
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS_ALL = -std=c11 $(WARN) $(OPT) $(SAN) -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=700 \
+             -DNCURSES_WIDECHAR=1 -DMEMSCOPE_VERSION='"$(VERSION)"' \
+             -DMEMSCOPE_SHAREDIR='"$(SHAREDIR)"' -I. $(PKG_CFLAGS) $(CFLAGS)
+LDFLAGS_ALL = $(SAN) $(LDFLAGS)
+LIBS_CORE = $(filter -lsqlite3 -lcjson,$(PKG_LIBS)) -lm
+LIBS_ALL  = $(PKG_LIBS) -lm
+
+STORE_SRC  := $(sort $(wildcard store/*.c))
+ENGINE_SRC := $(sort $(wildcard engine/*.c))
+TUI_SRC    := $(sort $(wildcard tui/*.c))
+STORE_OBJ  := $(STORE_SRC:%.c=$(BUILD)/%.o)
+ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
+TUI_OBJ    := $(TUI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/demo_data.o
+CORE_OBJ   := $(ENGINE_OBJ) $(STORE_OBJ)
+
+TEST_SRC   := $(sort $(wildcard tests/*-test.c))
+TEST_BIN   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_SH    := $(sort $(wildcard tests/*.t))
+PROVE      ?= prove
+
+all: $(BIN)
+
+$(BIN): $(TUI_OBJ) $(CORE_OBJ)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_ALL)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+# The demo memories are compiled into the binary: `memscope demo` needs no files.
+$(BUILD)/tools/bin2c: tools/bin2c.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=c11 -O1 -o $@ $<
+$(BUILD)/demo_data.c: data/demo.jsonl $(BUILD)/tools/bin2c
+	$(Q)$(BUILD)/tools/bin2c demo_jsonl < data/demo.jsonl > $@
+$(BUILD)/demo_data.o: $(BUILD)/demo_data.c
+	$(Q)$(CC) -std=c11 -c -o $@ $<
+
+# Core tests link only the store and engine: no terminal library.
+$(BUILD)/tests/%: tests/%.c $(CORE_OBJ) tests/tap.h
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(CORE_OBJ) $(LIBS_CORE)
+
+tests: $(TEST_BIN) $(BIN)
+
+test: tests
+	$(Q)MEMSCOPE=$(abspath $(BIN)) MEMSCOPE_TEST_BIN=$(abspath $(BUILD)/tests) \
+	  $(PROVE) $(PROVE_FLAGS) --exec '' $(TEST_BIN) $(TEST_SH)
+
+setup:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq $$missing; fi; \
+	fi
+
+demo: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)./$(BIN) demo --db demo.db --force >/dev/null
+	$(Q)./$(BIN) --db demo.db
+
+asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/memscope \
+	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer" OPT="-O1 -g" test
+
+ubsan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build/ubsan BIN=build/ubsan/memscope \
+	  SAN="-fsanitize=undefined -fno-sanitize-recover=undefined" OPT="-O1 -g" test
+
+valgrind: all tests
+	$(Q)MEMSCOPE_VALGRIND=1 MEMSCOPE=$(abspath $(BIN)) MEMSCOPE_TEST_BIN=$(abspath $(BUILD)/tests) \
+	  $(PROVE) --exec 'valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99' $(TEST_BIN)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(SHAREDIR)/themes
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/memscope
+	install -m 644 docs/memscope.1 $(DESTDIR)$(MANDIR)/memscope.1
+	install -m 644 themes/* $(DESTDIR)$(SHAREDIR)/themes/
+
+format:
+	clang-format -i $(STORE_SRC) $(ENGINE_SRC) $(TUI_SRC) store/*.h engine/*.h tui/*.h \
+	  $(TEST_SRC) tests/*.h
+
+clean:
+	rm -rf build $(BIN) demo.db demo.db-wal demo.db-shm
+
+.PHONY: all test tests setup demo asan ubsan valgrind install format clean
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

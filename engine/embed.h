@@ -1,0 +1,51 @@
+/* embed.h - embedders: text in, unit vector out.
+ *
+ * Behind one ops table: the built-in hashed n-gram embedder (no model file,
+ * no download; the default) and external programs (`cmd:PROGRAM`, JSON lines
+ * over stdin/stdout, see docs/EMBEDDERS.md). The store records which embedder
+ * made its vectors; the semantic channel is active only when the query side
+ * uses the same one. */
+#ifndef MS_EMBED_H
+#define MS_EMBED_H
+
+#include <stddef.h>
+
+#include "store/status.h"
+#include "store/store.h"
+
+#define EMBED_HASH_DIM 512
+
+typedef struct embedder embedder;
+
+typedef struct embedder_ops {
+    const char *kind; /* "hash", "cmd" */
+    /* Embed n texts into out[n * dim], each of unit length (or all zeros for
+     * a text with no features). */
+    ms_status (*embed)(embedder *e, const char *const *texts, size_t n, float *out,
+                       ms_error *err);
+    void (*close)(embedder *e);
+} embedder_ops;
+
+/* Open the embedder named by spec: NULL or "hash" for the built-in one,
+ * "cmd:PROGRAM [ARGS]" for an external program. NULL with err on failure. */
+embedder *embed_open(const char *spec, ms_error *err);
+
+/* Close and free; NULL is fine. */
+void embed_close(embedder *e);
+
+/* Identity recorded in the store, e.g. "hash-ngram-v1:512". Valid while e is. */
+const char *embed_id(const embedder *e);
+int embed_dim(const embedder *e);
+
+/* Embed n texts into out[n * dim]. */
+ms_status embed_texts(embedder *e, const char *const *texts, size_t n, float *out,
+                      ms_error *err);
+
+/* The built-in embedder on one text: v[dim] gets the unit vector (all zeros
+ * when the text has no features). */
+void embed_hash_text(const char *text, float *v, int dim);
+
+/* A store_vectorizer that calls e (e must outlive its use by the store). */
+void embed_vectorizer(embedder *e, store_vectorizer *out);
+
+#endif

@@ -1,0 +1,439 @@
+/* entity.c - entity extraction at write time.
+ *
+ * A memory is linked to: its speaker; capitalised names and multi-word names
+ * in its text (minus a stop list of words that are capitalised only because
+ * they start a sentence or are always capitalised, like "I" or "Monday");
+ * quoted phrases; and any entities given with it. A single capitalised word
+ * that starts a sentence is taken only when the profile already knows it as
+ * an entity ("Caroline went..."), so "Thanks" or "Sounds" never become names. */
+#include "store_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME_MAX_BYTES 96
+#define NAME_MAX_WORDS 4
+#define QUOTE_MAX_BYTES 60
+#define QUOTE_MAX_WORDS 6
+
+/* Capitalised words that are not names. Sorted for bsearch; lower case,
+ * apostrophes as ASCII. */
+static const char *const stop_words[] = {
+    "a", "about", "absolutely", "actually", "after", "again", "ah", "all", "also", "although",
+    "always", "am", "amazing", "an", "and", "another", "any", "anything", "anyway", "apr", "april",
+    "are", "aren't", "as", "at", "aug", "august", "aw", "awesome", "aww", "b", "be", "because",
+    "been", "before", "being", "besides", "best", "both", "but", "by", "bye", "can", "can't",
+    "cheers", "cool", "could", "couldn't", "d", "dear", "dec", "december", "definitely", "did",
+    "didn't", "do", "does", "doesn't", "don't", "done", "during", "each", "either", "enjoy", "even",
+    "ever", "every", "everyone", "everything", "exactly", "excited", "feb", "february", "finally",
+    "first", "for", "fri", "friday", "from", "fun", "glad", "go", "good", "got", "great", "guess",
+    "ha", "had", "haha", "hahaha", "has", "have", "haven't", "having", "he", "he's", "hello", "her",
+    "here", "here's", "hey", "hi", "him", "his", "hmm", "hope", "how", "how's", "however", "i",
+    "i'd", "i'll", "i'm", "i've", "if", "in", "indeed", "is", "isn't", "it", "it'd", "it'll",
+    "it's", "its", "jan", "january", "jul", "july", "jun", "june", "just", "keep", "kind", "last",
+    "later", "let", "let's", "like", "lol", "look", "lots", "love", "mar", "march", "may", "maybe",
+    "me", "mine", "mon", "monday", "more", "most", "mr", "mrs", "ms", "much", "must", "my",
+    "myself", "never", "new", "next", "nice", "no", "nope", "nor", "not", "nothing", "nov",
+    "november", "now", "oct", "october", "of", "oh", "ok", "okay", "on", "once", "one", "only",
+    "or", "other", "our", "ours", "out", "over", "perhaps", "please", "plus", "pretty", "probably",
+    "quite", "re", "really", "right", "sat", "saturday", "see", "sep", "sept", "september", "she",
+    "she's", "should", "since", "so", "some", "someone", "something", "sometimes", "sorry",
+    "sounds", "still", "such", "sun", "sunday", "super", "sure", "take", "thank", "thanks", "that",
+    "that's", "the", "their", "them", "then", "there", "there's", "these", "they", "they're",
+    "thing", "things", "this", "those", "though", "thu", "thursday", "thx", "to", "today",
+    "tomorrow", "tonight", "too", "totally", "true", "tue", "tuesday", "ugh", "um", "umm", "until",
+    "up", "us", "very", "was", "wasn't", "we", "we'd", "we'll", "we're", "we've", "wed",
+    "wednesday", "well", "went", "were", "what", "what's", "whatever", "when", "where", "which",
+    "while", "who", "who's", "why", "will", "wish", "with", "without", "would", "wouldn't", "wow",
+    "yay", "yeah", "yep", "yes", "yesterday", "yet", "you", "you'd", "you'll", "you're", "you've",
+    "your", "yours", "yup",
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int is_stop(const char *norm)
+{
+    return bsearch(&norm, stop_words, sizeof stop_words / sizeof *stop_words, sizeof *stop_words,
+                   cmp_str) != NULL;
+}
+
+/* Decode one UTF-8 code point at s (valid input); *n gets its length. */
+static unsigned decode(const unsigned char *s, int *n)
+{
+    if (s[0] < 0x80) {
+        *n = 1;
+        return s[0];
+    }
+    if (s[0] < 0xe0) {
+        *n = 2;
+        return ((s[0] & 0x1fu) << 6) | (s[1] & 0x3fu);
+    }
+    if (s[0] < 0xf0) {
+        *n = 3;
+        return ((s[0] & 0x0fu) << 12) | ((s[1] & 0x3fu) << 6) | (s[2] & 0x3fu);
+    }
+    *n = 4;
+    return ((s[0] & 0x07u) << 18) | ((s[1] & 0x3fu) << 12) | ((s[2] & 0x3fu) << 6) |
+           (s[3] & 0x3fu);
+}
+
+static int is_upper(unsigned cp)
+{
+    return (cp >= 'A' && cp <= 'Z') || (cp >= 0xc0 && cp <= 0xde && cp != 0xd7) ||
+           (cp >= 0x100 && cp <= 0x17f && cp % 2 == 0) || (cp >= 0x391 && cp <= 0x3a9) ||
+           (cp >= 0x410 && cp <= 0x42f);
+}
+
+static int is_apostrophe(unsigned cp)
+{
+    return cp == '\'' || cp == 0x2019;
+}
+
+/* Letters and digits: ASCII alnum and any non-ASCII code point that is not
+ * punctuation we know of. */
+static int is_word(unsigned cp)
+{
+    if (cp < 0x80)
+        return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9');
+    return !(cp >= 0x2000 && cp <= 0x206f) && cp != 0xa0 && cp != 0xab && cp != 0xbb &&
+           !(cp >= 0x3000 && cp <= 0x303f) && !(cp >= 0xfe00 && cp <= 0xfe0f) &&
+           !(cp >= 0x1f000);
+}
+
+/* Lower-case match form of text[0..len): ASCII and Latin-1 upper case
+ * folded, curly apostrophes made straight, runs of spaces collapsed. */
+static void normalise(const char *text, size_t len, char *out, size_t cap)
+{
+    size_t o = 0;
+    const unsigned char *s = (const unsigned char *)text;
+    int space = 0;
+    for (size_t i = 0; i < len && o + 4 < cap;) {
+        int n;
+        unsigned cp = decode(s + i, &n);
+        if (cp == ' ' || cp == '\t' || cp == '\n') {
+            space = o > 0;
+        } else {
+            if (space)
+                out[o++] = ' ';
+            space = 0;
+            if (is_apostrophe(cp)) {
+                out[o++] = '\'';
+            } else if (cp >= 'A' && cp <= 'Z') {
+                out[o++] = (char)(cp + 32);
+            } else if (cp >= 0xc0 && cp <= 0xde && cp != 0xd7) {
+                cp += 32;
+                out[o++] = (char)(0xc0 | (cp >> 6));
+                out[o++] = (char)(0x80 | (cp & 0x3f));
+            } else {
+                memcpy(out + o, s + i, (size_t)n);
+                o += (size_t)n;
+            }
+        }
+        i += (size_t)n;
+    }
+    out[o] = '\0';
+}
+
+/* One word of the text. */
+typedef struct word {
+    int start, end;   /* byte range, possessive 's dropped */
+    int cap;          /* starts with an upper-case letter */
+    int first;        /* starts a sentence */
+    int joined;       /* only spaces between it and the previous word */
+} word;
+
+typedef struct found {
+    char name[NAME_MAX_BYTES + 1];
+    int kind;  /* how it was first found: the entity's kind if it is new */
+    int given; /* supplied with the memory (also when found otherwise too) */
+} found;
+
+typedef struct extraction {
+    found *v;
+    size_t n, cap;
+} extraction;
+
+static void add_found(extraction *x, const char *text, size_t len, int kind)
+{
+    if (len == 0 || len > NAME_MAX_BYTES || x->n >= x->cap)
+        return;
+    char norm[4 * NAME_MAX_BYTES + 8];
+    normalise(text, len, norm, sizeof norm);
+    if (!norm[0] || strlen(norm) > NAME_MAX_BYTES)
+        return;
+    for (size_t i = 0; i < x->n; i++) {
+        char other[4 * NAME_MAX_BYTES + 8];
+        normalise(x->v[i].name, strlen(x->v[i].name), other, sizeof other);
+        if (strcmp(other, norm) == 0) {
+            x->v[i].given |= kind == STORE_ENTITY_GIVEN;
+            return;
+        }
+    }
+    memcpy(x->v[x->n].name, text, len);
+    x->v[x->n].name[len] = '\0';
+    x->v[x->n].kind = kind;
+    x->v[x->n].given = kind == STORE_ENTITY_GIVEN;
+    x->n++;
+}
+
+/* Split text into words, noting sentence starts and capitals. */
+static size_t split_words(const char *text, size_t len, word *w, size_t cap)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t n = 0, i = 0;
+    int sentence = 1, only_space = 0;
+    while (i < len && n < cap) {
+        int k;
+        unsigned cp = decode(s + i, &k);
+        if (!is_word(cp)) {
+            if (cp == '.' || cp == '!' || cp == '?' || cp == '\n' || cp == ':' || cp == '"' ||
+                cp == 0x201c || cp == 0x201d || cp == '(' || cp == ')')
+                sentence = 1;
+            only_space = only_space && (cp == ' ');
+            i += (size_t)k;
+            continue;
+        }
+        word *cur = &w[n];
+        cur->start = (int)i;
+        cur->cap = is_upper(cp);
+        cur->first = sentence;
+        cur->joined = only_space && n > 0;
+        size_t j = i;
+        while (j < len) {
+            unsigned c = decode(s + j, &k);
+            if (is_word(c)) {
+                j += (size_t)k;
+                continue;
+            }
+            /* an apostrophe or hyphen inside a word keeps it going */
+            int k2;
+            if ((is_apostrophe(c) || c == '-') && j + (size_t)k < len &&
+                is_word(decode(s + j + k, &k2))) {
+                j += (size_t)k;
+                continue;
+            }
+            break;
+        }
+        cur->end = (int)j;
+        /* drop a possessive 's */
+        if (cur->end - cur->start > 2 && (s[j - 1] == 's' || s[j - 1] == 'S')) {
+            if (s[j - 2] == '\'')
+                cur->end -= 2;
+            else if (j >= 4 && s[j - 4] == 0xe2 && s[j - 3] == 0x80 && s[j - 2] == 0x99)
+                cur->end -= 4;
+        }
+        n++;
+        i = j;
+        sentence = 0;
+        only_space = 1;
+    }
+    return n;
+}
+
+static int word_is_stop(const char *text, const word *w)
+{
+    char norm[4 * NAME_MAX_BYTES + 8];
+    if (w->end - w->start > NAME_MAX_BYTES)
+        return 1;
+    normalise(text + w->start, (size_t)(w->end - w->start), norm, sizeof norm);
+    if (strlen(norm) < 2 || is_stop(norm))
+        return 1;
+    for (const char *p = norm; *p; p++)
+        if (!(*p >= '0' && *p <= '9'))
+            return 0;
+    return 1; /* a number */
+}
+
+typedef int (*known_fn)(void *ctx, const char *text, size_t len);
+
+/* Runs of capitalised, non-stop words joined by single spaces. */
+static void find_names(const char *text, const word *w, size_t n, known_fn known, void *kctx,
+                       extraction *x)
+{
+    for (size_t i = 0; i < n;) {
+        if (!w[i].cap || word_is_stop(text, &w[i])) {
+            i++;
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < n && j - i < NAME_MAX_WORDS && w[j].cap && w[j].joined &&
+               !word_is_stop(text, &w[j]))
+            j++;
+        size_t len = (size_t)(w[j - 1].end - w[i].start);
+        int single_first = j == i + 1 && w[i].first;
+        if (!single_first || known(kctx, text + w[i].start, len))
+            add_found(x, text + w[i].start, len, STORE_ENTITY_NAME);
+        i = j;
+    }
+}
+
+/* Phrases between double quotes, straight or curly. */
+static void find_quotes(const char *text, size_t len, extraction *x)
+{
+    for (size_t i = 0; i < len; i++) {
+        size_t open_len = 0;
+        if (text[i] == '"')
+            open_len = 1;
+        else if (i + 2 < len && (unsigned char)text[i] == 0xe2 &&
+                 (unsigned char)text[i + 1] == 0x80 && (unsigned char)text[i + 2] == 0x9c)
+            open_len = 3;
+        if (!open_len)
+            continue;
+        size_t a = i + open_len, b = a;
+        int words = 1;
+        while (b < len && text[b] != '"' && !((unsigned char)text[b] == 0xe2 && b + 2 < len &&
+                                              (unsigned char)text[b + 1] == 0x80 &&
+                                              (unsigned char)text[b + 2] == 0x9d)) {
+            if (text[b] == ' ')
+                words++;
+            b++;
+        }
+        if (b >= len)
+            return;
+        if (b - a >= 2 && b - a <= QUOTE_MAX_BYTES && words <= QUOTE_MAX_WORDS)
+            add_found(x, text + a, b - a, STORE_ENTITY_QUOTED);
+        i = text[b] == '"' ? b : b + 2;
+    }
+}
+
+/* ---- writing links ----------------------------------------------------- */
+
+struct known_ctx {
+    store *s;
+};
+
+static int known_entity(void *p, const char *text, size_t len)
+{
+    store *s = ((struct known_ctx *)p)->s;
+    char norm[4 * NAME_MAX_BYTES + 8];
+    normalise(text, len, norm, sizeof norm);
+    sqlite3_stmt *st = store_stmt(s, ST_ENTITY_FIND, NULL);
+    if (!st)
+        return 0;
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, norm, -1, SQLITE_TRANSIENT);
+    int yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_reset(st);
+    return yes;
+}
+
+/* Find or create the entity; *eid gets its id. */
+static ms_status entity_id(store *s, const found *f, int64_t *eid, ms_error *err)
+{
+    char norm[4 * NAME_MAX_BYTES + 8];
+    normalise(f->name, strlen(f->name), norm, sizeof norm);
+    sqlite3_stmt *st = store_stmt(s, ST_ENTITY_FIND, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, norm, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *eid = sqlite3_column_int64(st, 0);
+        sqlite3_reset(st);
+        return MS_OK;
+    }
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "finding an entity", err);
+    st = store_stmt(s, ST_ENTITY_INSERT, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, f->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, norm, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, f->kind);
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "adding an entity", err);
+    *eid = sqlite3_last_insert_rowid(s->db);
+    return MS_OK;
+}
+
+/* Link the memory to the entity and add entity edges to the most recent
+ * earlier memories that mention it. Speakers get no edges: every turn of a
+ * person would be linked to every other. */
+static ms_status link_one(store *s, const store_memory *m, const found *f, ms_error *err)
+{
+    int64_t eid = 0;
+    ms_status code = entity_id(s, f, &eid, err);
+    if (code)
+        return code;
+    sqlite3_stmt *st = store_stmt(s, ST_LINK_INSERT, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_int64(st, 1, m->rid);
+    sqlite3_bind_int64(st, 2, eid);
+    sqlite3_bind_int(st, 3, f->given);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "linking an entity", err);
+    if (f->kind == STORE_ENTITY_SPEAKER)
+        return MS_OK;
+    st = store_stmt(s, ST_LINK_PREV, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_int64(st, 1, eid);
+    sqlite3_bind_int64(st, 2, m->rid);
+    sqlite3_bind_int(st, 3, 2);
+    int64_t prev[2];
+    int np = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && np < 2)
+        prev[np++] = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "finding entity neighbours", err);
+    for (int i = 0; i < np; i++) {
+        sqlite3_stmt *e = store_stmt(s, ST_EDGE_UPSERT, err);
+        if (!e)
+            return err ? err->code : MS_SQL;
+        sqlite3_bind_int64(e, 1, prev[i]);
+        sqlite3_bind_int64(e, 2, m->rid);
+        sqlite3_bind_int(e, 3, STORE_EDGE_ENTITY);
+        sqlite3_bind_double(e, 4, 0.5);
+        if ((rc = sqlite3_step(e)) != SQLITE_DONE)
+            return store_sql_fail(s, rc, "adding an entity edge", err);
+    }
+    return MS_OK;
+}
+
+/* Skip a leading "Speaker:" that repeats the speaker field. */
+static size_t speaker_prefix(const store_memory *m)
+{
+    if (!m->speaker)
+        return 0;
+    size_t n = strlen(m->speaker);
+    if (n && strncmp(m->content, m->speaker, n) == 0 && m->content[n] == ':')
+        return n + 1;
+    return 0;
+}
+
+ms_status store_link_entities(store *s, const store_memory *m, ms_error *err)
+{
+    found v[STORE_ENTITIES_MAX];
+    extraction x = {v, 0, STORE_ENTITIES_MAX};
+    if (m->speaker && *m->speaker)
+        add_found(&x, m->speaker, strlen(m->speaker), STORE_ENTITY_SPEAKER);
+    for (size_t i = 0; i < m->n_entities; i++)
+        add_found(&x, m->entities[i], strlen(m->entities[i]), STORE_ENTITY_GIVEN);
+    size_t skip = speaker_prefix(m);
+    const char *text = m->content + skip;
+    size_t len = strlen(text);
+    enum { WORDS_MAX = 4096 };
+    word *w = malloc(WORDS_MAX * sizeof *w);
+    if (!w)
+        return ms_fail(err, MS_NOMEM, "out of memory extracting entities");
+    size_t nw = split_words(text, len, w, WORDS_MAX);
+    struct known_ctx kc = {s};
+    find_names(text, w, nw, known_entity, &kc, &x);
+    free(w);
+    find_quotes(text, len, &x);
+    for (size_t i = 0; i < x.n; i++) {
+        ms_status code = link_one(s, m, &x.v[i], err);
+        if (code)
+            return code;
+    }
+    return MS_OK;
+}

@@ -1,0 +1,871 @@
+/* import.c - memory JSONL, JSON arrays and LoCoMo files into a store.
+ *
+ * Every byte is checked before it reaches cJSON: UTF-8 validity, a UTF-16
+ * byte-order mark, line length, nesting depth, NUL escapes. Errors carry
+ * FILE:LINE:COL of what is wrong. JSONL is streamed a line at a time, so a
+ * file of any size imports in bounded memory. */
+#include "import.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+/* Where we are in the input, for error messages. */
+typedef struct place {
+    const char *file;
+    const char *text;   /* start of the current line (or of the whole text) */
+    uint64_t line;      /* 1-based line of `text` */
+} place;
+
+typedef struct importer {
+    store *s;
+    const import_opts *opts;
+    import_stats *stats;
+    ms_error *err;
+    char home_profile[STORE_PROFILE_MAX + 1]; /* profile to return to */
+    struct timespec last_progress;
+} importer;
+
+/* ---- positions --------------------------------------------------------- */
+
+/* Line and character column of byte offset off in pl->text. */
+static void locate(const place *pl, size_t off, uint64_t *line, uint64_t *col)
+{
+    *line = pl->line;
+    *col = 1;
+    for (size_t i = 0; i < off && pl->text[i]; i++) {
+        unsigned char c = (unsigned char)pl->text[i];
+        if (c == '\n') {
+            (*line)++;
+            *col = 1;
+        } else if ((c & 0xc0) != 0x80) {
+            (*col)++;
+        }
+    }
+}
+
+static ms_status fail_at(importer *im, const place *pl, size_t off, ms_status code,
+                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static ms_status fail_at(importer *im, const place *pl, size_t off, ms_status code,
+                         const char *fmt, ...)
+{
+    char what[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    uint64_t line, col;
+    locate(pl, off, &line, &col);
+    return ms_fail(im->err, code, "%s:%llu:%llu: %s", pl->file, (unsigned long long)line,
+                   (unsigned long long)col, what);
+}
+
+/* Offset of the value of "key" within an object starting at obj, or 0. */
+static size_t key_offset(const char *obj, size_t len, const char *key)
+{
+    size_t k = strlen(key);
+    for (size_t i = 0; i + k + 2 <= len; i++) {
+        if (obj[i] == '"' && strncmp(obj + i + 1, key, k) == 0 && obj[i + 1 + k] == '"') {
+            size_t j = i + k + 2;
+            while (j < len && (obj[j] == ' ' || obj[j] == '\t' || obj[j] == '\r'))
+                j++;
+            if (j < len && obj[j] == ':') {
+                j++;
+                while (j < len && (obj[j] == ' ' || obj[j] == '\t'))
+                    j++;
+                return j;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- pre-checks on raw text -------------------------------------------- */
+
+enum scan_problem { SCAN_OK, SCAN_NUL, SCAN_DEEP };
+
+/* Nesting depth and \u0000 escapes. Returns the problem and sets *at to its
+ * offset. */
+static enum scan_problem scan_json(const char *t, size_t len, size_t *at)
+{
+    int depth = 0, in_str = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = t[i];
+        if (in_str) {
+            if (c == '\\') {
+                if (i + 5 < len && memcmp(t + i + 1, "u0000", 5) == 0) {
+                    *at = i;
+                    return SCAN_NUL;
+                }
+                i++;
+            } else if (c == '"') {
+                in_str = 0;
+            }
+        } else if (c == '"') {
+            in_str = 1;
+        } else if (c == '[' || c == '{') {
+            if (++depth > IMPORT_DEPTH_MAX) {
+                *at = i;
+                return SCAN_DEEP;
+            }
+        } else if (c == ']' || c == '}') {
+            depth--;
+        }
+    }
+    return SCAN_OK;
+}
+
+static ms_status check_bytes(importer *im, const place *pl, const char *t, size_t len)
+{
+    long bad = store_utf8_invalid_at(t, len);
+    if (bad >= 0)
+        return fail_at(im, pl, (size_t)bad, MS_PARSE,
+                       t[bad] ? "invalid UTF-8 byte 0x%02x" : "a NUL byte (0x%02x) in the text",
+                       (unsigned char)t[bad]);
+    size_t at = 0;
+    switch (scan_json(t, len, &at)) {
+    case SCAN_NUL:
+        return fail_at(im, pl, at, MS_PARSE,
+                       "a string holds \\u0000 (NUL), which memscope does not store");
+    case SCAN_DEEP:
+        return fail_at(im, pl, at, MS_LIMIT, "nesting is deeper than the limit of %d levels",
+                       IMPORT_DEPTH_MAX);
+    default:
+        return MS_OK;
+    }
+}
+
+/* ---- one memory object ------------------------------------------------- */
+
+static ms_status type_error(importer *im, const place *pl, const char *obj, size_t len,
+                            size_t base, const char *key, const char *want)
+{
+    return fail_at(im, pl, base + key_offset(obj, len, key), MS_PARSE, "\"%s\" must be %s", key,
+                   want);
+}
+
+static char *dup_string(const cJSON *v)
+{
+    return v && cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
+}
+
+/* A string field (or an integer, written as text, when allow_int). */
+static ms_status get_text(importer *im, const place *pl, const char *obj, size_t len,
+                          size_t base, const cJSON *o, const char *key, int allow_int,
+                          char **out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v || cJSON_IsNull(v))
+        return MS_OK;
+    if (cJSON_IsString(v)) {
+        *out = dup_string(v);
+    } else if (allow_int && cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) &&
+               fabs(v->valuedouble) < 1e15) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.0f", v->valuedouble);
+        *out = strdup(buf);
+    } else {
+        return type_error(im, pl, obj, len, base, key, allow_int ? "a string or an integer"
+                                                                 : "a string");
+    }
+    return *out ? MS_OK : ms_fail(im->err, MS_NOMEM, "out of memory");
+}
+
+static ms_status get_number(importer *im, const place *pl, const char *obj, size_t len,
+                            size_t base, const cJSON *o, const char *key, double *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v || cJSON_IsNull(v))
+        return MS_OK;
+    if (!cJSON_IsNumber(v))
+        return type_error(im, pl, obj, len, base, key, "a number");
+    if (!isfinite(v->valuedouble))
+        return fail_at(im, pl, base + key_offset(obj, len, key), MS_PARSE,
+                       "\"%s\" is out of range", key);
+    *out = v->valuedouble;
+    return MS_OK;
+}
+
+static ms_status get_trust(importer *im, const place *pl, const char *obj, size_t len,
+                           size_t base, const cJSON *o, store_memory *m)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "trust");
+    if (!t || cJSON_IsNull(t))
+        return MS_OK;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, "alpha");
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(t, "beta");
+    if (!cJSON_IsObject(t) || !cJSON_IsNumber(a) || !cJSON_IsNumber(b))
+        return type_error(im, pl, obj, len, base, "trust",
+                          "an object {\"alpha\": number, \"beta\": number}");
+    m->trust_alpha = a->valuedouble;
+    m->trust_beta = b->valuedouble;
+    return MS_OK;
+}
+
+static ms_status get_entities(importer *im, const place *pl, const char *obj, size_t len,
+                              size_t base, const cJSON *o, store_memory *m)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "entities");
+    if (!e || cJSON_IsNull(e))
+        return MS_OK;
+    if (!cJSON_IsArray(e))
+        return type_error(im, pl, obj, len, base, "entities", "an array of strings");
+    int n = cJSON_GetArraySize(e);
+    if (n > STORE_ENTITIES_MAX)
+        return fail_at(im, pl, base + key_offset(obj, len, "entities"), MS_LIMIT,
+                       "\"entities\" has %d names; the limit is %d", n, STORE_ENTITIES_MAX);
+    m->entities = calloc((size_t)n + 1, sizeof *m->entities);
+    if (!m->entities)
+        return ms_fail(im->err, MS_NOMEM, "out of memory");
+    const cJSON *v;
+    cJSON_ArrayForEach(v, e)
+    {
+        if (!cJSON_IsString(v))
+            return type_error(im, pl, obj, len, base, "entities", "an array of strings");
+        if (!(m->entities[m->n_entities++] = strdup(v->valuestring)))
+            return ms_fail(im->err, MS_NOMEM, "out of memory");
+    }
+    return MS_OK;
+}
+
+static ms_status get_embedding(importer *im, const place *pl, const char *obj, size_t len,
+                               size_t base, const cJSON *o, store_memory *m)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "embedding");
+    if (!e || cJSON_IsNull(e))
+        return MS_OK;
+    int n = cJSON_IsArray(e) ? cJSON_GetArraySize(e) : 0;
+    if (n <= 0)
+        return type_error(im, pl, obj, len, base, "embedding", "a non-empty array of numbers");
+    if (n > STORE_DIM_MAX)
+        return fail_at(im, pl, base + key_offset(obj, len, "embedding"), MS_LIMIT,
+                       "\"embedding\" has %d numbers; the limit is %d", n, STORE_DIM_MAX);
+    m->embedding = malloc((size_t)n * sizeof *m->embedding);
+    if (!m->embedding)
+        return ms_fail(im->err, MS_NOMEM, "out of memory");
+    const cJSON *v;
+    cJSON_ArrayForEach(v, e)
+    {
+        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || fabs(v->valuedouble) > 1e30)
+            return type_error(im, pl, obj, len, base, "embedding", "an array of finite numbers");
+        m->embedding[m->dim++] = (float)v->valuedouble;
+    }
+    const char *eid = im->opts->embedder_id ? im->opts->embedder_id : "given";
+    if (!(m->embedder_id = strdup(eid)))
+        return ms_fail(im->err, MS_NOMEM, "out of memory");
+    return MS_OK;
+}
+
+/* Turn a parsed object into a memory. obj/len/base locate it for errors. */
+static ms_status to_memory(importer *im, const place *pl, const char *obj, size_t len,
+                           size_t base, const cJSON *o, store_memory *m, char **profile)
+{
+    if (!cJSON_IsObject(o))
+        return fail_at(im, pl, base, MS_PARSE, "expected a memory object {...}");
+    if (!cJSON_GetObjectItemCaseSensitive(o, "content"))
+        return fail_at(im, pl, base, MS_PARSE, "memory has no \"content\"");
+    ms_status st = get_text(im, pl, obj, len, base, o, "content", 0, &m->content);
+    if (!st && !m->content)
+        st = type_error(im, pl, obj, len, base, "content", "a string");
+    if (!st)
+        st = get_text(im, pl, obj, len, base, o, "id", 1, &m->id);
+    if (!st)
+        st = get_text(im, pl, obj, len, base, o, "created_at", 0, &m->created_at);
+    if (!st)
+        st = get_text(im, pl, obj, len, base, o, "event_time", 0, &m->event_time);
+    if (!st)
+        st = get_text(im, pl, obj, len, base, o, "speaker", 0, &m->speaker);
+    if (!st)
+        st = get_text(im, pl, obj, len, base, o, "session", 1, &m->session);
+    if (!st)
+        st = get_text(im, pl, obj, len, base, o, "source", 0, &m->source);
+    if (!st)
+        st = get_text(im, pl, obj, len, base, o, "last_accessed", 0, &m->last_accessed);
+    if (!st)
+        st = get_text(im, pl, obj, len, base, o, "profile", 0, profile);
+    if (!st)
+        st = get_number(im, pl, obj, len, base, o, "confidence", &m->memory_confidence);
+    if (!st)
+        st = get_number(im, pl, obj, len, base, o, "memory_confidence", &m->memory_confidence);
+    if (!st)
+        st = get_number(im, pl, obj, len, base, o, "importance", &m->importance);
+    double count = 0;
+    if (!st)
+        st = get_number(im, pl, obj, len, base, o, "access_count", &count);
+    if (!st && (count < 0 || count != floor(count) || count > 1e15))
+        st = type_error(im, pl, obj, len, base, "access_count", "a whole number >= 0");
+    m->access_count = (int64_t)count;
+    const cJSON *pin = cJSON_GetObjectItemCaseSensitive(o, "pinned");
+    if (!st && pin && !cJSON_IsNull(pin) && !cJSON_IsBool(pin))
+        st = type_error(im, pl, obj, len, base, "pinned", "true or false");
+    m->pinned = cJSON_IsTrue(pin);
+    if (!st)
+        st = get_trust(im, pl, obj, len, base, o, m);
+    if (!st)
+        st = get_entities(im, pl, obj, len, base, o, m);
+    if (!st)
+        st = get_embedding(im, pl, obj, len, base, o, m);
+    return st;
+}
+
+static void maybe_progress(importer *im)
+{
+    if (!im->opts->progress)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double dt = (double)(now.tv_sec - im->last_progress.tv_sec) +
+                (double)(now.tv_nsec - im->last_progress.tv_nsec) / 1e9;
+    if (dt >= 0.2) {
+        im->last_progress = now;
+        im->opts->progress(im->opts->progress_ctx, im->stats);
+    }
+}
+
+/* Write one memory, in its own profile or the home one. */
+static ms_status put(importer *im, const place *pl, const char *obj, size_t len, size_t base,
+                     store_memory *m, const char *profile)
+{
+    ms_error e;
+    ms_error_clear(&e);
+    ms_status st = store_use_profile(im->s, profile ? profile : im->home_profile, &e);
+    store_put_result res = STORE_PUT_INSERTED;
+    if (!st)
+        st = store_put(im->s, m, im->opts->dup, &res, &e);
+    if (st) {
+        /* Point at the field the store complained about, if it named one. */
+        size_t off = 0;
+        const char *q = strchr(e.msg, '"');
+        if (q) {
+            const char *q2 = strchr(q + 1, '"');
+            char key[64];
+            size_t k = q2 ? (size_t)(q2 - q - 1) : 0;
+            if (k > 0 && k < sizeof key) {
+                memcpy(key, q + 1, k);
+                key[k] = '\0';
+                off = key_offset(obj, len, key);
+            }
+        }
+        if (st == MS_PARSE || st == MS_LIMIT || st == MS_DUPLICATE || st == MS_USAGE)
+            return fail_at(im, pl, base + off, st, "%s", e.msg);
+        return ms_fail(im->err, st, "%s: %s", pl->file, e.msg);
+    }
+    im->stats->records++;
+    if (res == STORE_PUT_INSERTED)
+        im->stats->inserted++;
+    else if (res == STORE_PUT_REPLACED)
+        im->stats->replaced++;
+    else
+        im->stats->skipped++;
+    maybe_progress(im);
+    return MS_OK;
+}
+
+/* Parse and write the memory object t[0..len) found at offset base. */
+static ms_status import_object(importer *im, const place *pl, const char *t, size_t len,
+                               size_t base)
+{
+    const char *end = NULL;
+    cJSON *o = cJSON_ParseWithLengthOpts(t, len, &end, 0);
+    if (!o) {
+        size_t off = end && end >= t ? (size_t)(end - t) : 0;
+        return fail_at(im, pl, base + off, MS_PARSE, "malformed JSON");
+    }
+    store_memory m;
+    store_memory_init(&m);
+    char *profile = NULL;
+    ms_status st = to_memory(im, pl, t, len, base, o, &m, &profile);
+    cJSON_Delete(o);
+    if (!st)
+        st = put(im, pl, t, len, base, &m, profile);
+    free(profile);
+    store_memory_clear(&m);
+    return st;
+}
+
+/* ---- JSONL ------------------------------------------------------------- */
+
+/* Read one line of at most IMPORT_LINE_MAX bytes into *buf. Returns its
+ * length, -1 at end of input, -2 when too long, -3 on a read error. */
+static long read_line(FILE *f, char **buf, size_t *cap)
+{
+    size_t n = 0;
+    for (;;) {
+        if (*cap - n < 4096) {
+            size_t ncap = *cap ? *cap * 2 : 65536;
+            if (ncap > IMPORT_LINE_MAX + 8192)
+                ncap = IMPORT_LINE_MAX + 8192;
+            if (ncap <= *cap)
+                return -2;
+            char *g = realloc(*buf, ncap);
+            if (!g)
+                return -3;
+            *buf = g;
+            *cap = ncap;
+        }
+        if (!fgets(*buf + n, (int)(*cap - n), f)) {
+            if (ferror(f))
+                return -3;
+            return n ? (long)n : -1;
+        }
+        size_t got = strlen(*buf + n); /* a NUL byte cuts it short: caught below */
+        n += got;
+        if (n > 0 && (*buf)[n - 1] == '\n')
+            return (long)n;
+        if (feof(f))
+            return (long)n;
+        if (n > IMPORT_LINE_MAX)
+            return -2;
+    }
+}
+
+static int blank(const char *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t[i] != ' ' && t[i] != '\t' && t[i] != '\r' && t[i] != '\n')
+            return 0;
+    return 1;
+}
+
+static ms_status import_jsonl(importer *im, const char *file, FILE *f)
+{
+    char *buf = NULL;
+    size_t cap = 0;
+    place pl = {file, NULL, 0};
+    ms_status st = MS_OK;
+    long n;
+    while (!st && (n = read_line(f, &buf, &cap)) != -1) {
+        pl.line++;
+        if (n == -2) {
+            pl.text = "";
+            st = fail_at(im, &pl, 0, MS_LIMIT, "line is longer than the limit of %d bytes",
+                         IMPORT_LINE_MAX);
+            break;
+        }
+        if (n == -3) {
+            st = ms_fail(im->err, MS_IO, "%s:%llu: read error: %s", file,
+                         (unsigned long long)pl.line, strerror(errno));
+            break;
+        }
+        pl.text = buf;
+        im->stats->bytes += (uint64_t)n;
+        size_t len = (size_t)n;
+        if (pl.line == 1 && len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+            memset(buf, ' ', 3); /* a UTF-8 byte-order mark: harmless */
+        }
+        if (pl.line == 1 && len >= 2 &&
+            (memcmp(buf, "\xff\xfe", 2) == 0 || memcmp(buf, "\xfe\xff", 2) == 0)) {
+            st = fail_at(im, &pl, 0, MS_PARSE,
+                         "file is UTF-16 (it starts with a byte-order mark); convert it to UTF-8");
+            break;
+        }
+        if (strlen(buf) < len) {
+            st = fail_at(im, &pl, strlen(buf), MS_PARSE, "a NUL byte in the text");
+            break;
+        }
+        while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+            len--;
+        if (blank(buf, len))
+            continue;
+        st = check_bytes(im, &pl, buf, len);
+        if (!st)
+            st = import_object(im, &pl, buf, len, 0);
+    }
+    free(buf);
+    return st;
+}
+
+/* ---- whole-file formats ------------------------------------------------ */
+
+static ms_status read_all(importer *im, const char *file, FILE *f, char **out, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n + 1 >= cap) {
+            if (cap >= IMPORT_WHOLE_MAX) {
+                free(buf);
+                return ms_fail(im->err, MS_LIMIT, "%s: a JSON file over %d MiB cannot be read "
+                                                  "whole; use JSONL", file,
+                               IMPORT_WHOLE_MAX >> 20);
+            }
+            char *g = realloc(buf, cap * 2);
+            if (!g)
+                break;
+            buf = g;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                free(buf);
+                return ms_fail(im->err, MS_IO, "%s: read error: %s", file, strerror(errno));
+            }
+            buf[n] = '\0';
+            *out = buf;
+            *len = n;
+            im->stats->bytes += n;
+            return MS_OK;
+        }
+    }
+    free(buf);
+    return ms_fail(im->err, MS_NOMEM, "out of memory reading %s", file);
+}
+
+static size_t skip_ws(const char *t, size_t i, size_t len)
+{
+    while (i < len && (t[i] == ' ' || t[i] == '\t' || t[i] == '\r' || t[i] == '\n'))
+        i++;
+    return i;
+}
+
+/* End (exclusive) of the JSON value starting at t[i]: scans strings and
+ * brackets only; cJSON checks the rest. */
+static size_t value_end(const char *t, size_t i, size_t len)
+{
+    int depth = 0, in_str = 0;
+    for (; i < len; i++) {
+        char c = t[i];
+        if (in_str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_str = 0;
+            if (!in_str && depth == 0)
+                return i + 1;
+            continue;
+        }
+        if (c == '"')
+            in_str = 1;
+        else if (c == '[' || c == '{')
+            depth++;
+        else if (c == ']' || c == '}') {
+            if (--depth <= 0)
+                return i + 1;
+        } else if (depth == 0 && (c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t'))
+            return i;
+    }
+    return len;
+}
+
+typedef ms_status (*element_fn)(importer *im, const place *pl, const char *t, size_t len,
+                                size_t base);
+
+/* Call fn for each element of the top-level array in t (or for t itself
+ * when it is a single object). */
+static ms_status each_element(importer *im, const place *pl, const char *t, size_t len,
+                              element_fn fn)
+{
+    size_t i = skip_ws(t, 0, len);
+    if (i < len && t[i] == '{')
+        return fn(im, pl, t + i, value_end(t, i, len) - i, i);
+    if (i >= len || t[i] != '[')
+        return fail_at(im, pl, i, MS_PARSE, "expected a JSON array [...] of objects");
+    i = skip_ws(t, i + 1, len);
+    if (i < len && t[i] == ']')
+        return MS_OK;
+    for (;;) {
+        size_t end = value_end(t, i, len);
+        if (end == i)
+            return fail_at(im, pl, i, MS_PARSE, "malformed JSON: expected a value");
+        ms_status st = fn(im, pl, t + i, end - i, i);
+        if (st)
+            return st;
+        i = skip_ws(t, end, len);
+        if (i < len && t[i] == ']')
+            break;
+        if (i >= len || t[i] != ',')
+            return fail_at(im, pl, i, MS_PARSE, "malformed JSON: expected ',' or ']'");
+        i = skip_ws(t, i + 1, len);
+    }
+    i = skip_ws(t, i + 1, len);
+    if (i < len)
+        return fail_at(im, pl, i, MS_PARSE, "unexpected text after the JSON array");
+    return MS_OK;
+}
+
+/* ---- LoCoMo ------------------------------------------------------------ */
+
+static const char *const month_names[] = {"january", "february", "march",     "april",
+                                          "may",     "june",     "july",      "august",
+                                          "september", "october", "november", "december"};
+
+int import_locomo_time(const char *text, int64_t *ts)
+{
+    int h, mi, d, y;
+    char ampm[3], mon[16];
+    if (sscanf(text, "%d:%d %2s on %d %15[A-Za-z], %d", &h, &mi, ampm, &d, mon, &y) != 6)
+        return -1;
+    int m = 0;
+    for (int i = 0; i < 12; i++)
+        if (strcasecmp(mon, month_names[i]) == 0)
+            m = i + 1;
+    if (!m || h < 1 || h > 12 || mi < 0 || mi > 59)
+        return -1;
+    if (strcasecmp(ampm, "pm") == 0 && h != 12)
+        h += 12;
+    else if (strcasecmp(ampm, "am") == 0 && h == 12)
+        h = 0;
+    else if (strcasecmp(ampm, "am") != 0 && strcasecmp(ampm, "pm") != 0)
+        return -1;
+    char iso[40];
+    snprintf(iso, sizeof iso, "%04d-%02d-%02dT%02d:%02d:00Z", y, m, d, h, mi);
+    return store_parse_time(iso, ts);
+}
+
+/* One turn of a LoCoMo session as a memory. */
+static ms_status locomo_turn(importer *im, const place *pl, size_t base, const cJSON *turn,
+                             const char *session, const char *when, const char *profile)
+{
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(turn, "speaker");
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(turn, "dia_id");
+    const cJSON *tx = cJSON_GetObjectItemCaseSensitive(turn, "text");
+    const cJSON *cap = cJSON_GetObjectItemCaseSensitive(turn, "blip_caption");
+    if (!cJSON_IsString(sp) || !cJSON_IsString(id) || !cJSON_IsString(tx))
+        return fail_at(im, pl, base, MS_PARSE,
+                       "conversation %s, session %s: a turn needs string \"speaker\", "
+                       "\"dia_id\" and \"text\"", profile, session);
+    size_t n = strlen(sp->valuestring) + strlen(tx->valuestring) + 64 +
+               (cJSON_IsString(cap) ? strlen(cap->valuestring) : 0);
+    store_memory m;
+    store_memory_init(&m);
+    m.content = malloc(n);
+    m.id = strdup(id->valuestring);
+    m.speaker = strdup(sp->valuestring);
+    m.session = strdup(session);
+    m.created_at = strdup(when);
+    m.source = strdup("locomo");
+    ms_status st = MS_OK;
+    if (!m.content || !m.id || !m.speaker || !m.session || !m.created_at || !m.source)
+        st = ms_fail(im->err, MS_NOMEM, "out of memory");
+    if (!st && cJSON_IsString(cap))
+        snprintf(m.content, n, "%s: %s [shares an image: %s]", sp->valuestring, tx->valuestring,
+                 cap->valuestring);
+    else if (!st)
+        snprintf(m.content, n, "%s: %s", sp->valuestring, tx->valuestring);
+    if (!st)
+        st = put(im, pl, "", 0, base, &m, profile);
+    store_memory_clear(&m);
+    return st;
+}
+
+static ms_status locomo_conversation(importer *im, const place *pl, const char *t, size_t len,
+                                     size_t base)
+{
+    const char *end = NULL;
+    cJSON *o = cJSON_ParseWithLengthOpts(t, len, &end, 0);
+    if (!o)
+        return fail_at(im, pl, base + (end && end >= t ? (size_t)(end - t) : 0), MS_PARSE,
+                       "malformed JSON");
+    const cJSON *sid = cJSON_GetObjectItemCaseSensitive(o, "sample_id");
+    const cJSON *conv = cJSON_GetObjectItemCaseSensitive(o, "conversation");
+    ms_status st = MS_OK;
+    if (!cJSON_IsString(sid) || !cJSON_IsObject(conv))
+        st = fail_at(im, pl, base, MS_PARSE,
+                     "a LoCoMo conversation needs \"sample_id\" and a \"conversation\" object");
+    int sessions = 0;
+    for (int k = 1; !st && k < 1000; k++) {
+        char key[48], tkey[64], session[16];
+        snprintf(key, sizeof key, "session_%d", k);
+        snprintf(tkey, sizeof tkey, "session_%d_date_time", k);
+        snprintf(session, sizeof session, "%d", k);
+        const cJSON *turns = cJSON_GetObjectItemCaseSensitive(conv, key);
+        if (!turns)
+            continue;
+        const cJSON *dt = cJSON_GetObjectItemCaseSensitive(conv, tkey);
+        int64_t ts;
+        if (!cJSON_IsArray(turns) || !cJSON_IsString(dt) ||
+            import_locomo_time(dt->valuestring, &ts)) {
+            st = fail_at(im, pl, base, MS_PARSE,
+                         "conversation %s: %s needs a list of turns and a %s like "
+                         "\"1:56 pm on 8 May, 2023\"",
+                         sid->valuestring, key, tkey);
+            break;
+        }
+        char when[32];
+        store_format_time(ts, when, sizeof when);
+        const cJSON *turn;
+        cJSON_ArrayForEach(turn, turns)
+        {
+            st = locomo_turn(im, pl, base, turn, session, when, sid->valuestring);
+            if (st)
+                break;
+        }
+        sessions++;
+    }
+    if (!st && sessions == 0)
+        st = fail_at(im, pl, base, MS_PARSE, "conversation %s has no sessions",
+                     sid->valuestring);
+    cJSON_Delete(o);
+    return st;
+}
+
+/* ---- dispatch ---------------------------------------------------------- */
+
+int import_format_parse(const char *name)
+{
+    static const char *const names[] = {"auto", "jsonl", "json", "locomo"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *import_format_name(import_format f)
+{
+    static const char *const names[] = {"auto", "jsonl", "json", "locomo"};
+    return (unsigned)f < 4 ? names[f] : "?";
+}
+
+/* Guess the format from the first bytes: '[' is a JSON array (LoCoMo when
+ * its objects hold "conversation"), '{' is JSONL (or a single LoCoMo
+ * conversation). */
+static import_format sniff(FILE *f)
+{
+    char head[4096];
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    head[n] = '\0';
+    rewind(f);
+    size_t i = 0;
+    if (n >= 3 && memcmp(head, "\xef\xbb\xbf", 3) == 0)
+        i = 3;
+    i = skip_ws(head, i, n);
+    int locomo = strstr(head, "\"conversation\"") && strstr(head, "\"sample_id\"");
+    if (i < n && head[i] == '[')
+        return locomo ? IMPORT_LOCOMO : IMPORT_JSON;
+    if (locomo && strstr(head, "\"session_1\""))
+        return IMPORT_LOCOMO;
+    return IMPORT_JSONL;
+}
+
+static ms_status import_whole(importer *im, const char *file, FILE *f, element_fn fn)
+{
+    char *t = NULL;
+    size_t len = 0;
+    ms_status st = read_all(im, file, f, &t, &len);
+    if (st)
+        return st;
+    place pl = {file, t, 1};
+    if (len >= 2 && (memcmp(t, "\xff\xfe", 2) == 0 || memcmp(t, "\xfe\xff", 2) == 0))
+        st = fail_at(im, &pl, 0, MS_PARSE,
+                     "file is UTF-16 (it starts with a byte-order mark); convert it to UTF-8");
+    size_t skip = len >= 3 && memcmp(t, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    if (!st && strlen(t) < len)
+        st = fail_at(im, &pl, strlen(t), MS_PARSE, "a NUL byte in the text");
+    if (!st)
+        st = check_bytes(im, &pl, t, len);
+    if (!st && skip)
+        memset(t, ' ', skip);
+    if (!st)
+        st = each_element(im, &pl, t, len, fn);
+    free(t);
+    return st;
+}
+
+ms_status import_file(store *s, const char *path, const import_opts *opts, import_stats *stats,
+                      ms_error *err)
+{
+    importer im = {.s = s, .opts = opts, .stats = stats, .err = err};
+    snprintf(im.home_profile, sizeof im.home_profile, "%s", store_profile(s));
+    clock_gettime(CLOCK_MONOTONIC, &im.last_progress);
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f)
+        return ms_fail(err, MS_IO, "cannot open %s: %s", path, strerror(errno));
+    const char *name = is_stdin ? "<stdin>" : path;
+    import_format fmt = opts->format;
+    if (fmt == IMPORT_AUTO)
+        fmt = is_stdin ? IMPORT_JSONL : sniff(f);
+    ms_status st;
+    if (fmt == IMPORT_JSONL)
+        st = import_jsonl(&im, name, f);
+    else
+        st = import_whole(&im, name, f, fmt == IMPORT_LOCOMO ? locomo_conversation
+                                                             : import_object);
+    if (!is_stdin)
+        fclose(f);
+    store_use_profile(s, im.home_profile, NULL);
+    if (!st && opts->progress)
+        opts->progress(opts->progress_ctx, stats);
+    return st;
+}
+
+/* ---- export ------------------------------------------------------------ */
+
+static void add_text(cJSON *o, const char *key, const char *v)
+{
+    if (v)
+        cJSON_AddStringToObject(o, key, v);
+}
+
+struct export_ctx {
+    FILE *out;
+    ms_status st;
+    ms_error *err;
+};
+
+static int export_one(void *p, const store_memory *m)
+{
+    struct export_ctx *x = p;
+    cJSON *o = cJSON_CreateObject();
+    if (!o) {
+        x->st = ms_fail(x->err, MS_NOMEM, "out of memory exporting");
+        return 1;
+    }
+    add_text(o, "id", m->id);
+    add_text(o, "profile", m->profile);
+    add_text(o, "content", m->content);
+    add_text(o, "created_at", m->created_at);
+    add_text(o, "event_time", m->event_time);
+    add_text(o, "speaker", m->speaker);
+    add_text(o, "session", m->session);
+    add_text(o, "source", m->source);
+    cJSON_AddNumberToObject(o, "memory_confidence", m->memory_confidence);
+    cJSON *t = cJSON_AddObjectToObject(o, "trust");
+    if (t) {
+        cJSON_AddNumberToObject(t, "alpha", m->trust_alpha);
+        cJSON_AddNumberToObject(t, "beta", m->trust_beta);
+    }
+    cJSON_AddNumberToObject(o, "importance", m->importance);
+    if (m->pinned)
+        cJSON_AddTrueToObject(o, "pinned");
+    if (m->access_count)
+        cJSON_AddNumberToObject(o, "access_count", (double)m->access_count);
+    add_text(o, "last_accessed", m->last_accessed);
+    if (m->n_entities) {
+        cJSON *e = cJSON_AddArrayToObject(o, "entities");
+        for (size_t i = 0; e && i < m->n_entities; i++)
+            cJSON_AddItemToArray(e, cJSON_CreateString(m->entities[i]));
+    }
+    char *line = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!line) {
+        x->st = ms_fail(x->err, MS_NOMEM, "out of memory exporting");
+        return 1;
+    }
+    int bad = fputs(line, x->out) == EOF || fputc('\n', x->out) == EOF;
+    free(line);
+    if (bad) {
+        x->st = ms_fail(x->err, MS_IO, "write error: %s", strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+ms_status export_jsonl(store *s, FILE *out, int all_profiles, ms_error *err)
+{
+    struct export_ctx x = {out, MS_OK, err};
+    ms_status st = store_scan(s, all_profiles, STORE_SCAN_GIVEN, export_one, &x, err);
+    if (!st)
+        st = x.st;
+    if (!st && fflush(out) != 0)
+        st = ms_fail(err, MS_IO, "write error: %s", strerror(errno));
+    return st;
+}

@@ -1,0 +1,953 @@
+/* memory.c - writing, reading and deleting memories; edges; entities. */
+#include "store_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void store_memory_init(store_memory *m)
+{
+    memset(m, 0, sizeof *m);
+    m->memory_confidence = 0.7;
+    m->trust_alpha = 1.0;
+    m->trust_beta = 1.0;
+    m->importance = 0.5;
+    m->event_ts = STORE_TS_NONE;
+}
+
+void store_memory_clear(store_memory *m)
+{
+    free(m->id);
+    free(m->profile);
+    free(m->content);
+    free(m->created_at);
+    free(m->event_time);
+    free(m->speaker);
+    free(m->session);
+    free(m->source);
+    free(m->last_accessed);
+    for (size_t i = 0; i < m->n_entities; i++)
+        free(m->entities[i]);
+    free(m->entities);
+    free(m->embedding);
+    free(m->embedder_id);
+    store_memory_init(m);
+}
+
+double store_trust_score(const store_memory *m)
+{
+    return m->trust_alpha / (m->trust_alpha + m->trust_beta);
+}
+
+/* ---- validation -------------------------------------------------------- */
+
+static ms_status check_text(const char *field, const char *v, size_t max, int required,
+                            ms_error *err)
+{
+    if (!v) {
+        if (required)
+            return ms_fail(err, MS_PARSE, "missing \"%s\"", field);
+        return MS_OK;
+    }
+    size_t n = strlen(v);
+    if (required && n == 0)
+        return ms_fail(err, MS_PARSE, "\"%s\" is empty", field);
+    if (n > max)
+        return ms_fail(err, MS_LIMIT, "\"%s\" is %zu bytes; the limit is %zu", field, n, max);
+    long bad = store_utf8_invalid_at(v, n);
+    if (bad >= 0)
+        return ms_fail(err, MS_PARSE, "\"%s\" holds invalid UTF-8 at byte %ld", field, bad);
+    return MS_OK;
+}
+
+static ms_status check_unit(const char *field, double v, ms_error *err)
+{
+    if (!isfinite(v) || v < 0 || v > 1)
+        return ms_fail(err, MS_PARSE, "\"%s\" must be a number from 0 to 1 (got %g)", field, v);
+    return MS_OK;
+}
+
+static ms_status check_time(const char *field, const char *v, int64_t *ts, ms_error *err)
+{
+    if (store_parse_time(v, ts))
+        return ms_fail(err, MS_PARSE,
+                       "\"%s\" is not an ISO 8601 time like 2023-05-08T13:56:00Z", field);
+    return MS_OK;
+}
+
+static ms_status validate(const store_memory *m, ms_error *err)
+{
+    ms_status st = check_text("content", m->content, STORE_CONTENT_MAX, 1, err);
+    if (!st && m->id)
+        st = check_text("id", m->id, STORE_ID_MAX, 1, err);
+    if (!st)
+        st = check_text("speaker", m->speaker, STORE_FIELD_MAX, 0, err);
+    if (!st)
+        st = check_text("session", m->session, STORE_FIELD_MAX, 0, err);
+    if (!st)
+        st = check_text("source", m->source, STORE_FIELD_MAX, 0, err);
+    if (!st)
+        st = check_unit("memory_confidence", m->memory_confidence, err);
+    if (!st)
+        st = check_unit("importance", m->importance, err);
+    if (st)
+        return st;
+    if (!isfinite(m->trust_alpha) || !isfinite(m->trust_beta) || m->trust_alpha <= 0 ||
+        m->trust_beta <= 0 || m->trust_alpha > 1e9 || m->trust_beta > 1e9)
+        return ms_fail(err, MS_PARSE, "\"trust\" alpha and beta must be numbers above 0 and "
+                                      "at most 1e9 (got %g, %g)", m->trust_alpha, m->trust_beta);
+    if (m->n_entities > STORE_ENTITIES_MAX)
+        return ms_fail(err, MS_LIMIT, "\"entities\" has %zu names; the limit is %d",
+                       m->n_entities, STORE_ENTITIES_MAX);
+    for (size_t i = 0; i < m->n_entities; i++)
+        if ((st = check_text("entities", m->entities[i], 96, 1, err)))
+            return st;
+    if (m->embedding && (m->dim <= 0 || m->dim > STORE_DIM_MAX))
+        return ms_fail(err, MS_LIMIT, "\"embedding\" has %d numbers; 1 to %d are allowed",
+                       m->dim, STORE_DIM_MAX);
+    if (m->embedding)
+        for (int i = 0; i < m->dim; i++)
+            if (!isfinite(m->embedding[i]))
+                return ms_fail(err, MS_PARSE, "\"embedding\" element %d is not finite", i);
+    return MS_OK;
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+static ms_status bind_fields(sqlite3_stmt *st, store *s, const store_memory *m,
+                             const char *created_at, int64_t created_ts, const char *event_time,
+                             int64_t event_ts)
+{
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, m->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, m->content, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, s->ptag, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, created_at, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, created_ts);
+    if (event_time) {
+        sqlite3_bind_text(st, 7, event_time, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 8, event_ts);
+    }
+    if (m->speaker)
+        sqlite3_bind_text(st, 9, m->speaker, -1, SQLITE_STATIC);
+    if (m->session)
+        sqlite3_bind_text(st, 10, m->session, -1, SQLITE_STATIC);
+    if (m->source)
+        sqlite3_bind_text(st, 11, m->source, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 12, m->memory_confidence);
+    sqlite3_bind_double(st, 13, m->trust_alpha);
+    sqlite3_bind_double(st, 14, m->trust_beta);
+    sqlite3_bind_double(st, 15, m->importance);
+    sqlite3_bind_int(st, 16, m->pinned != 0);
+    sqlite3_bind_int64(st, 17, m->access_count);
+    if (m->last_accessed)
+        sqlite3_bind_text(st, 18, m->last_accessed, -1, SQLITE_STATIC);
+    return MS_OK;
+}
+
+static ms_status find_rid(store *s, const char *id, int64_t *rid, ms_error *err)
+{
+    sqlite3_stmt *st = store_stmt(s, ST_FIND_ID, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    *rid = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "looking up an id", err);
+    return MS_OK;
+}
+
+/* A fresh id "m" + time + counter, unique in the profile. */
+static ms_status generate_id(store *s, store_memory *m, ms_error *err)
+{
+    static unsigned counter;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    for (int tries = 0; tries < 1000; tries++) {
+        char buf[48];
+        snprintf(buf, sizeof buf, "m%llx%04x",
+                 (unsigned long long)now.tv_sec * 1000ull + (unsigned long long)now.tv_nsec / 1000000,
+                 (counter++) & 0xffff);
+        int64_t rid;
+        ms_status st = find_rid(s, buf, &rid, err);
+        if (st)
+            return st;
+        if (!rid) {
+            m->id = store_strdup(buf);
+            return m->id ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
+        }
+    }
+    return ms_fail(err, MS_DUPLICATE, "could not generate a unique id");
+}
+
+static ms_status add_edge(store *s, int64_t a, int64_t b, int type, double w, ms_error *err)
+{
+    if (a == b)
+        return MS_OK;
+    sqlite3_stmt *st = store_stmt(s, ST_EDGE_UPSERT, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_int64(st, 1, a < b ? a : b);
+    sqlite3_bind_int64(st, 2, a < b ? b : a);
+    sqlite3_bind_int(st, 3, type);
+    sqlite3_bind_double(st, 4, w);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "adding an edge", err);
+    return MS_OK;
+}
+
+/* Session adjacency: the previous two turns of the same session get weights
+ * 1.0 (next turn) and 0.5 (two turns apart). */
+static ms_status session_edges(store *s, const store_memory *m, ms_error *err)
+{
+    sqlite3_stmt *st = store_stmt(s, ST_SESSION_PREV, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, m->session, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, m->rid);
+    int64_t prev[2];
+    int n = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < 2)
+        prev[n++] = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "finding session neighbours", err);
+    static const double weight[2] = {1.0, 0.5};
+    for (int i = 0; i < n; i++) {
+        ms_status code = add_edge(s, prev[i], m->rid, STORE_EDGE_SESSION, weight[i], err);
+        if (code)
+            return code;
+    }
+    return MS_OK;
+}
+
+/* Temporal proximity: events within a day of each other in other sessions,
+ * weight falling linearly from 0.5 to 0.1 across the day. */
+static ms_status temporal_edges(store *s, const store_memory *m, ms_error *err)
+{
+    sqlite3_stmt *st = store_stmt(s, ST_TIME_NEAR, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, m->event_ts - 86400);
+    sqlite3_bind_int64(st, 3, m->event_ts + 86400);
+    sqlite3_bind_int64(st, 4, m->rid);
+    if (m->session)
+        sqlite3_bind_text(st, 5, m->session, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, m->event_ts);
+    int64_t near[2], when[2];
+    int n = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < 2) {
+        near[n] = sqlite3_column_int64(st, 0);
+        when[n++] = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "finding events close in time", err);
+    for (int i = 0; i < n; i++) {
+        double dt = fabs((double)(when[i] - m->event_ts)) / 86400.0;
+        ms_status code = add_edge(s, near[i], m->rid, STORE_EDGE_TEMPORAL, 0.5 - 0.4 * dt, err);
+        if (code)
+            return code;
+    }
+    return MS_OK;
+}
+
+/* Drop what store_put derives, before a replacement derives it again. */
+static ms_status forget_derived(store *s, int64_t rid, int keep_session, ms_error *err)
+{
+    char sql[200];
+    snprintf(sql, sizeof sql,
+             "DELETE FROM memory_entities WHERE rid=%lld;"
+             "DELETE FROM edges WHERE (src=%lld OR dst=%lld) AND type<>%d;",
+             (long long)rid, (long long)rid, (long long)rid,
+             keep_session ? STORE_EDGE_SESSION : -1);
+    return store_exec(s, sql, err);
+}
+
+static ms_status queue_vector(store *s, const store_memory *m, ms_error *err)
+{
+    if (s->n_pending == s->cap_pending) {
+        size_t cap = s->cap_pending ? 2 * s->cap_pending : 64;
+        pending_vec *p = realloc(s->pending, cap * sizeof *p);
+        if (!p)
+            return ms_fail(err, MS_NOMEM, "out of memory queueing vectors");
+        s->pending = p;
+        s->cap_pending = cap;
+    }
+    char *text = store_strdup(m->content);
+    if (!text)
+        return ms_fail(err, MS_NOMEM, "out of memory queueing vectors");
+    s->pending[s->n_pending].rid = m->rid;
+    s->pending[s->n_pending].text = text;
+    s->n_pending++;
+    if (s->n_pending >= s->vz.batch)
+        return store_flush_vectors(s, err);
+    return MS_OK;
+}
+
+static ms_status put_given_vector(store *s, const store_memory *m, ms_error *err)
+{
+    const char *id = m->embedder_id ? m->embedder_id : "given";
+    if (!s->embedder_id) {
+        ms_status st = store_set_embedder(s, id, m->dim, err);
+        if (st)
+            return st;
+    } else if (strcmp(s->embedder_id, id) != 0 || s->embedder_dim != m->dim) {
+        return ms_fail(err, MS_USAGE,
+                       "\"embedding\" is from embedder %s with %d dimensions, but the store's "
+                       "vectors are from %s with %d (use --embedder-id, or `memscope reembed`)",
+                       id, m->dim, s->embedder_id, s->embedder_dim);
+    }
+    return store_put_vector(s, m->rid, m->embedding, m->dim, err);
+}
+
+static ms_status derive(store *s, store_memory *m, int fresh, int keep_session, ms_error *err)
+{
+    ms_status st = fresh ? MS_OK : forget_derived(s, m->rid, keep_session, err);
+    if (!st)
+        st = store_link_entities(s, m, err);
+    if (!st && (fresh || !keep_session) && m->session)
+        st = session_edges(s, m, err);
+    if (!st && m->event_ts != STORE_TS_NONE)
+        st = temporal_edges(s, m, err);
+    if (!st && m->embedding)
+        st = put_given_vector(s, m, err);
+    else if (!st && s->have_vectorizer)
+        st = queue_vector(s, m, err);
+    return st;
+}
+
+/* Has the session of an existing memory changed? */
+static int same_session(store *s, int64_t rid, const char *session)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT session IS ?2 FROM memories WHERE rid=?1", -1, &st,
+                           NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(st, 1, rid);
+    if (session)
+        sqlite3_bind_text(st, 2, session, -1, SQLITE_STATIC);
+    int same = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return same;
+}
+
+ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_result *res,
+                    ms_error *err)
+{
+    ms_status st = store_require_writable(s, "write memories", err);
+    if (st)
+        return st;
+    if ((st = validate(m, err)))
+        return st;
+    char created[32], event[32];
+    int64_t created_ts, event_ts = STORE_TS_NONE;
+    if (m->created_at) {
+        if ((st = check_time("created_at", m->created_at, &created_ts, err)))
+            return st;
+    } else {
+        created_ts = (int64_t)time(NULL);
+    }
+    store_format_time(created_ts, created, sizeof created);
+    if (m->event_time) {
+        if ((st = check_time("event_time", m->event_time, &event_ts, err)))
+            return st;
+        store_format_time(event_ts, event, sizeof event);
+    }
+    m->created_ts = created_ts;
+    m->event_ts = event_ts;
+    int64_t existing = 0;
+    if (!m->id)
+        st = generate_id(s, m, err);
+    else
+        st = find_rid(s, m->id, &existing, err);
+    if (st)
+        return st;
+    if (existing && dup == STORE_DUP_ERROR)
+        return ms_fail(err, MS_DUPLICATE,
+                       "id \"%s\" already exists in profile \"%s\" (see --on-duplicate)", m->id,
+                       s->profile);
+    if (existing && dup == STORE_DUP_SKIP) {
+        m->rid = existing;
+        if (res)
+            *res = STORE_PUT_SKIPPED;
+        return MS_OK;
+    }
+    int keep_session = existing ? same_session(s, existing, m->session) : 0;
+    sqlite3_stmt *q = store_stmt(s, existing ? ST_UPDATE : ST_INSERT, err);
+    if (!q)
+        return err ? err->code : MS_SQL;
+    bind_fields(q, s, m, created, created_ts, m->event_time ? event : NULL, event_ts);
+    int rc = sqlite3_step(q);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "writing a memory", err);
+    m->rid = existing ? existing : sqlite3_last_insert_rowid(s->db);
+    if (res)
+        *res = existing ? STORE_PUT_REPLACED : STORE_PUT_INSERTED;
+    return derive(s, m, !existing, keep_session, err);
+}
+
+/* ---- vectors ----------------------------------------------------------- */
+
+void store_set_vectorizer(store *s, const store_vectorizer *v)
+{
+    s->have_vectorizer = v != NULL;
+    if (v) {
+        s->vz = *v;
+        if (s->vz.batch == 0)
+            s->vz.batch = 1;
+    }
+}
+
+ms_status store_flush_vectors(store *s, ms_error *err)
+{
+    if (s->n_pending == 0)
+        return MS_OK;
+    ms_status st = MS_OK;
+    if (!s->have_vectorizer)
+        goto done;
+    if (!s->embedder_id || strcmp(s->embedder_id, s->vz.id) != 0 ||
+        s->embedder_dim != s->vz.dim)
+        st = store_set_embedder(s, s->vz.id, s->vz.dim, err);
+    float *out = st ? NULL : malloc(s->n_pending * (size_t)s->vz.dim * sizeof *out);
+    const char **texts = st ? NULL : malloc(s->n_pending * sizeof *texts);
+    if (!st && (!out || !texts))
+        st = ms_fail(err, MS_NOMEM, "out of memory computing vectors");
+    for (size_t i = 0; !st && i < s->n_pending; i++)
+        texts[i] = s->pending[i].text;
+    if (!st)
+        st = s->vz.embed(s->vz.ctx, texts, s->n_pending, out, err);
+    for (size_t i = 0; !st && i < s->n_pending; i++)
+        st = store_put_vector(s, s->pending[i].rid, out + i * (size_t)s->vz.dim, s->vz.dim, err);
+    free(out);
+    free(texts);
+done:
+    for (size_t i = 0; i < s->n_pending; i++)
+        free(s->pending[i].text);
+    s->n_pending = 0;
+    return st;
+}
+
+ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_error *err)
+{
+    if (!s->embedder_id || dim != s->embedder_dim)
+        return ms_fail(err, MS_USAGE, "vector of %d dimensions does not fit the store's "
+                                      "embedder (%d)", dim, s->embedder_dim);
+    sqlite3_stmt *st = store_stmt(s, ST_VECTOR_PUT, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_int64(st, 1, rid);
+    sqlite3_bind_blob(st, 2, v, dim * (int)sizeof *v, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "writing a vector", err);
+    return MS_OK;
+}
+
+ms_status store_scan_vectors(store *s, store_vector_fn fn, void *ctx, ms_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT v.rid, v.vec FROM vectors v JOIN memories m"
+                                " ON m.rid=v.rid WHERE m.profile=?1 ORDER BY v.rid",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading vectors", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    int dim = s->embedder_dim;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int bytes = sqlite3_column_bytes(st, 1);
+        if (dim <= 0 || bytes != dim * (int)sizeof(float))
+            continue; /* a vector of another shape: not comparable */
+        if (fn(ctx, sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 1), dim)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading vectors", err);
+    return MS_OK;
+}
+
+/* ---- reading ----------------------------------------------------------- */
+
+/* Fill m from a row of ST_GET_*: columns in the order of those statements. */
+static ms_status row_to_memory(sqlite3_stmt *st, store_memory *m)
+{
+    store_memory_init(m);
+    m->rid = sqlite3_column_int64(st, 0);
+    m->profile = store_col_text(st, 1);
+    m->id = store_col_text(st, 2);
+    m->content = store_col_text(st, 3);
+    m->created_at = store_col_text(st, 4);
+    m->created_ts = sqlite3_column_int64(st, 5);
+    m->event_time = store_col_text(st, 6);
+    m->event_ts = sqlite3_column_type(st, 7) == SQLITE_NULL ? STORE_TS_NONE
+                                                            : sqlite3_column_int64(st, 7);
+    m->speaker = store_col_text(st, 8);
+    m->session = store_col_text(st, 9);
+    m->source = store_col_text(st, 10);
+    m->memory_confidence = sqlite3_column_double(st, 11);
+    m->trust_alpha = sqlite3_column_double(st, 12);
+    m->trust_beta = sqlite3_column_double(st, 13);
+    m->importance = sqlite3_column_double(st, 14);
+    m->pinned = sqlite3_column_int(st, 15);
+    m->access_count = sqlite3_column_int64(st, 16);
+    m->last_accessed = store_col_text(st, 17);
+    if (!m->profile || !m->id || !m->content || !m->created_at)
+        return MS_NOMEM;
+    return MS_OK;
+}
+
+static ms_status entities_of(store *s, int64_t rid, int given_only, store_entity **out,
+                             size_t *n, ms_error *err);
+
+/* m->entities from the links of m: all of them, or only the given ones. */
+static ms_status fill_entities(store *s, store_memory *m, int given_only, ms_error *err)
+{
+    store_entity *e;
+    size_t n;
+    ms_status st = entities_of(s, m->rid, given_only, &e, &n, err);
+    if (st)
+        return st;
+    m->entities = n ? calloc(n, sizeof *m->entities) : NULL;
+    if (n && !m->entities) {
+        store_entities_free(e, n);
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        m->entities[i] = e[i].name;
+        e[i].name = NULL;
+    }
+    m->n_entities = n;
+    store_entities_free(e, n);
+    return MS_OK;
+}
+
+ms_status store_get(store *s, const char *id, int64_t rid, store_memory *out, ms_error *err)
+{
+    store_memory_init(out);
+    sqlite3_stmt *st = store_stmt(s, id ? ST_GET_ID : ST_GET_RID, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    if (id)
+        sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_int64(st, 2, rid);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE)
+        return id ? ms_fail(err, MS_NOT_FOUND, "no memory with id \"%s\" in profile \"%s\"", id,
+                            s->profile)
+                  : ms_fail(err, MS_NOT_FOUND, "no memory #%lld in profile \"%s\"",
+                            (long long)rid, s->profile);
+    if (rc != SQLITE_ROW)
+        return store_sql_fail(s, rc, "reading a memory", err);
+    ms_status code = row_to_memory(st, out);
+    sqlite3_reset(st);
+    if (code)
+        return ms_fail(err, code, "out of memory reading a memory");
+    return fill_entities(s, out, 0, err);
+}
+
+ms_status store_delete(store *s, const char *id, ms_error *err)
+{
+    ms_status code = store_require_writable(s, "delete", err);
+    if (code)
+        return code;
+    sqlite3_stmt *st = store_stmt(s, ST_DELETE, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "deleting a memory", err);
+    if (sqlite3_changes(s->db) == 0)
+        return ms_fail(err, MS_NOT_FOUND, "no memory with id \"%s\" in profile \"%s\"", id,
+                       s->profile);
+    return MS_OK;
+}
+
+ms_status store_scan(store *s, int all_profiles, int with_entities, store_memory_fn fn,
+                     void *ctx, ms_error *err)
+{
+    sqlite3_stmt *st;
+    const char *sql = all_profiles
+                          ? "SELECT rid, profile, id, content, created_at, created_ts, event_time,"
+                            " event_ts, speaker, session, source, memory_confidence, trust_alpha,"
+                            " trust_beta, importance, pinned, access_count, last_accessed"
+                            " FROM memories ORDER BY profile, rid"
+                          : "SELECT rid, profile, id, content, created_at, created_ts, event_time,"
+                            " event_ts, speaker, session, source, memory_confidence, trust_alpha,"
+                            " trust_beta, importance, pinned, access_count, last_accessed"
+                            " FROM memories WHERE profile=?1 ORDER BY rid";
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "listing memories", err);
+    if (!all_profiles)
+        sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    char saved[STORE_PROFILE_MAX + 1];
+    memcpy(saved, s->profile, sizeof saved);
+    ms_status code = MS_OK;
+    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_memory m;
+        code = row_to_memory(st, &m);
+        if (code)
+            code = ms_fail(err, code, "out of memory listing memories");
+        if (!code && with_entities) {
+            store_use_profile(s, m.profile, NULL);
+            code = fill_entities(s, &m, with_entities == STORE_SCAN_GIVEN, err);
+        }
+        int stop = code ? 1 : fn(ctx, &m);
+        store_memory_clear(&m);
+        if (stop)
+            break;
+    }
+    memcpy(s->profile, saved, sizeof saved);
+    store_use_profile(s, saved, NULL);
+    sqlite3_finalize(st);
+    if (!code && rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "listing memories", err);
+    return code;
+}
+
+ms_status store_count(store *s, store_counts *out, ms_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(
+        s->db,
+        "SELECT (SELECT count(*) FROM memories WHERE profile=?1),"
+        " (SELECT count(*) FROM entities WHERE profile=?1),"
+        " (SELECT count(*) FROM memory_entities l JOIN memories m ON m.rid=l.rid"
+        "   WHERE m.profile=?1),"
+        " (SELECT count(*) FROM edges e JOIN memories m ON m.rid=e.src WHERE m.profile=?1),"
+        " (SELECT count(*) FROM vectors v JOIN memories m ON m.rid=v.rid WHERE m.profile=?1),"
+        " (SELECT count(*) FROM memories WHERE profile=?1 AND pinned)",
+        -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "counting", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->memories = sqlite3_column_int64(st, 0);
+        out->entities = sqlite3_column_int64(st, 1);
+        out->links = sqlite3_column_int64(st, 2);
+        out->edges = sqlite3_column_int64(st, 3);
+        out->vectors = sqlite3_column_int64(st, 4);
+        out->pinned = sqlite3_column_int64(st, 5);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return store_sql_fail(s, rc, "counting", err);
+    return MS_OK;
+}
+
+ms_status store_set_trust(store *s, int64_t rid, double alpha, double beta, ms_error *err)
+{
+    ms_status code = store_require_writable(s, "change trust", err);
+    if (code)
+        return code;
+    if (!isfinite(alpha) || !isfinite(beta) || alpha <= 0 || beta <= 0)
+        return ms_fail(err, MS_USAGE, "trust alpha and beta must be above 0");
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "UPDATE memories SET trust_alpha=?2, trust_beta=?3 WHERE rid=?1",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "changing trust", err);
+    sqlite3_bind_int64(st, 1, rid);
+    sqlite3_bind_double(st, 2, alpha);
+    sqlite3_bind_double(st, 3, beta);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "changing trust", err);
+    return MS_OK;
+}
+
+/* ---- entities and edges ------------------------------------------------ */
+
+void store_entities_free(store_entity *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].name);
+        free(v[i].norm);
+    }
+    free(v);
+}
+
+static ms_status read_entities(store *s, sqlite3_stmt *st, store_entity **out, size_t *n,
+                               ms_error *err)
+{
+    size_t cap = 8, len = 0;
+    store_entity *v = malloc(cap * sizeof *v);
+    int rc;
+    while (v && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (len == cap) {
+            store_entity *g = realloc(v, 2 * cap * sizeof *v);
+            if (!g)
+                break;
+            v = g;
+            cap *= 2;
+        }
+        v[len].eid = sqlite3_column_int64(st, 0);
+        v[len].name = store_col_text(st, 1);
+        v[len].norm = store_col_text(st, 2);
+        v[len].kind = sqlite3_column_int(st, 3);
+        v[len].docs = sqlite3_column_int64(st, 4);
+        len++;
+    }
+    if (!v || (rc != SQLITE_DONE && rc != SQLITE_ROW)) {
+        store_entities_free(v, len);
+        return v ? store_sql_fail(s, rc, "reading entities", err)
+                 : ms_fail(err, MS_NOMEM, "out of memory");
+    }
+    if (rc == SQLITE_ROW) {
+        store_entities_free(v, len);
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    }
+    *out = v;
+    *n = len;
+    return MS_OK;
+}
+
+static ms_status entities_of(store *s, int64_t rid, int given_only, store_entity **out,
+                             size_t *n, ms_error *err)
+{
+    sqlite3_stmt *st = store_stmt(s, ST_ENTITIES_OF, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_int64(st, 1, rid);
+    sqlite3_bind_int(st, 2, given_only ? 1 : 0);
+    ms_status code = read_entities(s, st, out, n, err);
+    sqlite3_reset(st);
+    return code;
+}
+
+ms_status store_entities_of(store *s, int64_t rid, store_entity **out, size_t *n, ms_error *err)
+{
+    return entities_of(s, rid, 0, out, n, err);
+}
+
+ms_status store_entities_all(store *s, store_entity **out, size_t *n, ms_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT e.eid, e.name, e.norm, e.kind,"
+                                " (SELECT count(*) FROM memory_entities x WHERE x.eid=e.eid)"
+                                " FROM entities e WHERE e.profile=?1 ORDER BY e.eid",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading entities", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    ms_status code = read_entities(s, st, out, n, err);
+    sqlite3_finalize(st);
+    return code;
+}
+
+ms_status store_scan_links(store *s, store_link_fn fn, void *ctx, ms_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT l.rid, l.eid FROM memory_entities l JOIN entities e"
+                                " ON e.eid=l.eid WHERE e.profile=?1 ORDER BY l.eid, l.rid",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading entity links", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (fn(ctx, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1))) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading entity links", err);
+    return MS_OK;
+}
+
+const char *store_edge_type_name(int type)
+{
+    switch (type) {
+    case STORE_EDGE_SESSION:
+        return "session";
+    case STORE_EDGE_ENTITY:
+        return "entity";
+    case STORE_EDGE_TEMPORAL:
+        return "temporal";
+    default:
+        return "unknown";
+    }
+}
+
+ms_status store_edges_of(store *s, int64_t rid, store_edge **out, size_t *n, ms_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = store_stmt(s, ST_EDGES_OF, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_int64(st, 1, rid);
+    size_t cap = 0, len = 0;
+    store_edge *v = NULL;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (len == cap) {
+            cap = cap ? 2 * cap : 16;
+            store_edge *g = realloc(v, cap * sizeof *v);
+            if (!g) {
+                free(v);
+                sqlite3_reset(st);
+                return ms_fail(err, MS_NOMEM, "out of memory");
+            }
+            v = g;
+        }
+        v[len].src = sqlite3_column_int64(st, 0);
+        v[len].dst = sqlite3_column_int64(st, 1);
+        v[len].type = sqlite3_column_int(st, 2);
+        v[len].weight = sqlite3_column_double(st, 3);
+        len++;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        free(v);
+        return store_sql_fail(s, rc, "reading edges", err);
+    }
+    *out = v;
+    *n = len;
+    return MS_OK;
+}
+
+ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT e.src, e.dst, e.type, e.weight FROM edges e JOIN"
+                                " memories m ON m.rid=e.src WHERE m.profile=?1"
+                                " ORDER BY e.src, e.dst, e.type",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading edges", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_edge e = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                        sqlite3_column_int(st, 2), sqlite3_column_double(st, 3)};
+        if (fn(ctx, &e)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading edges", err);
+    return MS_OK;
+}
+
+/* ---- feedback ---------------------------------------------------------- */
+
+ms_status store_add_feedback(store *s, int64_t rid, const char *query, const char *query_type,
+                             int label, ms_error *err)
+{
+    ms_status code = store_require_writable(s, "record feedback", err);
+    if (code)
+        return code;
+    if (label != 1 && label != -1)
+        return ms_fail(err, MS_USAGE, "feedback label must be + or -");
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "INSERT INTO feedback(profile, rid, query, query_type, label, at)"
+                                " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "recording feedback", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, rid);
+    sqlite3_bind_text(st, 3, query ? query : "", -1, SQLITE_STATIC);
+    if (query_type)
+        sqlite3_bind_text(st, 4, query_type, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 5, label);
+    sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "recording feedback", err);
+    return MS_OK;
+}
+
+void store_feedback_free(store_feedback *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].query);
+        free(v[i].query_type);
+    }
+    free(v);
+}
+
+ms_status store_feedback_all(store *s, store_feedback **out, size_t *n, ms_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT rid, query, query_type, label, at FROM feedback"
+                                " WHERE profile=?1 ORDER BY fid",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading feedback", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    size_t cap = 0, len = 0;
+    store_feedback *v = NULL;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (len == cap) {
+            cap = cap ? 2 * cap : 16;
+            store_feedback *g = realloc(v, cap * sizeof *v);
+            if (!g) {
+                store_feedback_free(v, len);
+                sqlite3_finalize(st);
+                return ms_fail(err, MS_NOMEM, "out of memory");
+            }
+            v = g;
+        }
+        v[len].rid = sqlite3_column_int64(st, 0);
+        v[len].query = store_col_text(st, 1);
+        v[len].query_type = store_col_text(st, 2);
+        v[len].label = sqlite3_column_int(st, 3);
+        v[len].at = sqlite3_column_int64(st, 4);
+        len++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        store_feedback_free(v, len);
+        return store_sql_fail(s, rc, "reading feedback", err);
+    }
+    *out = v;
+    *n = len;
+    return MS_OK;
+}
+
+ms_status store_feedback_reset(store *s, ms_error *err)
+{
+    ms_status code = store_require_writable(s, "reset feedback", err);
+    if (code)
+        return code;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, "DELETE FROM feedback WHERE profile=?1", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "resetting feedback", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "resetting feedback", err);
+    return MS_OK;
+}

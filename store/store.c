@@ -1,0 +1,692 @@
+/* store.c - opening, schema and migrations, transactions, profiles, search. */
+#include "store_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- schema ------------------------------------------------------------ */
+
+/* Forward migrations: migrations[v] takes a store from user_version v to
+ * v + 1. A new store runs them all, so every step is exercised. */
+static const char *const migrations[STORE_SCHEMA_VERSION] = {
+    /* 0 -> 1: the base schema */
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE memories("
+    " rid INTEGER PRIMARY KEY,"
+    " profile TEXT NOT NULL,"
+    " id TEXT NOT NULL,"
+    " content TEXT NOT NULL,"
+    " ptag TEXT NOT NULL," /* 'p' || hex(profile): the FTS profile filter */
+    " created_at TEXT NOT NULL,"
+    " created_ts INTEGER NOT NULL,"
+    " event_time TEXT,"
+    " event_ts INTEGER,"
+    " speaker TEXT, session TEXT, source TEXT,"
+    " memory_confidence REAL NOT NULL DEFAULT 0.7"
+    "  CHECK (memory_confidence >= 0 AND memory_confidence <= 1),"
+    " trust_alpha REAL NOT NULL DEFAULT 1 CHECK (trust_alpha > 0),"
+    " trust_beta REAL NOT NULL DEFAULT 1 CHECK (trust_beta > 0),"
+    " importance REAL NOT NULL DEFAULT 0.5 CHECK (importance >= 0 AND importance <= 1),"
+    " pinned INTEGER NOT NULL DEFAULT 0,"
+    " access_count INTEGER NOT NULL DEFAULT 0,"
+    " last_accessed TEXT,"
+    " UNIQUE (profile, id));"
+    "CREATE INDEX memories_by_session ON memories(profile, session, rid)"
+    " WHERE session IS NOT NULL;"
+    "CREATE INDEX memories_by_time ON memories(profile, created_ts);"
+    "CREATE INDEX memories_by_event ON memories(profile, event_ts) WHERE event_ts IS NOT NULL;"
+    "CREATE VIRTUAL TABLE memories_fts USING fts5(content, ptag, content='memories',"
+    " content_rowid='rid', tokenize='porter unicode61 remove_diacritics 2');"
+    "INSERT INTO memories_fts(memories_fts, rank) VALUES('rank', 'bm25(1.0, 0.0)');"
+    "CREATE VIRTUAL TABLE memories_vocab USING fts5vocab(memories_fts, row);"
+    "CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN"
+    " INSERT INTO memories_fts(rowid, content, ptag) VALUES (new.rid, new.content, new.ptag);"
+    " END;"
+    "CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN"
+    " INSERT INTO memories_fts(memories_fts, rowid, content, ptag)"
+    "  VALUES ('delete', old.rid, old.content, old.ptag);"
+    " END;"
+    "CREATE TRIGGER memories_au AFTER UPDATE OF content, ptag ON memories BEGIN"
+    " INSERT INTO memories_fts(memories_fts, rowid, content, ptag)"
+    "  VALUES ('delete', old.rid, old.content, old.ptag);"
+    " INSERT INTO memories_fts(rowid, content, ptag) VALUES (new.rid, new.content, new.ptag);"
+    " END;"
+    "CREATE TABLE entities("
+    " eid INTEGER PRIMARY KEY,"
+    " profile TEXT NOT NULL,"
+    " name TEXT NOT NULL,"
+    " norm TEXT NOT NULL,"
+    " kind INTEGER NOT NULL,"
+    " UNIQUE (profile, norm));"
+    "CREATE TABLE memory_entities("
+    " rid INTEGER NOT NULL REFERENCES memories(rid) ON DELETE CASCADE,"
+    " eid INTEGER NOT NULL REFERENCES entities(eid) ON DELETE CASCADE,"
+    " given INTEGER NOT NULL DEFAULT 0," /* supplied with the memory, not extracted */
+    " PRIMARY KEY (rid, eid)) WITHOUT ROWID;"
+    "CREATE INDEX memory_entities_by_eid ON memory_entities(eid, rid);"
+    "CREATE TABLE edges("
+    " src INTEGER NOT NULL REFERENCES memories(rid) ON DELETE CASCADE,"
+    " dst INTEGER NOT NULL REFERENCES memories(rid) ON DELETE CASCADE,"
+    " type INTEGER NOT NULL,"
+    " weight REAL NOT NULL,"
+    " PRIMARY KEY (src, dst, type)) WITHOUT ROWID;"
+    "CREATE INDEX edges_by_dst ON edges(dst);"
+    "CREATE TABLE vectors("
+    " rid INTEGER PRIMARY KEY REFERENCES memories(rid) ON DELETE CASCADE,"
+    " vec BLOB NOT NULL);",
+    /* 1 -> 2: relevance feedback */
+    "CREATE TABLE feedback("
+    " fid INTEGER PRIMARY KEY,"
+    " profile TEXT NOT NULL,"
+    " rid INTEGER NOT NULL REFERENCES memories(rid) ON DELETE CASCADE,"
+    " query TEXT NOT NULL,"
+    " query_type TEXT,"
+    " label INTEGER NOT NULL CHECK (label IN (-1, 1)),"
+    " at INTEGER NOT NULL);"
+    "CREATE INDEX feedback_by_profile ON feedback(profile, fid);"
+    "CREATE INDEX feedback_by_rid ON feedback(rid);",
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+    [ST_INSERT] = "INSERT INTO memories(profile, id, content, ptag, created_at, created_ts,"
+                  " event_time, event_ts, speaker, session, source, memory_confidence,"
+                  " trust_alpha, trust_beta, importance, pinned, access_count, last_accessed)"
+                  " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)",
+    [ST_UPDATE] = "UPDATE memories SET content=?3, ptag=?4, created_at=?5, created_ts=?6,"
+                  " event_time=?7, event_ts=?8, speaker=?9, session=?10, source=?11,"
+                  " memory_confidence=?12, trust_alpha=?13, trust_beta=?14, importance=?15,"
+                  " pinned=?16, access_count=?17, last_accessed=?18"
+                  " WHERE profile=?1 AND id=?2",
+    [ST_FIND_ID] = "SELECT rid FROM memories WHERE profile=?1 AND id=?2",
+    [ST_GET_ID] = "SELECT rid, profile, id, content, created_at, created_ts, event_time,"
+                  " event_ts, speaker, session, source, memory_confidence, trust_alpha,"
+                  " trust_beta, importance, pinned, access_count, last_accessed"
+                  " FROM memories WHERE profile=?1 AND id=?2",
+    [ST_GET_RID] = "SELECT rid, profile, id, content, created_at, created_ts, event_time,"
+                   " event_ts, speaker, session, source, memory_confidence, trust_alpha,"
+                   " trust_beta, importance, pinned, access_count, last_accessed"
+                   " FROM memories WHERE profile=?1 AND rid=?2",
+    [ST_DELETE] = "DELETE FROM memories WHERE profile=?1 AND id=?2",
+    [ST_SESSION_PREV] = "SELECT rid FROM memories WHERE profile=?1 AND session=?2 AND rid<?3"
+                        " ORDER BY rid DESC LIMIT 2",
+    [ST_ENTITY_FIND] = "SELECT eid FROM entities WHERE profile=?1 AND norm=?2",
+    [ST_ENTITY_INSERT] = "INSERT INTO entities(profile, name, norm, kind) VALUES (?1,?2,?3,?4)",
+    [ST_LINK_INSERT] = "INSERT INTO memory_entities(rid, eid, given) VALUES (?1,?2,?3)"
+                       " ON CONFLICT(rid, eid) DO UPDATE SET given = max(given, excluded.given)",
+    [ST_LINK_PREV] = "SELECT rid FROM memory_entities WHERE eid=?1 AND rid<?2"
+                     " ORDER BY rid DESC LIMIT ?3",
+    [ST_EDGE_UPSERT] = "INSERT INTO edges(src, dst, type, weight) VALUES (?1,?2,?3,?4)"
+                       " ON CONFLICT(src, dst, type) DO UPDATE"
+                       " SET weight = min(1.0, weight + excluded.weight / 2)",
+    [ST_TIME_NEAR] = "SELECT rid, event_ts FROM memories WHERE profile=?1 AND event_ts"
+                     " BETWEEN ?2 AND ?3 AND rid<>?4 AND (session IS NOT ?5 OR ?5 IS NULL)"
+                     " ORDER BY abs(event_ts - ?6), rid LIMIT 2",
+    [ST_VECTOR_PUT] = "INSERT OR REPLACE INTO vectors(rid, vec) VALUES (?1, ?2)",
+    [ST_ENTITIES_OF] = "SELECT e.eid, e.name, e.norm, e.kind,"
+                       " (SELECT count(*) FROM memory_entities x WHERE x.eid=e.eid)"
+                       " FROM memory_entities l JOIN entities e ON e.eid=l.eid"
+                       " WHERE l.rid=?1 AND l.given>=?2 ORDER BY e.norm",
+    [ST_EDGES_OF] = "SELECT src, dst, type, weight FROM edges WHERE src=?1"
+                    " UNION ALL SELECT src, dst, type, weight FROM edges WHERE dst=?1"
+                    " ORDER BY 3, 4 DESC, 1, 2",
+    [ST_FTS] = "SELECT rowid, -rank FROM memories_fts WHERE memories_fts MATCH ?1"
+                   " ORDER BY rank, rowid LIMIT ?2",
+    [ST_TERM_DOCS] = "SELECT doc FROM memories_vocab WHERE term=?1",
+};
+
+/* ---- helpers ----------------------------------------------------------- */
+
+char *store_strdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+char *store_col_text(sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    return t ? store_strdup((const char *)t) : NULL;
+}
+
+ms_status store_sql_fail(store *s, int rc, const char *doing, ms_error *err)
+{
+    ms_status code = ms_status_from_sqlite(rc);
+    const char *why = s && s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+    if (code == MS_BUSY)
+        return ms_fail(err, code, "%s: store %s is locked by another process (waited %d ms)",
+                       doing, s ? s->path : "?", STORE_BUSY_MS);
+    if (code == MS_FULL)
+        return ms_fail(err, code, "%s: %s (store %s); nothing was written", doing, why,
+                       s ? s->path : "?");
+    return ms_fail(err, code, "%s: %s (store %s)", doing, why, s ? s->path : "?");
+}
+
+ms_status store_exec(store *s, const char *sql, ms_error *err)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK) {
+        ms_status code = ms_fail(err, ms_status_from_sqlite(rc), "%s (store %s)",
+                                 msg ? msg : sqlite3_errstr(rc), s->path);
+        sqlite3_free(msg);
+        return code;
+    }
+    return MS_OK;
+}
+
+sqlite3_stmt *store_stmt(store *s, enum stmt_id i, ms_error *err)
+{
+    if (!s->st[i]) {
+        int rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
+                                    NULL);
+        if (rc != SQLITE_OK) {
+            store_sql_fail(s, rc, "preparing a statement", err);
+            s->st[i] = NULL;
+            return NULL;
+        }
+    }
+    sqlite3_reset(s->st[i]);
+    sqlite3_clear_bindings(s->st[i]);
+    return s->st[i];
+}
+
+/* Run a one-integer query. */
+static ms_status query_int(store *s, const char *sql, int64_t *out, ms_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading the store", err);
+    rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading the store", err);
+    return MS_OK;
+}
+
+/* ---- opening ----------------------------------------------------------- */
+
+static const char sqlite_magic[16] = "SQLite format 3";
+
+/* Look at the file's first bytes without SQLite: 1 empty or missing, 0 an
+ * SQLite file, -1 something else. */
+static int probe_file(const char *path, int *exists)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        *exists = errno != ENOENT;
+        return errno == ENOENT ? 1 : -2;
+    }
+    *exists = 1;
+    char head[16];
+    ssize_t n = read(fd, head, sizeof head);
+    close(fd);
+    if (n == 0)
+        return 1;
+    if (n < (ssize_t)sizeof head || memcmp(head, sqlite_magic, sizeof head) != 0)
+        return -1;
+    return 0;
+}
+
+static ms_status create_file(const char *path, ms_error *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST)
+        return ms_fail(err, MS_IO, "cannot create store %s: %s", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return MS_OK;
+}
+
+static ms_status migrate(store *s, int64_t from, ms_error *err)
+{
+    ms_status st = store_exec(s, "BEGIN IMMEDIATE", err);
+    if (st)
+        return st;
+    for (int64_t v = from; v < STORE_SCHEMA_VERSION; v++) {
+        st = store_exec(s, migrations[v], err);
+        if (st)
+            break;
+    }
+    if (!st) {
+        char sql[96];
+        snprintf(sql, sizeof sql, "PRAGMA application_id=%d; PRAGMA user_version=%d",
+                 STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
+        st = store_exec(s, sql, err);
+    }
+    if (!st)
+        st = store_exec(s, "COMMIT", err);
+    if (st) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return st;
+    }
+    return MS_OK;
+}
+
+/* Check what is in the file and bring its schema up to date. */
+static ms_status check_schema(store *s, ms_error *err)
+{
+    int64_t version, app, tables;
+    ms_status st = query_int(s, "PRAGMA user_version", &version, err);
+    if (!st)
+        st = query_int(s, "PRAGMA application_id", &app, err);
+    if (!st)
+        st = query_int(s, "SELECT count(*) FROM sqlite_master", &tables, err);
+    if (st) {
+        if (st == MS_NOT_STORE || st == MS_CORRUPT)
+            return ms_fail(err, st, "%s is not a memscope store (not a readable SQLite database)",
+                           s->path);
+        return st;
+    }
+    if (app != 0 && app != STORE_APPLICATION_ID)
+        return ms_fail(err, MS_NOT_STORE, "%s is an SQLite database of another application, "
+                                          "not a memscope store", s->path);
+    if (app == 0 && tables > 0)
+        return ms_fail(err, MS_NOT_STORE, "%s is an SQLite database but not a memscope store "
+                                          "(it has tables of its own)", s->path);
+    if (version > STORE_SCHEMA_VERSION)
+        return ms_fail(err, MS_SCHEMA_NEWER,
+                       "%s has schema version %lld; this memscope knows up to %d: "
+                       "upgrade memscope", s->path, (long long)version, STORE_SCHEMA_VERSION);
+    if (version == STORE_SCHEMA_VERSION)
+        return MS_OK;
+    if (s->readonly)
+        return ms_fail(err, MS_READONLY,
+                       version == 0 ? "%s is empty and cannot be initialised read-only"
+                                    : "%s needs a schema upgrade; open it once without "
+                                      "--read-only", s->path);
+    if (version == 0) {
+        st = store_exec(s, "PRAGMA journal_mode=WAL", err);
+        if (st)
+            return st;
+    }
+    return migrate(s, version, err);
+}
+
+static ms_status configure(store *s, ms_error *err)
+{
+    sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+    ms_status st = store_exec(s, "PRAGMA foreign_keys=ON", err);
+    if (!st && !s->readonly)
+        st = store_exec(s, "PRAGMA synchronous=NORMAL", err);
+    return st;
+}
+
+static ms_status load_embedder(store *s, ms_error *err);
+
+ms_status store_open(const char *path, unsigned flags, store **out, ms_error *err)
+{
+    *out = NULL;
+    int readonly = (flags & STORE_OPEN_READONLY) != 0;
+    int exists = 0;
+    int kind = probe_file(path, &exists);
+    if (kind == -2)
+        return ms_fail(err, MS_IO, "cannot read store %s: %s", path, strerror(errno));
+    if (kind == -1)
+        return ms_fail(err, MS_NOT_STORE, "%s is not a memscope store (not an SQLite database)",
+                       path);
+    if (!exists && (readonly || (flags & STORE_OPEN_NOCREATE)))
+        return ms_fail(err, MS_NOT_FOUND, "no store at %s (create one with `memscope import` "
+                                          "or `memscope demo`)", path);
+    if (!exists && create_file(path, err))
+        return err ? err->code : MS_IO;
+
+    store *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = store_strdup(path))) {
+        free(s);
+        return ms_fail(err, MS_NOMEM, "out of memory opening %s", path);
+    }
+    s->readonly = readonly;
+    s->profiles_cached = -1;
+    store_use_profile(s, STORE_DEFAULT_PROFILE, NULL);
+    int oflags = (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX;
+    int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
+    ms_status st = rc == SQLITE_OK ? MS_OK : store_sql_fail(s, rc, "opening the store", err);
+    if (!st)
+        st = configure(s, err);
+    if (!st)
+        st = check_schema(s, err);
+    if (!st)
+        st = load_embedder(s, err);
+    if (st) {
+        store_close(s);
+        if (!exists)
+            unlink(path);
+        return st;
+    }
+    *out = s;
+    return MS_OK;
+}
+
+void store_close(store *s)
+{
+    if (!s)
+        return;
+    if (s->in_txn)
+        store_rollback(s);
+    for (int i = 0; i < ST_COUNT; i++)
+        sqlite3_finalize(s->st[i]);
+    if (s->fts5_tok) {
+        fts5_tokenizer *api = s->fts5_tok_api;
+        api->xDelete(s->fts5_tok);
+        free(api);
+    }
+    for (size_t i = 0; i < s->n_pending; i++)
+        free(s->pending[i].text);
+    free(s->pending);
+    sqlite3_close(s->db);
+    free(s->embedder_id);
+    free(s->path);
+    free(s);
+}
+
+const char *store_path(const store *s)
+{
+    return s->path;
+}
+
+int store_is_readonly(const store *s)
+{
+    return s->readonly;
+}
+
+ms_status store_require_writable(const store *s, const char *what, ms_error *err)
+{
+    if (s->readonly)
+        return ms_fail(err, MS_READONLY, "cannot %s: store %s is opened read-only", what,
+                       s->path);
+    return MS_OK;
+}
+
+/* ---- profiles ---------------------------------------------------------- */
+
+ms_status store_use_profile(store *s, const char *profile, ms_error *err)
+{
+    size_t n = profile ? strlen(profile) : 0;
+    if (n == 0 || n > STORE_PROFILE_MAX)
+        return ms_fail(err, MS_USAGE, "profile name must be 1 to %d bytes", STORE_PROFILE_MAX);
+    if (store_utf8_invalid_at(profile, n) >= 0)
+        return ms_fail(err, MS_USAGE, "profile name is not valid UTF-8");
+    memcpy(s->profile, profile, n + 1);
+    static const char hex[] = "0123456789abcdef";
+    s->ptag[0] = 'p';
+    for (size_t i = 0; i < n; i++) {
+        s->ptag[1 + 2 * i] = hex[(unsigned char)profile[i] >> 4];
+        s->ptag[2 + 2 * i] = hex[(unsigned char)profile[i] & 15];
+    }
+    s->ptag[1 + 2 * n] = '\0';
+    return MS_OK;
+}
+
+const char *store_profile(const store *s)
+{
+    return s->profile;
+}
+
+ms_status store_profile_count(store *s, int64_t *n, ms_error *err)
+{
+    return query_int(s, "SELECT count(DISTINCT profile) FROM memories", n, err);
+}
+
+/* Does any memory live outside the current profile? Decides whether FTS
+ * queries need the profile filter. */
+static ms_status other_profiles(store *s, int *yes, ms_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT 1 FROM memories WHERE profile <> ?1 LIMIT 1", -1,
+                                &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading profiles", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    *yes = rc == SQLITE_ROW;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading profiles", err);
+    return MS_OK;
+}
+
+/* ---- transactions ------------------------------------------------------ */
+
+ms_status store_begin(store *s, ms_error *err)
+{
+    ms_status st = store_require_writable(s, "write", err);
+    if (st)
+        return st;
+    if (s->in_txn)
+        return ms_fail(err, MS_USAGE, "a transaction is already open on %s", s->path);
+    int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "starting a write", err);
+    s->in_txn = 1;
+    return MS_OK;
+}
+
+ms_status store_read_begin(store *s, ms_error *err)
+{
+    if (s->in_txn)
+        return ms_fail(err, MS_USAGE, "a transaction is already open on %s", s->path);
+    int rc = sqlite3_exec(s->db, "BEGIN DEFERRED", NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "starting a read", err);
+    s->in_txn = 1;
+    return MS_OK;
+}
+
+ms_status store_end(store *s, ms_error *err)
+{
+    if (!s->in_txn)
+        return MS_OK;
+    ms_status st = s->readonly ? MS_OK : store_flush_vectors(s, err);
+    if (st) {
+        store_rollback(s);
+        return st;
+    }
+    int rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        st = store_sql_fail(s, rc, "committing", err);
+        store_rollback(s);
+        return st;
+    }
+    s->in_txn = 0;
+    return MS_OK;
+}
+
+void store_rollback(store *s)
+{
+    if (!s->in_txn)
+        return;
+    for (size_t i = 0; i < s->n_pending; i++)
+        free(s->pending[i].text);
+    s->n_pending = 0;
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    s->in_txn = 0;
+    free(s->embedder_id);
+    s->embedder_id = NULL;
+    load_embedder(s, NULL);
+}
+
+int64_t store_data_version(store *s)
+{
+    int64_t v = 0;
+    query_int(s, "PRAGMA data_version", &v, NULL);
+    return v;
+}
+
+/* ---- embedder metadata ------------------------------------------------- */
+
+static ms_status load_embedder(store *s, ms_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT (SELECT value FROM meta WHERE key='embedder_id'),"
+                                " (SELECT value FROM meta WHERE key='embedder_dim')",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading the embedder", err);
+    free(s->embedder_id);
+    s->embedder_id = NULL;
+    s->embedder_dim = 0;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        s->embedder_id = store_col_text(st, 0);
+        s->embedder_dim = sqlite3_column_int(st, 1);
+    }
+    sqlite3_finalize(st);
+    return MS_OK;
+}
+
+ms_status store_embedder(store *s, const char **id, int *dim, ms_error *err)
+{
+    (void)err;
+    *id = s->embedder_id;
+    *dim = s->embedder_dim;
+    return MS_OK;
+}
+
+ms_status store_set_embedder(store *s, const char *id, int dim, ms_error *err)
+{
+    if (!id || !*id || dim <= 0 || dim > STORE_DIM_MAX)
+        return ms_fail(err, MS_USAGE, "embedder needs an id and a dimension of 1 to %d",
+                       STORE_DIM_MAX);
+    if (s->embedder_id && strcmp(s->embedder_id, id) == 0 && s->embedder_dim == dim)
+        return MS_OK;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "INSERT OR REPLACE INTO meta(key, value) VALUES"
+                                " ('embedder_id', ?1), ('embedder_dim', ?2)",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 2, dim);
+        rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+    }
+    if (rc != SQLITE_DONE && rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "recording the embedder", err);
+    ms_status code = store_exec(s, "DELETE FROM vectors", err);
+    if (code)
+        return code;
+    free(s->embedder_id);
+    s->embedder_id = store_strdup(id);
+    s->embedder_dim = dim;
+    return s->embedder_id ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
+}
+
+/* ---- tokenizer and full-text search ------------------------------------ */
+
+static fts5_api *fts5_api_of(sqlite3 *db)
+{
+    fts5_api *api = NULL;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    sqlite3_bind_pointer(st, 1, (void *)&api, "fts5_api_ptr", NULL);
+    sqlite3_step(st);
+    sqlite3_finalize(st);
+    return api;
+}
+
+static ms_status open_tokenizer(store *s, ms_error *err)
+{
+    if (s->fts5_tok)
+        return MS_OK;
+    fts5_api *api = fts5_api_of(s->db);
+    fts5_tokenizer *tk = calloc(1, sizeof *tk);
+    void *user = NULL;
+    if (!api || !tk || api->xFindTokenizer(api, "porter", &user, tk) != SQLITE_OK) {
+        free(tk);
+        return ms_fail(err, MS_SQL, "this SQLite has no FTS5 porter tokenizer");
+    }
+    const char *args[] = {"unicode61", "remove_diacritics", "2"};
+    Fts5Tokenizer *t = NULL;
+    if (tk->xCreate(user, args, 3, &t) != SQLITE_OK) {
+        free(tk);
+        return ms_fail(err, MS_SQL, "cannot create the FTS5 tokenizer");
+    }
+    s->fts5_tok = t;
+    s->fts5_tok_api = tk;
+    return MS_OK;
+}
+
+struct tok_ctx {
+    store_token_fn fn;
+    void *ctx;
+};
+
+static int tok_cb(void *p, int flags, const char *tok, int len, int start, int end)
+{
+    struct tok_ctx *c = p;
+    (void)flags;
+    return c->fn(c->ctx, tok, len, start, end) ? SQLITE_DONE : SQLITE_OK;
+}
+
+ms_status store_tokenize(store *s, const char *text, int len, store_token_fn fn, void *ctx,
+                         ms_error *err)
+{
+    ms_status st = open_tokenizer(s, err);
+    if (st)
+        return st;
+    struct tok_ctx c = {fn, ctx};
+    fts5_tokenizer *api = s->fts5_tok_api;
+    int rc = api->xTokenize(s->fts5_tok, &c, FTS5_TOKENIZE_QUERY, text, len, tok_cb);
+    if (rc != SQLITE_OK && rc != SQLITE_DONE)
+        return ms_fail(err, MS_SQL, "tokenizing text failed (%s)", sqlite3_errstr(rc));
+    return MS_OK;
+}
+
+ms_status store_term_docs(store *s, const char *term, int64_t *docs, ms_error *err)
+{
+    sqlite3_stmt *st = store_stmt(s, ST_TERM_DOCS, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_text(st, 1, term, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    *docs = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading term counts", err);
+    return MS_OK;
+}
+
+ms_status store_fts(store *s, const char *match, int limit, store_hit_fn fn, void *ctx,
+                    ms_error *err)
+{
+    int others = 0;
+    ms_status code = other_profiles(s, &others, err);
+    if (code)
+        return code;
+    size_t n = strlen(match) + strlen(s->ptag) + 48;
+    char *expr = malloc(n);
+    if (!expr)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    if (others)
+        snprintf(expr, n, "content : ( %s ) AND ptag : \"%s\"", match, s->ptag);
+    else
+        snprintf(expr, n, "content : ( %s )", match);
+    sqlite3_stmt *st = store_stmt(s, ST_FTS, err);
+    if (!st) {
+        free(expr);
+        return err ? err->code : MS_SQL;
+    }
+    sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, limit);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (fn(ctx, sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1)))
+            break;
+    sqlite3_reset(st);
+    free(expr);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "searching text", err);
+    return MS_OK;
+}

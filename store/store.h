@@ -1,0 +1,298 @@
+/* store.h - one SQLite file holding an agent's memories.
+ *
+ * The store knows SQLite and nothing else: no retrieval, no terminal. It owns
+ * the schema (versioned with PRAGMA user_version, migrated forward in code),
+ * the memories and their FTS5 index, entities and memory-entity links, typed
+ * weighted edges, trust, and vectors. Ingest enrichment (entities, edges) is
+ * done here at write time so that recall stays a read.
+ *
+ * Every query is scoped to the store's current profile (store_use_profile);
+ * export is the one operation that can see every profile.
+ *
+ * Ownership: strings returned inside structs are owned by the struct and freed
+ * by its *_clear / *_free function. Callback pointers are valid only during the
+ * callback. */
+#ifndef MS_STORE_H
+#define MS_STORE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "status.h"
+
+#define STORE_SCHEMA_VERSION 2
+#define STORE_APPLICATION_ID 0x4d53434f /* "MSCO" */
+#define STORE_CONTENT_MAX (1024 * 1024) /* bytes of content per memory */
+#define STORE_ID_MAX 512                /* bytes of a memory id */
+#define STORE_FIELD_MAX 4096            /* bytes of speaker, session, source, ... */
+#define STORE_PROFILE_MAX 128           /* bytes of a profile name */
+#define STORE_ENTITIES_MAX 64           /* entities linked to one memory */
+#define STORE_DIM_MAX 8192              /* dimension of a vector */
+#define STORE_BUSY_MS 5000              /* busy timeout */
+#define STORE_DEFAULT_PROFILE "default"
+#define STORE_TS_NONE INT64_MIN /* "no time known" */
+
+typedef struct store store;
+
+enum store_open_flags {
+    STORE_OPEN_READONLY = 1, /* SQLITE_OPEN_READONLY; every write refuses */
+    STORE_OPEN_NOCREATE = 2, /* a missing file is an error, not a new store */
+};
+
+/* Open (or create, mode 0600) the store at path. On failure *out is NULL, err
+ * says what and where, and the file is left exactly as it was: a non-SQLite
+ * file, a newer schema or a corrupt file is never written to. */
+ms_status store_open(const char *path, unsigned flags, store **out, ms_error *err);
+
+/* Close and free; NULL is fine. Rolls back an open transaction. */
+void store_close(store *s);
+
+const char *store_path(const store *s);
+int store_is_readonly(const store *s);
+
+/* MS_READONLY with "cannot WHAT: store PATH is opened read-only" when the store
+ * is read-only, else MS_OK. Writing commands call it before they start. */
+ms_status store_require_writable(const store *s, const char *what, ms_error *err);
+
+/* Select the profile every later call works in (default "default"). The name
+ * is copied. */
+ms_status store_use_profile(store *s, const char *profile, ms_error *err);
+const char *store_profile(const store *s);
+
+/* Number of distinct profiles holding memories. */
+ms_status store_profile_count(store *s, int64_t *n, ms_error *err);
+
+/* Transactions. store_begin takes the write lock (BEGIN IMMEDIATE);
+ * store_read_begin opens a read snapshot (BEGIN DEFERRED) and may be used on
+ * read-only stores. store_end commits; store_rollback discards. */
+ms_status store_begin(store *s, ms_error *err);
+ms_status store_read_begin(store *s, ms_error *err);
+ms_status store_end(store *s, ms_error *err);
+void store_rollback(store *s);
+
+/* A change counter that moves whenever another connection commits
+ * (PRAGMA data_version). */
+int64_t store_data_version(store *s);
+
+/* ---- memories ---------------------------------------------------------- */
+
+typedef struct store_memory {
+    int64_t rid;       /* internal row id; 0 before insertion */
+    char *id;          /* stable text id; generated when NULL on put */
+    char *profile;     /* profile it lives in (output only) */
+    char *content;     /* the text (required) */
+    char *created_at;  /* ISO 8601, normalised to UTC "YYYY-MM-DDTHH:MM:SSZ" */
+    int64_t created_ts;/* the same in Unix seconds */
+    char *event_time;  /* when it happened, or NULL */
+    int64_t event_ts;  /* Unix seconds, or STORE_TS_NONE */
+    char *speaker, *session, *source; /* provenance, each may be NULL */
+    double memory_confidence; /* 0..1, default 0.7 */
+    double trust_alpha, trust_beta; /* Beta(alpha, beta), default (1, 1) */
+    double importance; /* 0..1, default 0.5 */
+    int pinned;        /* always passes the evidence floor */
+    int64_t access_count;
+    char *last_accessed; /* ISO 8601 or NULL */
+    char **entities;   /* names; on put: given entities; on get: all linked */
+    size_t n_entities;
+    float *embedding;  /* on put: a given vector (NULL = compute); on get: NULL */
+    int dim;           /* length of embedding */
+    char *embedder_id; /* on put with embedding: who made it */
+} store_memory;
+
+/* Set every field to its default (nothing allocated). */
+void store_memory_init(store_memory *m);
+/* Free every owned field and re-initialise. */
+void store_memory_clear(store_memory *m);
+
+/* trust_score = alpha / (alpha + beta). */
+double store_trust_score(const store_memory *m);
+
+typedef enum store_dup_policy {
+    STORE_DUP_ERROR,   /* an existing id is an error (default) */
+    STORE_DUP_SKIP,    /* keep the existing memory, ignore the new one */
+    STORE_DUP_REPLACE, /* overwrite fields in place (keeps its position) */
+} store_dup_policy;
+
+typedef enum store_put_result {
+    STORE_PUT_INSERTED,
+    STORE_PUT_SKIPPED,
+    STORE_PUT_REPLACED,
+} store_put_result;
+
+/* Validate m and write it into the current profile with its entities, edges
+ * and vector. Fills m->rid (and m->id when generated). Must run inside
+ * store_begin/store_end. On a validation error nothing is written and err
+ * names the field. */
+ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_result *res,
+                    ms_error *err);
+
+/* Fetch one memory of the current profile by id (or by rid when id is NULL)
+ * into *out, which the caller clears. MS_NOT_FOUND when absent. */
+ms_status store_get(store *s, const char *id, int64_t rid, store_memory *out, ms_error *err);
+
+/* Delete one memory (and its links, edges, vector) by id. */
+ms_status store_delete(store *s, const char *id, ms_error *err);
+
+enum store_scan_entities {
+    STORE_SCAN_NONE = 0,  /* leave entities empty */
+    STORE_SCAN_ALL = 1,   /* every linked entity */
+    STORE_SCAN_GIVEN = 2, /* only those supplied with the memory (export) */
+};
+
+/* Call fn for each memory of the current profile (or of every profile when
+ * all_profiles), ordered by profile then insertion, with entities as
+ * with_entities says. fn returns 0 to continue, non-zero to stop. */
+typedef int (*store_memory_fn)(void *ctx, const store_memory *m);
+ms_status store_scan(store *s, int all_profiles, int with_entities, store_memory_fn fn, void *ctx,
+                     ms_error *err);
+
+/* Counts in the current profile. */
+typedef struct store_counts {
+    int64_t memories, entities, links, edges, vectors, pinned;
+} store_counts;
+ms_status store_count(store *s, store_counts *out, ms_error *err);
+
+/* Set the trust evidence of one memory (feedback, corrections). */
+ms_status store_set_trust(store *s, int64_t rid, double alpha, double beta, ms_error *err);
+
+/* ---- text search ------------------------------------------------------- */
+
+/* Tokenise text exactly as the FTS5 index does (porter unicode61
+ * remove_diacritics 2). fn gets each token (not NUL-terminated) and the byte
+ * range of its source text; returns 0 to continue. */
+typedef int (*store_token_fn)(void *ctx, const char *tok, int len, int start, int end);
+ms_status store_tokenize(store *s, const char *text, int len, store_token_fn fn, void *ctx,
+                         ms_error *err);
+
+/* Number of memories (all profiles) whose content holds the FTS token term. */
+ms_status store_term_docs(store *s, const char *term, int64_t *docs, ms_error *err);
+
+/* Run an FTS5 MATCH expression against content, restricted to the current
+ * profile, best first. score = -bm25() (larger is better). Ties by rid. */
+typedef int (*store_hit_fn)(void *ctx, int64_t rid, double score);
+ms_status store_fts(store *s, const char *match, int limit, store_hit_fn fn, void *ctx,
+                    ms_error *err);
+
+/* ---- entities and edges ------------------------------------------------ */
+
+typedef enum store_entity_kind {
+    STORE_ENTITY_SPEAKER = 1,
+    STORE_ENTITY_NAME = 2,   /* capitalised (multi-word) name */
+    STORE_ENTITY_QUOTED = 3, /* quoted phrase */
+    STORE_ENTITY_GIVEN = 4,  /* supplied with the memory */
+} store_entity_kind;
+
+typedef struct store_entity {
+    int64_t eid;
+    char *name;   /* display form */
+    char *norm;   /* lower-cased match form */
+    int kind;     /* store_entity_kind */
+    int64_t docs; /* memories linked to it */
+} store_entity;
+
+void store_entities_free(store_entity *v, size_t n);
+
+/* Entities linked to memory rid, ordered by name. Caller frees with
+ * store_entities_free. */
+ms_status store_entities_of(store *s, int64_t rid, store_entity **out, size_t *n, ms_error *err);
+
+/* Every entity of the current profile. */
+ms_status store_entities_all(store *s, store_entity **out, size_t *n, ms_error *err);
+
+/* Call fn(ctx, rid, eid) for each memory-entity link of the current profile,
+ * ordered by eid then rid. */
+typedef int (*store_link_fn)(void *ctx, int64_t rid, int64_t eid);
+ms_status store_scan_links(store *s, store_link_fn fn, void *ctx, ms_error *err);
+
+typedef enum store_edge_type {
+    STORE_EDGE_SESSION = 1,  /* adjacent turns of one session (+-1, +-2) */
+    STORE_EDGE_ENTITY = 2,   /* share a named entity */
+    STORE_EDGE_TEMPORAL = 3, /* events close in time across sessions */
+    STORE_EDGE_TYPES = 4,
+} store_edge_type;
+
+/* "session", "entity", "temporal". */
+const char *store_edge_type_name(int type);
+
+typedef struct store_edge {
+    int64_t src, dst; /* src < dst: edges are undirected, stored once */
+    int type;
+    double weight; /* 0..1 */
+} store_edge;
+
+/* Edges touching rid, either end. Caller frees *out with free(). */
+ms_status store_edges_of(store *s, int64_t rid, store_edge **out, size_t *n, ms_error *err);
+
+/* Call fn for every edge of the current profile. */
+typedef int (*store_edge_fn)(void *ctx, const store_edge *e);
+ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err);
+
+/* ---- vectors ----------------------------------------------------------- */
+
+/* The embedder that made a store's vectors. When set, store_put calls it in
+ * batches for memories given without an embedding. */
+typedef struct store_vectorizer {
+    const char *id; /* e.g. "hash3-5:512" */
+    int dim;
+    size_t batch; /* texts per call (>= 1) */
+    /* Embed n texts into out[n * dim]; unit length. */
+    ms_status (*embed)(void *ctx, const char *const *texts, size_t n, float *out, ms_error *err);
+    void *ctx;
+} store_vectorizer;
+
+/* Use v (copied; v->ctx must outlive the store) for later puts; NULL stops. */
+void store_set_vectorizer(store *s, const store_vectorizer *v);
+
+/* Embed whatever store_put queued. Called by store_end; call it yourself to
+ * bound memory in long imports. */
+ms_status store_flush_vectors(store *s, ms_error *err);
+
+/* The embedder recorded in the store (id NULL and dim 0 when none). *id is
+ * owned by the store, valid until the next call. */
+ms_status store_embedder(store *s, const char **id, int *dim, ms_error *err);
+
+/* Record the store's embedder (in a write transaction). Vectors from another
+ * embedder are deleted (they cannot be compared). */
+ms_status store_set_embedder(store *s, const char *id, int dim, ms_error *err);
+
+/* Write one memory's vector (dim floats of the recorded embedder). */
+ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_error *err);
+
+/* Call fn for each vector of the current profile in rid order. */
+typedef int (*store_vector_fn)(void *ctx, int64_t rid, const float *v, int dim);
+ms_status store_scan_vectors(store *s, store_vector_fn fn, void *ctx, ms_error *err);
+
+/* ---- feedback ---------------------------------------------------------- */
+
+/* One relevance judgement a user made: memory rid was (label +1) or was not
+ * (label -1) relevant to query. */
+typedef struct store_feedback {
+    int64_t rid;
+    char *query;
+    char *query_type;
+    int label;
+    int64_t at;
+} store_feedback;
+
+ms_status store_add_feedback(store *s, int64_t rid, const char *query, const char *query_type,
+                             int label, ms_error *err);
+/* All feedback of the current profile, oldest first; free with
+ * store_feedback_free. */
+ms_status store_feedback_all(store *s, store_feedback **out, size_t *n, ms_error *err);
+void store_feedback_free(store_feedback *v, size_t n);
+ms_status store_feedback_reset(store *s, ms_error *err);
+
+/* ---- time -------------------------------------------------------------- */
+
+/* Parse ISO 8601 ("2023-05-08", "2023-05-08T13:56", "...:00Z", "+02:00",
+ * fractional seconds, a space for T) into Unix seconds UTC. 0 on success. */
+int store_parse_time(const char *text, int64_t *ts);
+/* Format ts as "YYYY-MM-DDTHH:MM:SSZ" into buf (>= 21 bytes). */
+void store_format_time(int64_t ts, char *buf, size_t len);
+
+/* ---- text checks ------------------------------------------------------- */
+
+/* Byte offset of the first invalid UTF-8 sequence in s[0..len), or -1. */
+long store_utf8_invalid_at(const char *s, size_t len);
+
+#endif

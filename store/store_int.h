@@ -1,0 +1,77 @@
+/* store_int.h - what the store's own .c files share; not for other modules. */
+#ifndef MS_STORE_INT_H
+#define MS_STORE_INT_H
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+/* Prepared statements, compiled once per store on first use. */
+enum stmt_id {
+    ST_INSERT,
+    ST_UPDATE,
+    ST_FIND_ID,
+    ST_GET_ID,
+    ST_GET_RID,
+    ST_DELETE,
+    ST_SESSION_PREV,
+    ST_ENTITY_FIND,
+    ST_ENTITY_INSERT,
+    ST_LINK_INSERT,
+    ST_LINK_PREV,
+    ST_EDGE_UPSERT,
+    ST_TIME_NEAR,
+    ST_VECTOR_PUT,
+    ST_ENTITIES_OF,
+    ST_EDGES_OF,
+    ST_FTS,
+    ST_TERM_DOCS,
+    ST_COUNT
+};
+
+/* A memory whose vector store_put still has to compute. */
+typedef struct pending_vec {
+    int64_t rid;
+    char *text;
+} pending_vec;
+
+struct store {
+    sqlite3 *db;
+    char *path;
+    int readonly;
+    int in_txn;
+    char profile[STORE_PROFILE_MAX + 1];
+    char ptag[2 * STORE_PROFILE_MAX + 2]; /* "p" + hex(profile): FTS filter */
+    sqlite3_stmt *st[ST_COUNT];
+    /* embedder */
+    char *embedder_id; /* recorded in meta, or NULL */
+    int embedder_dim;
+    int have_vectorizer;
+    store_vectorizer vz;
+    pending_vec *pending;
+    size_t n_pending, cap_pending;
+    /* tokenizer (FTS5's own) */
+    void *fts5_tok;         /* Fts5Tokenizer * */
+    void *fts5_tok_api;     /* fts5_tokenizer * */
+    int64_t profiles_cached; /* profile count, -1 when unknown */
+};
+
+/* Statement i, reset and with bindings cleared; NULL with err set on failure. */
+sqlite3_stmt *store_stmt(store *s, enum stmt_id i, ms_error *err);
+
+/* err from the connection's last error, prefixed with what was being done. */
+ms_status store_sql_fail(store *s, int rc, const char *doing, ms_error *err);
+
+/* Run SQL with no results. */
+ms_status store_exec(store *s, const char *sql, ms_error *err);
+
+/* Copy a column as a fresh string (NULL for SQL NULL). */
+char *store_col_text(sqlite3_stmt *st, int col);
+
+/* entity.c: extract entity names from a memory and link them. */
+ms_status store_link_entities(store *s, const store_memory *m, ms_error *err);
+
+/* Duplicate a string (NULL stays NULL); aborts nothing, returns NULL on OOM. */
+char *store_strdup(const char *s);
+
+#endif

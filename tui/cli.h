@@ -1,0 +1,94 @@
+/* cli.h - what every subcommand shares: options, the store path, errors.
+ *
+ * Exit status: 0 success, 1 a runtime error, 2 a usage error. Errors go to
+ * stderr as one line "memscope: what went wrong (where)", made safe for a
+ * terminal. */
+#ifndef MS_CLI_H
+#define MS_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "store/status.h"
+#include "store/store.h"
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+/* Options every command takes. */
+typedef struct cli_common {
+    const char *db;      /* --db, else $MEMSCOPE_DB, else the XDG default */
+    const char *profile; /* --profile, else $MEMSCOPE_PROFILE, else "default" */
+    int profile_given;   /* --profile was on the command line */
+    int readonly;        /* --read-only */
+    const char *theme;   /* --theme (browser) */
+} cli_common;
+
+/* Long option ids of the common options, above any single character. */
+enum {
+    OPT_DB = 1000,
+    OPT_PROFILE,
+    OPT_READONLY,
+    OPT_THEME,
+    OPT_HELP,
+    OPT_FIRST_OWN = 1100, /* commands number their own options from here */
+};
+
+/* The common options as getopt_long entries, to splice into a command's
+ * table with CLI_COMMON_OPTIONS. */
+#define CLI_COMMON_OPTIONS                                                     \
+    {"db", required_argument, NULL, OPT_DB},                                   \
+        {"profile", required_argument, NULL, OPT_PROFILE},                     \
+        {"read-only", no_argument, NULL, OPT_READONLY},                        \
+        {"help", no_argument, NULL, OPT_HELP},                                 \
+    {                                                                          \
+        "theme", required_argument, NULL, OPT_THEME                            \
+    }
+
+/* A subcommand: its name, a one-line summary, usage text, and its entry. */
+typedef struct cli_command {
+    const char *name;
+    const char *summary;
+    const char *usage; /* full --help text */
+    int (*run)(cli_common *c, int argc, char **argv);
+} cli_command;
+
+/* Handle a common option (from getopt_long) for command cmd. Returns 1 when
+ * handled, 0 when opt is not common; --help prints usage and exits 0. */
+int cli_common_option(cli_common *c, int opt, const cli_command *cmd);
+
+/* Print "memscope: <message>" (escaped for a terminal) and return status. */
+int cli_error(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Report err (if set) and return EXIT_RUNTIME, or EXIT_USAGE for MS_USAGE. */
+int cli_fail(const ms_error *err);
+
+/* Usage error for cmd: "memscope CMD: message" and a hint; returns 2. */
+int cli_usage(const cli_command *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Resolve the database path (see cli_common.db). Static storage. */
+const char *cli_db_path(const cli_common *c);
+
+/* Open the store for this command; *created says whether the file is new.
+ * Writing commands pass writable = 1 and get a clear refusal under
+ * --read-only. Prints the error itself and returns NULL on failure. */
+store *cli_open(cli_common *c, int writable, int *created);
+
+/* Remove a store file that this command created and then failed to fill. */
+void cli_unlink_store(const char *path);
+
+/* Is stdout (fd 1) / stderr (fd 2) a terminal? */
+int cli_tty(int fd);
+
+/* Print text made safe for a terminal when out is one; raw otherwise. */
+void cli_print_safe(FILE *out, const char *text);
+
+/* Parse a number option strictly: the whole string, within [lo, hi]. */
+int cli_parse_double(const char *s, double lo, double hi, double *out);
+int cli_parse_int(const char *s, long lo, long hi, long *out);
+
+/* Every subcommand, in cmd_*.c. */
+extern const cli_command cmd_import, cmd_export, cmd_add, cmd_list, cmd_show, cmd_delete,
+    cmd_demo, cmd_health, cmd_recall, cmd_eval, cmd_bench, cmd_shell, cmd_reembed,
+    cmd_feedback;
+
+#endif

@@ -1,0 +1,749 @@
+/* cmd_store.c - the commands that read and write memories: import, export,
+ * add, list, show, delete, demo. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "engine/embed.h"
+#include "store/import.h"
+#include "text.h"
+
+/* ---- import ------------------------------------------------------------ */
+
+struct progress {
+    struct timespec start;
+    int shown;
+};
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void show_progress(void *ctx, const import_stats *st)
+{
+    struct progress *p = ctx;
+    double dt = seconds_since(&p->start);
+    fprintf(stderr, "\rimporting: %llu memories, %.1f MB, %.0f/s   ",
+            (unsigned long long)st->records, (double)st->bytes / 1e6,
+            dt > 0 ? (double)st->records / dt : 0.0);
+    p->shown = 1;
+}
+
+/* Use the default embedder for memories imported without vectors, unless the
+ * store already holds vectors of another embedder (those are kept; the
+ * semantic channel reports the mismatch until `memscope reembed`). */
+static embedder *attach_embedder(store *s, ms_error *err)
+{
+    embedder *e = embed_open(NULL, err);
+    if (!e)
+        return NULL;
+    const char *id;
+    int dim;
+    store_embedder(s, &id, &dim, err);
+    if (id && strcmp(id, embed_id(e)) != 0) {
+        embed_close(e);
+        return NULL;
+    }
+    store_vectorizer vz;
+    embed_vectorizer(e, &vz);
+    store_set_vectorizer(s, &vz);
+    return e;
+}
+
+static const char import_usage[] =
+    "usage: memscope import [--db PATH] [--profile NAME] [--format auto|jsonl|json|locomo]\n"
+    "                       [--on-duplicate error|skip|replace] [--embedder-id ID] FILE...\n"
+    "\n"
+    "Import memories into the store, all files in one transaction: a malformed line\n"
+    "anywhere aborts the import with FILE:LINE:COL and leaves the store unchanged.\n"
+    "\n"
+    "  --format F        auto (default: detect), jsonl, json (an array), locomo\n"
+    "  --on-duplicate P  what an id that already exists in the profile does:\n"
+    "                    error (default), skip (keep the old), replace (overwrite)\n"
+    "  --embedder-id ID  the embedder that made \"embedding\" arrays in the input\n"
+    "  --profile NAME    profile for memories without a \"profile\" field\n"
+    "FILE '-' reads JSONL from standard input.\n";
+
+enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_DUP, OPT_EMBEDDER_ID };
+
+static int run_import(cli_common *c, int argc, char **argv);
+const cli_command cmd_import = {"import", "import memories from JSONL, JSON or LoCoMo files",
+                                import_usage, run_import};
+
+static int run_import(cli_common *c, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        CLI_COMMON_OPTIONS,
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"on-duplicate", required_argument, NULL, OPT_DUP},
+        {"embedder-id", required_argument, NULL, OPT_EMBEDDER_ID},
+        {0, 0, 0, 0},
+    };
+    import_opts io = {.format = IMPORT_AUTO, .dup = STORE_DUP_ERROR};
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (cli_common_option(c, opt, &cmd_import))
+            continue;
+        if (opt == OPT_FORMAT) {
+            int f = import_format_parse(optarg);
+            if (f < 0)
+                return cli_usage(&cmd_import, "unknown format '%s'", optarg);
+            io.format = (import_format)f;
+        } else if (opt == OPT_DUP) {
+            if (strcmp(optarg, "error") == 0)
+                io.dup = STORE_DUP_ERROR;
+            else if (strcmp(optarg, "skip") == 0)
+                io.dup = STORE_DUP_SKIP;
+            else if (strcmp(optarg, "replace") == 0)
+                io.dup = STORE_DUP_REPLACE;
+            else
+                return cli_usage(&cmd_import, "--on-duplicate takes error, skip or replace");
+        } else if (opt == OPT_EMBEDDER_ID) {
+            io.embedder_id = optarg;
+        } else {
+            return cli_usage(&cmd_import, "unknown option");
+        }
+    }
+    if (optind >= argc)
+        return cli_usage(&cmd_import, "name at least one FILE");
+    int created;
+    store *s = cli_open(c, 1, &created);
+    if (!s)
+        return EXIT_RUNTIME;
+    ms_error err;
+    ms_error_clear(&err);
+    embedder *e = attach_embedder(s, &err);
+    struct progress p = {0};
+    clock_gettime(CLOCK_MONOTONIC, &p.start);
+    if (cli_tty(2)) {
+        io.progress = show_progress;
+        io.progress_ctx = &p;
+    }
+    import_stats st = {0};
+    ms_status code = store_begin(s, &err);
+    for (int i = optind; !code && i < argc; i++)
+        code = import_file(s, argv[i], &io, &st, &err);
+    if (!code)
+        code = store_end(s, &err);
+    else
+        store_rollback(s);
+    if (p.shown)
+        fputc('\n', stderr);
+    store_close(s);
+    embed_close(e);
+    if (code) {
+        if (created)
+            cli_unlink_store(cli_db_path(c));
+        return cli_fail(&err);
+    }
+    double dt = seconds_since(&p.start);
+    printf("imported %llu memories (%llu new, %llu replaced, %llu skipped) in %.2f s into %s\n",
+           (unsigned long long)st.records, (unsigned long long)st.inserted,
+           (unsigned long long)st.replaced, (unsigned long long)st.skipped, dt, cli_db_path(c));
+    return EXIT_OK;
+}
+
+/* ---- export ------------------------------------------------------------ */
+
+static const char export_usage[] =
+    "usage: memscope export [--db PATH] [--profile NAME] [-o FILE]\n"
+    "\n"
+    "Write memories as JSONL: every profile, or only the one named with --profile.\n"
+    "Each line carries its profile and given entities, so export, import and export\n"
+    "again gives the same file. -o writes FILE atomically (default standard output).\n";
+
+static int run_export(cli_common *c, int argc, char **argv);
+const cli_command cmd_export = {"export", "write memories as JSONL", export_usage, run_export};
+
+static int run_export(cli_common *c, int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_COMMON_OPTIONS,
+                                         {"output", required_argument, NULL, 'o'},
+                                         {0, 0, 0, 0}};
+    const char *outpath = NULL;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+        if (cli_common_option(c, opt, &cmd_export))
+            continue;
+        if (opt == 'o')
+            outpath = optarg;
+        else
+            return cli_usage(&cmd_export, "unknown option");
+    }
+    if (optind < argc)
+        return cli_usage(&cmd_export, "unexpected argument '%s'", argv[optind]);
+    store *s = cli_open(c, 0, NULL);
+    if (!s)
+        return EXIT_RUNTIME;
+    char tmp[PATH_MAX];
+    FILE *out = stdout;
+    if (outpath) {
+        snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", outpath);
+        int fd = mkstemp(tmp);
+        out = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!out) {
+            store_close(s);
+            return cli_error(EXIT_RUNTIME, "cannot write %s: %s", outpath, strerror(errno));
+        }
+    }
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status code = store_read_begin(s, &err);
+    if (!code)
+        code = export_jsonl(s, out, !c->profile_given, &err);
+    store_end(s, NULL);
+    store_close(s);
+    if (outpath) {
+        if (fclose(out) != 0 && !code)
+            code = ms_fail(&err, MS_IO, "cannot write %s: %s", outpath, strerror(errno));
+        if (!code && rename(tmp, outpath) != 0)
+            code = ms_fail(&err, MS_IO, "cannot write %s: %s", outpath, strerror(errno));
+        if (code)
+            unlink(tmp);
+    }
+    return code ? cli_fail(&err) : EXIT_OK;
+}
+
+/* ---- add --------------------------------------------------------------- */
+
+static const char add_usage[] =
+    "usage: memscope add [--db PATH] [--profile NAME] [--id ID] [--at TIME]\n"
+    "                    [--event-time TIME] [--speaker S] [--session S] [--source S]\n"
+    "                    [--confidence X] [--importance X] [--trust A,B] [--entity NAME]...\n"
+    "                    [--pin] TEXT...\n"
+    "\n"
+    "Store one memory and print its id. TIME is ISO 8601 (2023-05-08T13:56:00Z);\n"
+    "--at defaults to now. --trust gives the Beta evidence alpha,beta (default 1,1).\n";
+
+enum {
+    OPT_ID = OPT_FIRST_OWN,
+    OPT_AT,
+    OPT_EVENT,
+    OPT_SPEAKER,
+    OPT_SESSION,
+    OPT_SOURCE,
+    OPT_CONF,
+    OPT_IMPORTANCE,
+    OPT_TRUST,
+    OPT_ENTITY,
+    OPT_PIN
+};
+
+static int run_add(cli_common *c, int argc, char **argv);
+const cli_command cmd_add = {"add", "store one memory", add_usage, run_add};
+
+/* Join argv[from..argc) with spaces. */
+static char *join_words(int argc, char **argv, int from)
+{
+    size_t n = 1;
+    for (int i = from; i < argc; i++)
+        n += strlen(argv[i]) + 1;
+    char *s = calloc(1, n);
+    for (int i = from; s && i < argc; i++) {
+        if (i > from)
+            strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    return s;
+}
+
+static int add_entity(store_memory *m, const char *name)
+{
+    char **g = realloc(m->entities, (m->n_entities + 1) * sizeof *g);
+    if (!g)
+        return -1;
+    m->entities = g;
+    m->entities[m->n_entities] = strdup(name);
+    return m->entities[m->n_entities++] ? 0 : -1;
+}
+
+/* Parse add's options into m; returns 0 or a usage status. */
+static int parse_add(cli_common *c, int argc, char **argv, store_memory *m)
+{
+    static const struct option opts[] = {
+        CLI_COMMON_OPTIONS,
+        {"id", required_argument, NULL, OPT_ID},
+        {"at", required_argument, NULL, OPT_AT},
+        {"event-time", required_argument, NULL, OPT_EVENT},
+        {"speaker", required_argument, NULL, OPT_SPEAKER},
+        {"session", required_argument, NULL, OPT_SESSION},
+        {"source", required_argument, NULL, OPT_SOURCE},
+        {"confidence", required_argument, NULL, OPT_CONF},
+        {"importance", required_argument, NULL, OPT_IMPORTANCE},
+        {"trust", required_argument, NULL, OPT_TRUST},
+        {"entity", required_argument, NULL, OPT_ENTITY},
+        {"pin", no_argument, NULL, OPT_PIN},
+        {0, 0, 0, 0},
+    };
+    int opt;
+    double a, b;
+    char *comma;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (cli_common_option(c, opt, &cmd_add))
+            continue;
+        switch (opt) {
+        case OPT_ID: free(m->id); m->id = strdup(optarg); break;
+        case OPT_AT: free(m->created_at); m->created_at = strdup(optarg); break;
+        case OPT_EVENT: free(m->event_time); m->event_time = strdup(optarg); break;
+        case OPT_SPEAKER: free(m->speaker); m->speaker = strdup(optarg); break;
+        case OPT_SESSION: free(m->session); m->session = strdup(optarg); break;
+        case OPT_SOURCE: free(m->source); m->source = strdup(optarg); break;
+        case OPT_PIN: m->pinned = 1; break;
+        case OPT_ENTITY:
+            if (add_entity(m, optarg))
+                return cli_error(EXIT_RUNTIME, "out of memory");
+            break;
+        case OPT_CONF:
+            if (cli_parse_double(optarg, 0, 1, &m->memory_confidence))
+                return cli_usage(&cmd_add, "--confidence takes a number from 0 to 1");
+            break;
+        case OPT_IMPORTANCE:
+            if (cli_parse_double(optarg, 0, 1, &m->importance))
+                return cli_usage(&cmd_add, "--importance takes a number from 0 to 1");
+            break;
+        case OPT_TRUST:
+            comma = strchr(optarg, ',');
+            if (!comma)
+                return cli_usage(&cmd_add, "--trust takes ALPHA,BETA");
+            *comma = '\0';
+            if (cli_parse_double(optarg, 1e-9, 1e9, &a) ||
+                cli_parse_double(comma + 1, 1e-9, 1e9, &b))
+                return cli_usage(&cmd_add, "--trust takes two numbers above 0: ALPHA,BETA");
+            m->trust_alpha = a;
+            m->trust_beta = b;
+            break;
+        default:
+            return cli_usage(&cmd_add, "unknown option");
+        }
+    }
+    if (optind >= argc)
+        return cli_usage(&cmd_add, "give the memory's TEXT");
+    m->content = join_words(argc, argv, optind);
+    return m->content ? 0 : cli_error(EXIT_RUNTIME, "out of memory");
+}
+
+static int run_add(cli_common *c, int argc, char **argv)
+{
+    store_memory m;
+    store_memory_init(&m);
+    int status = parse_add(c, argc, argv, &m);
+    int created = 0;
+    store *s = status ? NULL : cli_open(c, 1, &created);
+    if (!status && !s)
+        status = EXIT_RUNTIME;
+    ms_error err;
+    ms_error_clear(&err);
+    embedder *e = s ? attach_embedder(s, &err) : NULL;
+    if (s) {
+        ms_status code = store_begin(s, &err);
+        if (!code)
+            code = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+        if (!code)
+            code = store_end(s, &err);
+        else
+            store_rollback(s);
+        if (code) {
+            status = cli_fail(&err);
+        } else {
+            cli_print_safe(stdout, m.id);
+            putchar('\n');
+        }
+        store_close(s);
+        if (code && created)
+            cli_unlink_store(cli_db_path(c));
+    }
+    embed_close(e);
+    store_memory_clear(&m);
+    return status;
+}
+
+/* ---- list -------------------------------------------------------------- */
+
+static const char list_usage[] =
+    "usage: memscope list [--db PATH] [--profile NAME] [--limit N] [--json]\n"
+    "\n"
+    "Print the profile's memories, one a line, oldest first:\n"
+    "ID  CREATED_AT  SPEAKER  CONTENT (tab-separated; tabs and newlines in text shown\n"
+    "as \\t and \\n). --json prints memory JSONL instead.\n";
+
+enum { OPT_LIMIT = OPT_FIRST_OWN, OPT_JSON };
+
+static int run_list(cli_common *c, int argc, char **argv);
+const cli_command cmd_list = {"list", "print memories, one per line", list_usage, run_list};
+
+struct list_ctx {
+    long limit, shown;
+    int json;
+};
+
+/* A one-line, terminal-safe version of a field. */
+static void put_field(const char *s)
+{
+    char *safe = text_escape(s ? s : "-", strlen(s ? s : "-"), 0);
+    fputs(safe ? safe : "?", stdout);
+    free(safe);
+}
+
+static int list_one(void *p, const store_memory *m)
+{
+    struct list_ctx *x = p;
+    if (x->limit >= 0 && x->shown >= x->limit)
+        return 1;
+    x->shown++;
+    put_field(m->id);
+    putchar('\t');
+    put_field(m->created_at);
+    putchar('\t');
+    put_field(m->speaker);
+    putchar('\t');
+    put_field(m->content);
+    putchar('\n');
+    return 0;
+}
+
+static int run_list(cli_common *c, int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_COMMON_OPTIONS,
+                                         {"limit", required_argument, NULL, OPT_LIMIT},
+                                         {"json", no_argument, NULL, OPT_JSON},
+                                         {0, 0, 0, 0}};
+    struct list_ctx x = {-1, 0, 0};
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (cli_common_option(c, opt, &cmd_list))
+            continue;
+        if (opt == OPT_LIMIT) {
+            if (cli_parse_int(optarg, 0, LONG_MAX, &x.limit))
+                return cli_usage(&cmd_list, "--limit takes a whole number >= 0");
+        } else if (opt == OPT_JSON) {
+            x.json = 1;
+        } else {
+            return cli_usage(&cmd_list, "unknown option");
+        }
+    }
+    if (optind < argc)
+        return cli_usage(&cmd_list, "unexpected argument '%s'", argv[optind]);
+    store *s = cli_open(c, 0, NULL);
+    if (!s)
+        return EXIT_RUNTIME;
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status code = store_read_begin(s, &err);
+    if (!code && x.json)
+        code = export_jsonl(s, stdout, 0, &err);
+    else if (!code)
+        code = store_scan(s, 0, STORE_SCAN_NONE, list_one, &x, &err);
+    store_end(s, NULL);
+    store_close(s);
+    return code ? cli_fail(&err) : EXIT_OK;
+}
+
+/* ---- show -------------------------------------------------------------- */
+
+static const char show_usage[] =
+    "usage: memscope show [--db PATH] [--profile NAME] [--json] ID\n"
+    "\n"
+    "Print every stored field of one memory, its entities and its edges.\n";
+
+static int run_show(cli_common *c, int argc, char **argv);
+const cli_command cmd_show = {"show", "print one memory with entities and edges", show_usage,
+                              run_show};
+
+static void show_line(const char *label, const char *value)
+{
+    printf("%-18s ", label);
+    put_field(value ? value : "-");
+    putchar('\n');
+}
+
+static void show_text(store_memory *m, store_edge *edges, size_t ne, store *s)
+{
+    char num[64];
+    show_line("id", m->id);
+    show_line("profile", m->profile);
+    show_line("content", m->content);
+    show_line("created_at", m->created_at);
+    show_line("event_time", m->event_time);
+    show_line("speaker", m->speaker);
+    show_line("session", m->session);
+    show_line("source", m->source);
+    snprintf(num, sizeof num, "%.3f", m->memory_confidence);
+    show_line("memory_confidence", num);
+    snprintf(num, sizeof num, "%.3f  (alpha %g, beta %g)", store_trust_score(m), m->trust_alpha,
+             m->trust_beta);
+    show_line("trust", num);
+    snprintf(num, sizeof num, "%.3f", m->importance);
+    show_line("importance", num);
+    show_line("pinned", m->pinned ? "yes" : "no");
+    snprintf(num, sizeof num, "%lld", (long long)m->access_count);
+    show_line("access_count", num);
+    show_line("last_accessed", m->last_accessed);
+    for (size_t i = 0; i < m->n_entities; i++)
+        show_line(i ? "" : "entities", m->entities[i]);
+    for (size_t i = 0; i < ne; i++) {
+        int64_t other = edges[i].src == m->rid ? edges[i].dst : edges[i].src;
+        store_memory o;
+        ms_error err;
+        if (store_get(s, NULL, other, &o, &err))
+            continue;
+        snprintf(num, sizeof num, "%s %.2f ->", store_edge_type_name(edges[i].type),
+                 edges[i].weight);
+        printf("%-18s %s ", i ? "" : "edges", num);
+        put_field(o.id);
+        putchar('\n');
+        store_memory_clear(&o);
+    }
+}
+
+static cJSON *memory_json(store_memory *m, store_edge *edges, size_t ne, store *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", m->id);
+    cJSON_AddStringToObject(o, "profile", m->profile);
+    cJSON_AddStringToObject(o, "content", m->content);
+    cJSON_AddStringToObject(o, "created_at", m->created_at);
+    if (m->event_time)
+        cJSON_AddStringToObject(o, "event_time", m->event_time);
+    else
+        cJSON_AddNullToObject(o, "event_time");
+    if (m->speaker)
+        cJSON_AddStringToObject(o, "speaker", m->speaker);
+    if (m->session)
+        cJSON_AddStringToObject(o, "session", m->session);
+    if (m->source)
+        cJSON_AddStringToObject(o, "source", m->source);
+    cJSON_AddNumberToObject(o, "memory_confidence", m->memory_confidence);
+    cJSON_AddNumberToObject(o, "trust_score", store_trust_score(m));
+    cJSON *t = cJSON_AddObjectToObject(o, "trust");
+    cJSON_AddNumberToObject(t, "alpha", m->trust_alpha);
+    cJSON_AddNumberToObject(t, "beta", m->trust_beta);
+    cJSON_AddNumberToObject(o, "importance", m->importance);
+    cJSON_AddBoolToObject(o, "pinned", m->pinned);
+    cJSON_AddNumberToObject(o, "access_count", (double)m->access_count);
+    cJSON *ents = cJSON_AddArrayToObject(o, "entities");
+    for (size_t i = 0; i < m->n_entities; i++)
+        cJSON_AddItemToArray(ents, cJSON_CreateString(m->entities[i]));
+    cJSON *ea = cJSON_AddArrayToObject(o, "edges");
+    for (size_t i = 0; i < ne; i++) {
+        int64_t other = edges[i].src == m->rid ? edges[i].dst : edges[i].src;
+        store_memory x;
+        ms_error err;
+        if (store_get(s, NULL, other, &x, &err))
+            continue;
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "to", x.id);
+        cJSON_AddStringToObject(e, "type", store_edge_type_name(edges[i].type));
+        cJSON_AddNumberToObject(e, "weight", edges[i].weight);
+        cJSON_AddItemToArray(ea, e);
+        store_memory_clear(&x);
+    }
+    return o;
+}
+
+static int run_show(cli_common *c, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        CLI_COMMON_OPTIONS, {"json", no_argument, NULL, OPT_JSON}, {0, 0, 0, 0}};
+    int json = 0, opt;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (cli_common_option(c, opt, &cmd_show))
+            continue;
+        if (opt == OPT_JSON)
+            json = 1;
+        else
+            return cli_usage(&cmd_show, "unknown option");
+    }
+    if (optind != argc - 1)
+        return cli_usage(&cmd_show, "give exactly one memory ID");
+    store *s = cli_open(c, 0, NULL);
+    if (!s)
+        return EXIT_RUNTIME;
+    ms_error err;
+    ms_error_clear(&err);
+    store_memory m;
+    store_edge *edges = NULL;
+    size_t ne = 0;
+    ms_status code = store_read_begin(s, &err);
+    if (!code)
+        code = store_get(s, argv[optind], 0, &m, &err);
+    if (!code)
+        code = store_edges_of(s, m.rid, &edges, &ne, &err);
+    if (!code && json) {
+        cJSON *o = memory_json(&m, edges, ne, s);
+        char *text = cJSON_Print(o);
+        if (text)
+            puts(text);
+        free(text);
+        cJSON_Delete(o);
+    } else if (!code) {
+        show_text(&m, edges, ne, s);
+    }
+    free(edges);
+    if (!code)
+        store_memory_clear(&m);
+    store_end(s, NULL);
+    store_close(s);
+    return code ? cli_fail(&err) : EXIT_OK;
+}
+
+/* ---- delete ------------------------------------------------------------ */
+
+static const char delete_usage[] =
+    "usage: memscope delete [--db PATH] [--profile NAME] ID...\n"
+    "\n"
+    "Delete memories with their entity links, edges and vectors. All or nothing:\n"
+    "an unknown ID deletes none.\n";
+
+static int run_delete(cli_common *c, int argc, char **argv);
+const cli_command cmd_delete = {"delete", "delete memories by id", delete_usage, run_delete};
+
+static int run_delete(cli_common *c, int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_COMMON_OPTIONS, {0, 0, 0, 0}};
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1)
+        if (!cli_common_option(c, opt, &cmd_delete))
+            return cli_usage(&cmd_delete, "unknown option");
+    if (optind >= argc)
+        return cli_usage(&cmd_delete, "give at least one memory ID");
+    if (c->readonly)
+        return cli_error(EXIT_RUNTIME, "cannot delete: --read-only was given (store %s)",
+                         cli_db_path(c));
+    store *s = cli_open(c, 0, NULL);
+    if (!s)
+        return EXIT_RUNTIME;
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status code = store_begin(s, &err);
+    for (int i = optind; !code && i < argc; i++)
+        code = store_delete(s, argv[i], &err);
+    if (!code)
+        code = store_end(s, &err);
+    else
+        store_rollback(s);
+    store_close(s);
+    if (code)
+        return cli_fail(&err);
+    printf("deleted %d %s\n", argc - optind, argc - optind == 1 ? "memory" : "memories");
+    return EXIT_OK;
+}
+
+/* ---- demo -------------------------------------------------------------- */
+
+extern const unsigned char demo_jsonl[];
+extern const unsigned long demo_jsonl_len;
+
+static const char demo_usage[] =
+    "usage: memscope demo [--db PATH] [--force] [--tour]\n"
+    "\n"
+    "Write the bundled demo store: 329 memories of Leah Brennan and her assistant,\n"
+    "with dated events, recurring people, multi-session threads, contradicting\n"
+    "facts from sources of different trust and some low-confidence guesses.\n"
+    "The default PATH is $XDG_DATA_HOME/memscope/demo.db (never your own store).\n"
+    "An existing store at PATH is replaced only with --force. --tour then opens the\n"
+    "browser on it and steps through a guided tour.\n";
+
+enum { OPT_FORCE = OPT_FIRST_OWN, OPT_TOUR };
+
+static int run_demo(cli_common *c, int argc, char **argv);
+const cli_command cmd_demo = {"demo", "write the bundled demo store", demo_usage, run_demo};
+
+
+static const char *demo_path(const cli_common *c)
+{
+    static char path[PATH_MAX];
+    if (c->db && *c->db)
+        return c->db;
+    const char *data = getenv("XDG_DATA_HOME");
+    const char *home = getenv("HOME");
+    if (data && *data == '/')
+        snprintf(path, sizeof path, "%s/memscope/demo.db", data);
+    else
+        snprintf(path, sizeof path, "%s/.local/share/memscope/demo.db", home ? home : ".");
+    return path;
+}
+
+/* Import the bundled JSONL through a temporary file (the importer's input is
+ * a file, and this keeps one code path for every import). */
+static ms_status write_demo(store *s, ms_error *err)
+{
+    char tmp[] = "/tmp/memscope-demo-XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return ms_fail(err, MS_IO, "cannot create a temporary file: %s", strerror(errno));
+    ssize_t w = write(fd, demo_jsonl, demo_jsonl_len);
+    close(fd);
+    ms_status code = w == (ssize_t)demo_jsonl_len
+                         ? MS_OK
+                         : ms_fail(err, MS_IO, "cannot write %s: %s", tmp, strerror(errno));
+    import_opts io = {.format = IMPORT_JSONL, .dup = STORE_DUP_ERROR};
+    import_stats st = {0};
+    if (!code)
+        code = store_begin(s, err);
+    if (!code)
+        code = import_file(s, tmp, &io, &st, err);
+    if (!code)
+        code = store_end(s, err);
+    else
+        store_rollback(s);
+    unlink(tmp);
+    return code;
+}
+
+static int run_demo(cli_common *c, int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_COMMON_OPTIONS,
+                                         {"force", no_argument, NULL, OPT_FORCE},
+                                         {"tour", no_argument, NULL, OPT_TOUR},
+                                         {0, 0, 0, 0}};
+    int force = 0, tour = 0, opt;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (cli_common_option(c, opt, &cmd_demo))
+            continue;
+        if (opt == OPT_FORCE)
+            force = 1;
+        else if (opt == OPT_TOUR)
+            tour = 1;
+        else
+            return cli_usage(&cmd_demo, "unknown option");
+    }
+    if (optind < argc)
+        return cli_usage(&cmd_demo, "unexpected argument '%s'", argv[optind]);
+    c->db = demo_path(c);
+    struct stat sb;
+    if (stat(c->db, &sb) == 0) {
+        if (!force && !tour)
+            return cli_error(EXIT_RUNTIME, "%s exists; use --force to replace it", c->db);
+        if (force)
+            cli_unlink_store(c->db);
+    }
+    if (stat(c->db, &sb) != 0) {
+        int created;
+        store *s = cli_open(c, 1, &created);
+        if (!s)
+            return EXIT_RUNTIME;
+        ms_error err;
+        ms_error_clear(&err);
+        embedder *e = attach_embedder(s, &err);
+        ms_status code = write_demo(s, &err);
+        store_close(s);
+        embed_close(e);
+        if (code) {
+            cli_unlink_store(c->db);
+            return cli_fail(&err);
+        }
+        printf("wrote the demo store to %s\n", c->db);
+    }
+    (void)tour;
+    return EXIT_OK;
+}

@@ -68,11 +68,15 @@ $(BUILD)/demo_data.c: data/demo.jsonl $(BUILD)/tools/bin2c
 $(BUILD)/demo_data.o: $(BUILD)/demo_data.c
 	$(Q)$(CC) -std=c11 -c -o $@ $<
 
-# Core tests link only the store and engine: no terminal library.
-$(BUILD)/tests/%: tests/%.c $(CORE_OBJ) tests/tap.h
+# Core tests link against an archive of the store and engine: each pulls in
+# only the modules it uses, and never a terminal library.
+$(BUILD)/libcore.a: $(CORE_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libcore.a tests/tap.h
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
-	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(CORE_OBJ) $(LIBS_CORE)
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libcore.a $(LIBS_CORE)
 
 tests: $(TEST_BIN) $(BIN)
 

@@ -437,3 +437,49 @@ ms_status store_link_entities(store *s, const store_memory *m, ms_error *err)
     }
     return MS_OK;
 }
+
+/* Is norm linked to rid as a given entity? */
+static int given_link(store *s, int64_t rid, const char *norm)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT 1 FROM memory_entities l JOIN entities e ON e.eid=l.eid"
+                           " WHERE l.rid=?1 AND l.given AND e.profile=?2 AND e.norm=?3",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(st, 1, rid);
+    sqlite3_bind_text(st, 2, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, norm, -1, SQLITE_STATIC);
+    int yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
+int store_given_entities_match(store *s, int64_t rid, const store_memory *m)
+{
+    char norm[4 * NAME_MAX_BYTES + 8], other[4 * NAME_MAX_BYTES + 8];
+    int64_t distinct = 0;
+    for (size_t i = 0; i < m->n_entities; i++) {
+        normalise(m->entities[i], strlen(m->entities[i]), norm, sizeof norm);
+        if (!norm[0] || strlen(norm) > NAME_MAX_BYTES)
+            continue; /* never linked (see add_found) */
+        int repeat = 0;
+        for (size_t j = 0; j < i && !repeat; j++) {
+            normalise(m->entities[j], strlen(m->entities[j]), other, sizeof other);
+            repeat = strcmp(norm, other) == 0;
+        }
+        if (repeat)
+            continue;
+        if (!given_link(s, rid, norm))
+            return 0;
+        distinct++;
+    }
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM memory_entities WHERE rid=?1 AND given",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(st, 1, rid);
+    int same = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) == distinct;
+    sqlite3_finalize(st);
+    return same;
+}

@@ -335,9 +335,11 @@ static ms_status put(importer *im, const place *pl, const char *obj, size_t len,
     ms_error e;
     ms_error_clear(&e);
     ms_status st = store_use_profile(im->s, profile ? profile : im->home_profile, &e);
+    if (st)
+        return fail_at(im, pl, base + key_offset(obj, len, "profile"), MS_PARSE,
+                       "\"profile\": %s", e.msg);
     store_put_result res = STORE_PUT_INSERTED;
-    if (!st)
-        st = store_put(im->s, m, im->opts->dup, &res, &e);
+    st = store_put(im->s, m, im->opts->dup, &res, &e);
     if (st) {
         /* Point at the field the store complained about, if it named one. */
         size_t off = 0;
@@ -352,8 +354,10 @@ static ms_status put(importer *im, const place *pl, const char *obj, size_t len,
                 off = key_offset(obj, len, key);
             }
         }
+        /* A line the store cannot take is bad input (exit 1), never a
+         * usage error of the command. */
         if (st == MS_PARSE || st == MS_LIMIT || st == MS_DUPLICATE || st == MS_USAGE)
-            return fail_at(im, pl, base + off, st, "%s", e.msg);
+            return fail_at(im, pl, base + off, st == MS_USAGE ? MS_PARSE : st, "%s", e.msg);
         return ms_fail(im->err, st, "%s: %s", pl->file, e.msg);
     }
     im->stats->records++;
@@ -367,16 +371,53 @@ static ms_status put(importer *im, const place *pl, const char *obj, size_t len,
     return MS_OK;
 }
 
+/* Is the JSON value in t[0..len) cut short: an open string or bracket at
+ * its end? *from gets where the part cJSON cannot see the end of begins: the
+ * open string, or the last byte. */
+static int json_incomplete(const char *t, size_t len, size_t *from)
+{
+    int depth = 0, in_str = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (in_str) {
+            if (t[i] == '\\')
+                i++;
+            else if (t[i] == '"')
+                in_str = 0;
+        } else if (t[i] == '"') {
+            in_str = 1;
+            *from = i;
+        } else if (t[i] == '[' || t[i] == '{') {
+            depth++;
+        } else if (t[i] == ']' || t[i] == '}') {
+            depth--;
+        }
+    }
+    if (!in_str)
+        *from = len ? len - 1 : 0;
+    return in_str || depth > 0;
+}
+
+/* Report where cJSON gave up on t[0..len). A value cut short is reported
+ * just past its end (cJSON points into the open string, or clamps to the
+ * last byte). */
+static ms_status json_error(importer *im, const place *pl, const char *t, size_t len,
+                            size_t base, const char *end)
+{
+    size_t off = end && end >= t ? (size_t)(end - t) : 0, from = 0;
+    if (json_incomplete(t, len, &from) && off >= from)
+        return fail_at(im, pl, base + len, MS_PARSE,
+                       "malformed JSON: the text ends before the value is complete");
+    return fail_at(im, pl, base + off, MS_PARSE, "malformed JSON");
+}
+
 /* Parse and write the memory object t[0..len) found at offset base. */
 static ms_status import_object(importer *im, const place *pl, const char *t, size_t len,
                                size_t base)
 {
     const char *end = NULL;
     cJSON *o = cJSON_ParseWithLengthOpts(t, len, &end, 0);
-    if (!o) {
-        size_t off = end && end >= t ? (size_t)(end - t) : 0;
-        return fail_at(im, pl, base + off, MS_PARSE, "malformed JSON");
-    }
+    if (!o)
+        return json_error(im, pl, t, len, base, end);
     store_memory m;
     store_memory_init(&m);
     char *profile = NULL;
@@ -391,38 +432,36 @@ static ms_status import_object(importer *im, const place *pl, const char *t, siz
 
 /* ---- JSONL ------------------------------------------------------------- */
 
-/* Read one line of at most IMPORT_LINE_MAX bytes into *buf. Returns its
- * length, -1 at end of input, -2 when too long, -3 on a read error. */
+/* Read one line of at most IMPORT_LINE_MAX bytes into *buf, NUL-terminated.
+ * Returns its length, which counts any NUL bytes inside it (the caller
+ * refuses those), -1 at end of input, -2 when too long, -3 on a read error. */
 static long read_line(FILE *f, char **buf, size_t *cap)
 {
     size_t n = 0;
-    for (;;) {
-        if (*cap - n < 4096) {
+    int c = EOF;
+    while ((c = getc_unlocked(f)) != EOF) {
+        if (n > IMPORT_LINE_MAX)
+            return -2;
+        if (n + 2 > *cap) {
             size_t ncap = *cap ? *cap * 2 : 65536;
             if (ncap > IMPORT_LINE_MAX + 8192)
                 ncap = IMPORT_LINE_MAX + 8192;
-            if (ncap <= *cap)
-                return -2;
             char *g = realloc(*buf, ncap);
             if (!g)
                 return -3;
             *buf = g;
             *cap = ncap;
         }
-        if (!fgets(*buf + n, (int)(*cap - n), f)) {
-            if (ferror(f))
-                return -3;
-            return n ? (long)n : -1;
-        }
-        size_t got = strlen(*buf + n); /* a NUL byte cuts it short: caught below */
-        n += got;
-        if (n > 0 && (*buf)[n - 1] == '\n')
-            return (long)n;
-        if (feof(f))
-            return (long)n;
-        if (n > IMPORT_LINE_MAX)
-            return -2;
+        (*buf)[n++] = (char)c;
+        if (c == '\n')
+            break;
     }
+    if (ferror(f))
+        return -3;
+    if (n == 0)
+        return -1;
+    (*buf)[n] = '\0';
+    return (long)n;
 }
 
 static int blank(const char *t, size_t n)
@@ -564,8 +603,16 @@ static ms_status each_element(importer *im, const place *pl, const char *t, size
                               element_fn fn)
 {
     size_t i = skip_ws(t, 0, len);
-    if (i < len && t[i] == '{')
-        return fn(im, pl, t + i, value_end(t, i, len) - i, i);
+    if (i >= len)
+        return MS_OK; /* an empty file: nothing to import */
+    if (t[i] == '{') {
+        size_t end = value_end(t, i, len);
+        ms_status st = fn(im, pl, t + i, end - i, i);
+        i = skip_ws(t, end, len);
+        if (!st && i < len)
+            st = fail_at(im, pl, i, MS_PARSE, "unexpected text after the JSON object");
+        return st;
+    }
     if (i >= len || t[i] != '[')
         return fail_at(im, pl, i, MS_PARSE, "expected a JSON array [...] of objects");
     i = skip_ws(t, i + 1, len);
@@ -662,8 +709,7 @@ static ms_status locomo_conversation(importer *im, const place *pl, const char *
     const char *end = NULL;
     cJSON *o = cJSON_ParseWithLengthOpts(t, len, &end, 0);
     if (!o)
-        return fail_at(im, pl, base + (end && end >= t ? (size_t)(end - t) : 0), MS_PARSE,
-                       "malformed JSON");
+        return json_error(im, pl, t, len, base, end);
     const cJSON *sid = cJSON_GetObjectItemCaseSensitive(o, "sample_id");
     const cJSON *conv = cJSON_GetObjectItemCaseSensitive(o, "conversation");
     ms_status st = MS_OK;
@@ -725,10 +771,17 @@ const char *import_format_name(import_format f)
 }
 
 /* Guess the format from the first bytes: '[' is a JSON array (LoCoMo when
- * its objects hold "conversation"), '{' is JSONL (or a single LoCoMo
- * conversation). */
+ * its objects hold "conversation"; import_whole looks at the whole first
+ * object when the head does not tell), '{' is JSONL (or a single LoCoMo
+ * conversation). A pipe cannot be rewound: only its first byte is peeked. */
 static import_format sniff(FILE *f)
 {
+    if (fseek(f, 0, SEEK_CUR) != 0) {
+        int c = getc(f);
+        if (c != EOF)
+            ungetc(c, f);
+        return c == '[' ? IMPORT_JSON : IMPORT_JSONL;
+    }
     char head[4096];
     size_t n = fread(head, 1, sizeof head - 1, f);
     head[n] = '\0';
@@ -745,8 +798,27 @@ static import_format sniff(FILE *f)
     return IMPORT_JSONL;
 }
 
-static ms_status import_whole(importer *im, const char *file, FILE *f, element_fn fn)
+/* Is the first element of the array in t a LoCoMo conversation? */
+static int first_is_locomo(const char *t, size_t len)
 {
+    size_t i = skip_ws(t, 0, len);
+    if (i < len && t[i] == '[')
+        i = skip_ws(t, i + 1, len);
+    if (i >= len || t[i] != '{')
+        return 0;
+    cJSON *o = cJSON_ParseWithLength(t + i, value_end(t, i, len) - i);
+    int yes = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "conversation")) &&
+              cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "sample_id"));
+    cJSON_Delete(o);
+    return yes;
+}
+
+/* Import a whole-file format; detect: the format was guessed, so a JSON
+ * array may still turn out to be LoCoMo. */
+static ms_status import_whole(importer *im, const char *file, FILE *f, import_format fmt,
+                              int detect)
+{
+    element_fn fn = fmt == IMPORT_LOCOMO ? locomo_conversation : import_object;
     char *t = NULL;
     size_t len = 0;
     ms_status st = read_all(im, file, f, &t, &len);
@@ -763,6 +835,8 @@ static ms_status import_whole(importer *im, const char *file, FILE *f, element_f
         st = check_bytes(im, &pl, t, len);
     if (!st && skip)
         memset(t, ' ', skip);
+    if (!st && detect && fmt == IMPORT_JSON && first_is_locomo(t, len))
+        fn = locomo_conversation;
     if (!st)
         st = each_element(im, &pl, t, len, fn);
     free(t);
@@ -781,14 +855,14 @@ ms_status import_file(store *s, const char *path, const import_opts *opts, impor
         return ms_fail(err, MS_IO, "cannot open %s: %s", path, strerror(errno));
     const char *name = is_stdin ? "<stdin>" : path;
     import_format fmt = opts->format;
-    if (fmt == IMPORT_AUTO)
+    int detect = fmt == IMPORT_AUTO;
+    if (detect)
         fmt = is_stdin ? IMPORT_JSONL : sniff(f);
     ms_status st;
     if (fmt == IMPORT_JSONL)
         st = import_jsonl(&im, name, f);
     else
-        st = import_whole(&im, name, f, fmt == IMPORT_LOCOMO ? locomo_conversation
-                                                             : import_object);
+        st = import_whole(&im, name, f, fmt, detect);
     if (!is_stdin)
         fclose(f);
     store_use_profile(s, im.home_profile, NULL);

@@ -292,23 +292,33 @@ static ms_status queue_vector(store *s, const store_memory *m, ms_error *err)
     return MS_OK;
 }
 
-static ms_status put_given_vector(store *s, const store_memory *m, ms_error *err)
+/* Does a given vector fit the store's recorded embedder? Checked before
+ * anything is written. */
+static ms_status check_given_vector(const store *s, const store_memory *m, ms_error *err)
 {
     const char *id = m->embedder_id ? m->embedder_id : "given";
-    if (!s->embedder_id) {
-        ms_status st = store_set_embedder(s, id, m->dim, err);
-        if (st)
-            return st;
-    } else if (strcmp(s->embedder_id, id) != 0 || s->embedder_dim != m->dim) {
+    if (!m->embedding || !s->embedder_id)
+        return MS_OK;
+    if (strcmp(s->embedder_id, id) != 0 || s->embedder_dim != m->dim)
         return ms_fail(err, MS_USAGE,
                        "\"embedding\" is from embedder %s with %d dimensions, but the store's "
                        "vectors are from %s with %d (use --embedder-id, or `memscope reembed`)",
                        id, m->dim, s->embedder_id, s->embedder_dim);
-    }
+    return MS_OK;
+}
+
+static ms_status put_given_vector(store *s, const store_memory *m, ms_error *err)
+{
+    const char *id = m->embedder_id ? m->embedder_id : "given";
+    ms_status st = s->embedder_id ? check_given_vector(s, m, err)
+                                  : store_set_embedder(s, id, m->dim, err);
+    if (st)
+        return st;
     return store_put_vector(s, m->rid, m->embedding, m->dim, err);
 }
 
-static ms_status derive(store *s, store_memory *m, int fresh, int keep_session, ms_error *err)
+static ms_status derive_graph(store *s, store_memory *m, int fresh, int keep_session,
+                              ms_error *err)
 {
     ms_status st = fresh ? MS_OK : forget_derived(s, m->rid, keep_session, err);
     if (!st)
@@ -317,11 +327,16 @@ static ms_status derive(store *s, store_memory *m, int fresh, int keep_session, 
         st = session_edges(s, m, err);
     if (!st && m->event_ts != STORE_TS_NONE)
         st = temporal_edges(s, m, err);
-    if (!st && m->embedding)
-        st = put_given_vector(s, m, err);
-    else if (!st && s->have_vectorizer)
-        st = queue_vector(s, m, err);
     return st;
+}
+
+static ms_status derive_vector(store *s, const store_memory *m, ms_error *err)
+{
+    if (m->embedding)
+        return put_given_vector(s, m, err);
+    if (s->have_vectorizer)
+        return queue_vector(s, m, err);
+    return MS_OK;
 }
 
 /* Has the session of an existing memory changed? */
@@ -339,13 +354,39 @@ static int same_session(store *s, int64_t rid, const char *session)
     return same;
 }
 
+/* Are the inputs of entities and edges (content, speaker, session, event
+ * time, given entities) of the existing memory rid those of m? Then a
+ * replacement keeps its links and edges: deriving them again would see
+ * another store than the first time (entities known since) and would lose
+ * the edges that later memories made to it. */
+static int same_graph_inputs(store *s, int64_t rid, const store_memory *m, int64_t event_ts)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT content IS ?2 AND speaker IS ?3 AND session IS ?4"
+                           " AND event_ts IS ?5 FROM memories WHERE rid=?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(st, 1, rid);
+    sqlite3_bind_text(st, 2, m->content, -1, SQLITE_STATIC);
+    if (m->speaker)
+        sqlite3_bind_text(st, 3, m->speaker, -1, SQLITE_STATIC);
+    if (m->session)
+        sqlite3_bind_text(st, 4, m->session, -1, SQLITE_STATIC);
+    if (event_ts != STORE_TS_NONE)
+        sqlite3_bind_int64(st, 5, event_ts);
+    int same = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return same && store_given_entities_match(s, rid, m);
+}
+
 ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_result *res,
                     ms_error *err)
 {
     ms_status st = store_require_writable(s, "write memories", err);
     if (st)
         return st;
-    if ((st = validate(m, err)))
+    if ((st = validate(m, err)) || (st = check_given_vector(s, m, err)))
         return st;
     char created[32], event[32];
     int64_t created_ts, event_ts = STORE_TS_NONE;
@@ -381,6 +422,7 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
         return MS_OK;
     }
     int keep_session = existing ? same_session(s, existing, m->session) : 0;
+    int keep_graph = existing && same_graph_inputs(s, existing, m, event_ts);
     sqlite3_stmt *q = store_stmt(s, existing ? ST_UPDATE : ST_INSERT, err);
     if (!q)
         return err ? err->code : MS_SQL;
@@ -391,7 +433,8 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
     m->rid = existing ? existing : sqlite3_last_insert_rowid(s->db);
     if (res)
         *res = existing ? STORE_PUT_REPLACED : STORE_PUT_INSERTED;
-    return derive(s, m, !existing, keep_session, err);
+    st = keep_graph ? MS_OK : derive_graph(s, m, !existing, keep_session, err);
+    return st ? st : derive_vector(s, m, err);
 }
 
 /* ---- vectors ----------------------------------------------------------- */

@@ -434,6 +434,11 @@ const char *store_profile(const store *s)
     return s->profile;
 }
 
+ms_status store_total(store *s, int64_t *n, ms_error *err)
+{
+    return query_int(s, "SELECT count(*) FROM memories", n, err);
+}
+
 ms_status store_profile_count(store *s, int64_t *n, ms_error *err)
 {
     return query_int(s, "SELECT count(DISTINCT profile) FROM memories", n, err);

@@ -59,6 +59,9 @@ ms_status store_require_writable(const store *s, const char *what, ms_error *err
 ms_status store_use_profile(store *s, const char *profile, ms_error *err);
 const char *store_profile(const store *s);
 
+/* Number of memories in every profile. */
+ms_status store_total(store *s, int64_t *n, ms_error *err);
+
 /* Number of distinct profiles holding memories. */
 ms_status store_profile_count(store *s, int64_t *n, ms_error *err);
 

@@ -71,6 +71,10 @@ char *store_col_text(sqlite3_stmt *st, int col);
 /* entity.c: extract entity names from a memory and link them. */
 ms_status store_link_entities(store *s, const store_memory *m, ms_error *err);
 
+/* entity.c: are the entities given with m (matched as names are: case and
+ * apostrophes folded) exactly those linked to memory rid as given? */
+int store_given_entities_match(store *s, int64_t rid, const store_memory *m);
+
 /* Duplicate a string (NULL stays NULL); aborts nothing, returns NULL on OOM. */
 char *store_strdup(const char *s);
 

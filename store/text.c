@@ -129,9 +129,9 @@ int store_parse_time(const char *text, int64_t *ts)
             int sign = *p++ == '-' ? -1 : 1, oh, om = 0;
             if (digits(&p, 2, &oh))
                 return -1;
-            if (*p == ':')
-                p++;
-            if (*p && digits(&p, 2, &om))
+            int colon = *p == ':';
+            p += colon;
+            if ((colon || *p) && digits(&p, 2, &om)) /* "+02", "+0200", "+02:00" */
                 return -1;
             if (oh > 23 || om > 59)
                 return -1;

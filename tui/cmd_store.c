@@ -571,6 +571,7 @@ static int run_show(cli_common *c, int argc, char **argv)
     ms_error err;
     ms_error_clear(&err);
     store_memory m;
+    store_memory_init(&m);
     store_edge *edges = NULL;
     size_t ne = 0;
     ms_status code = store_read_begin(s, &err);
@@ -589,8 +590,7 @@ static int run_show(cli_common *c, int argc, char **argv)
         show_text(&m, edges, ne, s);
     }
     free(edges);
-    if (!code)
-        store_memory_clear(&m);
+    store_memory_clear(&m);
     store_end(s, NULL);
     store_close(s);
     return code ? cli_fail(&err) : EXIT_OK;
@@ -720,6 +720,9 @@ static int run_demo(cli_common *c, int argc, char **argv)
     if (optind < argc)
         return cli_usage(&cmd_demo, "unexpected argument '%s'", argv[optind]);
     c->db = demo_path(c);
+    if (c->readonly)
+        return cli_error(EXIT_RUNTIME, "cannot write the demo store: --read-only was given "
+                                       "(store %s)", c->db);
     struct stat sb;
     if (stat(c->db, &sb) == 0) {
         if (!force && !tour)

@@ -7,7 +7,8 @@
 #include "cli.h"
 
 static const cli_command *const commands[] = {
-    &cmd_import, &cmd_export, &cmd_add, &cmd_list, &cmd_show, &cmd_delete, &cmd_demo,
+    &cmd_import, &cmd_export, &cmd_add,    &cmd_list,   &cmd_show,
+    &cmd_delete, &cmd_demo,   &cmd_recall, &cmd_health, &cmd_eval,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

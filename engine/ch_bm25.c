@@ -1,0 +1,89 @@
+/* ch_bm25.c - lexical channel: SQLite FTS5 bm25() over memory content.
+ *
+ * Every query term is double-quoted (a quote inside is doubled) and the terms
+ * are OR-ed, so no query text can inject FTS5 syntax (NEAR, column filters,
+ * AND/OR/NOT, prefixes, ^) or make the MATCH fail. Stop words are removed
+ * first (query.c). raw = -bm25(), larger is better. */
+#include "engine_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Append the quoted word to buf. */
+static void put_quoted(char *buf, size_t cap, size_t *n, const char *w)
+{
+    if (*n + 4 >= cap)
+        return;
+    buf[(*n)++] = '"';
+    for (; *w && *n + 3 < cap; w++) {
+        if (*w == '"')
+            buf[(*n)++] = '"';
+        buf[(*n)++] = *w;
+    }
+    buf[(*n)++] = '"';
+    buf[*n] = '\0';
+}
+
+char *bm25_match(const query *q)
+{
+    size_t cap = 16 + (size_t)q->n_terms * (2 * sizeof q->terms[0].surface + 8);
+    char *m = malloc(cap);
+    if (!m)
+        return NULL;
+    size_t n = 0;
+    m[0] = '\0';
+    for (int i = 0; i < q->n_terms; i++) {
+        if (i) {
+            memcpy(m + n, " OR ", 4);
+            n += 4;
+            m[n] = '\0';
+        }
+        put_quoted(m, cap, &n, q->terms[i].surface);
+    }
+    return m;
+}
+
+struct hits {
+    const snapshot *sn;
+    ranked_list *out;
+    int oom;
+};
+
+static int on_hit(void *p, int64_t rid, double score)
+{
+    struct hits *h = p;
+    long i = snapshot_find(h->sn, rid);
+    if (i >= 0 && ranked_push(h->out, (uint32_t)i, score)) {
+        h->oom = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static const char *health(const snapshot *sn, embedder *emb)
+{
+    (void)emb;
+    return sn->n == 0 ? "store_empty" : NULL;
+}
+
+static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note,
+                         ms_error *err)
+{
+    if (c->q->n_terms == 0) {
+        *note = "no content words in the query";
+        return MS_OK;
+    }
+    char *match = bm25_match(c->q);
+    if (!match)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    struct hits h = {c->sn, out, 0};
+    ms_status st = store_fts(c->s, match, (int)c->top_n, on_hit, &h, err);
+    free(match);
+    if (!st && h.oom)
+        st = ms_fail(err, MS_NOMEM, "out of memory");
+    if (!st)
+        ranked_finish(out, c->sn, c->top_n);
+    return st;
+}
+
+const channel_ops ch_bm25_ops = {"bm25", health, produce};

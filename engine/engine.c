@@ -1,0 +1,788 @@
+/* engine.c - the recall pipeline.
+ *
+ *  1. analyse the query (query.c);
+ *  2. stage one: semantic, bm25 and temporal produce candidates;
+ *  3. a seed fusion of stage one feeds stage two: hopfield attends over the
+ *     stage-one pool, spreading activates from the seeds along edges;
+ *  4. weighted reciprocal-rank fusion of all five lists:
+ *        fused(m) = sum over channels c that ranked m of w_c / (k + rank_c(m));
+ *  5. entity-graph enhancement: boosted = fused * (1 + EG_GAIN * w_eg * eg(m)),
+ *     eg(m) the share of the query's entities linked to m (never a new
+ *     candidate);
+ *  6. adjustments (trust, confidence, recency, feedback) multiply boosted into
+ *     ranking_score; relevance_score = boosted / the best boosted score any
+ *     memory could reach for this query (ranked first by every channel that
+ *     answered, linked to every query entity);
+ *  7. the evidence floor keeps memories with real evidence (floor.c);
+ *  8. abstain with no_candidates or evidence_floor, as the contract says. */
+#include "engine_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EG_GAIN 0.3
+#define POOL_MIN 30
+#define MISSES_MAX 5
+
+static const channel_ops *const channels[CH_COUNT] = {
+    [CH_SEMANTIC] = &ch_semantic_ops, [CH_BM25] = &ch_bm25_ops,
+    [CH_TEMPORAL] = &ch_temporal_ops, [CH_HOPFIELD] = &ch_hopfield_ops,
+    [CH_SPREADING] = &ch_spreading_ops,
+};
+
+/* Stage one runs first; stage two builds on its lists. */
+static const int stage_one[] = {CH_SEMANTIC, CH_BM25, CH_TEMPORAL};
+static const int stage_two[] = {CH_HOPFIELD, CH_SPREADING};
+
+struct engine {
+    store *s;
+    embedder *emb;      /* NULL when the embedder could not be opened */
+    char emb_error[sizeof(((ms_error *)0)->msg)];
+    snapshot *sn;
+};
+
+const char *engine_channel_name(int ch)
+{
+    return (unsigned)ch < CH_COUNT ? channels[ch]->name : "?";
+}
+
+int engine_channel_parse(const char *name)
+{
+    for (int c = 0; c < CH_COUNT; c++)
+        if (strcmp(name, channels[c]->name) == 0)
+            return c;
+    return -1;
+}
+
+/* Split a comma list, calling fn on each item; -1 on an empty item. */
+static int each_item(const char *list, int (*fn)(void *ctx, const char *item), void *ctx)
+{
+    char buf[256];
+    if (!list || strlen(list) >= sizeof buf)
+        return -1;
+    strcpy(buf, list);
+    char *save = NULL;
+    int n = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), n++)
+        if (fn(ctx, t))
+            return -1;
+    return n ? 0 : -1;
+}
+
+static int mask_item(void *ctx, const char *item)
+{
+    unsigned *mask = ctx;
+    if (strcmp(item, "all") == 0) {
+        *mask |= CH_ALL;
+        return 0;
+    }
+    int c = engine_channel_parse(item);
+    if (c < 0)
+        return -1;
+    *mask |= CH_MASK(c);
+    return 0;
+}
+
+int engine_channel_list(const char *list, unsigned *mask)
+{
+    *mask = 0;
+    return each_item(list, mask_item, mask);
+}
+
+struct weight_ctx {
+    double *w;
+    unsigned *mask;
+};
+
+static int weight_item(void *ctx, const char *item)
+{
+    struct weight_ctx *wc = ctx;
+    const char *eq = strchr(item, '=');
+    if (!eq)
+        return -1;
+    char name[32];
+    size_t n = (size_t)(eq - item);
+    if (n >= sizeof name)
+        return -1;
+    memcpy(name, item, n);
+    name[n] = '\0';
+    int c = engine_channel_parse(name);
+    char *end;
+    double v = strtod(eq + 1, &end);
+    if (c < 0 || end == eq + 1 || *end || !isfinite(v) || v < 0 || v > 1000)
+        return -1;
+    wc->w[c] = v;
+    *wc->mask |= CH_MASK(c);
+    return 0;
+}
+
+int engine_weight_list(const char *list, double weights[CH_COUNT], unsigned *mask)
+{
+    struct weight_ctx wc = {weights, mask};
+    return each_item(list, weight_item, &wc);
+}
+
+/* ---- opening ------------------------------------------------------------- */
+
+ms_status engine_open(store *s, const char *embedder_spec, engine **out, ms_error *err)
+{
+    *out = NULL;
+    engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    e->s = s;
+    ms_error eerr;
+    ms_error_clear(&eerr);
+    e->emb = embed_open(embedder_spec, &eerr);
+    if (!e->emb) {
+        if (embedder_spec) { /* asked for by name: its failure is the caller's error */
+            free(e);
+            *err = eerr;
+            return eerr.code;
+        }
+        snprintf(e->emb_error, sizeof e->emb_error, "%s", eerr.msg);
+    }
+    *out = e;
+    return MS_OK;
+}
+
+void engine_close(engine *e)
+{
+    if (!e)
+        return;
+    snapshot_free(e->sn);
+    embed_close(e->emb);
+    free(e);
+}
+
+store *engine_store(engine *e)
+{
+    return e->s;
+}
+
+/* Reload the snapshot when the profile or the store changed. Inside a read
+ * transaction. */
+static ms_status refresh(engine *e, ms_error *err)
+{
+    if (e->sn && strcmp(e->sn->profile, store_profile(e->s)) == 0 &&
+        e->sn->data_version == store_data_version(e->s))
+        return MS_OK;
+    snapshot *sn;
+    ms_status st = snapshot_load(e->s, &sn, err);
+    if (st)
+        return st;
+    snapshot_free(e->sn);
+    e->sn = sn;
+    return MS_OK;
+}
+
+void recall_opts_init(recall_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->limit = 10;
+    o->top_n = 50;
+    o->rrf_k = -1;
+    o->floor_threshold = -1;
+    o->as_of = STORE_TS_NONE;
+}
+
+/* ---- fusion -------------------------------------------------------------- */
+
+/* Weighted RRF of the lists of the channels in `which` (count n), into out
+ * (raw = fused score), best first. */
+static ms_status fuse(const snapshot *sn, const ranked_list *lists, const int *which, int n,
+                      const double *w, double k, ranked_list *out, double *acc, ms_error *err)
+{
+    for (int j = 0; j < n; j++) {
+        const ranked_list *l = &lists[which[j]];
+        for (size_t r = 0; r < l->n; r++) {
+            uint32_t i = l->v[r].idx;
+            if (acc[i] == 0 && ranked_push(out, i, 0))
+                return ms_fail(err, MS_NOMEM, "out of memory");
+            acc[i] += w[which[j]] / (k + (double)(r + 1));
+        }
+    }
+    for (size_t t = 0; t < out->n; t++) {
+        out->v[t].raw = acc[out->v[t].idx];
+        acc[out->v[t].idx] = 0;
+    }
+    ranked_finish(out, sn, out->n);
+    return MS_OK;
+}
+
+/* ---- the pipeline's state -------------------------------------------------- */
+
+typedef struct run {
+    engine *e;
+    const recall_opts *o;
+    recall_result *r;
+    query q;
+    const weight_profile *prof;
+    double w[CH_COUNT];
+    double k;
+    ranked_list lists[CH_COUNT];
+    ranked_list seeds;   /* first fusion of stage one */
+    ranked_list fused;   /* final fusion, boosted, best first */
+    double max_boosted;
+} run;
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void set_weights(run *x)
+{
+    x->prof = profile_for(x->q.type);
+    for (int c = 0; c < CH_COUNT; c++)
+        x->w[c] = (x->o->weights_set & CH_MASK(c)) ? x->o->weights[c] : x->prof->w[c];
+    x->k = x->o->rrf_k >= 0 ? x->o->rrf_k : x->prof->rrf_k;
+    memcpy(x->r->weights, x->w, sizeof x->w);
+    x->r->rrf_k = x->k;
+    x->r->eg_weight = x->prof->entity_graph;
+}
+
+/* Channel health for this recall: disabled, or the channel's own reason. */
+static void channel_health(run *x)
+{
+    const snapshot *sn = x->e->sn;
+    for (int c = 0; c < CH_COUNT; c++) {
+        channel_status *cs = &x->r->ch[c];
+        if (x->o->disabled & CH_MASK(c))
+            cs->reason = "disabled";
+        else
+            cs->reason = channels[c]->health(sn, x->e->emb);
+        cs->active = cs->reason == NULL;
+    }
+}
+
+static ms_status require_channels(run *x, ms_error *err)
+{
+    for (int c = 0; c < CH_COUNT; c++)
+        if ((x->o->require & CH_MASK(c)) && !x->r->ch[c].active)
+            return ms_fail(err, MS_CHANNEL,
+                           "required channel %s is inactive (%s); not answering with fewer",
+                           channels[c]->name, x->r->ch[c].reason);
+    return MS_OK;
+}
+
+static ms_status run_channel(run *x, int c, size_t top_n, ms_error *err)
+{
+    channel_status *cs = &x->r->ch[c];
+    if (!cs->active)
+        return MS_OK;
+    channel_ctx ctx = {x->e->s, x->e->sn, &x->q, x->o, x->e->emb, top_n, x->lists, &x->seeds};
+    double t0 = now_ms();
+    ms_status st = channels[c]->produce(&ctx, &x->lists[c], &cs->note, err);
+    cs->ms = now_ms() - t0;
+    cs->candidates = (int)x->lists[c].n;
+    return st;
+}
+
+static ms_status run_channels(run *x, ms_error *err)
+{
+    size_t top_n = (size_t)x->o->top_n;
+    ms_status st = MS_OK;
+    for (size_t j = 0; !st && j < sizeof stage_one / sizeof *stage_one; j++)
+        st = run_channel(x, stage_one[j], top_n, err);
+    double *acc = st ? NULL : calloc(x->e->sn->n + 1, sizeof *acc);
+    if (!st && !acc)
+        st = ms_fail(err, MS_NOMEM, "out of memory");
+    if (!st)
+        st = fuse(x->e->sn, x->lists, stage_one, 3, x->w, x->k, &x->seeds, acc, err);
+    for (size_t j = 0; !st && j < sizeof stage_two / sizeof *stage_two; j++)
+        st = run_channel(x, stage_two[j], top_n, err);
+    static const int all[CH_COUNT] = {0, 1, 2, 3, 4};
+    if (!st)
+        st = fuse(x->e->sn, x->lists, all, CH_COUNT, x->w, x->k, &x->fused, acc, err);
+    free(acc);
+    return st;
+}
+
+/* eg(m): the share of the query's entities that memory i is linked to. */
+static double entity_score(const snapshot *sn, const query *q, uint32_t i)
+{
+    if (q->n_ents == 0 || !sn->me_off)
+        return 0;
+    int linked = 0;
+    for (uint32_t p = sn->me_off[i]; p < sn->me_off[i + 1]; p++)
+        for (int k = 0; k < q->n_ents; k++)
+            linked += sn->me_ent[p] == q->ents[k];
+    return (double)linked / q->n_ents;
+}
+
+/* Apply the entity enhancement to the fused list and re-sort. */
+static void enhance(run *x)
+{
+    double gain = EG_GAIN * x->prof->entity_graph;
+    for (size_t t = 0; t < x->fused.n; t++) {
+        double eg = entity_score(x->e->sn, &x->q, x->fused.v[t].idx);
+        x->fused.v[t].raw *= 1 + gain * eg;
+    }
+    ranked_finish(&x->fused, x->e->sn, x->fused.n);
+    double best = 0;
+    for (int c = 0; c < CH_COUNT; c++)
+        if (x->lists[c].n > 0)
+            best += x->w[c] / (x->k + 1);
+    x->max_boosted = best * (1 + (x->q.n_ents ? gain : 0));
+}
+
+/* ---- hits -------------------------------------------------------------------- */
+
+/* The trace of memory i: channel ranks and contributions, fused, boosted. */
+static void trace_hit(run *x, uint32_t i, recall_hit *h)
+{
+    h->fused = 0;
+    for (int c = 0; c < CH_COUNT; c++) {
+        trace_channel *tc = &h->ch[c];
+        tc->weight = x->w[c];
+        int rank = ranked_rank(&x->lists[c], i);
+        if (!rank)
+            continue;
+        tc->ranked = 1;
+        tc->rank = rank;
+        tc->raw = x->lists[c].v[rank - 1].raw;
+        tc->contribution = x->w[c] / (x->k + rank);
+        h->fused += tc->contribution;
+    }
+    h->eg_score = entity_score(x->e->sn, &x->q, i);
+    h->eg_factor = 1 + EG_GAIN * x->prof->entity_graph * h->eg_score;
+    h->boosted = h->fused * h->eg_factor;
+    h->max_fused = x->max_boosted;
+    h->relevance_score = x->max_boosted > 0 ? fmin(1.0, h->boosted / x->max_boosted) : 0;
+}
+
+static void add_adjustment(recall_hit *h, const char *name, double factor, const char *detail)
+{
+    if (h->n_adj >= TRACE_ADJ_MAX)
+        return;
+    trace_adjustment *a = &h->adj[h->n_adj++];
+    a->name = name;
+    a->factor = factor;
+    snprintf(a->detail, sizeof a->detail, "%s", detail);
+}
+
+/* ranking_score = boosted times each documented adjustment. */
+static void adjust(run *x, uint32_t i, recall_hit *h)
+{
+    const snapshot *sn = x->e->sn;
+    char d[96];
+    double trust = sn->trust[i];
+    snprintf(d, sizeof d, "0.5 + trust (%.4f)", trust);
+    add_adjustment(h, "trust", 0.5 + trust, d);
+    double conf = sn->confidence[i];
+    snprintf(d, sizeof d, "0.75 + 0.25 * memory_confidence (%.4f)", conf);
+    add_adjustment(h, "confidence", 0.75 + 0.25 * conf, d);
+    if (x->q.type == QT_RECENCY) {
+        double age = fmax(0, (double)(x->q.now - sn->when[i]) / 86400.0);
+        snprintf(d, sizeof d, "0.8 + 0.3 * exp(-age_days (%.1f) / 30)", age);
+        add_adjustment(h, "recency", 0.8 + 0.3 * exp(-age / 30.0), d);
+    }
+    h->ranking_score = h->boosted;
+    for (int a = 0; a < h->n_adj; a++)
+        h->ranking_score *= h->adj[a].factor;
+}
+
+/* ---- the floor -------------------------------------------------------------- */
+
+static const char *floor_pass(run *x, uint32_t i, recall_hit *h, double cov_min,
+                              double cos_min)
+{
+    if (x->e->sn->pinned[i])
+        return "pinned";
+    if (h->coverage >= cov_min)
+        return "coverage";
+    if (h->cosine >= cos_min)
+        return "semantic";
+    return NULL;
+}
+
+/* Evidence by association: a memory without evidence of its own passes when
+ * an edge joins it to a pooled memory that has its own (the turn next to the
+ * one that matched). The trace names that memory. */
+static void floor_associate(run *x, recall_hit *hs, size_t n)
+{
+    const snapshot *sn = x->e->sn;
+    for (size_t t = 0; t < n; t++) {
+        if (hs[t].passed_by)
+            continue;
+        long i = snapshot_find(sn, hs[t].mem.rid);
+        for (size_t u = 0; i >= 0 && u < n && !hs[t].passed_by; u++) {
+            const char *by = hs[u].passed_by;
+            if (!by || strcmp(by, "association") == 0)
+                continue;
+            long j = snapshot_find(sn, hs[u].mem.rid);
+            for (uint32_t e = sn->e_off[i]; j >= 0 && e < sn->e_off[i + 1]; e++)
+                if (sn->e_dst[e] == (uint32_t)j) {
+                    hs[t].passed_by = "association";
+                    snprintf(hs[t].associated, sizeof hs[t].associated, "%s", hs[u].mem.id);
+                    break;
+                }
+        }
+    }
+}
+
+static int by_ranking(const void *a, const void *b)
+{
+    const recall_hit *x = a, *y = b;
+    if (x->ranking_score != y->ranking_score)
+        return x->ranking_score > y->ranking_score ? -1 : 1;
+    return (x->mem.rid > y->mem.rid) - (x->mem.rid < y->mem.rid);
+}
+
+/* Build, adjust, hydrate and floor the pool; fill hits and misses. */
+static ms_status select_hits(run *x, ms_error *err)
+{
+    recall_result *r = x->r;
+    size_t limit = (size_t)x->o->limit;
+    size_t pool = limit * 3 > POOL_MIN ? limit * 3 : POOL_MIN;
+    if (pool > x->fused.n)
+        pool = x->fused.n;
+    recall_hit *hs = calloc(pool + 1, sizeof *hs);
+    if (!hs)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    double cov_min = x->o->floor_threshold >= 0 ? x->o->floor_threshold : FLOOR_COVERAGE_DEFAULT;
+    double cos_min = FLOOR_COSINE_DEFAULT;
+    r->floor_threshold = cov_min;
+    r->floor_semantic_threshold = cos_min;
+    r->floor_applied = !x->o->no_floor;
+    r->floor_rule = "coverage >= threshold or cosine >= semantic_threshold or pinned, "
+                    "or an edge to a memory that passes so";
+    ms_status st = MS_OK;
+    for (size_t t = 0; !st && t < pool; t++) {
+        uint32_t i = x->fused.v[t].idx;
+        recall_hit *h = &hs[t];
+        trace_hit(x, i, h);
+        adjust(x, i, h);
+        st = store_get(x->e->s, NULL, x->e->sn->rid[i], &h->mem, err);
+        if (st)
+            break;
+        h->coverage = floor_coverage(x->e->s, &x->q, h->mem.content);
+        h->cosine = semantic_cosine(x->e->sn, x->q.qvec, i);
+        h->passed_by = x->o->no_floor ? "no_floor" : floor_pass(x, i, h, cov_min, cos_min);
+        if (h->cosine > r->floor_best_cosine)
+            r->floor_best_cosine = h->cosine;
+        r->floor_best_pinned |= x->e->sn->pinned[i];
+        double value = h->coverage;
+        if (!r->floor_best_id || value > r->floor_best_value) {
+            free(r->floor_best_id);
+            r->floor_best_id = strdup(h->mem.id);
+            r->floor_best_value = value;
+        }
+    }
+    if (st) {
+        for (size_t t = 0; t < pool; t++)
+            store_memory_clear(&hs[t].mem);
+        free(hs);
+        return st;
+    }
+    if (!x->o->no_floor)
+        floor_associate(x, hs, pool);
+    qsort(hs, pool, sizeof *hs, by_ranking);
+    r->hits = calloc(limit + 1, sizeof *r->hits);
+    r->misses = calloc(MISSES_MAX + 1, sizeof *r->misses);
+    if (!r->hits || !r->misses)
+        st = ms_fail(err, MS_NOMEM, "out of memory");
+    for (size_t t = 0; t < pool; t++) {
+        recall_hit *h = &hs[t];
+        if (!st && h->passed_by && r->n_hits < limit) {
+            h->rank_position = (int)r->n_hits + 1;
+            r->hits[r->n_hits++] = *h;
+        } else if (!st && !h->passed_by && r->n_misses < MISSES_MAX) {
+            r->misses[r->n_misses++] = *h;
+        } else {
+            store_memory_clear(&h->mem);
+        }
+    }
+    free(hs);
+    return st;
+}
+
+/* ---- explain ------------------------------------------------------------------ */
+
+static const char *verdict(const recall_explain *ex, const recall_result *r, int in_any_top)
+{
+    for (size_t t = 0; t < r->n_hits; t++)
+        if (strcmp(r->hits[t].mem.id, ex->id) == 0)
+            return "returned";
+    if (!ex->fused_rank)
+        return in_any_top ? "below_channel_top_n" : "not_a_candidate";
+    for (size_t t = 0; t < r->n_misses; t++)
+        if (strcmp(r->misses[t].mem.id, ex->id) == 0)
+            return "below_floor";
+    return ex->coverage >= r->floor_threshold || ex->cosine >= r->floor_semantic_threshold ||
+                   !r->floor_applied
+               ? "below_limit"
+               : "below_floor";
+}
+
+/* Where memory explain_id stands in every channel's full list. */
+static ms_status explain(run *x, ms_error *err)
+{
+    recall_explain *ex = calloc(1, sizeof *ex);
+    if (!ex || !(ex->id = strdup(x->o->explain_id))) {
+        free(ex);
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    }
+    x->r->explain = ex;
+    store_memory m;
+    ms_error nf;
+    if (store_get(x->e->s, x->o->explain_id, 0, &m, &nf)) {
+        ex->verdict = "not_in_store";
+        return MS_OK;
+    }
+    ex->found = 1;
+    long i = snapshot_find(x->e->sn, m.rid);
+    ex->coverage = floor_coverage(x->e->s, &x->q, m.content);
+    store_memory_clear(&m);
+    if (i < 0) {
+        ex->verdict = "not_a_candidate";
+        return MS_OK;
+    }
+    ex->cosine = semantic_cosine(x->e->sn, x->q.qvec, (size_t)i);
+    int in_any_top = 0;
+    ms_status st = MS_OK;
+    for (int c = 0; c < CH_COUNT && !st; c++) {
+        ex->ch[c].weight = x->w[c];
+        int rank = ranked_rank(&x->lists[c], (uint32_t)i);
+        if (rank) {
+            ex->in_top_n[c] = 1;
+            in_any_top = 1;
+        } else if (x->r->ch[c].active && (c == CH_SEMANTIC || c == CH_BM25 || c == CH_TEMPORAL)) {
+            ranked_list full = {0};
+            channel_ctx ctx = {x->e->s, x->e->sn, &x->q, x->o, x->e->emb, x->e->sn->n,
+                               x->lists, &x->seeds};
+            const char *note = NULL;
+            st = channels[c]->produce(&ctx, &full, &note, err);
+            rank = st ? 0 : ranked_rank(&full, (uint32_t)i);
+            if (rank)
+                ex->ch[c].raw = full.v[rank - 1].raw;
+            ranked_free(&full);
+        } else if (rank == 0) {
+            continue;
+        }
+        if (rank && ex->in_top_n[c])
+            ex->ch[c].raw = x->lists[c].v[rank - 1].raw;
+        if (rank) {
+            ex->ch[c].ranked = 1;
+            ex->ch[c].rank = rank;
+            ex->ch[c].contribution = ex->in_top_n[c] ? x->w[c] / (x->k + rank) : 0;
+            ex->fused += ex->ch[c].contribution;
+        }
+    }
+    ex->fused_rank = ranked_rank(&x->fused, (uint32_t)i);
+    recall_hit h = {0};
+    trace_hit(x, (uint32_t)i, &h);
+    adjust(x, (uint32_t)i, &h);
+    ex->boosted = h.boosted;
+    ex->ranking_score = h.ranking_score;
+    ex->relevance_score = h.relevance_score;
+    ex->verdict = verdict(ex, x->r, in_any_top);
+    for (size_t t = 0; t < x->r->n_hits; t++)
+        if (strcmp(x->r->hits[t].mem.id, ex->id) == 0)
+            ex->rank_position = (int)t + 1;
+    return st;
+}
+
+/* ---- recall ------------------------------------------------------------------ */
+
+/* A query made safe: invalid UTF-8 bytes become spaces; cut to the limit. */
+static char *clean_query(const char *q)
+{
+    size_t n = strlen(q);
+    if (n > ENGINE_QUERY_MAX)
+        n = ENGINE_QUERY_MAX;
+    char *c = malloc(n + 1);
+    if (!c)
+        return NULL;
+    memcpy(c, q, n);
+    c[n] = '\0';
+    long bad;
+    while ((bad = store_utf8_invalid_at(c, strlen(c))) >= 0)
+        c[bad] = ' ';
+    return c;
+}
+
+static void why_no_candidates(run *x)
+{
+    recall_result *r = x->r;
+    const snapshot *sn = x->e->sn;
+    int active = 0;
+    for (int c = 0; c < CH_COUNT; c++)
+        active += r->ch[c].active;
+    if (sn->n == 0)
+        snprintf(r->no_candidates_why, sizeof r->no_candidates_why,
+                 "the profile \"%s\" holds no memories", sn->profile);
+    else if (active == 0)
+        snprintf(r->no_candidates_why, sizeof r->no_candidates_why,
+                 "every channel is disabled or inactive");
+    else
+        snprintf(r->no_candidates_why, sizeof r->no_candidates_why,
+                 "no channel found anything: no query word occurs in the store and nothing "
+                 "is near it in meaning or time");
+}
+
+static void copy_analysis(run *x)
+{
+    recall_result *r = x->r;
+    r->query_type = query_type_name(x->q.type);
+    r->terms = calloc((size_t)x->q.n_terms + 1, sizeof *r->terms);
+    for (int t = 0; r->terms && t < x->q.n_terms; t++)
+        if ((r->terms[r->n_terms] = strdup(x->q.terms[t].text)))
+            r->n_terms++;
+    r->entities = calloc((size_t)x->q.n_ents + 1, sizeof *r->entities);
+    for (int t = 0; r->entities && t < x->q.n_ents; t++)
+        if ((r->entities[r->n_entities] = strdup(x->e->sn->ent_norm[x->q.ents[t]])))
+            r->n_entities++;
+    r->dates = calloc((size_t)x->q.n_dates + 1, sizeof *r->dates);
+    for (int t = 0; r->dates && t < x->q.n_dates; t++) {
+        char a[32], b[32], buf[80];
+        store_format_time(x->q.dates[t].start, a, sizeof a);
+        store_format_time(x->q.dates[t].end, b, sizeof b);
+        snprintf(buf, sizeof buf, "%s..%s", a, b);
+        if ((r->dates[r->n_dates] = strdup(buf)))
+            r->n_dates++;
+    }
+}
+
+static ms_status pipeline(run *x, ms_error *err)
+{
+    ms_status st = refresh(x->e, err);
+    int64_t now = x->o->as_of != STORE_TS_NONE ? x->o->as_of : (int64_t)time(NULL);
+    if (!st)
+        st = query_analyse(x->e->s, x->e->sn, x->e->emb, x->r->query, now, &x->q, err);
+    if (st)
+        return st;
+    copy_analysis(x);
+    set_weights(x);
+    channel_health(x);
+    if ((st = require_channels(x, err)))
+        return st;
+    if ((st = run_channels(x, err)))
+        return st;
+    x->r->candidates = x->fused.n;
+    enhance(x);
+    if (x->fused.n == 0) {
+        x->r->abstained = 1;
+        x->r->abstention_reason = "no_candidates";
+        why_no_candidates(x);
+    } else if ((st = select_hits(x, err))) {
+        return st;
+    } else if (x->r->n_hits == 0) {
+        x->r->abstained = 1;
+        x->r->abstention_reason = "evidence_floor";
+    }
+    if (x->o->explain_id)
+        st = explain(x, err);
+    return st;
+}
+
+ms_status engine_recall(engine *e, const recall_opts *o, recall_result **out, ms_error *err)
+{
+    *out = NULL;
+    if (!o->query)
+        return ms_fail(err, MS_USAGE, "no query");
+    if (o->limit < 1 || o->limit > ENGINE_LIMIT_MAX)
+        return ms_fail(err, MS_USAGE, "limit must be 1 to %d", ENGINE_LIMIT_MAX);
+    if (o->top_n < 1 || o->top_n > ENGINE_TOPN_MAX)
+        return ms_fail(err, MS_USAGE, "top_n must be 1 to %d", ENGINE_TOPN_MAX);
+    if (strlen(o->query) > ENGINE_QUERY_MAX)
+        return ms_fail(err, MS_LIMIT, "query is %zu bytes; the limit is %d", strlen(o->query),
+                       ENGINE_QUERY_MAX);
+    double t0 = now_ms();
+    run x = {.e = e, .o = o};
+    x.r = calloc(1, sizeof *x.r);
+    if (!x.r || !(x.r->query = clean_query(o->query))) {
+        free(x.r);
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    }
+    ms_status st = store_read_begin(e->s, err);
+    if (!st) {
+        st = pipeline(&x, err);
+        store_end(e->s, NULL);
+    }
+    query_clear(&x.q);
+    for (int c = 0; c < CH_COUNT; c++)
+        ranked_free(&x.lists[c]);
+    ranked_free(&x.seeds);
+    ranked_free(&x.fused);
+    x.r->timing_ms = now_ms() - t0;
+    if (st) {
+        recall_free(x.r);
+        return st;
+    }
+    *out = x.r;
+    return MS_OK;
+}
+
+static void free_strings(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+void recall_free(recall_result *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_hits; i++)
+        store_memory_clear(&r->hits[i].mem);
+    for (size_t i = 0; i < r->n_misses; i++)
+        store_memory_clear(&r->misses[i].mem);
+    free(r->hits);
+    free(r->misses);
+    free(r->query);
+    free(r->floor_best_id);
+    free_strings(r->terms, r->n_terms);
+    free_strings(r->entities, r->n_entities);
+    free_strings(r->dates, r->n_dates);
+    if (r->explain)
+        free(r->explain->id);
+    free(r->explain);
+    free(r);
+}
+
+const char *engine_query_type(engine *e, const char *text)
+{
+    ms_error err;
+    if (store_read_begin(e->s, &err))
+        return "general";
+    query q;
+    const char *name = "general";
+    if (!refresh(e, &err) && !query_analyse(e->s, e->sn, NULL, text, (int64_t)time(NULL), &q,
+                                            &err))
+        name = query_type_name(q.type);
+    query_clear(&q);
+    store_end(e->s, NULL);
+    return name;
+}
+
+/* ---- health -------------------------------------------------------------------- */
+
+ms_status engine_health_get(engine *e, engine_health *h, ms_error *err)
+{
+    memset(h, 0, sizeof *h);
+    ms_status st = store_read_begin(e->s, err);
+    if (st)
+        return st;
+    st = refresh(e, err);
+    if (!st)
+        st = store_count(e->s, &h->counts, err);
+    store_end(e->s, NULL);
+    if (st)
+        return st;
+    for (int c = 0; c < CH_COUNT; c++) {
+        h->ch[c].reason = channels[c]->health(e->sn, e->emb);
+        h->ch[c].active = h->ch[c].reason == NULL;
+    }
+    h->embedder_id = e->emb ? embed_id(e->emb) : NULL;
+    h->embedder_dim = e->emb ? embed_dim(e->emb) : 0;
+    h->store_embedder_id = e->sn->vec_embedder;
+    h->vectors_missing = (int64_t)e->sn->n - (int64_t)e->sn->n_vec;
+    return MS_OK;
+}

@@ -1,0 +1,202 @@
+/* engine.h - retrieval over a store: five channels, weighted reciprocal-rank
+ * fusion, entity-graph enhancement, adjustments and the evidence floor,
+ * answered in the Retrieval Score Contract v2 (docs/SCORE_CONTRACT.md).
+ *
+ * No terminal here. The engine reads the store's current profile into an
+ * in-memory snapshot (vectors, edges, entity links) on first use and reloads
+ * it when another connection has changed the store. Recall never writes. */
+#ifndef MS_ENGINE_H
+#define MS_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/status.h"
+#include "store/store.h"
+
+/* The channels, in the order they appear everywhere (flags, JSON, trace). */
+typedef enum channel_id {
+    CH_SEMANTIC,
+    CH_BM25,
+    CH_TEMPORAL,
+    CH_HOPFIELD,
+    CH_SPREADING,
+    CH_COUNT
+} channel_id;
+
+#define CH_MASK(c) (1u << (c))
+#define CH_ALL ((1u << CH_COUNT) - 1)
+
+/* "semantic", "bm25", ... ; and back (-1 when unknown). */
+const char *engine_channel_name(int ch);
+int engine_channel_parse(const char *name);
+
+/* Parse "semantic,bm25" (or "all") into a mask. 0 on success. */
+int engine_channel_list(const char *list, unsigned *mask);
+
+/* Parse "semantic=1.5,bm25=0.8" into weights[] and a mask of those set. */
+int engine_weight_list(const char *list, double weights[CH_COUNT], unsigned *mask);
+
+typedef struct engine engine;
+
+/* Open an engine over s (which stays owned by the caller and must outlive
+ * the engine). embedder_spec: NULL for the built-in embedder, or
+ * "cmd:PROGRAM". A missing embedder is not an error here: the semantic and
+ * hopfield channels report it as their inactive reason. */
+ms_status engine_open(store *s, const char *embedder_spec, engine **out, ms_error *err);
+void engine_close(engine *e);
+store *engine_store(engine *e);
+
+/* ---- options ----------------------------------------------------------- */
+
+#define ENGINE_QUERY_MAX 4096 /* bytes of query text */
+#define ENGINE_LIMIT_MAX 1000 /* results per recall */
+#define ENGINE_TOPN_MAX 5000  /* candidates per channel */
+
+typedef struct recall_opts {
+    const char *query;
+    int limit;                  /* results returned (default 10) */
+    int top_n;                  /* candidates per channel (default 50) */
+    double rrf_k;               /* < 0: the query type's default */
+    double weights[CH_COUNT];   /* overrides where weights_set has the bit */
+    unsigned weights_set;
+    unsigned disabled;          /* channels switched off */
+    unsigned require;           /* channels that must be active, else MS_CHANNEL */
+    int no_floor;               /* keep candidates without evidence */
+    double floor_threshold;     /* < 0: default */
+    int64_t as_of;              /* "now" for relative dates; STORE_TS_NONE: now */
+    int no_adaptive;            /* ignore learned feedback */
+    const char *explain_id;     /* also explain where this memory was cut */
+} recall_opts;
+
+/* Defaults: limit 10, top_n 50, everything else off or from the profile. */
+void recall_opts_init(recall_opts *o);
+
+/* ---- the response ------------------------------------------------------ */
+
+typedef struct trace_channel {
+    int ranked;          /* this channel ranked the memory */
+    int rank;            /* 1-based rank in the channel */
+    double raw;          /* the channel's own score */
+    double weight;       /* w_c */
+    double contribution; /* w_c / (k + rank) */
+} trace_channel;
+
+#define TRACE_ADJ_MAX 8
+
+typedef struct trace_adjustment {
+    const char *name; /* "trust", "confidence", "recency", "feedback", ... */
+    double factor;
+    char detail[96];  /* how the factor was derived */
+} trace_adjustment;
+
+typedef struct recall_hit {
+    store_memory mem;        /* the memory (content, times, speaker, trust...) */
+    trace_channel ch[CH_COUNT];
+    double fused;            /* sum of contributions */
+    double eg_score;         /* entity-graph activation 0..1 */
+    double eg_factor;        /* 1 + gain * w_eg * eg_score */
+    double boosted;          /* fused * eg_factor */
+    trace_adjustment adj[TRACE_ADJ_MAX];
+    int n_adj;
+    double ranking_score;    /* boosted * product of adjustment factors */
+    double max_fused;        /* the best fused score possible for this query */
+    double relevance_score;  /* min(1, boosted / max_fused) */
+    double coverage;         /* idf-weighted share of query terms in the memory */
+    double cosine;           /* dense similarity to the query (0 without vectors) */
+    const char *passed_by;   /* "coverage", "semantic", "pinned", "association",
+                                "no_floor", or NULL (cut) */
+    char associated[STORE_ID_MAX + 1]; /* for "association": the memory with evidence */
+    int rank_position;       /* 1-based in results (0 for misses) */
+} recall_hit;
+
+typedef struct channel_status {
+    int active;
+    const char *reason; /* when inactive: disabled, no_vectors, ... */
+    const char *note;   /* when active but empty: why (no date in query, ...) */
+    int candidates;
+    double ms;
+} channel_status;
+
+/* Why a memory was or was not returned (recall_opts.explain_id). */
+typedef struct recall_explain {
+    int found;               /* the id exists in the profile */
+    char *id;
+    trace_channel ch[CH_COUNT]; /* rank and raw score in each channel's full list */
+    int in_top_n[CH_COUNT];  /* within the channel's top N */
+    double fused, boosted, ranking_score, relevance_score, coverage, cosine;
+    int fused_rank;          /* position among all fused candidates, 0 = none */
+    const char *verdict;     /* returned / not_a_candidate / below_channel_top_n /
+                                below_floor / below_limit */
+    int rank_position;       /* when returned */
+} recall_explain;
+
+typedef struct recall_result {
+    char *query;
+    const char *query_type;
+    double rrf_k;
+    double weights[CH_COUNT];
+    double eg_weight;              /* entity_graph weight of the profile */
+    channel_status ch[CH_COUNT];
+    recall_hit *hits;              /* returned, best first */
+    size_t n_hits;
+    recall_hit *misses;            /* nearest misses cut by the floor, best first */
+    size_t n_misses;
+    size_t candidates;             /* distinct memories any channel produced */
+    int abstained;
+    const char *abstention_reason; /* NULL, "no_candidates", "evidence_floor" */
+    char no_candidates_why[STORE_PROFILE_MAX + 160]; /* empty store, all disabled... */
+    /* the floor */
+    const char *floor_rule;
+    double floor_threshold;
+    double floor_semantic_threshold;
+    int floor_applied;
+    char *floor_best_id;           /* the pooled candidate with the best coverage */
+    double floor_best_value;       /* its coverage */
+    double floor_best_cosine;      /* the best cosine in the pool */
+    int floor_best_pinned;         /* a pinned memory was in the pool */
+    /* query analysis */
+    char **terms;                  /* query terms as FTS5 sees them, stop words removed */
+    size_t n_terms;
+    char **entities;               /* entities of the store named in the query */
+    size_t n_entities;
+    char **dates;                  /* dates found, as ranges "START..END" */
+    size_t n_dates;
+    recall_explain *explain;       /* when asked */
+    double timing_ms;
+} recall_result;
+
+/* Run one recall. On MS_OK *out is the response (also when it abstains);
+ * free with recall_free. MS_CHANNEL when a required channel is inactive. */
+ms_status engine_recall(engine *e, const recall_opts *o, recall_result **out, ms_error *err);
+void recall_free(recall_result *r);
+
+/* The response as Score Contract v2 JSON (with per-result traces when
+ * trace). Caller frees. */
+char *recall_json(const recall_result *r, int trace);
+
+/* Recompute every hit's fused, boosted, ranking and relevance scores from
+ * its trace alone; returns the number of mismatches (0 = consistent) and
+ * writes a line per mismatch into report (may be NULL). */
+int recall_audit(const recall_result *r, char *report, size_t len);
+
+/* ---- health ------------------------------------------------------------ */
+
+typedef struct engine_health {
+    channel_status ch[CH_COUNT];
+    const char *embedder_id; /* the query side's embedder */
+    int embedder_dim;
+    const char *store_embedder_id; /* who made the stored vectors, or NULL */
+    store_counts counts;
+    int64_t vectors_missing;
+} engine_health;
+
+ms_status engine_health_get(engine *e, engine_health *h, ms_error *err);
+char *engine_health_json(const engine_health *h);
+
+/* ---- query analysis (also for the browser's status bar) ---------------- */
+
+/* The query type engine_recall would choose: "temporal", "multi_hop", ... */
+const char *engine_query_type(engine *e, const char *query);
+
+#endif

@@ -1,0 +1,184 @@
+/* engine_int.h - what the engine's own files share: the snapshot of a
+ * profile, the analysed query, ranked lists and the channel ops table. */
+#ifndef MS_ENGINE_INT_H
+#define MS_ENGINE_INT_H
+
+#include <stdint.h>
+
+#include "dates.h"
+#include "embed.h"
+#include "engine.h"
+
+/* ---- snapshot: the profile in memory ------------------------------------ */
+
+/* Memories are addressed by index 0..n-1 (ascending rid). Built once per
+ * store version; read-only afterwards. */
+typedef struct snapshot {
+    int64_t data_version;  /* store_data_version at load */
+    char profile[STORE_PROFILE_MAX + 1];
+    size_t n;
+    int64_t n_all;         /* memories in every profile (for idf) */
+    int64_t *rid;          /* [n] ascending */
+    int64_t *when;         /* [n] event time if known, else created time */
+    int64_t *created;      /* [n] */
+    int32_t *session;      /* [n] interned session, -1 when none */
+    uint8_t *pinned;       /* [n] */
+    float *trust;          /* [n] alpha / (alpha + beta) */
+    float *confidence;     /* [n] memory_confidence */
+    /* vectors */
+    int dim;               /* 0 when none */
+    float *vec;            /* [n * dim]; rows of memories without a vector are 0 */
+    uint8_t *has_vec;      /* [n] */
+    size_t n_vec;
+    char *vec_embedder;    /* who made them */
+    /* edges, both directions, CSR */
+    uint32_t *e_off;       /* [n + 1] */
+    uint32_t *e_dst;       /* [e_off[n]] */
+    float *e_w;            /* [e_off[n]] */
+    uint8_t *e_type;       /* [e_off[n]] */
+    /* entities: memory -> entities and entity -> memories, CSR */
+    size_t n_ent;
+    char **ent_norm;       /* [n_ent] lower-case names */
+    uint8_t *ent_kind;     /* [n_ent] */
+    uint32_t *me_off, *me_ent; /* memory -> entity indices */
+    uint32_t *em_off, *em_mem; /* entity -> memory indices */
+    uint32_t *ent_map;     /* open addressing over ent_norm: index + 1, 0 empty */
+    size_t ent_map_cap;
+} snapshot;
+
+/* Load the store's current profile. Call inside a read transaction so the
+ * tables are read from one snapshot. */
+ms_status snapshot_load(store *s, snapshot **out, ms_error *err);
+void snapshot_free(snapshot *sn);
+/* Index of rid, or -1. */
+long snapshot_find(const snapshot *sn, int64_t rid);
+/* Index of the entity with normalised name norm, or -1. */
+long snapshot_entity(const snapshot *sn, const char *norm);
+
+/* ---- query analysis ------------------------------------------------------ */
+
+#define QUERY_TERMS_MAX 64
+#define QUERY_DATES_MAX 4
+#define QUERY_ENTS_MAX 16
+
+typedef enum query_type {
+    QT_GENERAL,
+    QT_TEMPORAL,
+    QT_MULTI_HOP,
+    QT_ENTITY,
+    QT_FACTUAL,
+    QT_RECENCY,
+    QT_OPINION,
+    QT_AGGREGATION,
+    QT_VAGUE,
+    QT_COUNT
+} query_type;
+
+const char *query_type_name(query_type t);
+
+typedef struct query_term {
+    char text[64];  /* as FTS5 sees it (porter stem, lower case) */
+    char surface[64]; /* the word as written, lower case: what the bm25 query quotes */
+    double idf;     /* log((N - df + 0.5) / (df + 0.5) + 1) */
+    int64_t df;
+} query_term;
+
+typedef struct query {
+    const char *text;
+    query_type type;
+    query_term terms[QUERY_TERMS_MAX]; /* distinct, stop words removed */
+    int n_terms;
+    double idf_sum;
+    date_range dates[QUERY_DATES_MAX];
+    int n_dates;
+    int asks_when;     /* when / how long / what date ... */
+    int asks_recent;   /* latest, most recent, ... */
+    uint32_t ents[QUERY_ENTS_MAX]; /* snapshot entity indices named in the query */
+    int n_ents;
+    int64_t now;
+    float *qvec;       /* [dim] query vector, NULL without embedder */
+} query;
+
+/* Analyse text against the snapshot. q->qvec is allocated when emb. */
+ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char *text,
+                        int64_t now, query *q, ms_error *err);
+void query_clear(query *q);
+
+/* ---- ranked lists -------------------------------------------------------- */
+
+typedef struct ranked {
+    uint32_t idx;  /* snapshot index */
+    double raw;    /* the channel's score */
+} ranked;
+
+typedef struct ranked_list {
+    ranked *v;
+    size_t n, cap;
+} ranked_list;
+
+int ranked_push(ranked_list *l, uint32_t idx, double raw);
+/* Sort best first, ties by rid (ascending), and keep the first `keep`. */
+void ranked_finish(ranked_list *l, const snapshot *sn, size_t keep);
+void ranked_free(ranked_list *l);
+/* 1-based rank of idx in l, 0 when absent. */
+int ranked_rank(const ranked_list *l, uint32_t idx);
+
+/* ---- channels ------------------------------------------------------------ */
+
+typedef struct channel_ctx {
+    store *s;
+    const snapshot *sn;
+    const query *q;
+    const recall_opts *o;
+    embedder *emb;
+    size_t top_n;
+    /* for channels that build on others (hopfield, spreading): the lists of
+     * the channels that ran before, and their first fusion */
+    const ranked_list *lists;     /* [CH_COUNT] */
+    const ranked_list *seed_fusion;
+} channel_ctx;
+
+typedef struct channel_ops {
+    const char *name;
+    /* NULL when the channel can run on this snapshot and engine, else the
+     * inactive reason ("no_vectors", ...). */
+    const char *(*health)(const snapshot *sn, embedder *emb);
+    /* Fill out with (index, raw score), best first, at most top_n. *note may
+     * explain an empty answer. */
+    ms_status (*produce)(const channel_ctx *c, ranked_list *out, const char **note,
+                         ms_error *err);
+} channel_ops;
+
+extern const channel_ops ch_semantic_ops, ch_bm25_ops, ch_temporal_ops, ch_hopfield_ops,
+    ch_spreading_ops;
+
+/* Cosine of the query vector with memory i (0 without vectors). */
+double semantic_cosine(const snapshot *sn, const float *qvec, size_t i);
+
+/* Why dense vectors cannot be used (shared by semantic and hopfield), or
+ * NULL when they can. */
+const char *semantic_health(const snapshot *sn, embedder *emb);
+
+/* The FTS5 expression OR-ing the query's terms, each double-quoted; "" when
+ * there are none. Caller frees. */
+char *bm25_match(const query *q);
+
+/* ---- weight profiles ----------------------------------------------------- */
+
+typedef struct weight_profile {
+    double w[CH_COUNT];
+    double entity_graph;
+    double rrf_k;
+} weight_profile;
+
+const weight_profile *profile_for(query_type t);
+
+/* ---- the evidence floor -------------------------------------------------- */
+
+#define FLOOR_COVERAGE_DEFAULT 0.20
+#define FLOOR_COSINE_DEFAULT 0.21
+
+/* idf-weighted share of the query's terms found in text. */
+double floor_coverage(store *s, const query *q, const char *text);
+
+#endif

@@ -1,0 +1,102 @@
+/* ranked.c - (memory, score) lists, best first, ties by rid. */
+#include "engine_int.h"
+
+#include <stdlib.h>
+
+int ranked_push(ranked_list *l, uint32_t idx, double raw)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        ranked *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = (ranked){idx, raw};
+    return 0;
+}
+
+/* qsort has no context argument: the snapshot being sorted against. Recall
+ * runs one query at a time per process thread, so a thread-local is enough. */
+static _Thread_local const snapshot *sort_sn;
+
+static int by_score(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->raw != y->raw)
+        return x->raw > y->raw ? -1 : 1;
+    int64_t rx = sort_sn->rid[x->idx], ry = sort_sn->rid[y->idx];
+    return (rx > ry) - (rx < ry);
+}
+
+static void swap(ranked *a, ranked *b)
+{
+    ranked t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Move the `keep` best entries to the front (in no order): quickselect with
+ * a median-of-three pivot. */
+static void select_best(ranked *v, size_t n, size_t keep)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (by_score(&v[mid], &v[lo]) < 0)
+            swap(&v[mid], &v[lo]);
+        if (by_score(&v[hi], &v[lo]) < 0)
+            swap(&v[hi], &v[lo]);
+        if (by_score(&v[hi], &v[mid]) < 0)
+            swap(&v[hi], &v[mid]);
+        ranked pivot = v[mid];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (by_score(&v[i], &pivot) < 0)
+                i++;
+            while (by_score(&v[j], &pivot) > 0)
+                j--;
+            if (i <= j) {
+                swap(&v[i], &v[j]);
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (keep <= j)
+            hi = j;
+        else if (keep >= i)
+            lo = i;
+        else
+            return;
+    }
+}
+
+void ranked_finish(ranked_list *l, const snapshot *sn, size_t keep)
+{
+    sort_sn = sn;
+    if (keep > 0 && l->n > 2 * keep + 16) {
+        select_best(l->v, l->n, keep);
+        l->n = keep;
+    }
+    qsort(l->v, l->n, sizeof *l->v, by_score);
+    if (l->n > keep)
+        l->n = keep;
+}
+
+void ranked_free(ranked_list *l)
+{
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}
+
+int ranked_rank(const ranked_list *l, uint32_t idx)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].idx == idx)
+            return (int)i + 1;
+    return 0;
+}

@@ -1,0 +1,471 @@
+/* snapshot.c - the current profile of a store, in memory, for recall.
+ *
+ * One pass over each table: memories (times, sessions, trust, pins),
+ * vectors into one contiguous array, edges into compressed adjacency arrays
+ * (both directions), entity links into two CSR maps. Recall then never runs
+ * SQL per candidate. */
+#include "engine_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Growable arrays used while loading. */
+typedef struct grow {
+    void *p;
+    size_t n, cap, size;
+} grow;
+
+static void *grow_push(grow *g)
+{
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 1024;
+        void *p = realloc(g->p, cap * g->size);
+        if (!p)
+            return NULL;
+        g->p = p;
+        g->cap = cap;
+    }
+    return (char *)g->p + g->size * g->n++;
+}
+
+/* Interned session names: a small open-addressing table. */
+typedef struct interner {
+    char **keys;
+    int32_t *ids;
+    size_t cap, n;
+} interner;
+
+static uint32_t hash_str(const char *s)
+{
+    uint32_t h = 2166136261u;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 16777619u;
+    return h;
+}
+
+static int interner_grow(interner *t)
+{
+    size_t cap = t->cap ? 2 * t->cap : 256;
+    char **keys = calloc(cap, sizeof *keys);
+    int32_t *ids = calloc(cap, sizeof *ids);
+    if (!keys || !ids) {
+        free(keys);
+        free(ids);
+        return -1;
+    }
+    for (size_t i = 0; i < t->cap; i++) {
+        if (!t->keys[i])
+            continue;
+        size_t j = hash_str(t->keys[i]) & (cap - 1);
+        while (keys[j])
+            j = (j + 1) & (cap - 1);
+        keys[j] = t->keys[i];
+        ids[j] = t->ids[i];
+    }
+    free(t->keys);
+    free(t->ids);
+    t->keys = keys;
+    t->ids = ids;
+    t->cap = cap;
+    return 0;
+}
+
+static int32_t intern(interner *t, const char *key)
+{
+    if ((t->n + 1) * 2 > t->cap && interner_grow(t))
+        return -2;
+    size_t j = hash_str(key) & (t->cap - 1);
+    while (t->keys[j]) {
+        if (strcmp(t->keys[j], key) == 0)
+            return t->ids[j];
+        j = (j + 1) & (t->cap - 1);
+    }
+    if (!(t->keys[j] = strdup(key)))
+        return -2;
+    t->ids[j] = (int32_t)t->n++;
+    return t->ids[j];
+}
+
+static void interner_free(interner *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        free(t->keys[i]);
+    free(t->keys);
+    free(t->ids);
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+typedef struct mem_row {
+    int64_t rid, when, created;
+    int32_t session;
+    uint8_t pinned;
+    float trust, confidence;
+} mem_row;
+
+struct load_ctx {
+    grow rows;
+    interner sessions;
+    int oom;
+};
+
+static int load_memory(void *p, const store_memory *m)
+{
+    struct load_ctx *c = p;
+    mem_row *r = grow_push(&c->rows);
+    if (!r) {
+        c->oom = 1;
+        return 1;
+    }
+    r->rid = m->rid;
+    r->created = m->created_ts;
+    r->when = m->event_ts != STORE_TS_NONE ? m->event_ts : m->created_ts;
+    r->session = m->session ? intern(&c->sessions, m->session) : -1;
+    if (r->session == -2) {
+        c->oom = 1;
+        return 1;
+    }
+    r->pinned = m->pinned != 0;
+    r->trust = (float)store_trust_score(m);
+    r->confidence = (float)m->memory_confidence;
+    return 0;
+}
+
+static ms_status load_memories(store *s, snapshot *sn, ms_error *err)
+{
+    struct load_ctx c = {.rows = {.size = sizeof(mem_row)}};
+    ms_status st = store_scan(s, 0, STORE_SCAN_NONE, load_memory, &c, err);
+    interner_free(&c.sessions);
+    if (!st && c.oom)
+        st = ms_fail(err, MS_NOMEM, "out of memory loading memories");
+    size_t n = c.rows.n;
+    sn->n = n;
+    sn->rid = malloc((n + 1) * sizeof *sn->rid);
+    sn->when = malloc((n + 1) * sizeof *sn->when);
+    sn->created = malloc((n + 1) * sizeof *sn->created);
+    sn->session = malloc((n + 1) * sizeof *sn->session);
+    sn->pinned = malloc(n + 1);
+    sn->trust = malloc((n + 1) * sizeof *sn->trust);
+    sn->confidence = malloc((n + 1) * sizeof *sn->confidence);
+    if (!st && (!sn->rid || !sn->when || !sn->created || !sn->session || !sn->pinned ||
+                !sn->trust || !sn->confidence))
+        st = ms_fail(err, MS_NOMEM, "out of memory loading memories");
+    const mem_row *rows = c.rows.p;
+    for (size_t i = 0; !st && i < n; i++) {
+        sn->rid[i] = rows[i].rid;
+        sn->when[i] = rows[i].when;
+        sn->created[i] = rows[i].created;
+        sn->session[i] = rows[i].session;
+        sn->pinned[i] = rows[i].pinned;
+        sn->trust[i] = rows[i].trust;
+        sn->confidence[i] = rows[i].confidence;
+    }
+    free(c.rows.p);
+    return st;
+}
+
+long snapshot_find(const snapshot *sn, int64_t rid)
+{
+    size_t lo = 0, hi = sn->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sn->rid[mid] < rid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < sn->n && sn->rid[lo] == rid ? (long)lo : -1;
+}
+
+struct vec_ctx {
+    snapshot *sn;
+};
+
+static int load_vector(void *p, int64_t rid, const float *v, int dim)
+{
+    snapshot *sn = ((struct vec_ctx *)p)->sn;
+    long i = snapshot_find(sn, rid);
+    if (i < 0 || dim != sn->dim)
+        return 0;
+    memcpy(sn->vec + (size_t)i * (size_t)dim, v, (size_t)dim * sizeof *v);
+    sn->has_vec[i] = 1;
+    sn->n_vec++;
+    return 0;
+}
+
+static ms_status load_vectors(store *s, snapshot *sn, ms_error *err)
+{
+    const char *id;
+    int dim;
+    store_embedder(s, &id, &dim, err);
+    sn->has_vec = calloc(sn->n + 1, 1);
+    if (!sn->has_vec)
+        return ms_fail(err, MS_NOMEM, "out of memory loading vectors");
+    if (!id || dim <= 0 || sn->n == 0)
+        return MS_OK;
+    sn->dim = dim;
+    sn->vec_embedder = strdup(id);
+    sn->vec = calloc(sn->n * (size_t)dim, sizeof *sn->vec);
+    if (!sn->vec || !sn->vec_embedder)
+        return ms_fail(err, MS_NOMEM, "out of memory loading vectors (%zu x %d)", sn->n, dim);
+    struct vec_ctx c = {sn};
+    ms_status st = store_scan_vectors(s, load_vector, &c, err);
+    if (!st && sn->n_vec == 0) {
+        free(sn->vec);
+        sn->vec = NULL;
+    }
+    return st;
+}
+
+typedef struct half_edge {
+    uint32_t a, b;
+    float w;
+    uint8_t type;
+} half_edge;
+
+struct edge_ctx {
+    snapshot *sn;
+    grow list;
+    int oom;
+};
+
+static int load_edge(void *p, const store_edge *e)
+{
+    struct edge_ctx *c = p;
+    long a = snapshot_find(c->sn, e->src), b = snapshot_find(c->sn, e->dst);
+    if (a < 0 || b < 0)
+        return 0;
+    half_edge *h = grow_push(&c->list);
+    if (!h) {
+        c->oom = 1;
+        return 1;
+    }
+    *h = (half_edge){(uint32_t)a, (uint32_t)b, (float)e->weight, (uint8_t)e->type};
+    return 0;
+}
+
+/* Both directions of every edge into CSR arrays. */
+static ms_status load_edges(store *s, snapshot *sn, ms_error *err)
+{
+    struct edge_ctx c = {sn, {.size = sizeof(half_edge)}, 0};
+    ms_status st = store_scan_edges(s, load_edge, &c, err);
+    if (!st && c.oom)
+        st = ms_fail(err, MS_NOMEM, "out of memory loading edges");
+    size_t m = c.list.n * 2;
+    sn->e_off = calloc(sn->n + 1, sizeof *sn->e_off);
+    sn->e_dst = malloc((m + 1) * sizeof *sn->e_dst);
+    sn->e_w = malloc((m + 1) * sizeof *sn->e_w);
+    sn->e_type = malloc(m + 1);
+    if (!st && (!sn->e_off || !sn->e_dst || !sn->e_w || !sn->e_type))
+        st = ms_fail(err, MS_NOMEM, "out of memory loading edges");
+    const half_edge *h = c.list.p;
+    if (!st) {
+        for (size_t i = 0; i < c.list.n; i++) {
+            sn->e_off[h[i].a + 1]++;
+            sn->e_off[h[i].b + 1]++;
+        }
+        for (size_t i = 0; i < sn->n; i++)
+            sn->e_off[i + 1] += sn->e_off[i];
+        uint32_t *fill = malloc((sn->n + 1) * sizeof *fill);
+        if (!fill) {
+            st = ms_fail(err, MS_NOMEM, "out of memory loading edges");
+        } else {
+            memcpy(fill, sn->e_off, (sn->n + 1) * sizeof *fill);
+            for (size_t i = 0; i < c.list.n; i++) {
+                uint32_t x = fill[h[i].a]++, y = fill[h[i].b]++;
+                sn->e_dst[x] = h[i].b;
+                sn->e_dst[y] = h[i].a;
+                sn->e_w[x] = sn->e_w[y] = h[i].w;
+                sn->e_type[x] = sn->e_type[y] = h[i].type;
+            }
+            free(fill);
+        }
+    }
+    free(c.list.p);
+    return st;
+}
+
+struct link_ctx {
+    snapshot *sn;
+    grow pairs; /* (memory index, entity index) */
+    int oom;
+    int64_t *eids; /* entity index -> eid, sorted */
+};
+
+typedef struct pair {
+    uint32_t mem, ent;
+} pair;
+
+static long find_eid(const int64_t *eids, size_t n, int64_t eid)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (eids[mid] < eid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && eids[lo] == eid ? (long)lo : -1;
+}
+
+static int load_link(void *p, int64_t rid, int64_t eid)
+{
+    struct link_ctx *c = p;
+    long m = snapshot_find(c->sn, rid), e = find_eid(c->eids, c->sn->n_ent, eid);
+    if (m < 0 || e < 0)
+        return 0;
+    pair *pr = grow_push(&c->pairs);
+    if (!pr) {
+        c->oom = 1;
+        return 1;
+    }
+    pr->mem = (uint32_t)m;
+    pr->ent = (uint32_t)e;
+    return 0;
+}
+
+/* Build off/items CSR of pairs keyed by key(pair). */
+static int build_csr(const pair *pr, size_t np, size_t nkeys, int by_mem, uint32_t **off,
+                     uint32_t **items)
+{
+    *off = calloc(nkeys + 1, sizeof **off);
+    *items = malloc((np + 1) * sizeof **items);
+    uint32_t *fill = malloc((nkeys + 1) * sizeof *fill);
+    if (!*off || !*items || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (size_t i = 0; i < np; i++)
+        (*off)[(by_mem ? pr[i].mem : pr[i].ent) + 1]++;
+    for (size_t i = 0; i < nkeys; i++)
+        (*off)[i + 1] += (*off)[i];
+    memcpy(fill, *off, (nkeys + 1) * sizeof *fill);
+    for (size_t i = 0; i < np; i++) {
+        uint32_t k = by_mem ? pr[i].mem : pr[i].ent;
+        (*items)[fill[k]++] = by_mem ? pr[i].ent : pr[i].mem;
+    }
+    free(fill);
+    return 0;
+}
+
+static ms_status build_entity_map(snapshot *sn, ms_error *err)
+{
+    size_t cap = 64;
+    while (cap < sn->n_ent * 2 + 2)
+        cap *= 2;
+    sn->ent_map = calloc(cap, sizeof *sn->ent_map);
+    if (!sn->ent_map)
+        return ms_fail(err, MS_NOMEM, "out of memory loading entities");
+    sn->ent_map_cap = cap;
+    for (size_t i = 0; i < sn->n_ent; i++) {
+        size_t j = hash_str(sn->ent_norm[i]) & (cap - 1);
+        while (sn->ent_map[j])
+            j = (j + 1) & (cap - 1);
+        sn->ent_map[j] = (uint32_t)i + 1;
+    }
+    return MS_OK;
+}
+
+long snapshot_entity(const snapshot *sn, const char *norm)
+{
+    if (!sn->ent_map_cap)
+        return -1;
+    size_t j = hash_str(norm) & (sn->ent_map_cap - 1);
+    while (sn->ent_map[j]) {
+        uint32_t i = sn->ent_map[j] - 1;
+        if (strcmp(sn->ent_norm[i], norm) == 0)
+            return i;
+        j = (j + 1) & (sn->ent_map_cap - 1);
+    }
+    return -1;
+}
+
+static ms_status load_entities(store *s, snapshot *sn, ms_error *err)
+{
+    store_entity *ents = NULL;
+    size_t ne = 0;
+    ms_status st = store_entities_all(s, &ents, &ne, err);
+    if (st)
+        return st;
+    sn->n_ent = ne;
+    sn->ent_norm = calloc(ne + 1, sizeof *sn->ent_norm);
+    sn->ent_kind = malloc(ne + 1);
+    struct link_ctx c = {sn, {.size = sizeof(pair)}, 0, malloc((ne + 1) * sizeof(int64_t))};
+    if (!sn->ent_norm || !sn->ent_kind || !c.eids)
+        st = ms_fail(err, MS_NOMEM, "out of memory loading entities");
+    for (size_t i = 0; !st && i < ne; i++) { /* store_entities_all orders by eid */
+        c.eids[i] = ents[i].eid;
+        sn->ent_norm[i] = ents[i].norm;
+        ents[i].norm = NULL;
+        sn->ent_kind[i] = (uint8_t)ents[i].kind;
+    }
+    store_entities_free(ents, ne);
+    if (!st)
+        st = store_scan_links(s, load_link, &c, err);
+    if (!st && c.oom)
+        st = ms_fail(err, MS_NOMEM, "out of memory loading entity links");
+    if (!st && (build_csr(c.pairs.p, c.pairs.n, sn->n, 1, &sn->me_off, &sn->me_ent) ||
+                build_csr(c.pairs.p, c.pairs.n, ne, 0, &sn->em_off, &sn->em_mem)))
+        st = ms_fail(err, MS_NOMEM, "out of memory loading entity links");
+    free(c.pairs.p);
+    free(c.eids);
+    if (!st)
+        st = build_entity_map(sn, err);
+    return st;
+}
+
+ms_status snapshot_load(store *s, snapshot **out, ms_error *err)
+{
+    *out = NULL;
+    snapshot *sn = calloc(1, sizeof *sn);
+    if (!sn)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    snprintf(sn->profile, sizeof sn->profile, "%s", store_profile(s));
+    sn->data_version = store_data_version(s);
+    ms_status st = load_memories(s, sn, err);
+    if (!st)
+        st = store_total(s, &sn->n_all, err);
+    if (!st)
+        st = load_vectors(s, sn, err);
+    if (!st)
+        st = load_edges(s, sn, err);
+    if (!st)
+        st = load_entities(s, sn, err);
+    if (st) {
+        snapshot_free(sn);
+        return st;
+    }
+    *out = sn;
+    return MS_OK;
+}
+
+void snapshot_free(snapshot *sn)
+{
+    if (!sn)
+        return;
+    free(sn->rid);
+    free(sn->when);
+    free(sn->created);
+    free(sn->session);
+    free(sn->pinned);
+    free(sn->trust);
+    free(sn->confidence);
+    free(sn->vec);
+    free(sn->has_vec);
+    free(sn->vec_embedder);
+    free(sn->e_off);
+    free(sn->e_dst);
+    free(sn->e_w);
+    free(sn->e_type);
+    for (size_t i = 0; sn->ent_norm && i < sn->n_ent; i++)
+        free(sn->ent_norm[i]);
+    free(sn->ent_norm);
+    free(sn->ent_kind);
+    free(sn->me_off);
+    free(sn->me_ent);
+    free(sn->em_off);
+    free(sn->em_mem);
+    free(sn->ent_map);
+    free(sn);
+}

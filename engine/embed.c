@@ -7,7 +7,7 @@
  * rather than pile up. Words weigh 1, n-grams 1/3 each; counts are damped
  * with 1 + log(tf); the vector is L2-normalised. Words in a stop list carry
  * no features: they say nothing about topic. */
-#include "embed.h"
+#include "embed_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -16,14 +16,6 @@
 #include <string.h>
 
 #include "stopwords.h"
-
-struct embedder {
-    const embedder_ops *ops;
-    char id[160];
-    int dim;
-    size_t batch;
-    void *impl; /* the kind's own state */
-};
 
 /* ---- hashed n-grams ---------------------------------------------------- */
 
@@ -123,8 +115,10 @@ static const embedder_ops hash_ops = {"hash", hash_embed, hash_close};
 
 embedder *embed_open(const char *spec, ms_error *err)
 {
+    if (spec && strncmp(spec, "cmd:", 4) == 0)
+        return embed_cmd_open(spec + 4, err);
     if (spec && strcmp(spec, "hash") != 0) {
-        ms_fail(err, MS_USAGE, "unknown embedder '%s' (use hash)", spec);
+        ms_fail(err, MS_USAGE, "unknown embedder '%s' (use hash or cmd:PROGRAM)", spec);
         return NULL;
     }
     embedder *e = calloc(1, sizeof *e);

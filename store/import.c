@@ -356,7 +356,8 @@ static ms_status put(importer *im, const place *pl, const char *obj, size_t len,
         }
         /* A line the store cannot take is bad input (exit 1), never a
          * usage error of the command. */
-        if (st == MS_PARSE || st == MS_LIMIT || st == MS_DUPLICATE || st == MS_USAGE)
+        if (st == MS_PARSE || st == MS_LIMIT || st == MS_DUPLICATE || st == MS_USAGE ||
+            st == MS_EMBEDDER)
             return fail_at(im, pl, base + off, st == MS_USAGE ? MS_PARSE : st, "%s", e.msg);
         return ms_fail(im->err, st, "%s: %s", pl->file, e.msg);
     }

@@ -300,7 +300,7 @@ static ms_status check_given_vector(const store *s, const store_memory *m, ms_er
     if (!m->embedding || !s->embedder_id)
         return MS_OK;
     if (strcmp(s->embedder_id, id) != 0 || s->embedder_dim != m->dim)
-        return ms_fail(err, MS_USAGE,
+        return ms_fail(err, MS_EMBEDDER,
                        "\"embedding\" is from embedder %s with %d dimensions, but the store's "
                        "vectors are from %s with %d (use --embedder-id, or `memscope reembed`)",
                        id, m->dim, s->embedder_id, s->embedder_dim);

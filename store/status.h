@@ -26,7 +26,8 @@
     _(FULL, "disk or file size limit is full")                                 \
     _(SQL, "database error")                                                   \
     _(CHANNEL, "a required channel is inactive")                               \
-    _(EXTERNAL, "external program failed")
+    _(EXTERNAL, "external program failed")                                    \
+    _(EMBEDDER, "vectors come from another embedder")
 
 #define MS_STATUS_ENUM(name, text) MS_##name,
 typedef enum ms_status { MS_STATUS_INFO(MS_STATUS_ENUM) MS_STATUS_COUNT } ms_status;

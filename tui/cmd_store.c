@@ -39,18 +39,33 @@ static void show_progress(void *ctx, const import_stats *st)
     p->shown = 1;
 }
 
-/* Use the default embedder for memories imported without vectors, unless the
- * store already holds vectors of another embedder (those are kept; the
- * semantic channel reports the mismatch until `memscope reembed`). */
-static embedder *attach_embedder(store *s, ms_error *err)
+/* Attach an embedder so memories imported without vectors get one: spec, or
+ * the built-in one. When the store's vectors come from another embedder,
+ * an explicit spec is an error (the vectors could not be compared); with no
+ * spec the new memories get no vector and a note says how to fix that.
+ * Returns NULL when no embedder is attached; *failed on an error. */
+static embedder *attach_embedder(store *s, const char *spec, int *failed, ms_error *err)
 {
-    embedder *e = embed_open(NULL, err);
-    if (!e)
+    *failed = 0;
+    embedder *e = embed_open(spec, err);
+    if (!e) {
+        *failed = 1;
         return NULL;
+    }
     const char *id;
     int dim;
     store_embedder(s, &id, &dim, err);
     if (id && strcmp(id, embed_id(e)) != 0) {
+        if (spec) {
+            ms_fail(err, MS_EMBEDDER,
+                    "the store's vectors come from %s, not %s: run `memscope reembed "
+                    "--embedder %s` first",
+                    id, embed_id(e), spec);
+            *failed = 1;
+        } else {
+            fprintf(stderr, "memscope: note: the store's vectors come from %s; new memories "
+                            "get none until `memscope reembed`\n", id);
+        }
         embed_close(e);
         return NULL;
     }
@@ -62,7 +77,8 @@ static embedder *attach_embedder(store *s, ms_error *err)
 
 static const char import_usage[] =
     "usage: memscope import [--db PATH] [--profile NAME] [--format auto|jsonl|json|locomo]\n"
-    "                       [--on-duplicate error|skip|replace] [--embedder-id ID] FILE...\n"
+    "                       [--on-duplicate error|skip|replace] [--embedder-id ID]\n"
+    "                       [--embedder hash|cmd:PROGRAM] FILE...\n"
     "\n"
     "Import memories into the store, all files in one transaction: a malformed line\n"
     "anywhere aborts the import with FILE:LINE:COL and leaves the store unchanged.\n"
@@ -71,10 +87,11 @@ static const char import_usage[] =
     "  --on-duplicate P  what an id that already exists in the profile does:\n"
     "                    error (default), skip (keep the old), replace (overwrite)\n"
     "  --embedder-id ID  the embedder that made \"embedding\" arrays in the input\n"
+    "  --embedder SPEC   compute missing vectors with SPEC (default: built-in hash)\n"
     "  --profile NAME    profile for memories without a \"profile\" field\n"
     "FILE '-' reads JSONL from standard input.\n";
 
-enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_DUP, OPT_EMBEDDER_ID };
+enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_DUP, OPT_EMBEDDER_ID, OPT_EMBEDDER };
 
 static int run_import(cli_common *c, int argc, char **argv);
 const cli_command cmd_import = {"import", "import memories from JSONL, JSON or LoCoMo files",
@@ -87,8 +104,10 @@ static int run_import(cli_common *c, int argc, char **argv)
         {"format", required_argument, NULL, OPT_FORMAT},
         {"on-duplicate", required_argument, NULL, OPT_DUP},
         {"embedder-id", required_argument, NULL, OPT_EMBEDDER_ID},
+        {"embedder", required_argument, NULL, OPT_EMBEDDER},
         {0, 0, 0, 0},
     };
+    const char *spec = NULL;
     import_opts io = {.format = IMPORT_AUTO, .dup = STORE_DUP_ERROR};
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -110,6 +129,8 @@ static int run_import(cli_common *c, int argc, char **argv)
                 return cli_usage(&cmd_import, "--on-duplicate takes error, skip or replace");
         } else if (opt == OPT_EMBEDDER_ID) {
             io.embedder_id = optarg;
+        } else if (opt == OPT_EMBEDDER) {
+            spec = optarg;
         } else {
             return cli_usage(&cmd_import, "unknown option");
         }
@@ -122,7 +143,14 @@ static int run_import(cli_common *c, int argc, char **argv)
         return EXIT_RUNTIME;
     ms_error err;
     ms_error_clear(&err);
-    embedder *e = attach_embedder(s, &err);
+    int failed;
+    embedder *e = attach_embedder(s, spec, &failed, &err);
+    if (failed) {
+        store_close(s);
+        if (created)
+            cli_unlink_store(cli_db_path(c));
+        return cli_fail(&err);
+    }
     struct progress p = {0};
     clock_gettime(CLOCK_MONOTONIC, &p.start);
     if (cli_tty(2)) {
@@ -343,7 +371,8 @@ static int run_add(cli_common *c, int argc, char **argv)
         status = EXIT_RUNTIME;
     ms_error err;
     ms_error_clear(&err);
-    embedder *e = s ? attach_embedder(s, &err) : NULL;
+    int failed = 0;
+    embedder *e = s ? attach_embedder(s, NULL, &failed, &err) : NULL;
     if (s) {
         ms_status code = store_begin(s, &err);
         if (!code)
@@ -737,8 +766,9 @@ static int run_demo(cli_common *c, int argc, char **argv)
             return EXIT_RUNTIME;
         ms_error err;
         ms_error_clear(&err);
-        embedder *e = attach_embedder(s, &err);
-        ms_status code = write_demo(s, &err);
+        int failed;
+        embedder *e = attach_embedder(s, NULL, &failed, &err);
+        ms_status code = failed ? err.code : write_demo(s, &err);
         store_close(s);
         embed_close(e);
         if (code) {

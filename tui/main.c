@@ -8,7 +8,7 @@
 
 static const cli_command *const commands[] = {
     &cmd_import, &cmd_export, &cmd_add,    &cmd_list,   &cmd_show,
-    &cmd_delete, &cmd_demo,   &cmd_recall, &cmd_health, &cmd_eval,
+    &cmd_delete, &cmd_demo,   &cmd_recall, &cmd_health, &cmd_eval,   &cmd_reembed,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

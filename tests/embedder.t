@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# External embedders (cmd:PROGRAM): the JSON-lines protocol, vectors given on
+# import, reembed, and clear errors when the program is missing, slow or
+# answers malformed vectors. Uses tests/tools/embedder.pl.
+set -u
+M=${MEMSCOPE:-./memscope}
+here=$(cd "$(dirname "$0")" && pwd)
+E="cmd:perl $here/tools/embedder.pl"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+cat > "$tmp/m.jsonl" <<'J'
+{"id":"a","content":"The dentist appointment is on Tuesday at nine"}
+{"id":"b","content":"Biscuit the greyhound likes long walks in the park"}
+{"id":"c","content":"The marathon starts at the harbour at eight"}
+J
+"$M" import --db "$tmp/e.db" --embedder "$E" "$tmp/m.jsonl" >/dev/null 2>"$tmp/err"
+ok $? "import with an external embedder"
+h=$("$M" health --db "$tmp/e.db" --embedder "$E" --json)
+ok $([ "$(echo "$h" | json 'd["embedder"]["store_vectors_from"]')" = "cmd:test-bow:64" ]; echo $?) \
+  "the store records the external embedder's id and dimension"
+ok $([ "$(echo "$h" | json 'd["channels"]["semantic"]["active"]')" = "True" ]; echo $?) \
+  "semantic is active when the query side uses the same embedder"
+r=$("$M" recall --db "$tmp/e.db" --embedder "$E" --json "dentist appointment")
+ok $([ "$(echo "$r" | json 'd["results"][0]["id"]')" = "a" ]; echo $?) "recall through the external embedder finds the memory"
+r=$("$M" recall --db "$tmp/e.db" --json "dentist appointment")
+ok $([ "$(echo "$r" | json 'd["channels"]["semantic"]["reason"]')" = "embedder_mismatch" ]; echo $?) \
+  "with the built-in embedder on the query side, semantic says embedder_mismatch"
+
+"$M" recall --db "$tmp/e.db" --require-channels semantic "dentist" >/dev/null 2>"$tmp/err"
+rc=$?
+ok $([ $rc = 1 ] && grep -q "required channel semantic is inactive (embedder_mismatch)" "$tmp/err"; echo $?) \
+  "--require-channels fails before answering when semantic is inactive"
+
+"$M" recall --db "$tmp/e.db" --embedder "cmd:/nonexistent/embedder" "x" 2>"$tmp/err"
+ok $([ $? = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "exited with status 127" "$tmp/err"; echo $?) \
+  "a missing program is one clear line, exit 1"
+EMB_MODE=slow MEMSCOPE_EMBED_TIMEOUT_MS=300 "$M" recall --db "$tmp/e.db" --embedder "$E" "dentist" 2>"$tmp/err"
+ok $([ $? = 1 ] && grep -q "did not answer within 300 ms" "$tmp/err"; echo $?) "a slow program times out"
+EMB_MODE=baddim "$M" recall --db "$tmp/e.db" --embedder "$E" "dentist" 2>"$tmp/err"
+ok $([ $? = 1 ] && grep -q "has 10 numbers, not 64" "$tmp/err"; echo $?) "vectors of the wrong length are refused"
+EMB_MODE=nan "$M" recall --db "$tmp/e.db" --embedder "$E" "dentist" 2>"$tmp/err"
+ok $([ $? = 1 ] && grep -q "not a finite number" "$tmp/err"; echo $?) "non-numbers in a vector are refused"
+EMB_MODE=garbage "$M" recall --db "$tmp/e.db" --embedder "$E" "dentist" 2>"$tmp/err"
+ok $([ $? = 1 ] && grep -q "malformed JSON" "$tmp/err"; echo $?) "a reply that is not JSON is refused"
+before=$(sqlite3 "$tmp/e.db" "select count(*) from vectors")
+EMB_MODE=die "$M" import --db "$tmp/e.db" --embedder "$E" --on-duplicate replace "$tmp/m.jsonl" 2>"$tmp/err"
+ok $([ $? = 1 ] && grep -q "embedder" "$tmp/err" && [ "$(sqlite3 "$tmp/e.db" "select count(*) from vectors")" = "$before" ]; echo $?) \
+  "an embedder dying mid-import aborts the import and keeps the old vectors"
+
+"$M" import --db "$tmp/e.db" --embedder hash "$tmp/m.jsonl" 2>"$tmp/err"
+ok $([ $? = 1 ] && grep -q "reembed" "$tmp/err"; echo $?) "importing with another embedder than the store's says to reembed"
+"$M" reembed --db "$tmp/e.db" >/dev/null
+h=$("$M" health --db "$tmp/e.db" --json)
+ok $([ "$(echo "$h" | json 'd["embedder"]["store_vectors_from"]')" = "hash-ngram-v1:512" ] &&
+     [ "$(echo "$h" | json 'd["embedder"]["vectors_missing"]')" = "0" ]; echo $?) "reembed recomputes every vector with the built-in embedder"
+
+# vectors given on import, with their embedder id
+cat > "$tmp/v.jsonl" <<'J'
+{"id":"x","content":"first","embedding":[1,0,0]}
+{"id":"y","content":"second","embedding":[0,1,0]}
+J
+"$M" import --db "$tmp/v.db" --embedder-id my-model:3 "$tmp/v.jsonl" >/dev/null
+ok $([ "$(sqlite3 "$tmp/v.db" "select value from meta where key='embedder_id'")" = "my-model:3" ] &&
+     [ "$(sqlite3 "$tmp/v.db" "select count(*) from vectors")" = 2 ]; echo $?) "given vectors are kept with their embedder id"
+echo '{"id":"z","content":"third","embedding":[0,1]}' > "$tmp/bad.jsonl"
+"$M" import --db "$tmp/v.db" --embedder-id my-model:3 "$tmp/bad.jsonl" 2>"$tmp/err"
+ok $([ $? = 1 ] && grep -q "bad.jsonl:1:" "$tmp/err"; echo $?) "a given vector of another dimension is refused with its place"
+echo "1..$n"

@@ -1,0 +1,1382 @@
+/* dates.c - date expressions in free text, resolved to ranges of Unix seconds.
+ *
+ * How it reads. The text is cut into tokens: runs of letters, runs of
+ * digits, single punctuation marks. Bytes >= 0x80 count as letters, except
+ * the UTF-8 no-break space (a space) and U+2010..U+201F, U+2026 (dashes,
+ * curly quotes, ellipsis: folded to '-', '"', '.'). At every token each
+ * recogniser below is tried; the longest match starting there is a
+ * candidate, and of overlapping candidates the longest wins. Results come
+ * in text order, at most `max`, never overlapping. A form shaped like a
+ * date but impossible ("February 30, 2023", "2023-13-01", "0000-01-01") is
+ * matched and then dropped, so its pieces are not read again as something
+ * else ("2023" as a year).
+ *
+ * Every range is whole UTC days [start, end): a day, a Monday-Sunday week, a
+ * calendar month, a season, a year, or a run of days.
+ *
+ * Absolute forms. Case-insensitive; ordinals 1st 2nd 3rd 8th; the comma and
+ * "of" are optional; a leading weekday ("Mon, May 8") is allowed and
+ * ignored; months may be abbreviated Jan Feb Mar Apr Jun Jul Aug Sep Sept
+ * Oct Nov Dec, with or without a '.':
+ *   2023-05-08, 2023/05/08, 2023-5-8   a day; a glued "T10:00" may follow
+ *   2023-05                            a month
+ *   May 8, 2023; May 8th 2023          a day
+ *   8 May 2023; the 8th of May, 2023   a day
+ *   May 8; 8th of May                  a day with no year: the latest May 8
+ *                                      on or before today (for Feb 29, the
+ *                                      latest in a leap year)
+ *   5/8/2023, 5/8/23                   US month/day/year; when the first
+ *                                      number cannot be a month (25/12/2023)
+ *                                      it is read day/month/year. Two-digit
+ *                                      years 00-69 are 2000-2069, 70-99 are
+ *                                      1970-1999 (as POSIX strptime %y)
+ *   May 2023, May of 2023, May, 2023   a month
+ *   May, in May                        a month with no year: the latest May
+ *                                      that has begun (in May: this May)
+ *   2022, in 2022, of 2019             a year (see "bare year" below)
+ *   2010-2015, 2019-20                 whole years, first to last (1900-2099)
+ *   summer 2022, the summer of 2022    a season
+ *
+ * Relative forms, resolved against now:
+ *   today, tonight, this morning|afternoon|evening   today
+ *   yesterday, last night / tomorrow                 one day back / ahead
+ *   the day before yesterday / after tomorrow        two days
+ *   N days|weeks|months|years ago, N ... from now    the calendar day, week,
+ *       month or year holding the day N units back (ahead): "2 weeks ago"
+ *       is the Monday-week holding today - 14, "3 months ago" a whole
+ *       month. N is 1-10000 in digits, or one..twelve, a, an, a couple
+ *       (of), couple of, a few, few, several (few and several are 3).
+ *   in N days|weeks|months|years                     the same, ahead
+ *   last|this|next week|month|year                   the calendar unit
+ *       ("previous" is read as "last" here and below)
+ *   last|this|next weekend, this past weekend        Saturday and Sunday of
+ *       the previous, current or next Monday-week ("this past" = "last")
+ *   the weekend              this weekend on a Saturday or Sunday, else last
+ *   Monday, on Monday        the latest Monday on or before today
+ *   last Monday              the latest Monday before today (a week ago
+ *                            when today is Monday)
+ *   this Monday              the Monday of this Monday-week (may be ahead)
+ *   next Monday              the first Monday after today
+ *   last|this|next May and last|this|next summer (months and seasons alike):
+ *       last   the latest one that began before the current one (in May,
+ *              "last May" is a year ago; in June it is this May)
+ *       this   the current one if we are in it, else the one in this
+ *              calendar year (may be ahead)
+ *       next   the first one that begins after the current one
+ *   the past|last N days|weeks|months|years, past week, the last week:
+ *       a rolling window ending with today, [today - N units + 1 day,
+ *       tomorrow). Without "the" or N, "last week" is the calendar week.
+ *   the next N days|..., the next week: the window [tomorrow, tomorrow + N
+ *       units); "next week" alone is the calendar week.
+ *   recently, lately         the past 14 days, today included; grain DAY
+ *
+ * Choices.
+ *   - Weeks start on Monday. Seasons are the northern meteorological ones:
+ *     spring Mar-May, summer Jun-Aug, autumn/fall Sep-Nov, winter Dec-Feb.
+ *     A winter is named by the year of its December: "winter 2022" is
+ *     Dec 2022 - Feb 2023.
+ *   - Grains: DAY for days, weekends, "recently" and windows counted in
+ *     days; WEEK, MONTH, SEASON, YEAR for those units and for windows
+ *     counted in them.
+ *   - A leading "in", "on", "during", "over" or "at" is part of the span
+ *     ("in May", "on Friday"); "since", "until"... are not.
+ *   - Words that are usually something else need context. Lower-case "may"
+ *     counts only after in, on, of, last, next, since, until, by, early,
+ *     mid, late...; "May" capitalised counts anywhere but at the start of a
+ *     sentence ("May I ask?" is not a date). "march" and "august" need a
+ *     capital or such a word; abbreviations ("Jan", "Sept") and "spring",
+ *     "fall" need such a word ("in the fall", "this spring"); "summer",
+ *     "winter", "autumn" also count after "the". Weekday abbreviations
+ *     ("Fri", "sat") count only after last, this, next or on. Next to a day
+ *     number or a year all of these count ("may 8", "Sep 2022").
+ *   - A bare year is a 4-digit number 1900-2099 with nothing numeric glued
+ *     to it ("$2022", "2022.5", "x2022", "2022s", "555-2022" are not years;
+ *     "mid-2022" is), not after room, number, page, flight, about, over...,
+ *     and it must read as a year: followed by no word (end of text,
+ *     punctuation), or by was, is, and, when, we, now...; or preceded by
+ *     in, since, during, until, before, after, through, circa, early, mid,
+ *     late, year, born, the, or a possessive (my, our; not "her"). So "in
+ *     2022", "2022", "2019 was hard", "our 2019 trip" are years; "2000
+ *     people" and "a crowd of 2000 people" are not; "the 2000 people" is
+ *     (the price of reading "the 2019 election").
+ *   - Not dates: decades ("the 1990s", "90s music": too coarse, and mostly
+ *     adjectives), times of day ("at 5", "5:30pm"), day/month without a year
+ *     ("5/8" is a fraction as often as a date), dotted dates ("8.5.2023"),
+ *     anchors we cannot resolve ("the week before my birthday"), and hours
+ *     or minutes ("2 hours ago": dates_has_expression() sees the "ago").
+ *   - now is clamped to the years 1..9999; only the first INT_MAX - 1 bytes
+ *     of text are read, and never past its NUL.
+ *
+ * dates_has_expression() is dates_parse() plus cues that say "when" without
+ * naming a date: "ago" ("long ago"), "since", "weekend(s)", weekday plurals
+ * ("on Mondays"), fixed holidays (Christmas, Easter, New Year...), spans and
+ * frequencies ("a few days", "3 weeks", "once a year"), and "the week|day|
+ * month|year before|after ...". It aims at recall: it says whether a memory
+ * says when, not which date. */
+#include "dates.h"
+
+#include <limits.h>
+#include <string.h>
+
+#define DAY_SECS 86400
+#define WIN 16             /* tokens visible from one position: the longest form is 14 */
+#define MAX_COUNT 10000    /* the largest N in "N days ago" */
+#define HAS_NOW 1700000000 /* any instant will do to ask whether a text has a date */
+
+/* ------------------------------------------------------------------ calendar */
+
+/* Clamps that keep every product below within int64 and every year in int. */
+#define CIVIL_YEAR_LIMIT 2000000000LL
+#define CIVIL_DAY_LIMIT 730000000000LL
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+static int64_t floor_mod(int64_t a, int64_t b)
+{
+    return a - floor_div(a, b) * b;
+}
+
+/* Howard Hinnant's days_from_civil. Years beyond +-2e9 are clamped; m must
+ * be 1..12 and d 1..31 for a meaningful answer (others give a defined but
+ * meaningless one). */
+int64_t dates_days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    int64_t mm = m, era, yoe, doy, doe;
+    if (y > CIVIL_YEAR_LIMIT)
+        y = CIVIL_YEAR_LIMIT;
+    if (y < -CIVIL_YEAR_LIMIT)
+        y = -CIVIL_YEAR_LIMIT;
+    y -= mm <= 2;
+    era = (y >= 0 ? y : y - 399) / 400;
+    yoe = y - era * 400; /* [0, 399] */
+    doy = (153 * (mm > 2 ? mm - 3 : mm + 9) + 2) / 5 + (int64_t)d - 1;
+    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy; /* [0, 146096] */
+    return era * 146097 + doe - 719468;
+}
+
+/* Howard Hinnant's civil_from_days. Days beyond +-7.3e11 (years beyond about
+ * +-2e9) are clamped, so the year always fits in an int. Any pointer may be
+ * NULL. */
+void dates_civil_from_days(int64_t z, int *y, unsigned *m, unsigned *d)
+{
+    int64_t era, doe, yoe, doy, mp;
+    unsigned mm;
+    if (z > CIVIL_DAY_LIMIT)
+        z = CIVIL_DAY_LIMIT;
+    if (z < -CIVIL_DAY_LIMIT)
+        z = -CIVIL_DAY_LIMIT;
+    z += 719468;
+    era = (z >= 0 ? z : z - 146096) / 146097;
+    doe = z - era * 146097;
+    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    mp = (5 * doy + 2) / 153;
+    mm = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
+    if (y)
+        *y = (int)(yoe + era * 400 + (mm <= 2));
+    if (m)
+        *m = mm;
+    if (d)
+        *d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
+}
+
+static int is_leap(int64_t y)
+{
+    return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+}
+
+/* Days in month m (1..12) of year y. */
+static int64_t month_days(int64_t y, int64_t m)
+{
+    static const unsigned char n[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    return m == 2 && is_leap(y) ? 29 : n[m - 1];
+}
+
+/* Is y-m-d a real day in the years 1..9999? */
+static int valid_date(int64_t y, int64_t m, int64_t d)
+{
+    return y >= 1 && y <= 9999 && m >= 1 && m <= 12 && d >= 1 && d <= month_days(y, m);
+}
+
+/* The first day of month m of year y; m may run outside 1..12. */
+static int64_t month_start(int64_t y, int64_t m)
+{
+    return dates_days_from_civil(y + floor_div(m - 1, 12), (unsigned)(floor_mod(m - 1, 12) + 1), 1);
+}
+
+/* Monday is 0; 1970-01-01 was a Thursday. */
+static int weekday(int64_t day)
+{
+    return (int)floor_mod(day + 3, 7);
+}
+
+/* ------------------------------------------------------------------ ranges */
+
+static void set_days(date_range *r, int64_t from, int64_t to, date_grain g)
+{
+    r->start = from * DAY_SECS;
+    r->end = to * DAY_SECS;
+    r->grain = g;
+}
+
+/* An impossible date: it is a candidate, so its parts are not read again,
+ * but an empty range is never returned. */
+static void set_invalid(date_range *r)
+{
+    r->start = r->end = 0;
+    r->grain = GRAIN_DAY;
+}
+
+static void set_ymd(date_range *r, int64_t y, int64_t m, int64_t d)
+{
+    int64_t day;
+    if (!valid_date(y, m, d)) {
+        set_invalid(r);
+        return;
+    }
+    day = dates_days_from_civil(y, (unsigned)m, (unsigned)d);
+    set_days(r, day, day + 1, GRAIN_DAY);
+}
+
+static void set_week(date_range *r, int64_t day)
+{
+    int64_t monday = day - weekday(day);
+    set_days(r, monday, monday + 7, GRAIN_WEEK);
+}
+
+static void set_month(date_range *r, int64_t y, int64_t m)
+{
+    set_days(r, month_start(y, m), month_start(y, m + 1), GRAIN_MONTH);
+}
+
+/* The season whose first month is sm (3, 6, 9 or 12) in year y. */
+static void set_season(date_range *r, int64_t y, int sm)
+{
+    set_days(r, month_start(y, sm), month_start(y, sm + 3), GRAIN_SEASON);
+}
+
+static void set_year(date_range *r, int64_t y)
+{
+    set_days(r, month_start(y, 1), month_start(y + 1, 1), GRAIN_YEAR);
+}
+
+/* ------------------------------------------------------------------ now */
+
+typedef struct ctx {
+    int64_t today; /* days since 1970-01-01 */
+    int64_t y;     /* today's civil date */
+    int m, d;
+    int wd; /* today's weekday, Monday = 0 */
+} ctx;
+
+static void ctx_init(ctx *c, int64_t now)
+{
+    int64_t lo = dates_days_from_civil(1, 1, 1), hi = dates_days_from_civil(9999, 12, 31);
+    int y;
+    unsigned m, d;
+    c->today = floor_div(now, DAY_SECS);
+    if (c->today < lo)
+        c->today = lo;
+    if (c->today > hi)
+        c->today = hi;
+    dates_civil_from_days(c->today, &y, &m, &d);
+    c->y = y;
+    c->m = (int)m;
+    c->d = (int)d;
+    c->wd = weekday(c->today);
+}
+
+/* How last/this/next (and no word at all) choose among yearly or weekly
+ * occurrences; LAST, THIS and NEXT double as the offsets -1, 0, +1. */
+enum { PICK_LAST = -1, PICK_THIS = 0, PICK_NEXT = 1, PICK_RECENT = 2 };
+
+/* The year of the occurrence of a yearly period that starts in month sm (a
+ * month, or a season's first month), given the current occurrence of the
+ * same kind of period, which began in month cm of year cy, and the calendar
+ * year cal_y. Occurrences are ordered by y * 12 + start month. */
+static int64_t pick_year(int64_t cal_y, int64_t cy, int cm, int sm, int mode)
+{
+    int64_t cur = cy * 12 + cm, y;
+    switch (mode) {
+    case PICK_THIS:
+        return sm == cm ? cy : cal_y;
+    case PICK_NEXT:
+        for (y = cal_y - 1; y * 12 + sm <= cur; y++)
+            ;
+        return y;
+    case PICK_LAST:
+        for (y = cal_y; y * 12 + sm >= cur; y--)
+            ;
+        return y;
+    default: /* the latest that has begun */
+        for (y = cal_y; y * 12 + sm > cur; y--)
+            ;
+        return y;
+    }
+}
+
+/* The day of weekday wd (Monday = 0) that mode picks. */
+static int64_t pick_weekday(const ctx *c, int wd, int mode)
+{
+    int back = (int)floor_mod(c->wd - wd, 7), ahead = (int)floor_mod(wd - c->wd, 7);
+    switch (mode) {
+    case PICK_LAST:
+        return c->today - (back ? back : 7);
+    case PICK_THIS:
+        return c->today - c->wd + wd;
+    case PICK_NEXT:
+        return c->today + (ahead ? ahead : 7);
+    default:
+        return c->today - back;
+    }
+}
+
+static void set_month_pick(const ctx *c, int m, int mode, date_range *r)
+{
+    set_month(r, pick_year(c->y, c->y, c->m, m, mode), m);
+}
+
+/* Seasons: the current one began in month cm of year cy (Jan, Feb belong
+ * to the winter of the December before). */
+static void set_season_pick(const ctx *c, int sm, int mode, date_range *r)
+{
+    int cm = c->m == 12 || c->m < 3 ? 12 : c->m - (c->m - 3) % 3;
+    int64_t cy = c->y - (c->m < 3);
+    set_season(r, pick_year(c->y, cy, cm, sm, mode), sm);
+}
+
+/* The latest mon/day on or before today; Feb 29 looks back to a leap year. */
+static void set_recent_day(const ctx *c, int mon, int day, date_range *r)
+{
+    int64_t y;
+    for (y = c->y; y > c->y - 9; y--) {
+        if (valid_date(y, mon, day) &&
+            dates_days_from_civil(y, (unsigned)mon, (unsigned)day) <= c->today) {
+            set_ymd(r, y, mon, day);
+            return;
+        }
+    }
+    set_invalid(r);
+}
+
+/* The calendar unit g (day, Monday-week, month, year) delta units from today. */
+static void set_shift(const ctx *c, int g, int64_t delta, date_range *r)
+{
+    switch (g) {
+    case GRAIN_DAY:
+        set_days(r, c->today + delta, c->today + delta + 1, GRAIN_DAY);
+        break;
+    case GRAIN_WEEK:
+        set_week(r, c->today + 7 * delta);
+        break;
+    case GRAIN_MONTH:
+        set_month(r, c->y, c->m + delta);
+        break;
+    default:
+        set_year(r, c->y + delta);
+        break;
+    }
+}
+
+/* Today's day of the month, n months on (back if n < 0), clamped to that
+ * month's length. */
+static int64_t months_on(const ctx *c, int64_t n)
+{
+    int64_t m = c->m + n, y = c->y + floor_div(m - 1, 12), mm = floor_mod(m - 1, 12) + 1;
+    int64_t d = c->d < month_days(y, mm) ? c->d : month_days(y, mm);
+    return dates_days_from_civil(y, (unsigned)mm, (unsigned)d);
+}
+
+/* The day n units g from today (back if n < 0). */
+static int64_t days_on(const ctx *c, int g, int64_t n)
+{
+    switch (g) {
+    case GRAIN_DAY:
+        return c->today + n;
+    case GRAIN_WEEK:
+        return c->today + 7 * n;
+    case GRAIN_MONTH:
+        return months_on(c, n);
+    default:
+        return months_on(c, 12 * n);
+    }
+}
+
+/* A rolling window of |n| units g: the past ones ending with today (n < 0),
+ * or the coming ones starting tomorrow. */
+static void set_window(const ctx *c, int g, int64_t n, date_range *r)
+{
+    int64_t far = days_on(c, g, n) + 1;
+    if (n < 0)
+        set_days(r, far, c->today + 1, (date_grain)g);
+    else
+        set_days(r, c->today + 1, far, (date_grain)g);
+}
+
+/* ------------------------------------------------------------------ tokens */
+
+enum { TK_NONE, TK_WORD, TK_NUM, TK_PUNCT };
+
+typedef struct tok {
+    int kind;      /* TK_*; TK_NONE past the end of the text */
+    int glue;      /* kind of the token touching this one on the left; TK_NONE after a space */
+    const char *s; /* its bytes in the text */
+    int off, len;  /* byte offset and length */
+    char ch;       /* TK_PUNCT: the character, UTF-8 dashes and quotes folded to ASCII */
+    int ndig;      /* TK_NUM: how many digits, saturating at 10 */
+    int32_t val;   /* TK_NUM: the value, -1 beyond 9 digits */
+} tok;
+
+typedef struct lexer {
+    const unsigned char *s;
+    int pos, len; /* len: bytes before the NUL, at most INT_MAX - 1 */
+    int last;     /* kind of the token just read */
+} lexer;
+
+/* The length of a UTF-8 no-break space, dash, curly quote or ellipsis at p,
+ * which we read as ' ', '-', '"' or '.' (*ch); 0 for anything else. */
+static int utf8_fold(const unsigned char *p, int left, char *ch)
+{
+    if (left >= 2 && p[0] == 0xC2 && p[1] == 0xA0) {
+        *ch = ' ';
+        return 2;
+    }
+    if (left < 3 || p[0] != 0xE2 || p[1] != 0x80)
+        return 0;
+    if (p[2] >= 0x90 && p[2] <= 0x9F) {
+        *ch = p[2] <= 0x95 ? '-' : '"';
+        return 3;
+    }
+    if (p[2] == 0xA6) {
+        *ch = '.';
+        return 3;
+    }
+    return 0;
+}
+
+static int fold_at(const lexer *lx, char *ch)
+{
+    return utf8_fold(lx->s + lx->pos, lx->len - lx->pos, ch);
+}
+
+static int is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int is_letter(unsigned char c)
+{
+    return ((c | 32) >= 'a' && (c | 32) <= 'z') || c >= 0x80;
+}
+
+/* Skip white space; did we skip any? */
+static int skip_space(lexer *lx)
+{
+    int start = lx->pos, n;
+    char ch;
+    while (lx->pos < lx->len) {
+        unsigned char c = lx->s[lx->pos];
+        if (c == ' ' || (c >= '\t' && c <= '\r'))
+            lx->pos++;
+        else if ((n = fold_at(lx, &ch)) && ch == ' ')
+            lx->pos += n;
+        else
+            break;
+    }
+    return lx->pos > start;
+}
+
+static void lex_number(lexer *lx, tok *t)
+{
+    int32_t v = 0;
+    int nd = 0;
+    for (; lx->pos < lx->len && is_digit(lx->s[lx->pos]); lx->pos++) {
+        if (nd < 9)
+            v = v * 10 + (lx->s[lx->pos] - '0');
+        if (nd < 10)
+            nd++;
+    }
+    t->kind = TK_NUM;
+    t->ndig = nd;
+    t->val = nd > 9 ? -1 : v;
+}
+
+static void lex_word(lexer *lx, tok *t)
+{
+    char ch;
+    while (lx->pos < lx->len && is_letter(lx->s[lx->pos]) && !fold_at(lx, &ch))
+        lx->pos++;
+    t->kind = TK_WORD;
+}
+
+/* Read the next token into t; 0 at the end of the text. */
+static int lex(lexer *lx, tok *t)
+{
+    int spaced = skip_space(lx), n;
+    char ch;
+    if (lx->pos >= lx->len)
+        return 0;
+    memset(t, 0, sizeof *t);
+    t->glue = spaced ? TK_NONE : lx->last;
+    t->off = lx->pos;
+    t->s = (const char *)lx->s + lx->pos;
+    if (is_digit(lx->s[lx->pos])) {
+        lex_number(lx, t);
+    } else if ((n = fold_at(lx, &ch))) {
+        t->kind = TK_PUNCT;
+        t->ch = ch;
+        lx->pos += n;
+    } else if (is_letter(lx->s[lx->pos])) {
+        lex_word(lx, t);
+    } else {
+        t->kind = TK_PUNCT;
+        t->ch = (char)lx->s[lx->pos++];
+    }
+    t->len = lx->pos - t->off;
+    lx->last = t->kind;
+    return 1;
+}
+
+/* A window of tokens from the current position, and the token before it. */
+typedef struct win {
+    tok t[WIN];
+    int n;    /* tokens in t; fewer than WIN only near the end of the text */
+    tok prev; /* the token before t[0], TK_NONE at the start */
+    lexer lx;
+} win;
+
+static void win_init(win *w, const char *text)
+{
+    memset(w, 0, sizeof *w);
+    w->lx.s = (const unsigned char *)text;
+    w->lx.len = (int)strnlen(text, INT_MAX - 1);
+    while (w->n < WIN && lex(&w->lx, &w->t[w->n]))
+        w->n++;
+}
+
+/* Move one token on. */
+static void win_shift(win *w)
+{
+    w->prev = w->t[0];
+    memmove(w->t, w->t + 1, (size_t)(w->n - 1) * sizeof *w->t);
+    w->n--;
+    if (lex(&w->lx, &w->t[w->n]))
+        w->n++;
+}
+
+/* Token i of the window: -1 is the one before it, past the end is TK_NONE. */
+static const tok *at(const win *w, int i)
+{
+    static const tok none;
+    if (i == -1)
+        return &w->prev;
+    return i >= 0 && i < w->n ? &w->t[i] : &none;
+}
+
+/* ------------------------------------------------------------------ words */
+
+/* If t is, ignoring case, the lower-case word that starts lc and ends at
+ * a space or the NUL, that word's length; else 0. */
+static int word_match(const tok *t, const char *lc)
+{
+    int i;
+    if (t->kind != TK_WORD)
+        return 0;
+    for (i = 0; i < t->len; i++) {
+        unsigned char c = (unsigned char)t->s[i];
+        if (lc[i] == '\0' || (c >= 'A' && c <= 'Z' ? c | 32 : c) != (unsigned char)lc[i])
+            return 0;
+    }
+    return lc[i] == '\0' || lc[i] == ' ' ? i : 0;
+}
+
+static int word_is(const tok *t, const char *lc)
+{
+    return word_match(t, lc) > 0;
+}
+
+static int is_punct(const tok *t, char ch)
+{
+    return t->kind == TK_PUNCT && t->ch == ch;
+}
+
+static int num_digits(const tok *t, int lo, int hi)
+{
+    return t->kind == TK_NUM && t->ndig >= lo && t->ndig <= hi;
+}
+
+/* A word with a value, and flags saying how much context it needs. */
+typedef struct name {
+    const char *word; /* lower case; NULL ends a table */
+    int value;
+    unsigned flags;
+} name;
+
+enum {
+    N_ABBR = 1,  /* an abbreviation: needs a number or an introducer */
+    N_WORD = 2,  /* also a common word: needs a capital or an introducer */
+    N_MODAL = 4, /* "may": lower case only after a strong introducer */
+};
+
+static const name months[] = {
+    {"january", 1, 0},    {"jan", 1, N_ABBR},    {"february", 2, 0},  {"feb", 2, N_ABBR},
+    {"march", 3, N_WORD}, {"mar", 3, N_ABBR},    {"april", 4, 0},     {"apr", 4, N_ABBR},
+    {"may", 5, N_MODAL},  {"june", 6, 0},        {"jun", 6, N_ABBR},  {"july", 7, 0},
+    {"jul", 7, N_ABBR},   {"august", 8, N_WORD}, {"aug", 8, N_ABBR},  {"september", 9, 0},
+    {"sept", 9, N_ABBR},  {"sep", 9, N_ABBR},    {"october", 10, 0},  {"oct", 10, N_ABBR},
+    {"november", 11, 0},  {"nov", 11, N_ABBR},   {"december", 12, 0}, {"dec", 12, N_ABBR},
+    {NULL, 0, 0},
+};
+
+static const name weekdays[] = {
+    {"monday", 0, 0},    {"mon", 0, N_ABBR},  {"tuesday", 1, 0},    {"tue", 1, N_ABBR},
+    {"tues", 1, N_ABBR}, {"wednesday", 2, 0}, {"wed", 2, N_ABBR},   {"thursday", 3, 0},
+    {"thu", 3, N_ABBR},  {"thur", 3, N_ABBR}, {"thurs", 3, N_ABBR}, {"friday", 4, 0},
+    {"fri", 4, N_ABBR},  {"saturday", 5, 0},  {"sat", 5, N_ABBR},   {"sunday", 6, 0},
+    {"sun", 6, N_ABBR},  {NULL, 0, 0},
+};
+
+/* value: the season's first month. */
+static const name seasons[] = {
+    {"spring", 3, N_WORD}, {"summer", 6, 0},  {"autumn", 9, 0},
+    {"fall", 9, N_WORD},   {"winter", 12, 0}, {NULL, 0, 0},
+};
+
+static const name units[] = {
+    {"day", GRAIN_DAY, 0},    {"days", GRAIN_DAY, 0},    {"week", GRAIN_WEEK, 0},
+    {"weeks", GRAIN_WEEK, 0}, {"month", GRAIN_MONTH, 0}, {"months", GRAIN_MONTH, 0},
+    {"year", GRAIN_YEAR, 0},  {"years", GRAIN_YEAR, 0},  {NULL, 0, 0},
+};
+
+static const name rel_words[] = {
+    {"last", PICK_LAST, 0}, {"previous", PICK_LAST, 0},
+    {"this", PICK_THIS, 0}, {"next", PICK_NEXT, 0},
+    {NULL, 0, 0},
+};
+
+static const name ordinals[] = {
+    {"st", 0, 0}, {"nd", 0, 0}, {"rd", 0, 0}, {"th", 0, 0}, {NULL, 0, 0},
+};
+
+/* Words before a date word that say it is one. LIC_YEAR: a bare 4-digit
+ * number after it is a year; LIC_NAME: a month or season name (and an
+ * abbreviation) after it is one; LIC_MODAL: even lower-case "may". */
+enum { LIC_YEAR = 1, LIC_NAME = 2, LIC_MODAL = 4 };
+#define LIC_ALL (LIC_YEAR | LIC_NAME | LIC_MODAL)
+
+static const name introducers[] = {
+    {"in", LIC_ALL, 0},
+    {"during", LIC_ALL, 0},
+    {"since", LIC_ALL, 0},
+    {"until", LIC_ALL, 0},
+    {"till", LIC_ALL, 0},
+    {"til", LIC_ALL, 0},
+    {"before", LIC_ALL, 0},
+    {"after", LIC_ALL, 0},
+    {"through", LIC_ALL, 0},
+    {"throughout", LIC_ALL, 0},
+    {"circa", LIC_ALL, 0},
+    {"early", LIC_ALL, 0},
+    {"mid", LIC_ALL, 0},
+    {"late", LIC_ALL, 0},
+    {"on", LIC_NAME | LIC_MODAL, 0},
+    {"of", LIC_NAME | LIC_MODAL, 0},
+    {"by", LIC_NAME | LIC_MODAL, 0},
+    {"from", LIC_NAME | LIC_MODAL, 0},
+    {"around", LIC_NAME | LIC_MODAL, 0},
+    {"last", LIC_NAME | LIC_MODAL, 0},
+    {"next", LIC_NAME | LIC_MODAL, 0},
+    {"every", LIC_NAME | LIC_MODAL, 0},
+    {"each", LIC_NAME | LIC_MODAL, 0},
+    {"this", LIC_NAME, 0},
+    {"my", LIC_YEAR | LIC_NAME, 0},
+    {"our", LIC_YEAR | LIC_NAME, 0},
+    {"your", LIC_YEAR | LIC_NAME, 0},
+    {"his", LIC_YEAR | LIC_NAME, 0},
+    {"her", LIC_NAME, 0}, /* "gave her 2000 dollars" */
+    {"their", LIC_YEAR | LIC_NAME, 0},
+    {"year", LIC_YEAR, 0},
+    {"born", LIC_YEAR, 0},
+    {"the", LIC_YEAR, 0},
+    {NULL, 0, 0},
+};
+
+/* Words before a number that make it a count or a label, not a year. */
+static const name year_deny[] = {
+    {"room", 0, 0},   {"number", 0, 0}, {"no", 0, 0},      {"page", 0, 0},
+    {"flight", 0, 0}, {"route", 0, 0},  {"apt", 0, 0},     {"apartment", 0, 0},
+    {"suite", 0, 0},  {"bus", 0, 0},    {"version", 0, 0}, {"model", 0, 0},
+    {"code", 0, 0},   {"pin", 0, 0},    {"zip", 0, 0},     {"id", 0, 0},
+    {"ticket", 0, 0}, {"exit", 0, 0},   {"channel", 0, 0}, {"account", 0, 0},
+    {"about", 0, 0},  {"over", 0, 0},   {"under", 0, 0},   {"nearly", 0, 0},
+    {"almost", 0, 0}, {"than", 0, 0},   {"roughly", 0, 0}, {"approximately", 0, 0},
+    {NULL, 0, 0},
+};
+
+/* Words after a bare number that leave it a year ("2019 was hard"). */
+static const name year_followers[] = {
+    {"was", 0, 0},  {"is", 0, 0},   {"were", 0, 0}, {"has", 0, 0},     {"had", 0, 0},
+    {"and", 0, 0},  {"or", 0, 0},   {"to", 0, 0},   {"through", 0, 0}, {"until", 0, 0},
+    {"when", 0, 0}, {"i", 0, 0},    {"we", 0, 0},   {"you", 0, 0},     {"he", 0, 0},
+    {"she", 0, 0},  {"they", 0, 0}, {"it", 0, 0},   {"onwards", 0, 0}, {"onward", 0, 0},
+    {"now", 0, 0},  {"then", 0, 0}, {"too", 0, 0},  {"again", 0, 0},   {NULL, 0, 0},
+};
+
+/* Words that make the next tokens' date part of the span ("in May"). */
+static const name wrappers[] = {
+    {"in", 0, 0}, {"on", 0, 0}, {"during", 0, 0}, {"over", 0, 0}, {"at", 0, 0}, {NULL, 0, 0},
+};
+
+/* Words that say "when" for dates_has_expression() without being a date. */
+static const name cue_words[] = {
+    {"ago", 0, 0},      {"since", 0, 0},     {"weekend", 0, 0},      {"weekends", 0, 0},
+    {"mondays", 0, 0},  {"tuesdays", 0, 0},  {"wednesdays", 0, 0},   {"thursdays", 0, 0},
+    {"fridays", 0, 0},  {"saturdays", 0, 0}, {"sundays", 0, 0},      {"christmas", 0, 0},
+    {"xmas", 0, 0},     {"easter", 0, 0},    {"thanksgiving", 0, 0}, {"halloween", 0, 0},
+    {"hanukkah", 0, 0}, {"diwali", 0, 0},    {"ramadan", 0, 0},      {"recently", 0, 0},
+    {"lately", 0, 0},   {NULL, 0, 0},
+};
+
+static const name *find_name(const tok *t, const name *table)
+{
+    if (t->kind != TK_WORD)
+        return NULL;
+    for (; table->word; table++)
+        if (word_match(t, table->word))
+            return table;
+    return NULL;
+}
+
+static int intro_flags(const tok *t)
+{
+    const name *n = find_name(t, introducers);
+    return n ? n->value : 0;
+}
+
+/* A fixed run of words, and two numbers that go with it. */
+typedef struct phrase {
+    const char *words; /* lower case, one space between words; NULL ends a table */
+    int a, b;
+} phrase;
+
+/* N in "N days ago"; longer phrases first. */
+static const phrase quantities[] = {
+    {"a couple of", 2, 0}, {"a couple", 2, 0}, {"couple of", 2, 0}, {"a few", 3, 0},
+    {"few", 3, 0},         {"several", 3, 0},  {"a", 1, 0},         {"an", 1, 0},
+    {"one", 1, 0},         {"two", 2, 0},      {"three", 3, 0},     {"four", 4, 0},
+    {"five", 5, 0},        {"six", 6, 0},      {"seven", 7, 0},     {"eight", 8, 0},
+    {"nine", 9, 0},        {"ten", 10, 0},     {"eleven", 11, 0},   {"twelve", 12, 0},
+    {NULL, 0, 0},
+};
+
+/* Days named outright: [today + a, today + b). */
+static const phrase day_phrases[] = {
+    {"the day before yesterday", -2, -1},
+    {"the day after tomorrow", 2, 3},
+    {"day before yesterday", -2, -1},
+    {"day after tomorrow", 2, 3},
+    {"today", 0, 1},
+    {"tonight", 0, 1},
+    {"this morning", 0, 1},
+    {"this afternoon", 0, 1},
+    {"this evening", 0, 1},
+    {"yesterday", -1, 0},
+    {"last night", -1, 0},
+    {"tomorrow", 1, 2},
+    {"recently", -13, 1},
+    {"lately", -13, 1},
+    {NULL, 0, 0},
+};
+
+/* Weekends: a is the Monday-week's offset, or PICK_RECENT. */
+static const phrase weekends[] = {
+    {"this past weekend", -1, 0}, {"last weekend", -1, 0},         {"this weekend", 0, 0},
+    {"next weekend", 1, 0},       {"the weekend", PICK_RECENT, 0}, {NULL, 0, 0},
+};
+
+/* How many tokens from i spell the words of p; 0 unless all of them do. */
+static int match_words(const win *w, int i, const char *p)
+{
+    int k = 0, n;
+    while (*p) {
+        if (!(n = word_match(at(w, i + k), p)))
+            return 0;
+        k++;
+        p += n;
+        p += *p == ' ';
+    }
+    return k;
+}
+
+/* The first phrase of table at i, *k its length in tokens; NULL if none. */
+static const phrase *find_phrase(const win *w, int i, const phrase *table, int *k)
+{
+    for (; table->words; table++)
+        if ((*k = match_words(w, i, table->words)))
+            return table;
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ pieces */
+
+/* Does the number starting at i stand alone on its left: no sign, decimal
+ * point, digit or letter glued to it? "(2022", "mid-2022" are fine. */
+static int clean_left(const win *w, int i)
+{
+    const tok *t = at(w, i), *p = at(w, i - 1);
+    if (t->glue == TK_NONE)
+        return 1;
+    if (p->kind != TK_PUNCT)
+        return 0;
+    if (p->ch == '-')
+        return p->glue == TK_WORD;
+    return strchr("([\"'", p->ch) != NULL;
+}
+
+/* Does a number end cleanly before token j: a space, the end, or closing
+ * punctuation, but not "2022.5", "10:30", "2022-23", "2022%", "3pm"? */
+static int clean_right(const win *w, int j)
+{
+    const tok *t = at(w, j), *n = at(w, j + 1);
+    if (t->kind == TK_NONE || t->glue == TK_NONE)
+        return 1;
+    if (t->kind != TK_PUNCT)
+        return 0;
+    if (strchr(".,:", t->ch))
+        return !(n->kind == TK_NUM && n->glue != TK_NONE);
+    return strchr(")]\"'!?;", t->ch) != NULL;
+}
+
+/* Are tokens i+1 .. i+n-1 each glued to the one before? */
+static int glued_run(const win *w, int i, int n)
+{
+    int k;
+    for (k = 1; k < n; k++)
+        if (at(w, i + k)->glue == TK_NONE)
+            return 0;
+    return 1;
+}
+
+/* Does a sentence start after token p (none, or . ! ? ")? */
+static int sentence_start(const tok *p)
+{
+    return p->kind == TK_NONE || (p->kind == TK_PUNCT && strchr(".!?\"", p->ch));
+}
+
+/* May the name n at token i be read as a date without a number next to it? */
+static int name_licensed(const win *w, int i, const name *n)
+{
+    const tok *t = at(w, i), *p = at(w, i - 1);
+    int lic = intro_flags(p), cap = t->s[0] >= 'A' && t->s[0] <= 'Z';
+    if (n->flags & N_ABBR)
+        return (lic & LIC_NAME) != 0;
+    if (n->flags & N_MODAL)
+        return (lic & LIC_MODAL) || (cap && !sentence_start(p));
+    if (n->flags & N_WORD)
+        return (lic & LIC_NAME) || cap;
+    return 1;
+}
+
+/* The month named at i; *k gets its tokens (an abbreviation's '.' too). */
+static const name *month_at(const win *w, int i, int *k)
+{
+    const name *m = find_name(at(w, i), months);
+    const tok *dot = at(w, i + 1);
+    *k = 1 + (m && (m->flags & N_ABBR) && is_punct(dot, '.') && dot->glue != TK_NONE);
+    return m;
+}
+
+/* Past a leading weekday and its comma ("Mon, " in "Mon, May 8"); i if none. */
+static int skip_weekday(const win *w, int i)
+{
+    if (!find_name(at(w, i), weekdays))
+        return i;
+    i++;
+    i += is_punct(at(w, i), '.');
+    i += is_punct(at(w, i), ',');
+    return i;
+}
+
+/* A day number at i, one or two digits, maybe with its ordinal ("8th").
+ * Returns its tokens (1 or 2), 0 if none; *day may still be out of range. */
+static int day_at(const win *w, int i, int *day)
+{
+    const tok *t = at(w, i), *suffix = at(w, i + 1);
+    int k = 1;
+    if (!num_digits(t, 1, 2) || !clean_left(w, i))
+        return 0;
+    if (suffix->kind == TK_WORD && suffix->glue != TK_NONE) {
+        if (!find_name(suffix, ordinals))
+            return 0;
+        k = 2;
+    }
+    *day = t->val;
+    return k;
+}
+
+/* An optional ',' or "of", then a 4-digit year ending cleanly. Returns its
+ * tokens, 0 if there is none. */
+static int year_after(const win *w, int i, int64_t *y)
+{
+    int k = is_punct(at(w, i), ',') || word_is(at(w, i), "of");
+    const tok *t = at(w, i + k);
+    if (!num_digits(t, 4, 4) || !clean_right(w, i + k + 1))
+        return 0;
+    *y = t->val;
+    return k + 1;
+}
+
+/* A count at i ("3", "three", "a couple of"); returns its tokens, 0 if none. */
+static int quantity(const win *w, int i, int *n)
+{
+    const tok *t = at(w, i);
+    const phrase *p;
+    int k;
+    if (t->kind == TK_NUM) {
+        if (t->val < 1 || t->val > MAX_COUNT || !clean_left(w, i))
+            return 0;
+        *n = t->val;
+        return 1;
+    }
+    if (!(p = find_phrase(w, i, quantities, &k)))
+        return 0;
+    *n = p->a;
+    return k;
+}
+
+/* A unit word at i ("days"); *g gets its grain. */
+static int unit_at(const win *w, int i, int *g)
+{
+    const name *u = find_name(at(w, i), units);
+    if (u)
+        *g = u->value;
+    return u != NULL;
+}
+
+/* The end of a day-month form at token j: an optional year, else a clean
+ * edge. Sets r and returns the tokens used from i, 0 if it is no date. */
+static int finish_date(const ctx *c, const win *w, int i, int j, int mon, int day, date_range *r)
+{
+    int64_t y;
+    int k = year_after(w, j, &y);
+    if (k)
+        set_ymd(r, y, mon, day);
+    else if (clean_right(w, j))
+        set_recent_day(c, mon, day, r);
+    else
+        return 0;
+    return j + k - i;
+}
+
+/* ------------------------------------------------------------------ recognisers
+ * Each tries one form at token i and returns the tokens it spans (0: no
+ * match), with r set. */
+
+/* 2023-05-08, 2023/05/08, 2023-5-8; "2023-05-08T10:30" too. */
+static int rec_iso_day(const ctx *c, const win *w, int i, date_range *r)
+{
+    const tok *y = at(w, i), *s1 = at(w, i + 1), *m = at(w, i + 2), *d = at(w, i + 4);
+    int time_follows = word_is(at(w, i + 5), "t") && at(w, i + 6)->kind == TK_NUM;
+    (void)c;
+    if (!num_digits(y, 4, 4) || !num_digits(m, 1, 2) || !num_digits(d, 1, 2))
+        return 0;
+    if (!(is_punct(s1, '-') || is_punct(s1, '/')) || !is_punct(at(w, i + 3), s1->ch))
+        return 0;
+    if (!glued_run(w, i, 5) || !clean_left(w, i))
+        return 0;
+    if (!clean_right(w, i + 5) && !(time_follows && glued_run(w, i + 4, 3)))
+        return 0;
+    set_ymd(r, y->val, m->val, d->val);
+    return 5;
+}
+
+/* 2023-05: an ISO month (two-digit month, dash only). */
+static int rec_iso_month(const ctx *c, const win *w, int i, date_range *r)
+{
+    const tok *y = at(w, i), *m = at(w, i + 2);
+    (void)c;
+    if (!num_digits(y, 4, 4) || y->val < 1 || !is_punct(at(w, i + 1), '-') || !num_digits(m, 2, 2))
+        return 0;
+    if (m->val < 1 || m->val > 12 || !glued_run(w, i, 3) || !clean_left(w, i) ||
+        !clean_right(w, i + 3))
+        return 0;
+    set_month(r, y->val, m->val);
+    return 3;
+}
+
+/* 5/8/2023, 5/8/23: month/day/year, or day/month/year when it must be. */
+static int rec_numeric(const ctx *c, const win *w, int i, date_range *r)
+{
+    const tok *a = at(w, i), *b = at(w, i + 2), *yt = at(w, i + 4);
+    int64_t mon, day, y;
+    (void)c;
+    if (!num_digits(a, 1, 2) || !num_digits(b, 1, 2) || !num_digits(yt, 2, 4) || yt->ndig == 3)
+        return 0;
+    if (!is_punct(at(w, i + 1), '/') || !is_punct(at(w, i + 3), '/') || !glued_run(w, i, 5))
+        return 0;
+    if (!clean_left(w, i) || !clean_right(w, i + 5))
+        return 0;
+    mon = a->val;
+    day = b->val;
+    y = yt->val;
+    if (yt->ndig == 2)
+        y += y < 70 ? 2000 : 1900;
+    if (mon > 12 && day <= 12) {
+        mon = b->val;
+        day = a->val;
+    }
+    set_ymd(r, y, mon, day);
+    return 5;
+}
+
+/* [Mon,] May 8[th][,] [2023] */
+static int rec_month_day(const ctx *c, const win *w, int i, date_range *r)
+{
+    int j = skip_weekday(w, i), k, dk, day;
+    const name *m = month_at(w, j, &k);
+    if (!m || !(dk = day_at(w, j + k, &day)))
+        return 0;
+    return finish_date(c, w, i, j + k + dk, m->value, day, r);
+}
+
+/* [Mon,] [the] 8[th] [of] May[,] [2023] */
+static int rec_day_month(const ctx *c, const win *w, int i, date_range *r)
+{
+    int j = skip_weekday(w, i), k, day;
+    const name *m;
+    j += word_is(at(w, j), "the");
+    if (!(k = day_at(w, j, &day)))
+        return 0;
+    j += k;
+    j += word_is(at(w, j), "of");
+    if (!(m = month_at(w, j, &k)))
+        return 0;
+    return finish_date(c, w, i, j + k, m->value, day, r);
+}
+
+/* May 2023, May of 2023, Sept. 2022 */
+static int rec_month_year(const ctx *c, const win *w, int i, date_range *r)
+{
+    int k, yk;
+    int64_t y;
+    const name *m = month_at(w, i, &k);
+    (void)c;
+    if (!m || !(yk = year_after(w, i + k, &y)))
+        return 0;
+    if (y < 1)
+        set_invalid(r);
+    else
+        set_month(r, y, m->value);
+    return k + yk;
+}
+
+/* last|this|next May */
+static int rec_month_rel(const ctx *c, const win *w, int i, date_range *r)
+{
+    const name *rel = find_name(at(w, i), rel_words), *m;
+    int k;
+    if (!rel || !(m = month_at(w, i + 1, &k)) || !name_licensed(w, i + 1, m))
+        return 0;
+    set_month_pick(c, m->value, rel->value, r);
+    return 1 + k;
+}
+
+/* May (in context): the latest May that has begun. */
+static int rec_month(const ctx *c, const win *w, int i, date_range *r)
+{
+    int k;
+    const name *m = month_at(w, i, &k);
+    if (!m || !name_licensed(w, i, m))
+        return 0;
+    set_month_pick(c, m->value, PICK_RECENT, r);
+    return k;
+}
+
+/* 2010-2015, 2010 - 2015, 2019-20: whole years, the first to the last. */
+static int rec_year_span(const ctx *c, const win *w, int i, date_range *r)
+{
+    const tok *a = at(w, i), *dash = at(w, i + 1), *b = at(w, i + 2);
+    int64_t last;
+    (void)c;
+    if (!num_digits(a, 4, 4) || a->val < 1900 || a->val > 2099 || !is_punct(dash, '-') ||
+        !num_digits(b, 2, 4) || b->ndig == 3)
+        return 0;
+    if ((dash->glue == TK_NONE) != (b->glue == TK_NONE) || !clean_left(w, i) ||
+        !clean_right(w, i + 3))
+        return 0;
+    last = b->ndig == 4 ? b->val : a->val - a->val % 100 + b->val;
+    if (last <= a->val || last > 2099)
+        return 0;
+    set_days(r, month_start(a->val, 1), month_start(last + 1, 1), GRAIN_YEAR);
+    return 3;
+}
+
+/* Does the number at i read as a year without a month next to it? */
+static int year_licensed(const win *w, int i)
+{
+    const tok *p = at(w, i - 1), *n = at(w, i + 1);
+    if (find_name(p, year_deny))
+        return 0;
+    if (intro_flags(p) & LIC_YEAR)
+        return 1;
+    return n->kind != TK_WORD || find_name(n, year_followers) != NULL;
+}
+
+/* 2022 (in context) */
+static int rec_year(const ctx *c, const win *w, int i, date_range *r)
+{
+    const tok *t = at(w, i);
+    (void)c;
+    if (!num_digits(t, 4, 4) || t->val < 1900 || t->val > 2099)
+        return 0;
+    if (!clean_left(w, i) || !clean_right(w, i + 1) || !year_licensed(w, i))
+        return 0;
+    set_year(r, t->val);
+    return 1;
+}
+
+/* today, yesterday, the day after tomorrow, recently... */
+static int rec_day_phrase(const ctx *c, const win *w, int i, date_range *r)
+{
+    int k;
+    const phrase *p = find_phrase(w, i, day_phrases, &k);
+    if (!p)
+        return 0;
+    set_days(r, c->today + p->a, c->today + p->b, GRAIN_DAY);
+    return k;
+}
+
+/* last|this|next weekend, this past weekend, the weekend */
+static int rec_weekend(const ctx *c, const win *w, int i, date_range *r)
+{
+    int k, week;
+    const phrase *p = find_phrase(w, i, weekends, &k);
+    int64_t saturday;
+    if (!p)
+        return 0;
+    week = p->a != PICK_RECENT ? p->a : c->wd >= 5 ? 0 : -1;
+    saturday = c->today - c->wd + 5 + 7 * week;
+    set_days(r, saturday, saturday + 2, GRAIN_DAY);
+    return k;
+}
+
+/* N days ago, a couple of weeks ago, 3 days from now */
+static int rec_ago(const ctx *c, const win *w, int i, date_range *r)
+{
+    int n, g, k = quantity(w, i, &n), ahead;
+    if (!k || !unit_at(w, i + k, &g))
+        return 0;
+    if (word_is(at(w, i + k + 1), "ago")) {
+        set_shift(c, g, -(int64_t)n, r);
+        return k + 2;
+    }
+    if (!(ahead = match_words(w, i + k + 1, "from now")))
+        return 0;
+    set_shift(c, g, n, r);
+    return k + 1 + ahead;
+}
+
+/* in 3 days, in a couple of weeks */
+static int rec_in(const ctx *c, const win *w, int i, date_range *r)
+{
+    int n, g, k;
+    if (!word_is(at(w, i), "in") || !(k = quantity(w, i + 1, &n)) || !unit_at(w, i + 1 + k, &g))
+        return 0;
+    set_shift(c, g, n, r);
+    return 2 + k;
+}
+
+/* last|this|next week|month|year */
+static int rec_rel_unit(const ctx *c, const win *w, int i, date_range *r)
+{
+    const name *rel = find_name(at(w, i), rel_words);
+    int g;
+    if (!rel || !unit_at(w, i + 1, &g) || g == GRAIN_DAY)
+        return 0;
+    set_shift(c, g, rel->value, r);
+    return 2;
+}
+
+/* [the] past|last|next [N] days|weeks|months|years: a rolling window.
+ * Plain "last week", "next week" are left to rec_rel_unit. */
+static int rec_window(const ctx *c, const win *w, int i, date_range *r)
+{
+    int the = word_is(at(w, i), "the"), n = 1, k, g;
+    const tok *p = at(w, i + the);
+    int ahead = word_is(p, "next");
+    if (!ahead && !word_is(p, "past") && !word_is(p, "last"))
+        return 0;
+    k = quantity(w, i + the + 1, &n);
+    if (!the && !k && !word_is(p, "past"))
+        return 0;
+    if (!unit_at(w, i + the + 1 + k, &g))
+        return 0;
+    set_window(c, g, ahead ? n : -n, r);
+    return the + 2 + k;
+}
+
+/* [last|this|next] Monday; abbreviations only after those or "on". */
+static int rec_weekday(const ctx *c, const win *w, int i, date_range *r)
+{
+    const name *rel = find_name(at(w, i), rel_words), *d;
+    int k = rel != NULL;
+    int64_t day;
+    if (!(d = find_name(at(w, i + k), weekdays)))
+        return 0;
+    if ((d->flags & N_ABBR) && !rel && !word_is(at(w, i - 1), "on"))
+        return 0;
+    day = pick_weekday(c, d->value, rel ? rel->value : PICK_RECENT);
+    set_days(r, day, day + 1, GRAIN_DAY);
+    return k + 1;
+}
+
+/* last|this|next summer */
+static int rec_season_rel(const ctx *c, const win *w, int i, date_range *r)
+{
+    const name *rel = find_name(at(w, i), rel_words), *s = find_name(at(w, i + 1), seasons);
+    if (!rel || !s)
+        return 0;
+    set_season_pick(c, s->value, rel->value, r);
+    return 2;
+}
+
+/* [the] summer [of] [2022]; without a year, the latest summer begun, in
+ * context ("in the summer", "during spring", "the winter"). */
+static int rec_season(const ctx *c, const win *w, int i, date_range *r)
+{
+    int the = word_is(at(w, i), "the"), yk;
+    const name *s = find_name(at(w, i + the), seasons);
+    int64_t y;
+    if (!s)
+        return 0;
+    if ((yk = year_after(w, i + the + 1, &y))) {
+        set_season(r, y, s->value);
+        return the + 1 + yk;
+    }
+    if (!(intro_flags(at(w, i - 1)) & LIC_NAME) && !(the && !(s->flags & N_WORD)))
+        return 0;
+    set_season_pick(c, s->value, PICK_RECENT, r);
+    return the + 1;
+}
+
+typedef int (*recogniser)(const ctx *c, const win *w, int i, date_range *r);
+
+static const recogniser recognisers[] = {
+    rec_iso_day,    rec_iso_month, rec_numeric,    rec_month_day, rec_day_month,
+    rec_month_year, rec_month_rel, rec_month,      rec_year_span, rec_year,
+    rec_day_phrase, rec_weekend,   rec_ago,        rec_in,        rec_rel_unit,
+    rec_window,     rec_weekday,   rec_season_rel, rec_season,
+};
+
+/* ------------------------------------------------------------------ driver */
+
+/* The longest form starting at token i, with its byte span; 0 if none. */
+static int longest_at(const ctx *c, const win *w, int i, date_range *best)
+{
+    size_t f;
+    int found = 0;
+    for (f = 0; f < sizeof recognisers / sizeof *recognisers; f++) {
+        date_range r;
+        int k = recognisers[f](c, w, i, &r);
+        const tok *last = at(w, i + k - 1);
+        if (k <= 0 || (found && last->off + last->len <= best->end_off))
+            continue;
+        *best = r;
+        best->start_off = at(w, i)->off;
+        best->end_off = last->off + last->len;
+        found = 1;
+    }
+    return found;
+}
+
+/* The longest form at the window's first token, or after it when that is
+ * "in", "on", "during"... which then joins the span. */
+static int match_here(const ctx *c, const win *w, date_range *r)
+{
+    date_range inner;
+    int found = longest_at(c, w, 0, r);
+    if (!find_name(at(w, 0), wrappers) || !longest_at(c, w, 1, &inner))
+        return found;
+    if (!found || inner.end_off > r->end_off) {
+        *r = inner;
+        r->start_off = at(w, 0)->off;
+    }
+    return 1;
+}
+
+/* Where candidates go: they arrive in order of their start, and of those
+ * that overlap the longest is kept; empty (impossible) ones are dropped. */
+typedef struct sink {
+    date_range *out;
+    int max, n;
+    date_range pending;
+    int has_pending;
+} sink;
+
+static void sink_flush(sink *k)
+{
+    if (k->has_pending && k->pending.end > k->pending.start && k->n < k->max)
+        k->out[k->n++] = k->pending;
+    k->has_pending = 0;
+}
+
+static void sink_offer(sink *k, const date_range *r)
+{
+    if (k->has_pending && r->start_off < k->pending.end_off) {
+        if (r->end_off - r->start_off > k->pending.end_off - k->pending.start_off)
+            k->pending = *r;
+        return;
+    }
+    sink_flush(k);
+    k->pending = *r;
+    k->has_pending = 1;
+}
+
+int dates_parse(const char *text, int64_t now, date_range *out, int max)
+{
+    ctx c;
+    win w;
+    sink k = {out, max, 0, {0, 0, GRAIN_DAY, 0, 0}, 0};
+    if (!text || !out || max <= 0)
+        return 0;
+    ctx_init(&c, now);
+    for (win_init(&w, text); w.n > 0 && k.n < max; win_shift(&w)) {
+        date_range r;
+        if (match_here(&c, &w, &r))
+            sink_offer(&k, &r);
+    }
+    sink_flush(&k);
+    return k.n;
+}
+
+/* ------------------------------------------------------------------ cues */
+
+/* A hint of "when" at token i that is not a date (see the top comment). */
+static int cue_at(const win *w, int i)
+{
+    int n, g, k;
+    if (find_name(at(w, i), cue_words) || match_words(w, i, "new year"))
+        return 1;
+    if ((k = quantity(w, i, &n)) && unit_at(w, i + k, &g))
+        return 1;
+    return word_is(at(w, i), "the") && unit_at(w, i + 1, &g) &&
+           (word_is(at(w, i + 2), "before") || word_is(at(w, i + 2), "after"));
+}
+
+int dates_has_expression(const char *text)
+{
+    date_range r;
+    win w;
+    if (!text)
+        return 0;
+    if (dates_parse(text, HAS_NOW, &r, 1) > 0)
+        return 1;
+    for (win_init(&w, text); w.n > 0; win_shift(&w))
+        if (cue_at(&w, 0))
+            return 1;
+    return 0;
+}

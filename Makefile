@@ -21,7 +21,7 @@ OPT      ?= -O2 -g
 SAN      ?=
 PKGS      = ncursesw sqlite3 libcjson libedit
 DEB_PKGS  = build-essential pkg-config libncurses-dev libsqlite3-dev libcjson-dev \
-            libedit-dev sqlite3 tmux perl
+            libedit-dev sqlite3 tmux perl python3 clang
 Q         = $(if $(V),,@)
 
 PKG_CFLAGS := $(filter-out -D_XOPEN_SOURCE=% -D_DEFAULT_SOURCE,\

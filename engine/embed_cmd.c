@@ -53,12 +53,15 @@ static double now_ms(void)
 
 static ms_status write_some(cmd_state *c, const char *s, size_t n, ms_error *err);
 
-/* Why the program is gone, as text. */
+/* Why the program is gone, as text. Its pipe closes a moment before it can
+ * be reaped, so wait up to half a second for its exit status. */
 static void exit_reason(cmd_state *c, char *out, size_t len)
 {
     int status;
-    pid_t r = waitpid(c->pid, &status, WNOHANG);
-    if (r == c->pid) {
+    pid_t r = 0;
+    for (int i = 0; i < 100 && c->pid > 0 && (r = waitpid(c->pid, &status, WNOHANG)) == 0; i++)
+        usleep(5000);
+    if (r == c->pid && c->pid > 0) {
         c->pid = 0;
         if (WIFEXITED(status))
             snprintf(out, len, "exited with status %d%s", WEXITSTATUS(status),

@@ -235,7 +235,7 @@ static void print_json(const eval_state *st, int with_sweep)
     cJSON_AddNumberToObject(o, "abstained", (double)st->cat[0].abstained);
     cJSON *bc = cJSON_AddObjectToObject(o, "by_category");
     for (int c = 1; c < CATS; c++) {
-        char key[4];
+        char key[16];
         snprintf(key, sizeof key, "%d", c);
         cJSON_AddItemToObject(bc, key, tally_json(st, &st->cat[c]));
     }

@@ -39,11 +39,24 @@ static void show_progress(void *ctx, const import_stats *st)
     p->shown = 1;
 }
 
+/* The embedder the store's vectors come from when attach_embedder could not
+ * attach the default one ("" otherwise): print_embedder_note tells the user
+ * after a successful write, so that a failing command still prints one line. */
+static char embedder_note[256];
+
+static void print_embedder_note(void)
+{
+    if (embedder_note[0])
+        fprintf(stderr, "memscope: note: the store's vectors come from %s; new memories "
+                        "get none until `memscope reembed`\n", embedder_note);
+}
+
 /* Attach an embedder so memories imported without vectors get one: spec, or
  * the built-in one. When the store's vectors come from another embedder,
  * an explicit spec is an error (the vectors could not be compared); with no
- * spec the new memories get no vector and a note says how to fix that.
- * Returns NULL when no embedder is attached; *failed on an error. */
+ * spec the new memories get no vector and a note (print_embedder_note) says
+ * how to fix that. Returns NULL when no embedder is attached; *failed on an
+ * error. */
 static embedder *attach_embedder(store *s, const char *spec, int *failed, ms_error *err)
 {
     *failed = 0;
@@ -63,8 +76,7 @@ static embedder *attach_embedder(store *s, const char *spec, int *failed, ms_err
                     id, embed_id(e), spec);
             *failed = 1;
         } else {
-            fprintf(stderr, "memscope: note: the store's vectors come from %s; new memories "
-                            "get none until `memscope reembed`\n", id);
+            snprintf(embedder_note, sizeof embedder_note, "%s", id);
         }
         embed_close(e);
         return NULL;
@@ -174,6 +186,7 @@ static int run_import(cli_common *c, int argc, char **argv)
             cli_unlink_store(cli_db_path(c));
         return cli_fail(&err);
     }
+    print_embedder_note();
     double dt = seconds_since(&p.start);
     printf("imported %llu memories (%llu new, %llu replaced, %llu skipped) in %.2f s into %s\n",
            (unsigned long long)st.records, (unsigned long long)st.inserted,
@@ -384,6 +397,7 @@ static int run_add(cli_common *c, int argc, char **argv)
         if (code) {
             status = cli_fail(&err);
         } else {
+            print_embedder_note();
             cli_print_safe(stdout, m.id);
             putchar('\n');
         }

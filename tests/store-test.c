@@ -1,0 +1,1131 @@
+/* store-test.c - the store: schema and migrations, refusals that leave files
+ * untouched, CRUD, duplicate policy, validation, profiles, FTS, read-only
+ * opening, entity and edge creation, delete cascades, time and UTF-8 checks.
+ *
+ * Links only store/ and engine/ objects; every file it makes lives in one
+ * temporary directory that it removes at the end. */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+#include "tests/tap.h"
+
+static char tmpdir[] = "/tmp/memscope-store-test-XXXXXX";
+
+/* tmpdir/name in a static buffer (one of a few, so two can be in use). */
+static const char *tpath(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+    return buf[k];
+}
+
+static void remove_tmpdir(void)
+{
+    DIR *d = opendir(tmpdir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            unlink(tpath(e->d_name));
+    if (d)
+        closedir(d);
+    rmdir(tmpdir);
+}
+
+/* The whole file, or NULL when it cannot be read. Caller frees. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *g = realloc(buf, cap *= 2);
+            if (!g)
+                free(buf);
+            buf = g;
+        }
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static int write_file(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    size_t w = fwrite(data, 1, len, f);
+    return fclose(f) == 0 && w == len ? 0 : -1;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+/* Run SQL on a file with SQLite directly (not through the store). */
+static int raw_exec(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    int rc = sqlite3_open(path, &db);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    sqlite3_close(db);
+    return rc;
+}
+
+/* One integer from SQL run on a file directly; -999 on error. */
+static long long raw_int(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    long long v = -999;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return v;
+}
+
+static char *raw_text(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    char *v = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+            v = strdup((const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return v;
+}
+
+static store *open_new(const char *name)
+{
+    store *s = NULL;
+    ms_error err;
+    ms_error_clear(&err);
+    unlink(tpath(name));
+    if (store_open(tpath(name), 0, &s, &err))
+        diag("store_open %s: %s", name, err.msg);
+    return s;
+}
+
+/* Put one memory (content, id, speaker, session) in its own transaction. */
+static int64_t put_simple(store *s, const char *id, const char *content, const char *speaker,
+                          const char *session)
+{
+    store_memory m;
+    store_memory_init(&m);
+    m.id = id ? strdup(id) : NULL;
+    m.content = strdup(content);
+    m.speaker = speaker ? strdup(speaker) : NULL;
+    m.session = session ? strdup(session) : NULL;
+    m.created_at = strdup("2023-05-08T13:56:00Z");
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = store_begin(s, &err);
+    if (!st)
+        st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+    if (!st)
+        st = store_end(s, &err);
+    else
+        store_rollback(s);
+    if (st)
+        diag("put %s: %s", id ? id : "(new)", err.msg);
+    int64_t rid = st ? 0 : m.rid;
+    store_memory_clear(&m);
+    return rid;
+}
+
+/* ---- schema ------------------------------------------------------------ */
+
+static void test_new_store(void)
+{
+    store *s = open_new("new.db");
+    ok(s != NULL, "a new store opens");
+    store_close(s);
+    ok(!file_exists(tpath("new.db-wal")) && !file_exists(tpath("new.db-shm")),
+       "closing the store leaves no -wal or -shm file");
+    struct stat sb;
+    memset(&sb, 0, sizeof sb);
+    int have = stat(tpath("new.db"), &sb) == 0;
+    ok(have && (sb.st_mode & 0777) == 0600, "a new store file is mode 0600 (got %o)",
+       (unsigned)(sb.st_mode & 0777));
+    is_int(raw_int(tpath("new.db"), "PRAGMA user_version"), STORE_SCHEMA_VERSION,
+           "user_version is STORE_SCHEMA_VERSION");
+    is_int(raw_int(tpath("new.db"), "PRAGMA application_id"), STORE_APPLICATION_ID,
+           "application_id is memscope's");
+    char *mode = raw_text(tpath("new.db"), "PRAGMA journal_mode");
+    is_str(mode, "wal", "journal_mode is wal");
+    free(mode);
+    is_int(raw_int(tpath("new.db"),
+                   "SELECT count(*) FROM sqlite_master WHERE name IN ('memories', 'memories_fts',"
+                   " 'entities', 'memory_entities', 'edges', 'vectors', 'feedback', 'meta')"),
+           8, "every table exists");
+
+    /* Reopening an up-to-date store changes nothing. */
+    size_t n1, n2;
+    char *before = slurp(tpath("new.db"), &n1);
+    store_open(tpath("new.db"), 0, &s, NULL);
+    ok(s != NULL, "an existing store reopens");
+    store_close(s);
+    char *after = slurp(tpath("new.db"), &n2);
+    ok(before && after && n1 == n2 && memcmp(before, after, n1) == 0,
+       "opening and closing a store does not change its bytes");
+    free(before);
+    free(after);
+
+    ms_error err;
+    ms_error_clear(&err);
+    ok(store_open(tpath("missing.db"), STORE_OPEN_NOCREATE, &s, &err) == MS_NOT_FOUND && s == NULL,
+       "NOCREATE refuses a missing file with MS_NOT_FOUND");
+    ok(!file_exists(tpath("missing.db")), "and creates nothing");
+    ok(store_open(tpath("missing.db"), STORE_OPEN_READONLY, &s, &err) == MS_NOT_FOUND,
+       "READONLY refuses a missing file");
+    ok(!file_exists(tpath("missing.db")), "and creates nothing");
+}
+
+static void test_migration(void)
+{
+    store *s = open_new("v1.db");
+    store_close(s);
+    /* Make it a v1 store: the base schema without feedback. */
+    is_int(raw_exec(tpath("v1.db"), "DROP TABLE feedback; PRAGMA user_version=1"), SQLITE_OK,
+           "built a v1 store by hand");
+    is_int(raw_int(tpath("v1.db"), "PRAGMA user_version"), 1, "its user_version is 1");
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = store_open(tpath("v1.db"), 0, &s, &err);
+    ok(st == MS_OK, "store_open migrates a v1 store (%s)", err.msg);
+    int64_t rid = s ? put_simple(s, "x", "after migration", NULL, NULL) : 0;
+    if (s) {
+        ok(store_add_feedback(s, rid, "query", NULL, 1, &err) == MS_OK,
+           "feedback can be recorded after migration");
+        store_feedback *fb = NULL;
+        size_t nfb = 0;
+        ok(store_feedback_all(s, &fb, &nfb, &err) == MS_OK && nfb == 1 && fb[0].rid == rid,
+           "and read back");
+        store_feedback_free(fb, nfb);
+    }
+    store_close(s);
+    is_int(raw_int(tpath("v1.db"), "PRAGMA user_version"), 2, "user_version is now 2");
+    is_int(raw_int(tpath("v1.db"), "SELECT count(*) FROM sqlite_master WHERE name='feedback'"), 1,
+           "the feedback table exists");
+
+    /* Read-only cannot migrate, and leaves the file alone. */
+    s = open_new("v1ro.db");
+    store_close(s);
+    raw_exec(tpath("v1ro.db"), "DROP TABLE feedback; PRAGMA user_version=1");
+    size_t n1, n2;
+    char *before = slurp(tpath("v1ro.db"), &n1);
+    ok(store_open(tpath("v1ro.db"), STORE_OPEN_READONLY, &s, &err) == MS_READONLY && !s,
+       "a read-only open of an old store is refused with MS_READONLY");
+    char *after = slurp(tpath("v1ro.db"), &n2);
+    ok(before && after && n1 == n2 && memcmp(before, after, n1) == 0, "and the file is unchanged");
+    free(before);
+    free(after);
+}
+
+/* Opening path must fail with want and leave its bytes exactly as they were. */
+static void refused_unchanged(const char *name, ms_status want, const char *what)
+{
+    size_t n1 = 0, n2 = 0;
+    char *before = slurp(tpath(name), &n1);
+    store *s = NULL;
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = store_open(tpath(name), 0, &s, &err);
+    ok(st == want && s == NULL, "%s is refused with %s (got %s: %s)", what, ms_status_text(want),
+       ms_status_text(st), err.msg);
+    ok(err.msg[0] && strstr(err.msg, tpath(name)) != NULL, "the message names the file");
+    store_close(s);
+    char *after = slurp(tpath(name), &n2);
+    ok(before && after && n1 == n2 && memcmp(before, after, n1) == 0,
+       "%s: the file's bytes are unchanged", what);
+    char wal[600];
+    snprintf(wal, sizeof wal, "%s-wal", tpath(name));
+    ok(!file_exists(wal), "%s: no -wal file is left behind", what);
+    free(before);
+    free(after);
+    unlink(tpath(name));
+}
+
+static void test_refusals(void)
+{
+    store *s = open_new("refuse.db");
+    store_close(s);
+    raw_exec(tpath("refuse.db"), "PRAGMA user_version=99");
+    refused_unchanged("refuse.db", MS_SCHEMA_NEWER, "a store of schema 99");
+
+    static const char text[] = "id,content\n1,this is a CSV file, not a store\n";
+    write_file(tpath("text.db"), text, sizeof text - 1);
+    refused_unchanged("text.db", MS_NOT_STORE, "a text file");
+
+    write_file(tpath("short.db"), "hi\n", 3);
+    refused_unchanged("short.db", MS_NOT_STORE, "a 3-byte text file");
+
+    raw_exec(tpath("other.db"), "CREATE TABLE customers(id INTEGER PRIMARY KEY, name TEXT);"
+                                "INSERT INTO customers(name) VALUES ('Ada');");
+    refused_unchanged("other.db", MS_NOT_STORE, "an SQLite database of another application");
+
+    raw_exec(tpath("otherapp.db"), "PRAGMA application_id=1234");
+    refused_unchanged("otherapp.db", MS_NOT_STORE, "a database with another application_id");
+
+    /* The SQLite magic followed by garbage. */
+    char junk[4096];
+    memcpy(junk, "SQLite format 3", 16);
+    for (size_t i = 16; i < sizeof junk; i++)
+        junk[i] = (char)(i * 7 + 3);
+    write_file(tpath("corrupt.db"), junk, sizeof junk);
+    size_t n1, n2;
+    char *before = slurp(tpath("corrupt.db"), &n1);
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = store_open(tpath("corrupt.db"), 0, &s, &err);
+    ok(st != MS_OK && s == NULL, "a corrupt SQLite file is refused (%s)", err.msg);
+    char *after = slurp(tpath("corrupt.db"), &n2);
+    ok(before && after && n1 == n2 && memcmp(before, after, n1) == 0,
+       "a corrupt SQLite file is unchanged");
+    free(before);
+    free(after);
+    unlink(tpath("corrupt.db"));
+}
+
+/* ---- memories ---------------------------------------------------------- */
+
+static void test_crud(void)
+{
+    store *s = open_new("crud.db");
+    ms_error err;
+    ms_error_clear(&err);
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup("D1:3");
+    m.content = strdup("Caroline: I went to a LGBTQ support group yesterday");
+    m.created_at = strdup("2023-05-08 13:56:00+02:00");
+    m.event_time = strdup("2023-05-07T09:30:15.250-01:30");
+    m.speaker = strdup("Caroline");
+    m.session = strdup("1");
+    m.source = strdup("chat");
+    m.memory_confidence = 0.9;
+    m.trust_alpha = 3;
+    m.trust_beta = 1.5;
+    m.importance = 0.25;
+    m.pinned = 1;
+    m.entities = calloc(2, sizeof *m.entities);
+    m.entities[0] = strdup("LGBTQ support group");
+    m.entities[1] = strdup("Pride");
+    m.n_entities = 2;
+    store_put_result res = STORE_PUT_SKIPPED;
+    ok(store_begin(s, &err) == MS_OK, "begin");
+    ok(store_put(s, &m, STORE_DUP_ERROR, &res, &err) == MS_OK, "put a memory with every field");
+    ok(res == STORE_PUT_INSERTED && m.rid > 0, "it is inserted with a rid");
+    ok(store_end(s, &err) == MS_OK, "commit");
+    int64_t rid = m.rid;
+    store_memory_clear(&m);
+
+    store_memory g;
+    ok(store_get(s, "D1:3", 0, &g, &err) == MS_OK, "get by id");
+    is_int(g.rid, rid, "rid");
+    is_str(g.id, "D1:3", "id");
+    is_str(g.profile, "default", "profile");
+    is_str(g.content, "Caroline: I went to a LGBTQ support group yesterday", "content");
+    is_str(g.created_at, "2023-05-08T11:56:00Z", "created_at normalised to UTC");
+    int64_t want_ts;
+    store_parse_time("2023-05-08T11:56:00Z", &want_ts);
+    is_int(g.created_ts, want_ts, "created_ts");
+    is_str(g.event_time, "2023-05-07T11:00:15Z", "event_time normalised to UTC");
+    store_parse_time("2023-05-07T11:00:15Z", &want_ts);
+    is_int(g.event_ts, want_ts, "event_ts");
+    is_str(g.speaker, "Caroline", "speaker");
+    is_str(g.session, "1", "session");
+    is_str(g.source, "chat", "source");
+    is_near(g.memory_confidence, 0.9, 1e-12, "memory_confidence");
+    is_near(g.trust_alpha, 3, 1e-12, "trust alpha");
+    is_near(g.trust_beta, 1.5, 1e-12, "trust beta");
+    is_near(store_trust_score(&g), 2.0 / 3.0, 1e-12, "trust_score = alpha / (alpha + beta)");
+    is_near(g.importance, 0.25, 1e-12, "importance");
+    is_int(g.pinned, 1, "pinned");
+    is_int(g.access_count, 0, "access_count starts at 0");
+    ok(g.last_accessed == NULL, "last_accessed starts unset");
+    int has_given = 0, has_pride = 0, has_speaker = 0;
+    for (size_t i = 0; i < g.n_entities; i++) {
+        has_given |= strcmp(g.entities[i], "LGBTQ support group") == 0;
+        has_pride |= strcmp(g.entities[i], "Pride") == 0;
+        has_speaker |= strcmp(g.entities[i], "Caroline") == 0;
+    }
+    ok(has_given && has_pride, "given entities come back");
+    ok(has_speaker, "the speaker is an entity");
+    store_memory_clear(&g);
+
+    ok(store_get(s, NULL, rid, &g, &err) == MS_OK && strcmp(g.id, "D1:3") == 0, "get by rid");
+    store_memory_clear(&g);
+
+    /* Defaults, and a generated id. */
+    store_memory_init(&m);
+    m.content = strdup("a memory with nothing but content");
+    store_begin(s, &err);
+    ok(store_put(s, &m, STORE_DUP_ERROR, NULL, &err) == MS_OK, "put content only");
+    store_end(s, &err);
+    ok(m.id && m.id[0], "an id is generated (%s)", m.id ? m.id : "none");
+    ok(store_get(s, m.id, 0, &g, &err) == MS_OK, "and the memory is found by it");
+    is_near(g.memory_confidence, 0.7, 1e-12, "default memory_confidence 0.7");
+    is_near(store_trust_score(&g), 0.5, 1e-12, "default trust 0.5 (Beta(1,1))");
+    is_near(g.importance, 0.5, 1e-12, "default importance 0.5");
+    ok(g.event_time == NULL && g.event_ts == STORE_TS_NONE, "no event_time");
+    ok(g.speaker == NULL && g.session == NULL && g.source == NULL, "no provenance");
+    is_int(g.pinned, 0, "not pinned");
+    int64_t t;
+    ok(g.created_at && store_parse_time(g.created_at, &t) == 0 && llabs(t - time(NULL)) < 86400,
+       "created_at defaults to now (%s)", g.created_at ? g.created_at : "none");
+    store_memory_clear(&g);
+    store_memory_clear(&m);
+
+    /* Delete. */
+    store_begin(s, &err);
+    ok(store_delete(s, "D1:3", &err) == MS_OK, "delete by id");
+    ok(store_delete(s, "D1:3", &err) == MS_NOT_FOUND, "deleting it again is MS_NOT_FOUND");
+    store_end(s, &err);
+    ok(store_get(s, "D1:3", 0, &g, &err) == MS_NOT_FOUND, "a deleted memory is gone");
+    store_counts c;
+    store_count(s, &c, &err);
+    is_int(c.memories, 1, "one memory left");
+    store_close(s);
+}
+
+struct hits {
+    int64_t rid[16];
+    int n;
+};
+
+static int collect_hit(void *p, int64_t rid, double score)
+{
+    struct hits *h = p;
+    (void)score;
+    if (h->n < 16)
+        h->rid[h->n++] = rid;
+    return 0;
+}
+
+static int fts_count(store *s, const char *match, int64_t want_rid)
+{
+    struct hits h = {{0}, 0};
+    ms_error err;
+    if (store_fts(s, match, 16, collect_hit, &h, &err))
+        return -1;
+    if (want_rid)
+        for (int i = 0; i < h.n; i++)
+            if (h.rid[i] == want_rid)
+                return h.n;
+    return want_rid ? -2 : h.n;
+}
+
+static void test_duplicates(void)
+{
+    store *s = open_new("dup.db");
+    ms_error err;
+    ms_error_clear(&err);
+    int64_t rid = put_simple(s, "a", "the zebra crossed the road", "Ann", "s1");
+    put_simple(s, "b", "another memory", "Ann", "s1");
+    ok(rid > 0, "first put");
+
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup("a");
+    m.content = strdup("the giraffe crossed the road");
+    store_put_result res;
+    store_begin(s, &err);
+    ok(store_put(s, &m, STORE_DUP_ERROR, &res, &err) == MS_DUPLICATE,
+       "error policy: a second put of the same id is MS_DUPLICATE");
+    ok(strstr(err.msg, "\"a\"") != NULL, "and the message names the id (%s)", err.msg);
+    ok(store_put(s, &m, STORE_DUP_SKIP, &res, &err) == MS_OK && res == STORE_PUT_SKIPPED,
+       "skip policy: reports skipped");
+    is_int(m.rid, rid, "skip gives the existing rid");
+    store_end(s, &err);
+    store_memory g;
+    store_get(s, "a", 0, &g, &err);
+    is_str(g.content, "the zebra crossed the road", "skip keeps the old content");
+    store_memory_clear(&g);
+
+    store_begin(s, &err);
+    m.rid = 0;
+    free(m.speaker);
+    m.speaker = strdup("Bob");
+    m.memory_confidence = 0.2;
+    ok(store_put(s, &m, STORE_DUP_REPLACE, &res, &err) == MS_OK && res == STORE_PUT_REPLACED,
+       "replace policy: reports replaced");
+    store_end(s, &err);
+    is_int(m.rid, rid, "replace keeps the rid");
+    store_get(s, "a", 0, &g, &err);
+    is_str(g.content, "the giraffe crossed the road", "replace writes the new content");
+    is_str(g.speaker, "Bob", "and the new speaker");
+    is_near(g.memory_confidence, 0.2, 1e-12, "and the new confidence");
+    is_int(g.rid, rid, "under the same rid");
+    int has_ann = 0;
+    for (size_t i = 0; i < g.n_entities; i++)
+        has_ann |= strcmp(g.entities[i], "Ann") == 0;
+    ok(!has_ann, "the old speaker entity is no longer linked");
+    store_memory_clear(&g);
+    is_int(fts_count(s, "zebra", 0), 0, "FTS: the old word no longer matches");
+    is_int(fts_count(s, "giraffe", rid), 1, "FTS: the new word matches the same rid");
+    store_counts c;
+    store_count(s, &c, &err);
+    is_int(c.memories, 2, "still two memories");
+    store_memory_clear(&m);
+    store_close(s);
+}
+
+/* Put m in its own transaction and check it is refused with want and that
+ * nothing was written. */
+static void refuse_put(store *s, store_memory *m, ms_status want, const char *what)
+{
+    ms_error err;
+    ms_error_clear(&err);
+    store_counts c0, c1;
+    store_count(s, &c0, &err);
+    store_begin(s, &err);
+    ms_status st = store_put(s, m, STORE_DUP_ERROR, NULL, &err);
+    ok(st == want, "%s is refused with %s (got %s: %.120s)", what, ms_status_text(want),
+       ms_status_text(st), err.msg);
+    /* Commit whatever the put may have left, to prove it left nothing. */
+    store_end(s, NULL);
+    store_count(s, &c1, &err);
+    ok(c1.memories == c0.memories && c1.entities == c0.entities && c1.links == c0.links &&
+           c1.edges == c0.edges && c1.vectors == c0.vectors,
+       "%s: nothing was written", what);
+}
+
+static void test_validation(void)
+{
+    store *s = open_new("valid.db");
+    put_simple(s, "seed", "Ann met Bob in Paris", "Ann", "s1");
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup("bad");
+    m.session = strdup("s1");
+    m.speaker = strdup("Ann");
+    m.content = strdup("Ann saw Bob again in Paris");
+    m.memory_confidence = 1.5;
+    refuse_put(s, &m, MS_PARSE, "memory_confidence 1.5");
+    m.memory_confidence = -0.1;
+    refuse_put(s, &m, MS_PARSE, "memory_confidence -0.1");
+    m.memory_confidence = NAN;
+    refuse_put(s, &m, MS_PARSE, "memory_confidence NaN");
+    m.memory_confidence = 0.7;
+    m.importance = INFINITY;
+    refuse_put(s, &m, MS_PARSE, "importance infinity");
+    m.importance = 0.5;
+    m.trust_alpha = 0;
+    refuse_put(s, &m, MS_PARSE, "trust alpha 0");
+    m.trust_alpha = 1;
+    m.trust_beta = NAN;
+    refuse_put(s, &m, MS_PARSE, "trust beta NaN");
+    m.trust_beta = 1;
+
+    free(m.content);
+    m.content = strdup("");
+    refuse_put(s, &m, MS_PARSE, "empty content");
+    free(m.content);
+    m.content = NULL;
+    refuse_put(s, &m, MS_PARSE, "missing content");
+
+    m.content = malloc(STORE_CONTENT_MAX + 2);
+    memset(m.content, 'a', STORE_CONTENT_MAX + 1);
+    m.content[STORE_CONTENT_MAX + 1] = '\0';
+    refuse_put(s, &m, MS_LIMIT, "content of STORE_CONTENT_MAX + 1 bytes");
+    free(m.content);
+    m.content = strdup("Ann saw Bob \xc3\x28 in Paris");
+    refuse_put(s, &m, MS_PARSE, "content with invalid UTF-8");
+    free(m.content);
+    m.content = strdup("Ann saw Bob again in Paris");
+    free(m.speaker);
+    m.speaker = strdup("Ann \xed\xa0\x80");
+    refuse_put(s, &m, MS_PARSE, "speaker with a surrogate");
+    free(m.speaker);
+    m.speaker = strdup("Ann");
+
+    m.created_at = strdup("2023-13-01");
+    refuse_put(s, &m, MS_PARSE, "created_at 2023-13-01");
+    free(m.created_at);
+    m.created_at = NULL;
+    m.event_time = strdup("yesterday");
+    refuse_put(s, &m, MS_PARSE, "event_time \"yesterday\"");
+    free(m.event_time);
+    m.event_time = NULL;
+
+    free(m.id);
+    m.id = strdup("");
+    refuse_put(s, &m, MS_PARSE, "an empty id");
+    free(m.id);
+    m.id = strdup("seed");
+    refuse_put(s, &m, MS_DUPLICATE, "an existing id");
+    free(m.id);
+    m.id = strdup("bad");
+
+    /* A given vector that does not fit the store's embedder. */
+    ms_error err;
+    store_begin(s, NULL);
+    ok(store_set_embedder(s, "test-embedder", 4, &err) == MS_OK, "record a 4-d embedder");
+    store_end(s, NULL);
+    m.embedding = calloc(3, sizeof *m.embedding);
+    m.embedding[0] = 1;
+    m.dim = 3;
+    m.embedder_id = strdup("test-embedder");
+    refuse_put(s, &m, MS_EMBEDDER, "a 3-d vector for a 4-d store");
+    m.embedding[1] = NAN;
+    refuse_put(s, &m, MS_PARSE, "a vector holding NaN");
+    store_memory_clear(&m);
+    store_close(s);
+}
+
+static void test_profiles(void)
+{
+    store *s = open_new("prof.db");
+    ms_error err;
+    ms_error_clear(&err);
+    int64_t r1 = put_simple(s, "same", "apples grow in the orchard", NULL, NULL);
+    ok(store_use_profile(s, "work", &err) == MS_OK, "switch to profile work");
+    is_str(store_profile(s), "work", "store_profile says work");
+    int64_t r2 = put_simple(s, "same", "apples are on the quarterly agenda", NULL, NULL);
+    ok(r1 > 0 && r2 > 0 && r1 != r2, "the same id lives in two profiles");
+    store_memory g;
+    ok(store_get(s, "same", 0, &g, &err) == MS_OK && g.rid == r2 && strcmp(g.profile, "work") == 0,
+       "get sees the current profile's memory");
+    store_memory_clear(&g);
+    ok(store_get(s, NULL, r1, &g, &err) == MS_NOT_FOUND,
+       "get by rid does not reach another profile");
+    is_int(fts_count(s, "apples", r2), 1, "FTS in work finds only work's memory");
+    is_int(fts_count(s, "orchard", 0), 0, "FTS in work does not see default's words");
+    store_use_profile(s, "default", &err);
+    is_int(fts_count(s, "apples", r1), 1, "FTS in default finds only default's memory");
+    store_counts c;
+    store_count(s, &c, &err);
+    is_int(c.memories, 1, "counts are per profile");
+    int64_t np = 0;
+    store_profile_count(s, &np, &err);
+    is_int(np, 2, "two profiles");
+    ok(store_use_profile(s, "", &err) == MS_USAGE, "an empty profile name is refused");
+    ok(store_use_profile(s, "bad\xff", &err) == MS_USAGE, "a non-UTF-8 profile is refused");
+    is_str(store_profile(s), "default", "and the profile is unchanged");
+
+    /* Deleting in one profile leaves the other alone. */
+    store_begin(s, &err);
+    ok(store_delete(s, "same", &err) == MS_OK, "delete in default");
+    store_end(s, &err);
+    store_use_profile(s, "work", &err);
+    ok(store_get(s, "same", 0, &g, &err) == MS_OK, "work's memory with that id survives");
+    store_memory_clear(&g);
+    store_close(s);
+}
+
+struct toks {
+    char tok[8][32];
+    int n;
+};
+
+static int collect_tok(void *p, const char *tok, int len, int start, int end)
+{
+    struct toks *t = p;
+    (void)start;
+    (void)end;
+    if (t->n < 8 && len < 32) {
+        memcpy(t->tok[t->n], tok, (size_t)len);
+        t->tok[t->n][len] = '\0';
+        t->n++;
+    }
+    return 0;
+}
+
+static void test_fts(void)
+{
+    store *s = open_new("fts.db");
+    ms_error err;
+    ms_error_clear(&err);
+    struct toks t = {{{0}}, 0};
+    ok(store_tokenize(s, "Running CATS quickly", 20, collect_tok, &t, &err) == MS_OK, "tokenize");
+    is_int(t.n, 3, "three tokens");
+    is_str(t.tok[0], "run", "porter stem: running -> run");
+    is_str(t.tok[1], "cat", "cats -> cat (case folded)");
+    is_str(t.tok[2], "quickli", "quickly -> quickli");
+    t.n = 0;
+    store_tokenize(s, "Café", (int)strlen("Café"), collect_tok, &t, &err);
+    is_str(t.tok[0], "cafe", "diacritics removed");
+
+    int64_t r1 = put_simple(s, "r", "She runs every morning", NULL, NULL);
+    put_simple(s, "w", "He walked to work", NULL, NULL);
+    is_int(fts_count(s, "running", r1), 1, "FTS finds 'runs' by 'running' (stem)");
+    is_int(fts_count(s, "walks", 0), 1, "FTS finds 'walked' by 'walks'");
+    is_int(fts_count(s, "swimming", 0), 0, "FTS finds nothing for an absent word");
+    int64_t docs = -1;
+    ok(store_term_docs(s, "run", &docs, &err) == MS_OK && docs == 1, "term_docs(run) is 1");
+    store_close(s);
+}
+
+static void test_readonly(void)
+{
+    store *s = open_new("ro.db");
+    put_simple(s, "a", "a memory in a read-only store", NULL, NULL);
+    store_close(s);
+    size_t n1, n2;
+    char *before = slurp(tpath("ro.db"), &n1);
+    ms_error err;
+    ms_error_clear(&err);
+    ok(store_open(tpath("ro.db"), STORE_OPEN_READONLY, &s, &err) == MS_OK, "open read-only");
+    ok(s && store_is_readonly(s), "store_is_readonly");
+    if (!s)
+        return;
+    ok(store_begin(s, &err) == MS_READONLY, "store_begin refuses with MS_READONLY");
+    ok(strstr(err.msg, "read-only") != NULL, "with a clear message (%s)", err.msg);
+    store_memory m;
+    store_memory_init(&m);
+    m.content = strdup("new");
+    ok(store_put(s, &m, STORE_DUP_ERROR, NULL, &err) == MS_READONLY,
+       "store_put refuses with MS_READONLY");
+    store_memory_clear(&m);
+    ok(store_delete(s, "a", &err) == MS_READONLY, "store_delete refuses with MS_READONLY");
+    ok(store_set_trust(s, 1, 2, 2, &err) == MS_READONLY, "store_set_trust refuses");
+    ok(store_require_writable(s, "write", &err) == MS_READONLY, "require_writable refuses");
+    ok(store_read_begin(s, &err) == MS_OK, "a read transaction works");
+    store_memory g;
+    ok(store_get(s, "a", 0, &g, &err) == MS_OK, "and reads the memory");
+    store_memory_clear(&g);
+    store_end(s, &err);
+    store_close(s);
+    char *after = slurp(tpath("ro.db"), &n2);
+    ok(before && after && n1 == n2 && memcmp(before, after, n1) == 0,
+       "the read-only session left the file unchanged");
+    free(before);
+    free(after);
+}
+
+/* ---- entities and edges ------------------------------------------------ */
+
+static int has_entity(store *s, int64_t rid, const char *name, int *kind)
+{
+    store_entity *e = NULL;
+    size_t n = 0;
+    int found = 0;
+    if (store_entities_of(s, rid, &e, &n, NULL))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(e[i].name, name) == 0) {
+            found = 1;
+            if (kind)
+                *kind = e[i].kind;
+        }
+    store_entities_free(e, n);
+    return found;
+}
+
+static int n_entities_of(store *s, int64_t rid)
+{
+    store_entity *e = NULL;
+    size_t n = 0;
+    if (store_entities_of(s, rid, &e, &n, NULL))
+        return -1;
+    store_entities_free(e, n);
+    return (int)n;
+}
+
+/* Weight of the edge of type between a and b, or -1 when there is none. */
+static double edge_weight(store *s, int64_t a, int64_t b, int type)
+{
+    store_edge *v = NULL;
+    size_t n = 0;
+    double w = -1;
+    if (store_edges_of(s, a, &v, &n, NULL))
+        return -2;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].type == type &&
+            ((v[i].src == a && v[i].dst == b) || (v[i].src == b && v[i].dst == a)))
+            w = v[i].weight;
+    free(v);
+    return w;
+}
+
+/* A text summary of every edge and link of the current profile. */
+struct graph_text {
+    char buf[8192];
+    size_t len;
+};
+
+static int edge_text(void *p, const store_edge *e)
+{
+    struct graph_text *g = p;
+    if (g->len < sizeof g->buf)
+        g->len += (size_t)snprintf(g->buf + g->len, sizeof g->buf - g->len, "e%lld-%lld:%d:%g ",
+                                   (long long)e->src, (long long)e->dst, e->type, e->weight);
+    return 0;
+}
+
+static int link_text(void *p, int64_t rid, int64_t eid)
+{
+    struct graph_text *g = p;
+    if (g->len < sizeof g->buf)
+        g->len += (size_t)snprintf(g->buf + g->len, sizeof g->buf - g->len, "l%lld-%lld ",
+                                   (long long)rid, (long long)eid);
+    return 0;
+}
+
+static void graph_text(store *s, struct graph_text *g)
+{
+    g->len = 0;
+    g->buf[0] = '\0';
+    store_scan_edges(s, edge_text, g, NULL);
+    store_scan_links(s, link_text, g, NULL);
+}
+
+/* Put a memory again with the same fields, policy replace. */
+static ms_status replace_same(store *s, const char *id, const char *content, const char *speaker,
+                              const char *session)
+{
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup(id);
+    m.content = strdup(content);
+    m.speaker = strdup(speaker);
+    m.session = strdup(session);
+    m.created_at = strdup("2023-05-08T13:56:00Z");
+    m.memory_confidence = 0.3; /* not an input of entities or edges */
+    ms_error err;
+    store_begin(s, &err);
+    store_put_result res = STORE_PUT_INSERTED;
+    ms_status st = store_put(s, &m, STORE_DUP_REPLACE, &res, &err);
+    store_end(s, &err);
+    store_memory_clear(&m);
+    return st || res != STORE_PUT_REPLACED ? MS_SQL : MS_OK;
+}
+
+static int64_t put_event(store *s, const char *id, const char *content, const char *session,
+                         const char *event_time)
+{
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup(id);
+    m.content = strdup(content);
+    m.session = strdup(session);
+    m.event_time = strdup(event_time);
+    m.created_at = strdup(event_time);
+    ms_error err;
+    store_begin(s, &err);
+    ms_status st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+    store_end(s, &err);
+    int64_t rid = st ? 0 : m.rid;
+    store_memory_clear(&m);
+    return rid;
+}
+
+static void test_entities_edges(void)
+{
+    store *s = open_new("graph.db");
+    static const char *const turns[5][2] = {
+        {"Caroline", "Caroline: I met Melanie at the Rocky Mountains last summer."},
+        {"Melanie", "Melanie: Thanks! It was a lovely trip."},
+        {"Caroline", "Caroline: My favourite song that week was \"on the road again\"."},
+        {"Caroline", "Caroline: I still think about Melanie's photos of the Rocky Mountains."},
+        {"Melanie", "Melanie: Same here. They are on my wall now."},
+    };
+    int64_t r[5];
+    for (int i = 0; i < 5; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "D1:%d", i + 1);
+        r[i] = put_simple(s, id, turns[i][1], turns[i][0], "1");
+    }
+    ok(r[0] && r[1] && r[2] && r[3] && r[4], "five turns of one session stored");
+    int kind = 0;
+    ok(has_entity(s, r[0], "Caroline", &kind) == 1 && kind == STORE_ENTITY_SPEAKER,
+       "turn 1: the speaker Caroline is a speaker entity");
+    is_int(has_entity(s, r[0], "Melanie", NULL), 1, "turn 1: Melanie is an entity");
+    ok(has_entity(s, r[0], "Rocky Mountains", &kind) == 1 && kind == STORE_ENTITY_NAME,
+       "turn 1: the multi-word name Rocky Mountains is an entity");
+    is_int(n_entities_of(s, r[0]), 3, "turn 1 has exactly 3 entities");
+    is_int(has_entity(s, r[1], "Thanks", NULL), 0,
+           "turn 2: a sentence-initial Thanks is not an entity");
+    is_int(n_entities_of(s, r[1]), 1, "turn 2 has only its speaker");
+    ok(has_entity(s, r[2], "on the road again", &kind) == 1 && kind == STORE_ENTITY_QUOTED,
+       "turn 3: a quoted phrase is an entity");
+    is_int(has_entity(s, r[2], "My", NULL), 0, "turn 3: 'My' is not an entity");
+    is_int(has_entity(s, r[3], "Rocky Mountains", NULL), 1,
+           "turn 4: Rocky Mountains links the same entity");
+    ok(has_entity(s, r[3], "Melanie", &kind) == 1 && kind != STORE_ENTITY_SPEAKER,
+       "turn 4 (Caroline's): the possessive Melanie's links Melanie");
+    is_int(has_entity(s, r[3], "Melanie's", NULL), 0, "turn 4: no \"Melanie's\" entity");
+    is_int(n_entities_of(s, r[3]), 3, "turn 4 has exactly 3 entities");
+    is_int(has_entity(s, r[4], "Same", NULL), 0, "turn 5: sentence-initial Same is not one");
+    is_int(n_entities_of(s, r[4]), 1, "turn 5 has only its speaker");
+
+    /* Every entity of the profile exists once, possessive folded in. */
+    store_entity *all = NULL;
+    size_t nall = 0;
+    store_entities_all(s, &all, &nall, NULL);
+    int melanies = 0;
+    int64_t melanie_docs = 0;
+    for (size_t i = 0; i < nall; i++)
+        if (strcmp(all[i].norm, "melanie") == 0 || strcmp(all[i].norm, "melanie's") == 0) {
+            melanies++;
+            melanie_docs = all[i].docs;
+        }
+    is_int(melanies, 1, "one Melanie entity in the profile");
+    is_int(melanie_docs, 4, "linked to turns 1, 2, 4 and 5");
+    store_entities_free(all, nall);
+    is_int(nall, 4, "4 entities: Caroline, Melanie, Rocky Mountains and the quote");
+
+    /* Session adjacency. */
+    is_near(edge_weight(s, r[0], r[1], STORE_EDGE_SESSION), 1.0, 1e-9, "session edge +-1: 1.0");
+    is_near(edge_weight(s, r[1], r[2], STORE_EDGE_SESSION), 1.0, 1e-9, "session edge 2-3: 1.0");
+    is_near(edge_weight(s, r[3], r[4], STORE_EDGE_SESSION), 1.0, 1e-9, "session edge 4-5: 1.0");
+    is_near(edge_weight(s, r[0], r[2], STORE_EDGE_SESSION), 0.5, 1e-9, "session edge +-2: 0.5");
+    is_near(edge_weight(s, r[2], r[4], STORE_EDGE_SESSION), 0.5, 1e-9, "session edge 3-5: 0.5");
+    is_near(edge_weight(s, r[0], r[3], STORE_EDGE_SESSION), -1, 0, "no session edge at distance 3");
+    is_near(edge_weight(s, r[0], r[4], STORE_EDGE_SESSION), -1, 0, "no session edge at distance 4");
+
+    /* Entity edges: turns 1 and 4 share Rocky Mountains. */
+    ok(edge_weight(s, r[0], r[3], STORE_EDGE_ENTITY) > 0,
+       "an entity edge joins the turns sharing Rocky Mountains and Melanie");
+    ok(edge_weight(s, r[1], r[3], STORE_EDGE_ENTITY) > 0,
+       "an entity edge joins turn 4 (mentions Melanie) to Melanie's turn 2");
+    is_near(edge_weight(s, r[1], r[2], STORE_EDGE_ENTITY), -1, 0,
+            "no entity edge between turns sharing nothing but being in one session");
+    is_near(edge_weight(s, r[2], r[3], STORE_EDGE_ENTITY), -1, 0,
+            "no entity edge between turns sharing only their speaker");
+
+    /* Edges are stored once with src < dst. */
+    store_edge *v = NULL;
+    size_t nv = 0;
+    store_edges_of(s, r[2], &v, &nv, NULL);
+    int ordered = nv > 0;
+    for (size_t i = 0; i < nv; i++)
+        ordered &= v[i].src < v[i].dst && (v[i].src == r[2] || v[i].dst == r[2]);
+    ok(ordered, "edges_of returns edges touching the memory with src < dst");
+    free(v);
+
+    /* Replacing a turn with the same text changes neither links nor edges,
+     * though later turns linked to it. */
+    struct graph_text g0, g1;
+    graph_text(s, &g0);
+    ok(replace_same(s, "D1:1", turns[0][1], turns[0][0], "1") == MS_OK,
+       "replace turn 1 with the same text and another confidence");
+    graph_text(s, &g1);
+    ok(g0.len > 0 && strcmp(g0.buf, g1.buf) == 0,
+       "replacing a memory with the same text keeps its links and edges");
+    if (strcmp(g0.buf, g1.buf) != 0)
+        diag("before: %s\nafter:  %s", g0.buf, g1.buf);
+    store_memory gm;
+    store_get(s, "D1:1", 0, &gm, NULL);
+    is_near(gm.memory_confidence, 0.3, 1e-12, "and the new confidence is stored");
+    store_memory_clear(&gm);
+    store_memory_init(&gm);
+    gm.id = strdup("D1:1");
+    gm.content = strdup(turns[0][1]);
+    gm.speaker = strdup(turns[0][0]);
+    gm.session = strdup("1");
+    gm.entities = calloc(1, sizeof *gm.entities);
+    gm.entities[0] = strdup("Summer Trip");
+    gm.n_entities = 1;
+    store_begin(s, NULL);
+    ok(store_put(s, &gm, STORE_DUP_REPLACE, NULL, NULL) == MS_OK,
+       "replace turn 1 with the same text and a given entity");
+    store_end(s, NULL);
+    store_memory_clear(&gm);
+    ok(has_entity(s, r[0], "Summer Trip", &kind) == 1 && kind == STORE_ENTITY_GIVEN,
+       "the new given entity is linked");
+    ok(replace_same(s, "D1:3", "Caroline: My favourite song was \"the long way round\".",
+                    "Caroline", "1") == MS_OK,
+       "replace turn 3 with new text");
+    is_int(has_entity(s, r[2], "the long way round", NULL), 1, "its new quoted phrase is linked");
+    is_int(has_entity(s, r[2], "on the road again", NULL), 0, "its old one is not");
+    is_near(edge_weight(s, r[1], r[2], STORE_EDGE_SESSION), 1.0, 1e-9,
+            "its session edges stay (same session)");
+
+    /* Temporal edges across sessions. */
+    int64_t a = put_event(s, "t1", "The dentist appointment", "s-a", "2023-06-01T10:00:00Z");
+    int64_t b = put_event(s, "t2", "Picked up new glasses", "s-b", "2023-06-01T20:00:00Z");
+    int64_t c = put_event(s, "t3", "Went to the market", "s-c", "2023-06-03T10:00:00Z");
+    int64_t d = put_event(s, "t4", "Bought flowers", "s-a", "2023-06-01T12:00:00Z");
+    ok(a && b && c && d, "four dated memories stored");
+    double w = edge_weight(s, a, b, STORE_EDGE_TEMPORAL);
+    ok(w > 0 && w <= 0.5, "a temporal edge joins events 10 h apart in two sessions (%g)", w);
+    is_near(w, 0.5 - 0.4 * 10.0 / 24.0, 1e-9, "its weight falls with the time between");
+    is_near(edge_weight(s, a, c, STORE_EDGE_TEMPORAL), -1, 0,
+            "no temporal edge between events two days apart");
+    is_near(edge_weight(s, a, d, STORE_EDGE_TEMPORAL), -1, 0,
+            "no temporal edge inside one session");
+    ok(edge_weight(s, b, d, STORE_EDGE_TEMPORAL) > 0, "a temporal edge joins t2 and t4");
+
+    /* Delete cascades. */
+    ms_error err;
+    ms_error_clear(&err);
+    store_begin(s, &err);
+    ok(store_set_embedder(s, "test-embedder", 2, &err) == MS_OK, "record a 2-d embedder");
+    float vec[2] = {0.6f, 0.8f};
+    ok(store_put_vector(s, r[3], vec, 2, &err) == MS_OK, "store a vector for turn 4");
+    ok(store_add_feedback(s, r[3], "mountains", NULL, 1, &err) == MS_OK,
+       "record feedback on turn 4");
+    store_end(s, &err);
+    store_counts c0, c1;
+    store_count(s, &c0, &err);
+    is_int(c0.vectors, 1, "one vector");
+    store_begin(s, &err);
+    ok(store_delete(s, "D1:4", &err) == MS_OK, "delete turn 4");
+    store_end(s, &err);
+    store_count(s, &c1, &err);
+    is_int(c1.memories, c0.memories - 1, "one memory fewer");
+    is_int(c1.vectors, 0, "its vector is gone");
+    is_int(c1.links, c0.links - 3, "its three entity links are gone");
+    store_edges_of(s, r[3], &v, &nv, NULL);
+    is_int(nv, 0, "no edge touches it any more");
+    free(v);
+    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM edges WHERE src NOT IN"
+                                      " (SELECT rid FROM memories) OR dst NOT IN"
+                                      " (SELECT rid FROM memories)"),
+           0, "no dangling edges in the file");
+    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM memory_entities WHERE rid NOT IN"
+                                      " (SELECT rid FROM memories)"),
+           0, "no dangling links in the file");
+    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM feedback"), 0, "its feedback is gone");
+    is_int(fts_count(s, "\"still think\"", 0), 0, "its text is gone from the FTS index");
+    store_close(s);
+}
+
+/* ---- time and UTF-8 ---------------------------------------------------- */
+
+static void test_parse_time(void)
+{
+    static const struct {
+        const char *text;
+        const char *want; /* NULL: must be rejected */
+    } cases[] = {
+        {"2023-05-08", "2023-05-08T00:00:00Z"},
+        {"2023-05-08T13:56", "2023-05-08T13:56:00Z"},
+        {"2023-05-08T13:56:00Z", "2023-05-08T13:56:00Z"},
+        {"2023-05-08t13:56:00z", "2023-05-08T13:56:00Z"},
+        {"2023-05-08 13:56:00", "2023-05-08T13:56:00Z"},
+        {"2023-05-08 13:56:00+02:00", "2023-05-08T11:56:00Z"},
+        {"2023-05-08T13:56:00-0530", "2023-05-08T19:26:00Z"},
+        {"2023-05-08T13:56:00+02", "2023-05-08T11:56:00Z"},
+        {"2023-05-08T13:56:00.123456Z", "2023-05-08T13:56:00Z"},
+        {"2023-05-08T00:30:00+01:00", "2023-05-07T23:30:00Z"},
+        {"2024-02-29", "2024-02-29T00:00:00Z"},
+        {"2000-02-29", "2000-02-29T00:00:00Z"},
+        {"1969-12-31T23:59:59Z", "1969-12-31T23:59:59Z"},
+        {"1970-01-01T00:00:00Z", "1970-01-01T00:00:00Z"},
+        {"", NULL},
+        {"2023", NULL},
+        {"2023-5-8", NULL},
+        {"2023-05-08T", NULL},
+        {"2023-05-08T13", NULL},
+        {"2023-05-08T24:00:00Z", NULL},
+        {"2023-05-08T13:60:00Z", NULL},
+        {"2023-13-01", NULL},
+        {"2023-00-10", NULL},
+        {"2023-04-31", NULL},
+        {"2023-02-29", NULL},
+        {"1900-02-29", NULL},
+        {"2023-05-08T13:56:00.Z", NULL},
+        {"2023-05-08T13:56:00+25:00", NULL},
+        {"2023-05-08T13:56:00Zjunk", NULL},
+        {"2023-05-08T13:56:00+02:", NULL},
+        {"2023-05-08T13:56:00+2", NULL},
+        {"2023-05-08T13:56:00+02:0", NULL},
+        {"2023-05-08X13:56", NULL},
+        {"08/05/2023", NULL},
+        {"yesterday", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int64_t ts = 12345;
+        int rc = store_parse_time(cases[i].text, &ts);
+        if (!cases[i].want) {
+            ok(rc != 0 && ts == 12345, "parse_time rejects '%s'", cases[i].text);
+            continue;
+        }
+        char buf[32] = "";
+        if (rc == 0)
+            store_format_time(ts, buf, sizeof buf);
+        ok(rc == 0 && strcmp(buf, cases[i].want) == 0, "parse_time '%s' -> %s (got %s)",
+           cases[i].text, cases[i].want, buf);
+    }
+    int64_t ts = 0;
+    store_parse_time("2023-05-08T13:56:00Z", &ts);
+    is_int(ts, 1683554160, "2023-05-08T13:56:00Z is 1683554160");
+    ok(store_parse_time(NULL, &ts) != 0, "parse_time rejects NULL");
+}
+
+static void test_utf8(void)
+{
+    static const struct {
+        const char *s;
+        size_t len;
+        long want;
+        const char *what;
+    } cases[] = {
+        {"plain ASCII", 11, -1, "ASCII is valid"},
+        {"caf\xc3\xa9", 5, -1, "2-byte sequence"},
+        {"\xe2\x82\xac", 3, -1, "3-byte sequence (euro)"},
+        {"\xf0\x9f\x98\x80", 4, -1, "4-byte sequence (emoji)"},
+        {"\xef\xbf\xbf", 3, -1, "U+FFFF is valid"},
+        {"\xf4\x8f\xbf\xbf", 4, -1, "U+10FFFF is valid"},
+        {"ab\xc0\xaf", 4, 2, "overlong 2-byte (C0 AF)"},
+        {"ab\xc1\xbf", 4, 2, "overlong 2-byte (C1 BF)"},
+        {"a\xe0\x80\xaf", 4, 1, "overlong 3-byte (E0 80 AF)"},
+        {"\xf0\x80\x80\xaf", 4, 0, "overlong 4-byte (F0 80 80 AF)"},
+        {"xy\xed\xa0\x80", 5, 2, "surrogate U+D800"},
+        {"\xed\xbf\xbf", 3, 0, "surrogate U+DFFF"},
+        {"\xf4\x90\x80\x80", 4, 0, "beyond U+10FFFF"},
+        {"\xf5\x80\x80\x80", 4, 0, "F5 lead byte"},
+        {"abc\xe2\x82", 5, 3, "truncated 3-byte sequence at the end"},
+        {"abc\xc3", 4, 3, "truncated 2-byte sequence at the end"},
+        {"abc\xf0\x9f\x98", 6, 3, "truncated 4-byte sequence at the end"},
+        {"a\xe2\x82z", 4, 1, "truncated sequence in the middle"},
+        {"\x80", 1, 0, "a lone continuation byte"},
+        {"ok\xff", 3, 2, "0xFF"},
+        {"a\0b", 3, 1, "a NUL byte"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        is_int(store_utf8_invalid_at(cases[i].s, cases[i].len), cases[i].want, "utf8: %s",
+               cases[i].what);
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmpdir)) {
+        printf("Bail out! cannot create a temporary directory: %s\n", strerror(errno));
+        return 1;
+    }
+    test_new_store();
+    test_migration();
+    test_refusals();
+    test_crud();
+    test_duplicates();
+    test_validation();
+    test_profiles();
+    test_fts();
+    test_readonly();
+    test_entities_edges();
+    test_parse_time();
+    test_utf8();
+    remove_tmpdir();
+    return done_testing();
+}

@@ -380,6 +380,25 @@ static int same_graph_inputs(store *s, int64_t rid, const store_memory *m, int64
     return same && store_given_entities_match(s, rid, m);
 }
 
+/* The session of memory rid and its neighbours there. *session is NULL
+ * when it has none; the caller frees it. */
+static ms_status old_neighbours(store *s, int64_t rid, char **session, int64_t *prev,
+                                int64_t *next, ms_error *err)
+{
+    *session = NULL;
+    *prev = *next = 0;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT session FROM memories WHERE rid=?1", -1, &st,
+                                NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading a session", err);
+    sqlite3_bind_int64(st, 1, rid);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *session = store_col_text(st, 0);
+    sqlite3_finalize(st);
+    return store_context_neighbours(s, rid, *session, prev, next, err);
+}
+
 ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_result *res,
                     ms_error *err)
 {
@@ -423,6 +442,12 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
     }
     int keep_session = existing ? same_session(s, existing, m->session) : 0;
     int keep_graph = existing && same_graph_inputs(s, existing, m, event_ts);
+    /* a replacement that leaves its session leaves a gap to close there */
+    int64_t old_prev = 0, old_next = 0;
+    char *old_session = NULL;
+    if (existing && !keep_session && (st = old_neighbours(s, existing, &old_session, &old_prev,
+                                                           &old_next, err)))
+        return st;
     sqlite3_stmt *q = store_stmt(s, existing ? ST_UPDATE : ST_INSERT, err);
     if (!q)
         return err ? err->code : MS_SQL;
@@ -434,6 +459,13 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
     if (res)
         *res = existing ? STORE_PUT_REPLACED : STORE_PUT_INSERTED;
     st = keep_graph ? MS_OK : derive_graph(s, m, !existing, keep_session, err);
+    if (!st)
+        st = store_context_written(s, m->rid, m->session, err);
+    if (!st && old_session)
+        st = store_context_refresh(s, old_prev, old_session, err);
+    if (!st && old_session)
+        st = store_context_refresh(s, old_next, old_session, err);
+    free(old_session);
     return st ? st : derive_vector(s, m, err);
 }
 
@@ -606,18 +638,31 @@ ms_status store_delete(store *s, const char *id, ms_error *err)
     ms_status code = store_require_writable(s, "delete", err);
     if (code)
         return code;
-    sqlite3_stmt *st = store_stmt(s, ST_DELETE, err);
-    if (!st)
-        return err ? err->code : MS_SQL;
-    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "deleting a memory", err);
-    if (sqlite3_changes(s->db) == 0)
+    int64_t rid, prev, next;
+    char *session = NULL;
+    code = find_rid(s, id, &rid, err);
+    if (!code && !rid)
         return ms_fail(err, MS_NOT_FOUND, "no memory with id \"%s\" in profile \"%s\"", id,
                        s->profile);
-    return MS_OK;
+    if (!code)
+        code = old_neighbours(s, rid, &session, &prev, &next, err);
+    sqlite3_stmt *st = code ? NULL : store_stmt(s, ST_DELETE, err);
+    if (!code && !st)
+        code = err ? err->code : MS_SQL;
+    if (!code) {
+        sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(st);
+        if (rc != SQLITE_DONE)
+            code = store_sql_fail(s, rc, "deleting a memory", err);
+    }
+    /* the turns on either side are neighbours of each other now */
+    if (!code)
+        code = store_context_refresh(s, prev, session, err);
+    if (!code)
+        code = store_context_refresh(s, next, session, err);
+    free(session);
+    return code;
 }
 
 ms_status store_scan(store *s, int all_profiles, int with_entities, store_memory_fn fn,

@@ -21,6 +21,7 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
     " id TEXT NOT NULL,"
     " content TEXT NOT NULL,"
     " ptag TEXT NOT NULL," /* 'p' || hex(profile): the FTS profile filter */
+    " context TEXT NOT NULL DEFAULT ''," /* neighbouring turns' text (context.c) */
     " created_at TEXT NOT NULL,"
     " created_ts INTEGER NOT NULL,"
     " event_time TEXT,"
@@ -39,21 +40,23 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
     " WHERE session IS NOT NULL;"
     "CREATE INDEX memories_by_time ON memories(profile, created_ts);"
     "CREATE INDEX memories_by_event ON memories(profile, event_ts) WHERE event_ts IS NOT NULL;"
-    "CREATE VIRTUAL TABLE memories_fts USING fts5(content, ptag, content='memories',"
+    "CREATE VIRTUAL TABLE memories_fts USING fts5(content, context, ptag, content='memories',"
     " content_rowid='rid', tokenize='porter unicode61 remove_diacritics 2');"
-    "INSERT INTO memories_fts(memories_fts, rank) VALUES('rank', 'bm25(1.0, 0.0)');"
-    "CREATE VIRTUAL TABLE memories_vocab USING fts5vocab(memories_fts, row);"
+    "INSERT INTO memories_fts(memories_fts, rank) VALUES('rank', 'bm25(1.0, 0.5, 0.0)');"
+    "CREATE VIRTUAL TABLE memories_vocab USING fts5vocab(memories_fts, col);"
     "CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN"
-    " INSERT INTO memories_fts(rowid, content, ptag) VALUES (new.rid, new.content, new.ptag);"
+    " INSERT INTO memories_fts(rowid, content, context, ptag)"
+    "  VALUES (new.rid, new.content, new.context, new.ptag);"
     " END;"
     "CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN"
-    " INSERT INTO memories_fts(memories_fts, rowid, content, ptag)"
-    "  VALUES ('delete', old.rid, old.content, old.ptag);"
+    " INSERT INTO memories_fts(memories_fts, rowid, content, context, ptag)"
+    "  VALUES ('delete', old.rid, old.content, old.context, old.ptag);"
     " END;"
-    "CREATE TRIGGER memories_au AFTER UPDATE OF content, ptag ON memories BEGIN"
-    " INSERT INTO memories_fts(memories_fts, rowid, content, ptag)"
-    "  VALUES ('delete', old.rid, old.content, old.ptag);"
-    " INSERT INTO memories_fts(rowid, content, ptag) VALUES (new.rid, new.content, new.ptag);"
+    "CREATE TRIGGER memories_au AFTER UPDATE OF content, context, ptag ON memories BEGIN"
+    " INSERT INTO memories_fts(memories_fts, rowid, content, context, ptag)"
+    "  VALUES ('delete', old.rid, old.content, old.context, old.ptag);"
+    " INSERT INTO memories_fts(rowid, content, context, ptag)"
+    "  VALUES (new.rid, new.content, new.context, new.ptag);"
     " END;"
     "CREATE TABLE entities("
     " eid INTEGER PRIMARY KEY,"
@@ -135,7 +138,13 @@ static const char *const stmt_sql[ST_COUNT] = {
                     " ORDER BY 3, 4 DESC, 1, 2",
     [ST_FTS] = "SELECT rowid, -rank FROM memories_fts WHERE memories_fts MATCH ?1"
                    " ORDER BY rank, rowid LIMIT ?2",
-    [ST_TERM_DOCS] = "SELECT doc FROM memories_vocab WHERE term=?1",
+    [ST_TERM_DOCS] = "SELECT doc FROM memories_vocab WHERE term=?1 AND col='content'",
+    [ST_CONTEXT_PREV] = "SELECT rid FROM memories WHERE profile=?1 AND session=?2 AND rid<?3"
+                        " ORDER BY rid DESC LIMIT 1",
+    [ST_CONTEXT_NEXT] = "SELECT rid FROM memories WHERE profile=?1 AND session=?2 AND rid>?3"
+                        " ORDER BY rid LIMIT 1",
+    [ST_CONTEXT_BODY] = "SELECT content, speaker FROM memories WHERE rid=?1",
+    [ST_CONTEXT_SET] = "UPDATE memories SET context=?2 WHERE rid=?1 AND context IS NOT ?2",
 };
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -670,14 +679,14 @@ ms_status store_fts(store *s, const char *match, int limit, store_hit_fn fn, voi
     ms_status code = other_profiles(s, &others, err);
     if (code)
         return code;
-    size_t n = strlen(match) + strlen(s->ptag) + 48;
+    size_t n = strlen(match) + strlen(s->ptag) + 64;
     char *expr = malloc(n);
     if (!expr)
         return ms_fail(err, MS_NOMEM, "out of memory");
     if (others)
-        snprintf(expr, n, "content : ( %s ) AND ptag : \"%s\"", match, s->ptag);
+        snprintf(expr, n, "{content context} : ( %s ) AND ptag : \"%s\"", match, s->ptag);
     else
-        snprintf(expr, n, "content : ( %s )", match);
+        snprintf(expr, n, "{content context} : ( %s )", match);
     sqlite3_stmt *st = store_stmt(s, ST_FTS, err);
     if (!st) {
         free(expr);

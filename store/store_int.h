@@ -26,6 +26,10 @@ enum stmt_id {
     ST_EDGES_OF,
     ST_FTS,
     ST_TERM_DOCS,
+    ST_CONTEXT_PREV,
+    ST_CONTEXT_NEXT,
+    ST_CONTEXT_BODY,
+    ST_CONTEXT_SET,
     ST_COUNT
 };
 
@@ -74,6 +78,15 @@ ms_status store_link_entities(store *s, const store_memory *m, ms_error *err);
 /* entity.c: are the entities given with m (matched as names are: case and
  * apostrophes folded) exactly those linked to memory rid as given? */
 int store_given_entities_match(store *s, int64_t rid, const store_memory *m);
+
+/* context.c: the neighbour-text column. After rid (in session) was written,
+ * recompute its context and its neighbours'. */
+ms_status store_context_written(store *s, int64_t rid, const char *session, ms_error *err);
+/* The turns before and after rid in session (0 when none). */
+ms_status store_context_neighbours(store *s, int64_t rid, const char *session, int64_t *prev,
+                                   int64_t *next, ms_error *err);
+/* Recompute the context of one memory (rid 0 or no session: nothing). */
+ms_status store_context_refresh(store *s, int64_t rid, const char *session, ms_error *err);
 
 /* Duplicate a string (NULL stays NULL); aborts nothing, returns NULL on OOM. */
 char *store_strdup(const char *s);

@@ -110,6 +110,9 @@ valgrind: all tests
 	$(Q)MEMSCOPE_VALGRIND=1 MEMSCOPE=$(abspath $(BIN)) MEMSCOPE_TEST_BIN=$(abspath $(BUILD)/tests) \
 	  $(PROVE) --exec 'valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99' $(TEST_BIN)
 
+eval: all
+	$(Q)MEMSCOPE=$(abspath $(BIN)) tools/eval-locomo.sh
+
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(SHAREDIR)/themes
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/memscope
@@ -123,5 +126,5 @@ format:
 clean:
 	rm -rf build $(BIN) demo.db demo.db-wal demo.db-shm
 
-.PHONY: all test tests setup demo asan ubsan valgrind install format clean
+.PHONY: all test tests setup demo asan ubsan valgrind install format clean eval
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

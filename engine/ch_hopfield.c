@@ -1,49 +1,38 @@
 /* ch_hopfield.c - associative channel: one modern-Hopfield attention step
- * over the dense vectors of the candidate pool the other channels found.
+ * over the dense vectors of the best candidates the other channels found.
  *
  *   a  = softmax(beta * X q)      X: pool vectors (rows), q: query vector
  *   xi = normalise(X^T a)         the retrieved pattern
  *   score_i = X_i . xi
  *
- * The pool is the union of the stage-one channels' candidates (semantic,
- * bm25, temporal) that have vectors. HOPFIELD_BETA = 12 is documented in
- * docs/QUALITY.md: the reference's 1/sqrt(d) (0.044 at d = 512) makes the
- * softmax almost uniform, so xi collapses to the pool's mean. */
+ * The pool is the top HOPFIELD_POOL of the first fusion (semantic, bm25,
+ * temporal) that have vectors: a small dense pseudo-relevance feedback that
+ * pulls the ranking towards what the best hybrid candidates share.
+ * HOPFIELD_BETA = 20 makes a cosine difference of 0.1 a factor of e^2 in
+ * attention; the reference's 1/sqrt(d) (0.044 at d = 512) makes the softmax
+ * uniform, so xi collapses to the pool's mean (docs/QUALITY.md). */
 #include "engine_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define HOPFIELD_BETA 12.0
-#define HOPFIELD_POOL_MAX 400
+#define HOPFIELD_BETA 20.0
+#define HOPFIELD_POOL 10
 
 static const char *health(const snapshot *sn, embedder *emb)
 {
     return semantic_health(sn, emb);
 }
 
-/* The pool: distinct indices with vectors from the stage-one lists. */
-static size_t gather_pool(const channel_ctx *c, uint32_t *pool, uint8_t *seen)
+/* The pool: the first fusion's best memories that have vectors. */
+static size_t gather_pool(const channel_ctx *c, uint32_t *pool)
 {
-    static const int stage_one[] = {CH_SEMANTIC, CH_BM25, CH_TEMPORAL};
     size_t n = 0;
-    for (size_t r = 0;; r++) {
-        int any = 0;
-        for (size_t k = 0; k < 3; k++) {
-            const ranked_list *l = &c->lists[stage_one[k]];
-            if (r >= l->n)
-                continue;
-            any = 1;
-            uint32_t i = l->v[r].idx;
-            if (!seen[i] && c->sn->has_vec[i] && n < HOPFIELD_POOL_MAX) {
-                seen[i] = 1;
-                pool[n++] = i;
-            }
-        }
-        if (!any || n >= HOPFIELD_POOL_MAX)
-            break;
-    }
+    const ranked_list *l = c->seed_fusion;
+    for (size_t r = 0; l && r < l->n && n < HOPFIELD_POOL; r++)
+        if (c->sn->has_vec[l->v[r].idx])
+            pool[n++] = l->v[r].idx;
     return n;
 }
 
@@ -55,16 +44,15 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
         *note = "query has no features";
         return MS_OK;
     }
-    uint32_t *pool = malloc(HOPFIELD_POOL_MAX * sizeof *pool);
-    uint8_t *seen = calloc(sn->n + 1, 1);
-    double *a = malloc(HOPFIELD_POOL_MAX * sizeof *a);
+    uint32_t pool[HOPFIELD_POOL];
+    double a[HOPFIELD_POOL];
     float *xi = calloc((size_t)sn->dim, sizeof *xi);
     ms_status st = MS_OK;
-    if (!pool || !seen || !a || !xi) {
+    if (!xi) {
         st = ms_fail(err, MS_NOMEM, "out of memory");
         goto done;
     }
-    size_t n = gather_pool(c, pool, seen);
+    size_t n = gather_pool(c, pool);
     if (n == 0) {
         *note = "no candidates with vectors to attend over";
         goto done;
@@ -93,15 +81,12 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
     }
     for (size_t k = 0; k < n && !st; k++) {
         double score = semantic_cosine(sn, xi, pool[k]);
-        if (score > 0 && ranked_push(out, pool[k], score))
+        if (ranked_push(out, pool[k], score))
             st = ms_fail(err, MS_NOMEM, "out of memory");
     }
     if (!st)
         ranked_finish(out, sn, c->top_n);
 done:
-    free(pool);
-    free(seen);
-    free(a);
     free(xi);
     return st;
 }

@@ -1,9 +1,16 @@
 /* ch_semantic.c - dense semantic channel: cosine of the query vector with
  * every stored vector of the active embedder (one scan over a contiguous
- * array; vectors are unit length, so cosine is a dot product). */
+ * array; vectors are unit length, so cosine is a dot product).
+ *
+ * A memory is a candidate only above SEMANTIC_MIN: two unrelated texts of
+ * the built-in embedder share a few character n-grams by chance (cosine
+ * about 0.1), and that is not a reason to propose a memory. So a query
+ * whose words nothing in the store resembles gets no_candidates. */
 #include "engine_int.h"
 
 #include <string.h>
+
+#define SEMANTIC_MIN 0.15
 
 static float dot(const float *a, const float *b, int dim)
 {
@@ -51,7 +58,7 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
         if (!sn->has_vec[i])
             continue;
         double cos = dot(c->q->qvec, sn->vec + i * (size_t)sn->dim, sn->dim);
-        if (cos > 0 && ranked_push(out, (uint32_t)i, cos))
+        if (cos >= SEMANTIC_MIN && ranked_push(out, (uint32_t)i, cos))
             return ms_fail(err, MS_NOMEM, "out of memory");
     }
     ranked_finish(out, sn, c->top_n);

@@ -1,117 +1,47 @@
-/* ch_temporal.c - time channel.
+/* ch_temporal.c - the time channel. Which list it gives depends on the
+ * query (docs/ENGINE.md, measured in docs/QUALITY.md):
  *
- * Three signals, one list:
- *  - a date named in the query: memories whose time (event time, else when
- *    stored) falls in or near the named range score exp(-d^2 / (2 s^2)),
- *    d the distance in days outside the range, s from the range's grain
- *    (day 3, week 7, month 15, season 30, year 60 days); nothing past 4 s;
- *  - a "when / how long" question: memories that match the query's terms
- *    AND carry a time expression (FTS5, bm25 order) score 0.5 + 0.5 * rank
- *    decay, so they lead the list after exact date hits;
- *  - a recency question: the newest memories, exp(-age / 30 days).
- * A memory found by several signals keeps its best score. */
+ *  - a date named ("on 8 May 2023", "in July 2022", "May 8"): memories near
+ *    it. The distance of a memory's day o from the named range [s, e] is
+ *    o - e after it, 2 (s - o) before it (people mostly tell of what has
+ *    happened, so a session after the date may narrate it) and 0 inside; a
+ *    date named without a year takes the nearest of the store's years.
+ *    Memories within TEMPORAL_WINDOW days, nearest first, then by their
+ *    bm25 rank. raw = -(distance in days) - bm25_rank / 1000.
+ *  - a "when / how long" question (type temporal): the bm25 list kept to
+ *    memories that carry a time expression ("last Friday", "two years
+ *    ago", a month, a year), in bm25 order. raw = the bm25 score.
+ *  - a recency question: the first RECENCY_POOL of the bm25 list, newest
+ *    first, ties in bm25 order. raw = day number - bm25_rank / 1000.
+ * With no date and neither question type it has nothing to say. */
 #include "engine_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char time_words[] =
-    "yesterday OR today OR tonight OR tomorrow OR ago OR last OR week OR weekend OR month "
-    "OR year OR monday OR tuesday OR wednesday OR thursday OR friday OR saturday OR sunday "
-    "OR january OR february OR march OR april OR june OR july OR august OR september OR "
-    "october OR november OR december OR recently OR since OR morning OR evening OR night OR "
-    "birthday OR anniversary OR 19* OR 20*";
+#define TEMPORAL_WINDOW 45 /* days */
+#define TEMPORAL_LIMIT 100
+#define RECENCY_POOL 50
 
-static double grain_days(date_grain g)
+/* The recipe's time expressions as an FTS5 query (stems come from FTS5). */
+static const char time_expression[] =
+    "yesterday OR today OR tonight OR tomorrow OR recently OR lately OR ago OR monday OR "
+    "tuesday OR wednesday OR thursday OR friday OR saturday OR sunday OR january OR february "
+    "OR march OR april OR june OR july OR august OR september OR october OR november OR "
+    "december OR 19* OR 20* OR \"last night\" OR \"last morning\" OR "
+    "\"last evening\" OR \"last week\" OR \"last weekend\" OR "
+    "\"last month\" OR \"last year\" OR \"last summer\" OR "
+    "\"last winter\" OR \"last spring\" OR \"last fall\" OR "
+    "\"last autumn\" OR \"this morning\" OR \"this evening\" OR "
+    "\"this week\" OR \"this weekend\" OR \"this month\" OR "
+    "\"this year\" OR \"this summer\" OR \"next week\" OR "
+    "\"next weekend\" OR \"next month\" OR \"next year\" OR "
+    "\"past week\" OR \"past month\" OR \"past year\"";
+
+static int64_t day_of(int64_t ts)
 {
-    switch (g) {
-    case GRAIN_DAY: return 3;
-    case GRAIN_WEEK: return 7;
-    case GRAIN_MONTH: return 15;
-    case GRAIN_SEASON: return 30;
-    default: return 60;
-    }
-}
-
-/* Best score per memory, merged across signals. */
-typedef struct best {
-    double *score; /* [n], 0 = none */
-} best;
-
-static void date_signal(const channel_ctx *c, best *b)
-{
-    const snapshot *sn = c->sn;
-    for (int k = 0; k < c->q->n_dates; k++) {
-        const date_range *d = &c->q->dates[k];
-        double s = grain_days(d->grain);
-        for (size_t i = 0; i < sn->n; i++) {
-            double t = (double)sn->when[i], dist = 0;
-            if (t < (double)d->start)
-                dist = ((double)d->start - t) / 86400.0;
-            else if (t >= (double)d->end)
-                dist = (t - (double)d->end) / 86400.0;
-            if (dist > 4 * s)
-                continue;
-            double v = exp(-dist * dist / (2 * s * s));
-            if (v > b->score[i])
-                b->score[i] = v;
-        }
-    }
-}
-
-struct when_ctx {
-    const snapshot *sn;
-    best *b;
-    int rank;
-};
-
-static int when_hit(void *p, int64_t rid, double score)
-{
-    struct when_ctx *w = p;
-    (void)score;
-    long i = snapshot_find(w->sn, rid);
-    if (i >= 0) {
-        double v = 0.5 * exp(-(double)w->rank / 10.0);
-        if (v > w->b->score[i])
-            w->b->score[i] = v;
-    }
-    w->rank++;
-    return 0;
-}
-
-static ms_status when_signal(const channel_ctx *c, best *b, ms_error *err)
-{
-    if (c->q->n_terms == 0)
-        return MS_OK;
-    char *terms = bm25_match(c->q);
-    if (!terms)
-        return ms_fail(err, MS_NOMEM, "out of memory");
-    size_t n = strlen(terms) + sizeof time_words + 16;
-    char *match = malloc(n);
-    if (!match) {
-        free(terms);
-        return ms_fail(err, MS_NOMEM, "out of memory");
-    }
-    snprintf(match, n, "(%s) AND (%s)", terms, time_words);
-    struct when_ctx w = {c->sn, b, 0};
-    ms_status st = store_fts(c->s, match, (int)c->top_n, when_hit, &w, err);
-    free(terms);
-    free(match);
-    return st;
-}
-
-static void recency_signal(const channel_ctx *c, best *b)
-{
-    const snapshot *sn = c->sn;
-    for (size_t i = 0; i < sn->n; i++) {
-        double age = (double)(c->q->now - sn->when[i]) / 86400.0;
-        if (age < 0)
-            age = 0;
-        double v = 0.25 * exp(-age / 30.0);
-        if (v > b->score[i])
-            b->score[i] = v;
-    }
+    return ts >= 0 ? ts / 86400 : -((-ts + 86399) / 86400);
 }
 
 static const char *health(const snapshot *sn, embedder *emb)
@@ -120,30 +50,163 @@ static const char *health(const snapshot *sn, embedder *emb)
     return sn->n == 0 ? "store_empty" : NULL;
 }
 
+/* 1-based rank of each memory in the bm25 list (0 = absent). */
+static int bm25_rank(const channel_ctx *c, uint32_t i)
+{
+    return ranked_rank(&c->lists[CH_BM25], i);
+}
+
+/* Days from the range [s, e] (inclusive days) to day o, one-sided. */
+static int64_t distance(int64_t o, int64_t s, int64_t e)
+{
+    return o > e ? o - e : o < s ? 2 * (s - o) : 0;
+}
+
+/* The smallest distance of day o from date d, trying every year of the
+ * store for a date named without one. */
+static int64_t date_distance(const date_range *d, int64_t o, const int *years, int ny)
+{
+    int64_t s = day_of(d->start), e = day_of(d->end) - 1;
+    if (!d->no_year || ny == 0)
+        return distance(o, s, e);
+    int y0;
+    unsigned m0, d0, m1, d1;
+    int y1;
+    dates_civil_from_days(s, &y0, &m0, &d0);
+    dates_civil_from_days(e, &y1, &m1, &d1);
+    int64_t best = INT64_MAX;
+    for (int k = 0; k < ny; k++) {
+        int shift = years[k] - y0;
+        int64_t ss = dates_days_from_civil(y0 + shift, m0, d0);
+        int64_t ee = dates_days_from_civil(y1 + shift, m1, d1);
+        int64_t v = distance(o, ss, ee);
+        if (v < best)
+            best = v;
+    }
+    return best;
+}
+
+/* The distinct years of the memories' days, at most 64. */
+static int store_years(const snapshot *sn, int *years)
+{
+    int n = 0;
+    for (size_t i = 0; i < sn->n && n < 64; i++) {
+        int y;
+        unsigned m, d;
+        dates_civil_from_days(day_of(sn->when[i]), &y, &m, &d);
+        int seen = 0;
+        for (int k = 0; k < n; k++)
+            seen |= years[k] == y;
+        if (!seen)
+            years[n++] = y;
+    }
+    return n;
+}
+
+static ms_status date_list(const channel_ctx *c, ranked_list *out, ms_error *err)
+{
+    const snapshot *sn = c->sn;
+    int years[64];
+    int ny = store_years(sn, years);
+    for (size_t i = 0; i < sn->n; i++) {
+        int64_t o = day_of(sn->when[i]), best = INT64_MAX;
+        for (int k = 0; k < c->q->n_dates; k++) {
+            int64_t v = date_distance(&c->q->dates[k], o, years, ny);
+            if (v < best)
+                best = v;
+        }
+        if (best > TEMPORAL_WINDOW)
+            continue;
+        int r = bm25_rank(c, (uint32_t)i);
+        double raw = -(double)best - (r ? r : 999) / 1000.0;
+        if (ranked_push(out, (uint32_t)i, raw))
+            return ms_fail(err, MS_NOMEM, "out of memory");
+    }
+    size_t keep = c->top_n < TEMPORAL_LIMIT ? c->top_n : TEMPORAL_LIMIT;
+    ranked_finish(out, sn, keep);
+    return MS_OK;
+}
+
+/* The memories that match the query's terms and carry a time expression. */
+struct mark_ctx {
+    const snapshot *sn;
+    uint8_t *mark;
+};
+
+static int mark_hit(void *p, int64_t rid, double score)
+{
+    struct mark_ctx *m = p;
+    (void)score;
+    long i = snapshot_find(m->sn, rid);
+    if (i >= 0)
+        m->mark[i] = 1;
+    return 0;
+}
+
+static ms_status when_list(const channel_ctx *c, ranked_list *out, ms_error *err)
+{
+    const ranked_list *bm = &c->lists[CH_BM25];
+    if (bm->n == 0)
+        return MS_OK;
+    char *terms = bm25_match(c->q);
+    size_t n = (terms ? strlen(terms) : 0) + sizeof time_expression + 64;
+    char *match = malloc(n);
+    uint8_t *mark = calloc(c->sn->n + 1, 1);
+    ms_status st = MS_OK;
+    if (!terms || !match || !mark)
+        st = ms_fail(err, MS_NOMEM, "out of memory");
+    if (!st) {
+        snprintf(match, n, "(%s) AND content : (%s)", terms, time_expression);
+        struct mark_ctx m = {c->sn, mark};
+        st = store_fts(c->s, match, (int)c->sn->n + 1, mark_hit, &m, err);
+    }
+    for (size_t r = 0; !st && r < bm->n; r++)
+        if (mark[bm->v[r].idx] && ranked_push(out, bm->v[r].idx, bm->v[r].raw))
+            st = ms_fail(err, MS_NOMEM, "out of memory");
+    free(terms);
+    free(match);
+    free(mark);
+    return st;
+}
+
+static ms_status recency_list(const channel_ctx *c, ranked_list *out, ms_error *err)
+{
+    const ranked_list *bm = &c->lists[CH_BM25];
+    for (size_t r = 0; r < bm->n && r < RECENCY_POOL; r++) {
+        uint32_t i = bm->v[r].idx;
+        double raw = (double)day_of(c->sn->when[i]) - (double)(r + 1) / 1000.0;
+        if (ranked_push(out, i, raw))
+            return ms_fail(err, MS_NOMEM, "out of memory");
+    }
+    ranked_finish(out, c->sn, out->n);
+    return MS_OK;
+}
+
 static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note,
                          ms_error *err)
 {
-    const query *q = c->q;
-    if (q->n_dates == 0 && !q->asks_when && !q->asks_recent) {
+    switch (temporal_mode(c->q)) {
+    case TEMPORAL_DATE:
+        return date_list(c, out, err);
+    case TEMPORAL_WHEN:
+        return when_list(c, out, err);
+    case TEMPORAL_RECENT:
+        return recency_list(c, out, err);
+    default:
         *note = "no date, when-question or recency in the query";
         return MS_OK;
     }
-    best b = {calloc(c->sn->n + 1, sizeof(double))};
-    if (!b.score)
-        return ms_fail(err, MS_NOMEM, "out of memory");
-    ms_status st = MS_OK;
-    date_signal(c, &b);
-    if (q->asks_when)
-        st = when_signal(c, &b, err);
-    if (!st && q->asks_recent && q->n_dates == 0)
-        recency_signal(c, &b);
-    for (size_t i = 0; !st && i < c->sn->n; i++)
-        if (b.score[i] > 0 && ranked_push(out, (uint32_t)i, b.score[i]))
-            st = ms_fail(err, MS_NOMEM, "out of memory");
-    free(b.score);
-    if (!st)
-        ranked_finish(out, c->sn, c->top_n);
-    return st;
+}
+
+temporal_mode_t temporal_mode(const query *q)
+{
+    if (q->n_dates > 0)
+        return TEMPORAL_DATE;
+    if (q->type == QT_TEMPORAL)
+        return TEMPORAL_WHEN;
+    if (q->type == QT_RECENCY)
+        return TEMPORAL_RECENT;
+    return TEMPORAL_NONE;
 }
 
 const channel_ops ch_temporal_ops = {"temporal", health, produce};

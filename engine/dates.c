@@ -357,6 +357,7 @@ static void set_recent_day(const ctx *c, int mon, int day, date_range *r)
         if (valid_date(y, mon, day) &&
             dates_days_from_civil(y, (unsigned)mon, (unsigned)day) <= c->today) {
             set_ymd(r, y, mon, day);
+            r->no_year = 1;
             return;
         }
     }
@@ -1093,6 +1094,7 @@ static int rec_month(const ctx *c, const win *w, int i, date_range *r)
     if (!m || !name_licensed(w, i, m))
         return 0;
     set_month_pick(c, m->value, PICK_RECENT, r);
+    r->no_year = 1;
     return k;
 }
 
@@ -1260,6 +1262,7 @@ static int rec_season(const ctx *c, const win *w, int i, date_range *r)
     if (!(intro_flags(at(w, i - 1)) & LIC_NAME) && !(the && !(s->flags & N_WORD)))
         return 0;
     set_season_pick(c, s->value, PICK_RECENT, r);
+    r->no_year = 1;
     return the + 1;
 }
 
@@ -1280,7 +1283,7 @@ static int longest_at(const ctx *c, const win *w, int i, date_range *best)
     size_t f;
     int found = 0;
     for (f = 0; f < sizeof recognisers / sizeof *recognisers; f++) {
-        date_range r;
+        date_range r = {0};
         int k = recognisers[f](c, w, i, &r);
         const tok *last = at(w, i + k - 1);
         if (k <= 0 || (found && last->off + last->len <= best->end_off))
@@ -1340,7 +1343,7 @@ int dates_parse(const char *text, int64_t now, date_range *out, int max)
 {
     ctx c;
     win w;
-    sink k = {out, max, 0, {0, 0, GRAIN_DAY, 0, 0}, 0};
+    sink k = {out, max, 0, {0, 0, GRAIN_DAY, 0, 0, 0}, 0};
     if (!text || !out || max <= 0)
         return 0;
     ctx_init(&c, now);

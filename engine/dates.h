@@ -17,6 +17,9 @@ typedef struct date_range {
     int64_t start, end; /* [start, end) */
     date_grain grain;
     int start_off, end_off; /* byte span of the expression in the query */
+    int no_year;            /* a day, month or season named without a year ("May 8",
+                               "in May", "summer"): resolved to its latest
+                               occurrence, but a caller may try other years */
 } date_range;
 
 /* Find up to max date expressions in text. Returns how many. */

@@ -1,17 +1,22 @@
 /* embed.c - the embedder interface and the built-in hashed n-gram embedder.
  *
- * Built-in features of a text: each lower-cased word (letters and digits),
- * and each character 3-, 4- and 5-gram of the word padded with spaces
- * (" word "). A feature is hashed with 32-bit FNV-1a into one of 512
- * dimensions; bit 31 of a second hash gives its sign, so collisions cancel
- * rather than pile up. Words weigh 1, n-grams 1/3 each; counts are damped
- * with 1 + log(tf); the vector is L2-normalised. Words in a stop list carry
- * no features: they say nothing about topic. */
+ * Built-in features (docs/ENGINE.md, measured in docs/QUALITY.md): the text
+ * is cut into tokens (runs of ASCII letters and digits, and of letters of
+ * the Latin, Greek, Cyrillic... CJK and Hangul blocks; only ASCII is
+ * lower-cased); stop words carry no features. Each token t gives the
+ * feature "w:t" and every byte 3-, 4- and 5-gram of "<t>". A feature's
+ * 32-bit FNV-1a hash h picks dimension h mod 512 and, by bit 31, its sign,
+ * so collisions cancel rather than pile up. Each distinct h adds
+ * sign * (1 + ln tf) * weight, and the vector is L2-normalised.
+ *
+ * Stored vectors use weight 1. A query may weight each token by its idf in
+ * the store (embed_hash_weighted), so rare words count for more without
+ * making stored vectors depend on the rest of the store. */
 #include "embed_int.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,80 +24,171 @@
 
 /* ---- hashed n-grams ---------------------------------------------------- */
 
-static uint32_t fnv1a(const char *s, size_t n, uint32_t h)
+#define HASH_FEATURES_MAX 8192 /* distinct features kept per text */
+#define TOKEN_MAX 64           /* bytes; longer tokens are cut */
+
+uint32_t embed_fnv1a(const void *data, size_t n)
 {
+    const unsigned char *p = data;
+    uint32_t h = 2166136261u;
     for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
+        h ^= p[i];
         h *= 16777619u;
     }
     return h;
 }
 
-static void add_feature(float *v, int dim, const char *s, size_t n, float w)
+/* Is code point cp part of a token? */
+static int token_cp(unsigned cp)
 {
-    uint32_t h = fnv1a(s, n, 2166136261u);
-    uint32_t sign = fnv1a(s, n, 0x9747b28cu);
-    v[h % (uint32_t)dim] += (sign & 0x80000000u) ? -w : w;
+    if (cp < 0x80)
+        return (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z');
+    return (cp >= 0xc0 && cp <= 0x24f && cp != 0xd7 && cp != 0xf7) ||
+           (cp >= 0x370 && cp <= 0x1fff) || (cp >= 0x3040 && cp <= 0x9fff) ||
+           (cp >= 0xac00 && cp <= 0xd7af);
 }
 
-/* Lower-case ASCII letters; other bytes (UTF-8 included) pass unchanged. */
-static char lower(char c)
+/* Length of the UTF-8 sequence at s and its code point (invalid bytes are
+ * single non-token bytes). */
+static int utf8_at(const unsigned char *s, unsigned *cp)
 {
-    return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
+    int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
+    if (n == 0) {
+        *cp = 0xfffd;
+        return 1;
+    }
+    unsigned v = s[0] & (0x7f >> n);
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) {
+            *cp = 0xfffd;
+            return 1;
+        }
+        v = (v << 6) | (s[i] & 0x3f);
+    }
+    *cp = v;
+    return n;
 }
 
-static int word_byte(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c >= 0x80;
-}
+/* The features of one text: distinct hashes with counts and weights. */
+typedef struct features {
+    uint32_t h[HASH_FEATURES_MAX];
+    uint32_t tf[HASH_FEATURES_MAX];
+    float w[HASH_FEATURES_MAX];
+    uint32_t slot[2 * HASH_FEATURES_MAX]; /* open addressing: index + 1 */
+    size_t n;
+} features;
 
-/* Features of one word w[0..n) (already lower-case). */
-static void word_features(float *v, int dim, const char *w, size_t n)
+static void add_feature(features *f, const char *s, size_t n, float w)
 {
-    if (n == 0 || n > 64 || stopword_is(w, n))
+    uint32_t h = embed_fnv1a(s, n);
+    size_t j = (h * 2654435761u) & (2 * HASH_FEATURES_MAX - 1);
+    while (f->slot[j]) {
+        uint32_t k = f->slot[j] - 1;
+        if (f->h[k] == h) {
+            f->tf[k]++;
+            if (w > f->w[k])
+                f->w[k] = w;
+            return;
+        }
+        j = (j + 1) & (2 * HASH_FEATURES_MAX - 1);
+    }
+    if (f->n >= HASH_FEATURES_MAX)
         return;
-    add_feature(v, dim, w, n, 1.0f);
-    char padded[72];
-    padded[0] = ' ';
-    memcpy(padded + 1, w, n);
-    padded[n + 1] = ' ';
+    f->h[f->n] = h;
+    f->tf[f->n] = 1;
+    f->w[f->n] = w;
+    f->slot[j] = (uint32_t)++f->n;
+}
+
+/* "w:t" and the 3-5 byte n-grams of "<t>". */
+static void token_features(features *f, const char *t, size_t n, float w)
+{
+    char buf[TOKEN_MAX + 4];
+    buf[0] = 'w';
+    buf[1] = ':';
+    memcpy(buf + 2, t, n);
+    add_feature(f, buf, n + 2, w);
+    buf[0] = '<';
+    memcpy(buf + 1, t, n);
+    buf[n + 1] = '>';
     size_t pn = n + 2;
     for (size_t g = 3; g <= 5; g++)
         for (size_t i = 0; i + g <= pn; i++)
-            add_feature(v, dim, padded + i, g, 1.0f / 3.0f);
+            add_feature(f, buf + i, g, w);
 }
 
-void embed_hash_text(const char *text, float *v, int dim)
+/* Call fn for every token of text that is not a stop word. */
+static void each_token(const char *text, void (*fn)(void *ctx, const char *t, size_t n),
+                       void *ctx)
 {
-    memset(v, 0, (size_t)dim * sizeof *v);
-    char word[65];
+    const unsigned char *p = (const unsigned char *)text;
+    char tok[TOKEN_MAX];
     size_t n = 0;
-    for (const char *p = text;; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c && (word_byte(c) || (c == '\'' && n > 0 && word_byte((unsigned char)p[1])))) {
-            if (c != '\'' && n < sizeof word - 1)
-                word[n++] = lower((char)c);
+    for (;;) {
+        unsigned cp = 0;
+        int len = *p ? utf8_at(p, &cp) : 0;
+        if (len && token_cp(cp)) {
+            for (int i = 0; i < len && n < TOKEN_MAX; i++) {
+                unsigned char c = p[i];
+                tok[n++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+            }
+            p += len;
             continue;
         }
-        word_features(v, dim, word, n);
+        if (n && !stopword_is(tok, n))
+            fn(ctx, tok, n);
         n = 0;
-        if (!c)
+        if (!len)
             break;
+        p += len;
     }
-    /* damp: sign(x) * (1 + log|x|) for |x| >= 1 */
+}
+
+struct embed_ctx {
+    features *f;
+    embed_weight_fn weight;
+    void *wctx;
+};
+
+static void on_token(void *p, const char *t, size_t n)
+{
+    struct embed_ctx *c = p;
+    float w = c->weight ? (float)c->weight(c->wctx, t, n) : 1.0f;
+    token_features(c->f, t, n, w);
+}
+
+int embed_hash_weighted(const char *text, float *v, int dim, embed_weight_fn weight, void *ctx)
+{
+    features *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    struct embed_ctx c = {f, weight, ctx};
+    each_token(text, on_token, &c);
+    memset(v, 0, (size_t)dim * sizeof *v);
+    for (size_t k = 0; k < f->n; k++) {
+        float x = (1.0f + logf((float)f->tf[k])) * f->w[k];
+        v[f->h[k] % (uint32_t)dim] += (f->h[k] & 0x80000000u) ? -x : x;
+    }
+    free(f);
     double norm = 0;
-    for (int i = 0; i < dim; i++) {
-        float a = fabsf(v[i]);
-        if (a > 1.0f)
-            v[i] = (v[i] > 0 ? 1.0f : -1.0f) * (1.0f + logf(a));
+    for (int i = 0; i < dim; i++)
         norm += (double)v[i] * v[i];
-    }
     if (norm > 0) {
         float inv = (float)(1.0 / sqrt(norm));
         for (int i = 0; i < dim; i++)
             v[i] *= inv;
     }
+    return 0;
+}
+
+void embed_hash_text(const char *text, float *v, int dim)
+{
+    if (embed_hash_weighted(text, v, dim, NULL, NULL))
+        memset(v, 0, (size_t)dim * sizeof *v);
 }
 
 static ms_status hash_embed(embedder *e, const char *const *texts, size_t n, float *out,
@@ -129,7 +225,7 @@ embedder *embed_open(const char *spec, ms_error *err)
     e->ops = &hash_ops;
     e->dim = EMBED_HASH_DIM;
     e->batch = 256;
-    snprintf(e->id, sizeof e->id, "hash-ngram-v1:%d", e->dim);
+    snprintf(e->id, sizeof e->id, "hash-ngram-v2:%d", e->dim);
     return e;
 }
 
@@ -155,6 +251,16 @@ ms_status embed_texts(embedder *e, const char *const *texts, size_t n, float *ou
                       ms_error *err)
 {
     return e->ops->embed(e, texts, n, out, err);
+}
+
+ms_status embed_query(embedder *e, const char *text, embed_weight_fn weight, void *ctx,
+                      float *out, ms_error *err)
+{
+    if (e->ops != &hash_ops || !weight)
+        return embed_texts(e, &text, 1, out, err);
+    if (embed_hash_weighted(text, out, e->dim, weight, ctx))
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    return MS_OK;
 }
 
 static ms_status vectorize(void *ctx, const char *const *texts, size_t n, float *out,

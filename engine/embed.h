@@ -9,6 +9,7 @@
 #define MS_EMBED_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "store/status.h"
 #include "store/store.h"
@@ -33,7 +34,7 @@ embedder *embed_open(const char *spec, ms_error *err);
 /* Close and free; NULL is fine. */
 void embed_close(embedder *e);
 
-/* Identity recorded in the store, e.g. "hash-ngram-v1:512". Valid while e is. */
+/* Identity recorded in the store, e.g. "hash-ngram-v2:512". Valid while e is. */
 const char *embed_id(const embedder *e);
 int embed_dim(const embedder *e);
 
@@ -44,6 +45,21 @@ ms_status embed_texts(embedder *e, const char *const *texts, size_t n, float *ou
 /* The built-in embedder on one text: v[dim] gets the unit vector (all zeros
  * when the text has no features). */
 void embed_hash_text(const char *text, float *v, int dim);
+
+/* A token's weight (its idf, say) for a query vector; t is lower-case. */
+typedef double (*embed_weight_fn)(void *ctx, const char *t, size_t n);
+
+/* The built-in embedder with each token's features scaled by weight(t).
+ * -1 when out of memory. */
+int embed_hash_weighted(const char *text, float *v, int dim, embed_weight_fn weight, void *ctx);
+
+/* A query's vector: the built-in embedder weights tokens with weight (when
+ * given); an external one embeds the text as it is. */
+ms_status embed_query(embedder *e, const char *text, embed_weight_fn weight, void *ctx,
+                      float *out, ms_error *err);
+
+/* 32-bit FNV-1a of data[0..n). */
+uint32_t embed_fnv1a(const void *data, size_t n);
 
 /* A store_vectorizer that calls e (e must outlive its use by the store). */
 void embed_vectorizer(embedder *e, store_vectorizer *out);

@@ -6,13 +6,14 @@
  *     stage-one pool, spreading activates from the seeds along edges;
  *  4. weighted reciprocal-rank fusion of all five lists:
  *        fused(m) = sum over channels c that ranked m of w_c / (k + rank_c(m));
- *  5. entity-graph enhancement: boosted = fused * (1 + EG_GAIN * w_eg * eg(m)),
- *     eg(m) the share of the query's entities linked to m (never a new
- *     candidate);
+ *  5. entity-graph enhancement: boosted = fused * (1 + eg_speaker) when m
+ *     is spoken by a speaker the query names, * (1 + eg_mention) when m is
+ *     linked to another entity it names (never a new candidate);
  *  6. adjustments (trust, confidence, recency, feedback) multiply boosted into
  *     ranking_score; relevance_score = boosted / the best boosted score any
- *     memory could reach for this query (ranked first by every channel that
- *     answered, linked to every query entity);
+ *     memory could reach for this query: ranked first by every active
+ *     channel that applies to it (temporal only with a date, when- or
+ *     recency question) and spoken by or naming what the query names;
  *  7. the evidence floor keeps memories with real evidence (floor.c);
  *  8. abstain with no_candidates or evidence_floor, as the contract says. */
 #include "engine_int.h"
@@ -22,7 +23,6 @@
 #include <string.h>
 #include <time.h>
 
-#define EG_GAIN 0.3
 #define POOL_MIN 30
 #define MISSES_MAX 5
 
@@ -182,7 +182,7 @@ void recall_opts_init(recall_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->limit = 10;
-    o->top_n = 50;
+    o->top_n = 200;
     o->rrf_k = -1;
     o->floor_threshold = -1;
     o->as_of = STORE_TS_NONE;
@@ -235,15 +235,24 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+/* The query type's profile, with --weights and --rrf-k on top. The temporal
+ * channel weighs its date list by the profile's temporal weight and its
+ * when-question and recency lists by temporal_aux. */
 static void set_weights(run *x)
 {
     x->prof = profile_for(x->q.type);
     for (int c = 0; c < CH_COUNT; c++)
-        x->w[c] = (x->o->weights_set & CH_MASK(c)) ? x->o->weights[c] : x->prof->w[c];
+        x->w[c] = x->prof->w[c];
+    if (temporal_mode(&x->q) != TEMPORAL_DATE)
+        x->w[CH_TEMPORAL] = x->prof->temporal_aux;
+    for (int c = 0; c < CH_COUNT; c++)
+        if (x->o->weights_set & CH_MASK(c))
+            x->w[c] = x->o->weights[c];
     x->k = x->o->rrf_k >= 0 ? x->o->rrf_k : x->prof->rrf_k;
     memcpy(x->r->weights, x->w, sizeof x->w);
     x->r->rrf_k = x->k;
-    x->r->eg_weight = x->prof->entity_graph;
+    x->r->eg_speaker = x->prof->eg_speaker;
+    x->r->eg_mention = x->prof->eg_mention;
 }
 
 /* Channel health for this recall: disabled, or the channel's own reason. */
@@ -303,32 +312,50 @@ static ms_status run_channels(run *x, ms_error *err)
     return st;
 }
 
-/* eg(m): the share of the query's entities that memory i is linked to. */
-static double entity_score(const snapshot *sn, const query *q, uint32_t i)
+/* Is memory i spoken by a speaker the query names? */
+static int spoken_by_named(const snapshot *sn, const query *q, uint32_t i)
 {
-    if (q->n_ents == 0 || !sn->me_off)
-        return 0;
-    int linked = 0;
-    for (uint32_t p = sn->me_off[i]; p < sn->me_off[i + 1]; p++)
-        for (int k = 0; k < q->n_ents; k++)
-            linked += sn->me_ent[p] == q->ents[k];
-    return (double)linked / q->n_ents;
+    for (int k = 0; k < q->n_named; k++)
+        if (sn->speaker_ent[i] == (int32_t)q->named[k])
+            return 1;
+    return 0;
 }
 
-/* Apply the entity enhancement to the fused list and re-sort. */
+/* Is memory i linked to another entity the query names? */
+static int mentions_named(const snapshot *sn, const query *q, uint32_t i)
+{
+    for (uint32_t p = sn->me_off[i]; q->n_qents && p < sn->me_off[i + 1]; p++)
+        for (int k = 0; k < q->n_qents; k++)
+            if (sn->me_ent[p] == q->qents[k])
+                return 1;
+    return 0;
+}
+
+/* The entity-graph factor of memory i: (1 + eg_speaker) when spoken by a
+ * named speaker, times (1 + eg_mention) when linked to another named
+ * entity. */
+static double entity_factor(const run *x, uint32_t i, int *spoken, int *mentions)
+{
+    *spoken = spoken_by_named(x->e->sn, &x->q, i);
+    *mentions = mentions_named(x->e->sn, &x->q, i);
+    return (1 + x->prof->eg_speaker * *spoken) * (1 + x->prof->eg_mention * *mentions);
+}
+
+/* Apply the entity enhancement to the fused list and re-sort; note the best
+ * boosted score any memory could reach (for relevance). */
 static void enhance(run *x)
 {
-    double gain = EG_GAIN * x->prof->entity_graph;
     for (size_t t = 0; t < x->fused.n; t++) {
-        double eg = entity_score(x->e->sn, &x->q, x->fused.v[t].idx);
-        x->fused.v[t].raw *= 1 + gain * eg;
+        int s, m;
+        x->fused.v[t].raw *= entity_factor(x, x->fused.v[t].idx, &s, &m);
     }
     ranked_finish(&x->fused, x->e->sn, x->fused.n);
     double best = 0;
     for (int c = 0; c < CH_COUNT; c++)
-        if (x->lists[c].n > 0)
+        if (x->r->ch[c].active && (c != CH_TEMPORAL || temporal_mode(&x->q) != TEMPORAL_NONE))
             best += x->w[c] / (x->k + 1);
-    x->max_boosted = best * (1 + (x->q.n_ents ? gain : 0));
+    x->max_boosted = best * (1 + (x->q.n_named ? x->prof->eg_speaker : 0)) *
+                     (1 + (x->q.n_qents ? x->prof->eg_mention : 0));
 }
 
 /* ---- hits -------------------------------------------------------------------- */
@@ -349,8 +376,8 @@ static void trace_hit(run *x, uint32_t i, recall_hit *h)
         tc->contribution = x->w[c] / (x->k + rank);
         h->fused += tc->contribution;
     }
-    h->eg_score = entity_score(x->e->sn, &x->q, i);
-    h->eg_factor = 1 + EG_GAIN * x->prof->entity_graph * h->eg_score;
+    h->eg_factor = entity_factor(x, i, &h->eg_spoken, &h->eg_mentions);
+    h->eg_score = h->eg_factor - 1;
     h->boosted = h->fused * h->eg_factor;
     h->max_fused = x->max_boosted;
     h->relevance_score = x->max_boosted > 0 ? fmin(1.0, h->boosted / x->max_boosted) : 0;
@@ -389,15 +416,17 @@ static void adjust(run *x, uint32_t i, recall_hit *h)
 
 /* ---- the floor -------------------------------------------------------------- */
 
-static const char *floor_pass(run *x, uint32_t i, recall_hit *h, double cov_min,
-                              double cos_min)
+/* A memory's own evidence, or NULL (see floor.c). */
+static const char *floor_pass(run *x, uint32_t i, const recall_hit *h, double cos_min)
 {
     if (x->e->sn->pinned[i])
         return "pinned";
-    if (h->coverage >= cov_min)
-        return "coverage";
+    if (h->eg_spoken || h->eg_mentions)
+        return "entity";
     if (h->cosine >= cos_min)
         return "semantic";
+    if (h->ch[CH_BM25].ranked && x->q.unknown_terms == 0)
+        return "lexical";
     return NULL;
 }
 
@@ -445,13 +474,12 @@ static ms_status select_hits(run *x, ms_error *err)
     recall_hit *hs = calloc(pool + 1, sizeof *hs);
     if (!hs)
         return ms_fail(err, MS_NOMEM, "out of memory");
-    double cov_min = x->o->floor_threshold >= 0 ? x->o->floor_threshold : FLOOR_COVERAGE_DEFAULT;
-    double cos_min = FLOOR_COSINE_DEFAULT;
-    r->floor_threshold = cov_min;
-    r->floor_semantic_threshold = cos_min;
+    double cos_min = x->o->floor_threshold >= 0 ? x->o->floor_threshold : FLOOR_COSINE_DEFAULT;
+    r->floor_threshold = cos_min;
     r->floor_applied = !x->o->no_floor;
-    r->floor_rule = "coverage >= threshold or cosine >= semantic_threshold or pinned, "
-                    "or an edge to a memory that passes so";
+    r->floor_rule = FLOOR_RULE;
+    r->floor_unknown_terms = x->q.unknown_terms;
+    r->floor_named = x->q.n_named + x->q.n_qents;
     ms_status st = MS_OK;
     for (size_t t = 0; !st && t < pool; t++) {
         uint32_t i = x->fused.v[t].idx;
@@ -463,15 +491,13 @@ static ms_status select_hits(run *x, ms_error *err)
             break;
         h->coverage = floor_coverage(x->e->s, &x->q, h->mem.content);
         h->cosine = semantic_cosine(x->e->sn, x->q.qvec, i);
-        h->passed_by = x->o->no_floor ? "no_floor" : floor_pass(x, i, h, cov_min, cos_min);
-        if (h->cosine > r->floor_best_cosine)
-            r->floor_best_cosine = h->cosine;
-        r->floor_best_pinned |= x->e->sn->pinned[i];
-        double value = h->coverage;
-        if (!r->floor_best_id || value > r->floor_best_value) {
+        const char *own = floor_pass(x, i, h, cos_min);
+        h->passed_by = x->o->no_floor ? "no_floor" : own;
+        r->floor_other_pass |= own && strcmp(own, "semantic") != 0;
+        if (!r->floor_best_id || h->cosine > r->floor_best_value) {
             free(r->floor_best_id);
             r->floor_best_id = strdup(h->mem.id);
-            r->floor_best_value = value;
+            r->floor_best_value = h->cosine;
         }
     }
     if (st) {
@@ -514,10 +540,7 @@ static const char *verdict(const recall_explain *ex, const recall_result *r, int
     for (size_t t = 0; t < r->n_misses; t++)
         if (strcmp(r->misses[t].mem.id, ex->id) == 0)
             return "below_floor";
-    return ex->coverage >= r->floor_threshold || ex->cosine >= r->floor_semantic_threshold ||
-                   !r->floor_applied
-               ? "below_limit"
-               : "below_floor";
+    return ex->passes_floor || !r->floor_applied ? "below_limit" : "below_floor";
 }
 
 /* Where memory explain_id stands in every channel's full list. */
@@ -579,6 +602,7 @@ static ms_status explain(run *x, ms_error *err)
     trace_hit(x, (uint32_t)i, &h);
     adjust(x, (uint32_t)i, &h);
     ex->boosted = h.boosted;
+    ex->passes_floor = floor_pass(x, (uint32_t)i, &h, x->r->floor_threshold) != NULL;
     ex->ranking_score = h.ranking_score;
     ex->relevance_score = h.relevance_score;
     ex->verdict = verdict(ex, x->r, in_any_top);
@@ -634,10 +658,13 @@ static void copy_analysis(run *x)
     for (int t = 0; r->terms && t < x->q.n_terms; t++)
         if ((r->terms[r->n_terms] = strdup(x->q.terms[t].text)))
             r->n_terms++;
-    r->entities = calloc((size_t)x->q.n_ents + 1, sizeof *r->entities);
-    for (int t = 0; r->entities && t < x->q.n_ents; t++)
-        if ((r->entities[r->n_entities] = strdup(x->e->sn->ent_norm[x->q.ents[t]])))
+    int n = x->q.n_named + x->q.n_qents;
+    r->entities = calloc((size_t)n + 1, sizeof *r->entities);
+    for (int t = 0; r->entities && t < n; t++) {
+        uint32_t e = t < x->q.n_named ? x->q.named[t] : x->q.qents[t - x->q.n_named];
+        if ((r->entities[r->n_entities] = strdup(x->e->sn->ent_norm[e])))
             r->n_entities++;
+    }
     r->dates = calloc((size_t)x->q.n_dates + 1, sizeof *r->dates);
     for (int t = 0; r->dates && t < x->q.n_dates; t++) {
         char a[32], b[32], buf[80];

@@ -63,7 +63,7 @@ typedef struct recall_opts {
     unsigned disabled;          /* channels switched off */
     unsigned require;           /* channels that must be active, else MS_CHANNEL */
     int no_floor;               /* keep candidates without evidence */
-    double floor_threshold;     /* < 0: default */
+    double floor_threshold;     /* cosine threshold of the floor; < 0: default */
     int64_t as_of;              /* "now" for relative dates; STORE_TS_NONE: now */
     int no_adaptive;            /* ignore learned feedback */
     const char *explain_id;     /* also explain where this memory was cut */
@@ -94,18 +94,20 @@ typedef struct recall_hit {
     store_memory mem;        /* the memory (content, times, speaker, trust...) */
     trace_channel ch[CH_COUNT];
     double fused;            /* sum of contributions */
-    double eg_score;         /* entity-graph activation 0..1 */
-    double eg_factor;        /* 1 + gain * w_eg * eg_score */
+    int eg_spoken;           /* spoken by a speaker the query names */
+    int eg_mentions;         /* linked to another entity the query names */
+    double eg_factor;        /* (1 + eg_speaker * spoken) * (1 + eg_mention * mentions) */
+    double eg_score;         /* eg_factor - 1 */
     double boosted;          /* fused * eg_factor */
     trace_adjustment adj[TRACE_ADJ_MAX];
     int n_adj;
     double ranking_score;    /* boosted * product of adjustment factors */
     double max_fused;        /* the best fused score possible for this query */
     double relevance_score;  /* min(1, boosted / max_fused) */
-    double coverage;         /* idf-weighted share of query terms in the memory */
+    double coverage;         /* idf-weighted share of query terms in it (diagnostic) */
     double cosine;           /* dense similarity to the query (0 without vectors) */
-    const char *passed_by;   /* "coverage", "semantic", "pinned", "association",
-                                "no_floor", or NULL (cut) */
+    const char *passed_by;   /* "pinned", "entity", "semantic", "lexical",
+                                "association", "no_floor", or NULL (cut) */
     char associated[STORE_ID_MAX + 1]; /* for "association": the memory with evidence */
     int rank_position;       /* 1-based in results (0 for misses) */
 } recall_hit;
@@ -125,6 +127,7 @@ typedef struct recall_explain {
     trace_channel ch[CH_COUNT]; /* rank and raw score in each channel's full list */
     int in_top_n[CH_COUNT];  /* within the channel's top N */
     double fused, boosted, ranking_score, relevance_score, coverage, cosine;
+    int passes_floor;        /* has evidence of its own (before association) */
     int fused_rank;          /* position among all fused candidates, 0 = none */
     const char *verdict;     /* returned / not_a_candidate / below_channel_top_n /
                                 below_floor / below_limit */
@@ -136,7 +139,7 @@ typedef struct recall_result {
     const char *query_type;
     double rrf_k;
     double weights[CH_COUNT];
-    double eg_weight;              /* entity_graph weight of the profile */
+    double eg_speaker, eg_mention; /* entity-graph factors of the profile */
     channel_status ch[CH_COUNT];
     recall_hit *hits;              /* returned, best first */
     size_t n_hits;
@@ -146,15 +149,15 @@ typedef struct recall_result {
     int abstained;
     const char *abstention_reason; /* NULL, "no_candidates", "evidence_floor" */
     char no_candidates_why[STORE_PROFILE_MAX + 160]; /* empty store, all disabled... */
-    /* the floor */
-    const char *floor_rule;
-    double floor_threshold;
-    double floor_semantic_threshold;
+    /* the floor (floor.c) */
+    const char *floor_rule;        /* in words */
+    double floor_threshold;        /* cosine threshold */
     int floor_applied;
-    char *floor_best_id;           /* the pooled candidate with the best coverage */
-    double floor_best_value;       /* its coverage */
-    double floor_best_cosine;      /* the best cosine in the pool */
-    int floor_best_pinned;         /* a pinned memory was in the pool */
+    char *floor_best_id;           /* the pooled candidate with the best cosine */
+    double floor_best_value;       /* its cosine */
+    int floor_unknown_terms;       /* query terms no memory holds */
+    int floor_named;               /* speakers and entities of the store named */
+    int floor_other_pass;          /* a pooled memory passes without the cosine test */
     /* query analysis */
     char **terms;                  /* query terms as FTS5 sees them, stop words removed */
     size_t n_terms;

@@ -22,6 +22,7 @@ typedef struct snapshot {
     int64_t *when;         /* [n] event time if known, else created time */
     int64_t *created;      /* [n] */
     int32_t *session;      /* [n] interned session, -1 when none */
+    int32_t *speaker_ent;  /* [n] entity index of the memory's speaker, -1 when none */
     uint8_t *pinned;       /* [n] */
     float *trust;          /* [n] alpha / (alpha + beta) */
     float *confidence;     /* [n] memory_confidence */
@@ -40,6 +41,7 @@ typedef struct snapshot {
     size_t n_ent;
     char **ent_norm;       /* [n_ent] lower-case names */
     uint8_t *ent_kind;     /* [n_ent] */
+    uint8_t *ent_speaker;  /* [n_ent] some memory of the profile is spoken by it */
     uint32_t *me_off, *me_ent; /* memory -> entity indices */
     uint32_t *em_off, *em_mem; /* entity -> memory indices */
     uint32_t *ent_map;     /* open addressing over ent_norm: index + 1, 0 empty */
@@ -89,12 +91,13 @@ typedef struct query {
     query_term terms[QUERY_TERMS_MAX]; /* distinct, stop words removed */
     int n_terms;
     double idf_sum;
+    int unknown_terms; /* terms no memory holds (1 when there are no terms) */
     date_range dates[QUERY_DATES_MAX];
     int n_dates;
-    int asks_when;     /* when / how long / what date ... */
-    int asks_recent;   /* latest, most recent, ... */
-    uint32_t ents[QUERY_ENTS_MAX]; /* snapshot entity indices named in the query */
-    int n_ents;
+    uint32_t named[QUERY_ENTS_MAX]; /* speakers named (entity indices) */
+    int n_named;
+    uint32_t qents[QUERY_ENTS_MAX]; /* other entities of the store named */
+    int n_qents;
     int64_t now;
     float *qvec;       /* [dim] query vector, NULL without embedder */
 } query;
@@ -103,6 +106,9 @@ typedef struct query {
 ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char *text,
                         int64_t now, query *q, ms_error *err);
 void query_clear(query *q);
+
+/* The FTS5 stem of word[0..n) into out; 0 on success. */
+int query_stem(store *s, const char *word, size_t n, char *out, size_t cap);
 
 /* ---- ranked lists -------------------------------------------------------- */
 
@@ -155,6 +161,16 @@ extern const channel_ops ch_semantic_ops, ch_bm25_ops, ch_temporal_ops, ch_hopfi
 /* Cosine of the query vector with memory i (0 without vectors). */
 double semantic_cosine(const snapshot *sn, const float *qvec, size_t i);
 
+/* Which list the temporal channel gives for a query (ch_temporal.c). */
+typedef enum temporal_mode_t {
+    TEMPORAL_NONE,
+    TEMPORAL_DATE,   /* a date named: memories near it */
+    TEMPORAL_WHEN,   /* a when-question: bm25 hits that say when */
+    TEMPORAL_RECENT, /* a recency question: bm25 hits, newest first */
+} temporal_mode_t;
+
+temporal_mode_t temporal_mode(const query *q);
+
 /* Why dense vectors cannot be used (shared by semantic and hopfield), or
  * NULL when they can. */
 const char *semantic_health(const snapshot *sn, embedder *emb);
@@ -166,8 +182,10 @@ char *bm25_match(const query *q);
 /* ---- weight profiles ----------------------------------------------------- */
 
 typedef struct weight_profile {
-    double w[CH_COUNT];
-    double entity_graph;
+    double w[CH_COUNT];  /* channel weights; temporal: its date list */
+    double temporal_aux; /* temporal's when-question and recency lists */
+    double eg_speaker;   /* entity graph: x(1 + eg_speaker) spoken by a named speaker */
+    double eg_mention;   /* x(1 + eg_mention) linked to another named entity */
     double rrf_k;
 } weight_profile;
 
@@ -175,10 +193,14 @@ const weight_profile *profile_for(query_type t);
 
 /* ---- the evidence floor -------------------------------------------------- */
 
-#define FLOOR_COVERAGE_DEFAULT 0.20
-#define FLOOR_COSINE_DEFAULT 0.21
+#define FLOOR_COSINE_DEFAULT 0.28
+#define FLOOR_RULE                                                             \
+    "a memory passes when it is pinned, is spoken by or names an entity the "   \
+    "query names, has cosine >= threshold, or matches query words and every "   \
+    "query word occurs in the store; or when an edge joins it to one that "     \
+    "passes"
 
-/* idf-weighted share of the query's terms found in text. */
+/* idf-weighted share of the query's terms found in text (diagnostic). */
 double floor_coverage(store *s, const query *q, const char *text);
 
 #endif

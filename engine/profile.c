@@ -1,21 +1,26 @@
-/* profile.c - channel weights and the RRF constant per query type, as data.
+/* profile.c - channel weights, the RRF constant and the entity-graph
+ * factors per query type, as data.
  *
- * Every number here is justified by `memscope eval` runs in docs/QUALITY.md.
- * Columns: semantic, bm25, temporal, hopfield, spreading; then the entity
- * graph weight and k. */
+ * Measured on LoCoMo (docs/QUALITY.md): only the temporal and recency types
+ * gained from a profile of their own that held across conversations, so
+ * the other types share the default. The temporal column is the weight of
+ * the date-proximity list; when the temporal channel instead gives its
+ * when-question or recency list, it weighs temporal_aux. */
 #include "engine_int.h"
 
+#define DEFAULT_PROFILE                                                        \
+    {                                                                          \
+        .w = {[CH_SEMANTIC] = 0.25, [CH_BM25] = 1.0, [CH_TEMPORAL] = 1.0,       \
+              [CH_HOPFIELD] = 0.25, [CH_SPREADING] = 3.0},                     \
+        .temporal_aux = 0.5, .eg_speaker = 3.0, .eg_mention = 1.0, .rrf_k = 15 \
+    }
+
 static const weight_profile profiles[QT_COUNT] = {
-    /*                    sem  bm25 temp  hop  spread   eg    k */
-    [QT_GENERAL] =     {{1.0, 1.0, 0.5, 0.3, 1.0}, 1.0, 15},
-    [QT_TEMPORAL] =    {{1.0, 1.0, 1.0, 0.3, 1.0}, 1.0, 15},
-    [QT_MULTI_HOP] =   {{1.0, 1.0, 0.5, 0.3, 1.0}, 1.0, 15},
-    [QT_ENTITY] =      {{1.0, 1.0, 0.5, 0.3, 1.0}, 1.0, 15},
-    [QT_FACTUAL] =     {{1.0, 1.0, 0.5, 0.3, 1.0}, 1.0, 15},
-    [QT_RECENCY] =     {{1.0, 1.0, 1.0, 0.3, 1.0}, 1.0, 15},
-    [QT_OPINION] =     {{1.0, 1.0, 0.5, 0.3, 1.0}, 1.0, 15},
-    [QT_AGGREGATION] = {{1.0, 1.0, 0.5, 0.3, 1.0}, 1.0, 15},
-    [QT_VAGUE] =       {{1.0, 1.0, 0.5, 0.3, 1.0}, 1.0, 15},
+    [QT_GENERAL] = DEFAULT_PROFILE,  [QT_TEMPORAL] = DEFAULT_PROFILE,
+    [QT_MULTI_HOP] = DEFAULT_PROFILE, [QT_ENTITY] = DEFAULT_PROFILE,
+    [QT_FACTUAL] = DEFAULT_PROFILE,  [QT_RECENCY] = DEFAULT_PROFILE,
+    [QT_OPINION] = DEFAULT_PROFILE,  [QT_AGGREGATION] = DEFAULT_PROFILE,
+    [QT_VAGUE] = DEFAULT_PROFILE,
 };
 
 const weight_profile *profile_for(query_type t)

@@ -1,18 +1,24 @@
 /* query.c - query analysis: terms as FTS5 sees them, their idf, the query
- * type, dates, entities named, and the query vector.
+ * type, dates, the people and things the query names, and its vector.
  *
- * Query types come from a rule table (first match wins), documented in
- * docs/ENGINE.md:
- *   recency      "most recent", "latest", "recently", "lately", "nowadays"...
- *   temporal     when / what date / what year / how long..., or a date named
- *   multi_hop    "in common", "both", "relationship between"..., or two or
- *                more entities joined by "and"
- *   aggregation  "how many", "how often", "list", "what are some"...
- *   opinion      "think", "feel", "favorite", "prefer", "would ... likely"...
- *   entity       an entity named and "who" or "about"
- *   factual      what / where / who / which / how / did / does / is ...
- *   vague        at most one content term
- *   general      anything else */
+ * Query types come from a rule table tested in order on the question's
+ * words (case folded); the first rule that matches wins (docs/ENGINE.md):
+ *   recency      latest, most recent(ly), recently, currently, nowadays,
+ *                these days, last time, now
+ *   temporal     starts "when" or "how long"; what/which year|month|date|
+ *                day|time|week; how many|much days|weeks|months|years;
+ *                since, until, before, after, during, ago
+ *   aggregation  how many, how often, how much, list, all, every, total,
+ *                number of
+ *   multi_hop    both, common, together; starts "what|which are|were";
+ *                starts "what|which <plural> does|did|has|have|do"
+ *   opinion      would, might, likely, could, think(s), feel(s), felt,
+ *                opinion, prefer, favorite/favourite, why
+ *   entity       starts who/whose/whom; "name of"; "called"
+ *   factual      starts what, which, where, how, did, does, do, is, was,
+ *                are, were, has, have
+ *   vague        none of these, at most one content term
+ *   general      none of these */
 #include "engine_int.h"
 
 #include <ctype.h>
@@ -33,11 +39,12 @@ const char *query_type_name(query_type t)
     return (unsigned)t < QT_COUNT ? type_names[t] : "general";
 }
 
-/* ---- phrases ------------------------------------------------------------- */
+/* ---- the rule table ------------------------------------------------------ */
 
-/* Lower-case copy of text with runs of non-alphanumerics (except the
- * apostrophe) folded to one space, padded with spaces at both ends, so a
- * phrase " how long " matches whole words. */
+/* Lower-case copy of text with every run of characters other than letters,
+ * digits and apostrophes folded to one space, padded with a space at both
+ * ends: " when did caroline go ". A phrase " how long " then matches whole
+ * words only, and a rule "starts with" compares the beginning. */
 static char *fold(const char *text)
 {
     size_t n = strlen(text);
@@ -59,58 +66,94 @@ static char *fold(const char *text)
     return f;
 }
 
+typedef struct rule {
+    query_type type;
+    const char *const *anywhere; /* " phrase " found anywhere */
+    const char *const *start;    /* " phrase " at the start */
+    int (*special)(const char *folded);
+} rule;
+
+static const char *const recency_any[] = {" latest ",    " most recent ", " most recently ",
+                                          " recently ",  " currently ",   " nowadays ",
+                                          " these days ", " last time ",   " now ",
+                                          NULL};
+static const char *const temporal_any[] = {
+    " what year ",  " what month ", " what date ",  " what day ",  " what time ",
+    " what week ",  " which year ", " which month ", " which date ", " which day ",
+    " which time ", " which week ", " how many days ", " how many weeks ",
+    " how many months ", " how many years ", " how much days ", " how much weeks ",
+    " how much months ", " how much years ", " since ", " until ", " before ", " after ",
+    " during ",     " ago ",        NULL};
+static const char *const temporal_start[] = {" when ", " how long ", NULL};
+static const char *const aggregation_any[] = {" how many ", " how often ", " how much ",
+                                              " list ",     " all ",       " every ",
+                                              " total ",    " number of ", NULL};
+static const char *const multi_hop_any[] = {" both ", " common ", " together ", NULL};
+static const char *const multi_hop_start[] = {" what are ", " what were ", " which are ",
+                                              " which were ", NULL};
+static const char *const opinion_any[] = {
+    " would ", " might ",  " likely ",  " could ",   " think ",     " thinks ",     " feel ",
+    " feels ", " felt ",   " opinion ", " prefer ",  " favorite ",  " favourite ",  " why ",
+    NULL};
+static const char *const entity_any[] = {" name of ", " called ", NULL};
+static const char *const entity_start[] = {" who ", " whose ", " whom ", NULL};
+static const char *const factual_start[] = {" what ", " which ", " where ", " how ",
+                                            " did ",  " does ",  " do ",    " is ",
+                                            " was ",  " are ",   " were ",  " has ",
+                                            " have ", NULL};
+
+/* "what|which <word ending in s> does|did|has|have|do ..." at the start. */
+static int plural_question(const char *f)
+{
+    const char *p = strncmp(f, " what ", 6) == 0 ? f + 6 : strncmp(f, " which ", 7) == 0 ? f + 7 : NULL;
+    if (!p)
+        return 0;
+    const char *sp = strchr(p, ' ');
+    if (!sp || sp - p < 2 || sp[-1] != 's')
+        return 0;
+    for (const char *c = p; c < sp; c++)
+        if (!islower((unsigned char)*c))
+            return 0;
+    static const char *const aux[] = {" does ", " did ", " has ", " have ", " do ", NULL};
+    for (int i = 0; aux[i]; i++)
+        if (strncmp(sp, aux[i], strlen(aux[i])) == 0)
+            return 1;
+    return 0;
+}
+
+static const rule rules[] = {
+    {QT_RECENCY, recency_any, NULL, NULL},
+    {QT_TEMPORAL, temporal_any, temporal_start, NULL},
+    {QT_AGGREGATION, aggregation_any, NULL, NULL},
+    {QT_MULTI_HOP, multi_hop_any, multi_hop_start, plural_question},
+    {QT_OPINION, opinion_any, NULL, NULL},
+    {QT_ENTITY, entity_any, entity_start, NULL},
+    {QT_FACTUAL, NULL, factual_start, NULL},
+};
+
 static int has_any(const char *folded, const char *const *phrases)
 {
-    for (; *phrases; phrases++)
+    for (; phrases && *phrases; phrases++)
         if (strstr(folded, *phrases))
             return 1;
     return 0;
 }
 
-static const char *const recency_phrases[] = {
-    " most recent ", " most recently ", " latest ", " recently ", " lately ", " nowadays ",
-    " these days ", " currently ", " right now ", " last time ", " newest ", " up to date ",
-    NULL};
-static const char *const when_phrases[] = {
-    " when ",       " what date ",  " which date ", " what day ",    " which day ",
-    " what time ",  " what year ",  " which year ", " what month ",  " which month ",
-    " how long ",   " since when ", " how many days ", " how many weeks ",
-    " how many months ", " how many years ", " what week ", " which week ", NULL};
-static const char *const multi_hop_phrases[] = {
-    " in common ", " both ", " relationship between ", " connection between ",
-    " related to ", " and also ", " as well as ", " compared to ", " difference between ",
-    NULL};
-static const char *const aggregation_phrases[] = {
-    " how many ", " how often ", " how much ", " list ", " what are some ", " what kinds ",
-    " what kind of ", " what types ", " all the ", " every ", " number of ", " in total ",
-    " what activities ", " what things ", NULL};
-static const char *const opinion_phrases[] = {
-    " think ",  " feel ",    " feels ",   " felt ",      " opinion ", " favorite ",
-    " favourite ", " prefer ", " prefers ", " like about ", " likely ", " would ",
-    " attitude ", " personality ", " consider ", " considered ", NULL};
-static const char *const question_words[] = {
-    " what ", " where ", " who ", " whom ", " which ", " how ", " did ", " does ", " do ",
-    " is ", " was ", " are ", " were ", " has ", " have ", " can ", NULL};
-
-static query_type classify(const char *folded, const query *q)
+static int starts_any(const char *folded, const char *const *phrases)
 {
-    if (q->asks_recent)
-        return QT_RECENCY;
-    if (q->asks_when || q->n_dates > 0)
-        return QT_TEMPORAL;
-    if (has_any(folded, multi_hop_phrases) || (q->n_ents >= 2 && strstr(folded, " and ")))
-        return QT_MULTI_HOP;
-    if (has_any(folded, aggregation_phrases))
-        return QT_AGGREGATION;
-    if (has_any(folded, opinion_phrases))
-        return QT_OPINION;
-    if (q->n_ents >= 1 && (strstr(folded, " who ") || strstr(folded, " about ")))
-        return QT_ENTITY;
-    if (q->n_terms <= 1)
-        return QT_VAGUE;
-    if (has_any(folded, question_words))
-        return QT_FACTUAL;
-    return QT_GENERAL;
+    for (; phrases && *phrases; phrases++)
+        if (strncmp(folded, *phrases, strlen(*phrases)) == 0)
+            return 1;
+    return 0;
+}
+
+static query_type classify(const char *folded, int n_terms)
+{
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
+        if (has_any(folded, rules[i].anywhere) || starts_any(folded, rules[i].start) ||
+            (rules[i].special && rules[i].special(folded)))
+            return rules[i].type;
+    return n_terms <= 1 ? QT_VAGUE : QT_GENERAL;
 }
 
 /* ---- terms --------------------------------------------------------------- */
@@ -118,9 +161,6 @@ static query_type classify(const char *folded, const query *q)
 struct term_ctx {
     query *q;
     const char *text;
-    store *s;
-    ms_error *err;
-    ms_status st;
 };
 
 static int add_term(void *p, const char *tok, int len, int start, int end)
@@ -134,12 +174,11 @@ static int add_term(void *p, const char *tok, int len, int start, int end)
     for (int i = 0; i < sn; i++)
         surface[i] = (char)tolower((unsigned char)c->text[start + i]);
     surface[sn] = '\0';
-    if (stopword_is(surface, (size_t)sn) || stopword_is(tok, (size_t)len))
-        return 0;
-    if (len == 1 && !isdigit((unsigned char)tok[0]))
+    if (stopword_is(surface, (size_t)sn))
         return 0;
     for (int i = 0; i < q->n_terms; i++)
-        if ((int)strlen(q->terms[i].text) == len && memcmp(q->terms[i].text, tok, (size_t)len) == 0)
+        if ((int)strlen(q->terms[i].text) == len &&
+            memcmp(q->terms[i].text, tok, (size_t)len) == 0)
             return 0;
     if (q->n_terms >= QUERY_TERMS_MAX)
         return 1;
@@ -150,11 +189,13 @@ static int add_term(void *p, const char *tok, int len, int start, int end)
     return 0;
 }
 
-/* idf of each term from the FTS index: log((N - df + 0.5) / (df + 0.5) + 1). */
+/* idf of each term: log((N - df + 0.5) / (df + 0.5) + 1), df counted in the
+ * content column of every profile. A term no memory holds is unknown. */
 static ms_status term_idf(store *s, const snapshot *sn, query *q, ms_error *err)
 {
     double n = (double)(sn->n_all > 0 ? sn->n_all : 1);
     q->idf_sum = 0;
+    q->unknown_terms = q->n_terms == 0; /* nothing to look up counts as unknown */
     for (int i = 0; i < q->n_terms; i++) {
         ms_status st = store_term_docs(s, q->terms[i].text, &q->terms[i].df, err);
         if (st)
@@ -162,75 +203,147 @@ static ms_status term_idf(store *s, const snapshot *sn, query *q, ms_error *err)
         double df = (double)q->terms[i].df;
         q->terms[i].idf = log((n - df + 0.5) / (df + 0.5) + 1.0);
         q->idf_sum += q->terms[i].idf;
+        q->unknown_terms += q->terms[i].df == 0;
     }
     return MS_OK;
 }
 
-/* ---- entities named in the query ------------------------------------------ */
+/* ---- people and things named ------------------------------------------------ */
 
-/* Normalise a run of words as the store does for entity names: lower case,
- * curly apostrophes straight, a trailing possessive 's dropped. */
-static void norm_words(const char *s, size_t n, char *out, size_t cap)
+typedef struct word_span {
+    int start, end; /* byte range, a trailing 's dropped */
+    int cap;        /* starts with an upper-case ASCII letter */
+} word_span;
+
+static int letter(unsigned char c)
 {
-    size_t o = 0;
-    for (size_t i = 0; i < n && o + 1 < cap; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == 0xe2 && i + 2 < n && (unsigned char)s[i + 1] == 0x80 &&
-            (unsigned char)s[i + 2] == 0x99) {
-            out[o++] = '\'';
-            i += 2;
-        } else if (c >= 0xc3 && c <= 0xc3 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
-                   (unsigned char)s[i + 1] <= 0x9e && (unsigned char)s[i + 1] != 0x97) {
-            out[o++] = (char)c; /* Latin-1 capitals fold like the store's */
-            if (o + 1 < cap)
-                out[o++] = (char)(s[i + 1] + 32);
+    return isalpha(c) || c >= 0x80;
+}
+
+/* Is the word at s capitalised? ASCII, or a Latin-1 capital (U+00C0-U+00DE). */
+static int capital(const unsigned char *s)
+{
+    return isupper(s[0]) || (s[0] == 0xc3 && s[1] >= 0x80 && s[1] <= 0x9e && s[1] != 0x97);
+}
+
+/* Words: a letter followed by letters (UTF-8 included), apostrophes and
+ * hyphens. */
+static int split_words(const char *text, word_span *w, int max)
+{
+    int n = 0;
+    for (int i = 0; text[i] && n < max;) {
+        if (!letter((unsigned char)text[i])) {
             i++;
-        } else {
-            out[o++] = (char)tolower(c);
+            continue;
         }
-    }
-    if (o >= 2 && out[o - 1] == 's' && out[o - 2] == '\'')
-        o -= 2;
-    out[o] = '\0';
-}
-
-static int is_name_byte(unsigned char c)
-{
-    return isalnum(c) || c >= 0x80 || c == '\'' || c == '-' || c == '&' || c == '.';
-}
-
-/* Look up every run of 1 to 4 words of the query among the entities. */
-static void find_entities(const snapshot *sn, const char *text, query *q)
-{
-    enum { MAXW = 128 };
-    int ws[MAXW], we[MAXW], nw = 0;
-    for (int i = 0; text[i] && nw < MAXW;) {
-        while (text[i] && !is_name_byte((unsigned char)text[i]))
-            i++;
-        if (!text[i])
-            break;
-        ws[nw] = i;
-        while (text[i] && is_name_byte((unsigned char)text[i]))
+        int s = i;
+        while (text[i] && (letter((unsigned char)text[i]) || text[i] == '\'' || text[i] == '-'))
             i++;
         int e = i;
-        while (e > ws[nw] && (text[e - 1] == '.' || text[e - 1] == '-' || text[e - 1] == '\''))
-            e--;
-        we[nw++] = e;
+        if (e - s > 2 && text[e - 2] == '\'' && (text[e - 1] == 's' || text[e - 1] == 'S'))
+            e -= 2;
+        w[n].start = s;
+        w[n].end = e;
+        w[n].cap = capital((const unsigned char *)text + s);
+        /* a run of capitals is broken by anything but one space between */
+        n++;
+        if (text[i] && text[i] != ' ')
+            w[n - 1].cap |= 2; /* marks: the run ends after this word */
     }
-    for (int len = 4; len >= 1; len--) {
-        for (int a = 0; a + len <= nw; a++) {
-            char norm[256];
-            norm_words(text + ws[a], (size_t)(we[a + len - 1] - ws[a]), norm, sizeof norm);
-            long idx = snapshot_entity(sn, norm);
-            if (idx < 0 || q->n_ents >= QUERY_ENTS_MAX)
-                continue;
-            int dup = 0;
-            for (int k = 0; k < q->n_ents; k++)
-                dup |= q->ents[k] == (uint32_t)idx;
-            if (!dup && !stopword_is(norm, strlen(norm)))
-                q->ents[q->n_ents++] = (uint32_t)idx;
+    return n;
+}
+
+static int contains(const uint32_t *v, int n, uint32_t x)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == x)
+            return 1;
+    return 0;
+}
+
+/* The speaker a span names: the speaker entity itself, or a nickname (an
+ * entity of 3+ letters that begins a speaker's name, "Mel" for Melanie). */
+static long named_speaker(const snapshot *sn, const char *span, long ent)
+{
+    if (sn->ent_speaker[ent])
+        return ent;
+    size_t n = strlen(span);
+    if (n < 3)
+        return -1;
+    for (size_t e = 0; e < sn->n_ent; e++)
+        if (sn->ent_speaker[e] && strncmp(sn->ent_norm[e], span, n) == 0)
+            return (long)e;
+    return -1;
+}
+
+/* One span of a capitalised run, lower-cased: a speaker, another entity of
+ * the store, or nothing. */
+static void take_span(const snapshot *sn, const char *text, const word_span *a,
+                      const word_span *b, query *q)
+{
+    char raw[256], span[4 * sizeof raw + 8];
+    size_t o = 0;
+    for (const word_span *w = a; w <= b; w++) {
+        if (w > a && o + 1 < sizeof raw)
+            raw[o++] = ' ';
+        for (int i = w->start; i < w->end && o + 1 < sizeof raw; i++)
+            raw[o++] = text[i];
+    }
+    store_entity_norm(raw, o, span, sizeof span);
+    o = strlen(span);
+    if (a == b && stopword_is(span, o))
+        return;
+    long ent = snapshot_entity(sn, span);
+    if (ent < 0)
+        return;
+    long spk = named_speaker(sn, span, ent);
+    if (spk >= 0 && !contains(q->named, q->n_named, (uint32_t)spk) && q->n_named < QUERY_ENTS_MAX)
+        q->named[q->n_named++] = (uint32_t)spk;
+    else if (spk < 0 && !contains(q->qents, q->n_qents, (uint32_t)ent) &&
+             q->n_qents < QUERY_ENTS_MAX)
+        q->qents[q->n_qents++] = (uint32_t)ent;
+}
+
+/* Runs of capitalised words (a sentence start counts); every sub-span,
+ * longest first, is looked up among the store's entities. */
+static void find_named(const snapshot *sn, const char *text, query *q)
+{
+    enum { MAXW = 256 };
+    word_span w[MAXW];
+    int n = split_words(text, w, MAXW);
+    for (int i = 0; i < n;) {
+        if (!(w[i].cap & 1)) {
+            i++;
+            continue;
         }
+        int j = i;
+        while (j + 1 < n && (w[j + 1].cap & 1) && !(w[j].cap & 2) && j - i < 5)
+            j++;
+        for (int len = j - i + 1; len >= 1; len--)
+            for (int a = i; a + len - 1 <= j; a++)
+                take_span(sn, text, &w[a], &w[a + len - 1], q);
+        i = j + 1;
     }
+}
+
+/* ---- the query vector ----------------------------------------------------- */
+
+struct weight_ctx {
+    store *s;
+    const snapshot *sn;
+};
+
+/* A query token's weight: its idf in the store, ln((N + 1) / (df + 1)) + 1,
+ * with df that of its FTS5 stem in the content column. */
+static double token_weight(void *p, const char *t, size_t n)
+{
+    struct weight_ctx *c = p;
+    char stem[64];
+    int64_t df = 0;
+    if (query_stem(c->s, t, n, stem, sizeof stem) == 0)
+        store_term_docs(c->s, stem, &df, NULL);
+    double nn = (double)(c->sn->n_all > 0 ? c->sn->n_all : 1);
+    return log((nn + 1) / ((double)df + 1)) + 1;
 }
 
 /* ---- the whole analysis ----------------------------------------------------- */
@@ -241,28 +354,26 @@ ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char 
     memset(q, 0, sizeof *q);
     q->text = text;
     q->now = now;
-    struct term_ctx c = {q, text, s, err, MS_OK};
+    struct term_ctx c = {q, text};
     ms_status st = store_tokenize(s, text, (int)strlen(text), add_term, &c, err);
     if (!st)
         st = term_idf(s, sn, q, err);
     if (st)
         return st;
     q->n_dates = dates_parse(text, now, q->dates, QUERY_DATES_MAX);
-    find_entities(sn, text, q);
+    find_named(sn, text, q);
     char *folded = fold(text);
     if (!folded)
         return ms_fail(err, MS_NOMEM, "out of memory");
-    q->asks_when = has_any(folded, when_phrases);
-    q->asks_recent = has_any(folded, recency_phrases);
-    q->type = classify(folded, q);
+    q->type = classify(folded, q->n_terms);
     free(folded);
     if (emb && sn->dim == embed_dim(emb) && sn->vec_embedder &&
         strcmp(sn->vec_embedder, embed_id(emb)) == 0) {
         q->qvec = calloc((size_t)sn->dim, sizeof *q->qvec);
         if (!q->qvec)
             return ms_fail(err, MS_NOMEM, "out of memory");
-        const char *texts[1] = {text};
-        st = embed_texts(emb, texts, 1, q->qvec, err);
+        struct weight_ctx wc = {s, sn};
+        st = embed_query(emb, text, token_weight, &wc, q->qvec, err);
         if (st) {
             free(q->qvec);
             q->qvec = NULL;
@@ -276,4 +387,31 @@ void query_clear(query *q)
 {
     free(q->qvec);
     q->qvec = NULL;
+}
+
+struct stem_ctx {
+    char *out;
+    size_t cap;
+    int got;
+};
+
+static int first_token(void *p, const char *tok, int len, int start, int end)
+{
+    struct stem_ctx *c = p;
+    (void)start;
+    (void)end;
+    if ((size_t)len < c->cap) {
+        memcpy(c->out, tok, (size_t)len);
+        c->out[len] = '\0';
+        c->got = 1;
+    }
+    return 1;
+}
+
+int query_stem(store *s, const char *word, size_t n, char *out, size_t cap)
+{
+    struct stem_ctx c = {out, cap, 0};
+    if (store_tokenize(s, word, (int)n, first_token, &c, NULL))
+        return -1;
+    return c.got ? 0 : -1;
 }

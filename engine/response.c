@@ -73,8 +73,9 @@ static cJSON *trace_json(const recall_result *r, const recall_hit *h)
     cJSON_AddNumberToObject(t, "rrf_k", r->rrf_k);
     cJSON_AddNumberToObject(t, "fused", h->fused);
     cJSON *eg = cJSON_AddObjectToObject(t, "entity_graph");
+    cJSON_AddBoolToObject(eg, "speaker_named", h->eg_spoken);
+    cJSON_AddBoolToObject(eg, "entity_named", h->eg_mentions);
     cJSON_AddNumberToObject(eg, "score", h->eg_score);
-    cJSON_AddNumberToObject(eg, "weight", r->eg_weight);
     cJSON_AddNumberToObject(eg, "factor", h->eg_factor);
     cJSON_AddNumberToObject(t, "boosted", h->boosted);
     cJSON *adj = cJSON_AddArrayToObject(t, "adjustments");
@@ -125,18 +126,18 @@ static cJSON *floor_json(const recall_result *r, int trace)
     cJSON_AddStringToObject(f, "rule", r->floor_rule ? r->floor_rule : "not reached");
     cJSON_AddBoolToObject(f, "applied", r->floor_applied);
     cJSON_AddNumberToObject(f, "threshold", r->floor_threshold);
-    cJSON_AddNumberToObject(f, "semantic_threshold", r->floor_semantic_threshold);
     cJSON *best = cJSON_AddObjectToObject(f, "best");
     add_str_or_null(best, "id", r->floor_best_id);
     cJSON_AddNumberToObject(best, "value", r->floor_best_value);
+    cJSON_AddNumberToObject(f, "entities_named", r->floor_named);
+    cJSON_AddNumberToObject(f, "unknown_terms", r->floor_unknown_terms);
     cJSON *m = cJSON_AddArrayToObject(f, "nearest_misses");
     for (size_t i = 0; i < r->n_misses; i++) {
         const recall_hit *h = &r->misses[i];
         cJSON *o = trace ? hit_json(r, h, 1) : cJSON_CreateObject();
         if (!trace)
             cJSON_AddStringToObject(o, "id", h->mem.id);
-        cJSON_AddNumberToObject(o, "value", h->coverage);
-        cJSON_AddNumberToObject(o, "cosine", h->cosine);
+        cJSON_AddNumberToObject(o, "value", h->cosine);
         cJSON_AddItemToArray(m, o);
     }
     return f;
@@ -190,7 +191,9 @@ char *recall_json(const recall_result *r, int trace)
     cJSON *w = cJSON_AddObjectToObject(o, "channel_weights");
     for (int c = 0; c < CH_COUNT; c++)
         cJSON_AddNumberToObject(w, engine_channel_name(c), r->weights[c]);
-    cJSON_AddNumberToObject(w, "entity_graph", r->eg_weight);
+    cJSON *eg = cJSON_AddObjectToObject(w, "entity_graph");
+    cJSON_AddNumberToObject(eg, "speaker", r->eg_speaker);
+    cJSON_AddNumberToObject(eg, "mention", r->eg_mention);
     cJSON_AddItemToObject(o, "channels", channels_json(r));
     cJSON *an = cJSON_AddObjectToObject(o, "analysis");
     cJSON_AddItemToObject(an, "terms", string_array(r->terms, r->n_terms));

@@ -99,6 +99,7 @@ static void interner_free(interner *t)
 typedef struct mem_row {
     int64_t rid, when, created;
     int32_t session;
+    char *speaker; /* match form, resolved to an entity once entities are in */
     uint8_t pinned;
     float trust, confidence;
 } mem_row;
@@ -125,13 +126,28 @@ static int load_memory(void *p, const store_memory *m)
         c->oom = 1;
         return 1;
     }
+    r->speaker = NULL;
+    if (m->speaker && *m->speaker) {
+        size_t n = strlen(m->speaker), cap = 4 * n + 8;
+        if (!(r->speaker = malloc(cap))) {
+            c->oom = 1;
+            return 1;
+        }
+        store_entity_norm(m->speaker, n, r->speaker, cap);
+    }
     r->pinned = m->pinned != 0;
     r->trust = (float)store_trust_score(m);
     r->confidence = (float)m->memory_confidence;
     return 0;
 }
 
-static ms_status load_memories(store *s, snapshot *sn, ms_error *err)
+/* Speakers as they were read, until entities are loaded. */
+typedef struct pending_speakers {
+    char **norm; /* [n] */
+    size_t n;
+} pending_speakers;
+
+static ms_status load_memories(store *s, snapshot *sn, pending_speakers *ps, ms_error *err)
 {
     struct load_ctx c = {.rows = {.size = sizeof(mem_row)}};
     ms_status st = store_scan(s, 0, STORE_SCAN_NONE, load_memory, &c, err);
@@ -147,8 +163,10 @@ static ms_status load_memories(store *s, snapshot *sn, ms_error *err)
     sn->pinned = malloc(n + 1);
     sn->trust = malloc((n + 1) * sizeof *sn->trust);
     sn->confidence = malloc((n + 1) * sizeof *sn->confidence);
+    ps->norm = calloc(n + 1, sizeof *ps->norm);
+    ps->n = ps->norm ? n : 0;
     if (!st && (!sn->rid || !sn->when || !sn->created || !sn->session || !sn->pinned ||
-                !sn->trust || !sn->confidence))
+                !sn->trust || !sn->confidence || !ps->norm))
         st = ms_fail(err, MS_NOMEM, "out of memory loading memories");
     const mem_row *rows = c.rows.p;
     for (size_t i = 0; !st && i < n; i++) {
@@ -159,7 +177,11 @@ static ms_status load_memories(store *s, snapshot *sn, ms_error *err)
         sn->pinned[i] = rows[i].pinned;
         sn->trust[i] = rows[i].trust;
         sn->confidence[i] = rows[i].confidence;
+        ps->norm[i] = rows[i].speaker;
     }
+    if (st || !ps->norm)
+        for (size_t i = 0; i < n; i++)
+            free(rows[i].speaker);
     free(c.rows.p);
     return st;
 }
@@ -415,6 +437,22 @@ static ms_status load_entities(store *s, snapshot *sn, ms_error *err)
     return st;
 }
 
+/* Each memory's speaker as an entity index; flag the speaker entities. */
+static ms_status resolve_speakers(snapshot *sn, pending_speakers *ps, ms_error *err)
+{
+    sn->speaker_ent = malloc((sn->n + 1) * sizeof *sn->speaker_ent);
+    sn->ent_speaker = calloc(sn->n_ent + 1, 1);
+    if (!sn->speaker_ent || !sn->ent_speaker)
+        return ms_fail(err, MS_NOMEM, "out of memory loading speakers");
+    for (size_t i = 0; i < sn->n; i++) {
+        long e = ps->norm[i] ? snapshot_entity(sn, ps->norm[i]) : -1;
+        sn->speaker_ent[i] = (int32_t)e;
+        if (e >= 0)
+            sn->ent_speaker[e] = 1;
+    }
+    return MS_OK;
+}
+
 ms_status snapshot_load(store *s, snapshot **out, ms_error *err)
 {
     *out = NULL;
@@ -423,7 +461,8 @@ ms_status snapshot_load(store *s, snapshot **out, ms_error *err)
         return ms_fail(err, MS_NOMEM, "out of memory");
     snprintf(sn->profile, sizeof sn->profile, "%s", store_profile(s));
     sn->data_version = store_data_version(s);
-    ms_status st = load_memories(s, sn, err);
+    pending_speakers ps = {0};
+    ms_status st = load_memories(s, sn, &ps, err);
     if (!st)
         st = store_total(s, &sn->n_all, err);
     if (!st)
@@ -432,6 +471,11 @@ ms_status snapshot_load(store *s, snapshot **out, ms_error *err)
         st = load_edges(s, sn, err);
     if (!st)
         st = load_entities(s, sn, err);
+    if (!st)
+        st = resolve_speakers(sn, &ps, err);
+    for (size_t i = 0; i < ps.n; i++)
+        free(ps.norm[i]);
+    free(ps.norm);
     if (st) {
         snapshot_free(sn);
         return st;
@@ -448,6 +492,8 @@ void snapshot_free(snapshot *sn)
     free(sn->when);
     free(sn->created);
     free(sn->session);
+    free(sn->speaker_ent);
+    free(sn->ent_speaker);
     free(sn->pinned);
     free(sn->trust);
     free(sn->confidence);

@@ -105,7 +105,7 @@ static int is_word(unsigned cp)
 
 /* Lower-case match form of text[0..len): ASCII and Latin-1 upper case
  * folded, curly apostrophes made straight, runs of spaces collapsed. */
-static void normalise(const char *text, size_t len, char *out, size_t cap)
+void store_entity_norm(const char *text, size_t len, char *out, size_t cap)
 {
     size_t o = 0;
     const unsigned char *s = (const unsigned char *)text;
@@ -161,12 +161,12 @@ static void add_found(extraction *x, const char *text, size_t len, int kind)
     if (len == 0 || len > NAME_MAX_BYTES || x->n >= x->cap)
         return;
     char norm[4 * NAME_MAX_BYTES + 8];
-    normalise(text, len, norm, sizeof norm);
+    store_entity_norm(text, len, norm, sizeof norm);
     if (!norm[0] || strlen(norm) > NAME_MAX_BYTES)
         return;
     for (size_t i = 0; i < x->n; i++) {
         char other[4 * NAME_MAX_BYTES + 8];
-        normalise(x->v[i].name, strlen(x->v[i].name), other, sizeof other);
+        store_entity_norm(x->v[i].name, strlen(x->v[i].name), other, sizeof other);
         if (strcmp(other, norm) == 0) {
             x->v[i].given |= kind == STORE_ENTITY_GIVEN;
             return;
@@ -238,7 +238,7 @@ static int word_is_stop(const char *text, const word *w)
     char norm[4 * NAME_MAX_BYTES + 8];
     if (w->end - w->start > NAME_MAX_BYTES)
         return 1;
-    normalise(text + w->start, (size_t)(w->end - w->start), norm, sizeof norm);
+    store_entity_norm(text + w->start, (size_t)(w->end - w->start), norm, sizeof norm);
     if (strlen(norm) < 2 || is_stop(norm))
         return 1;
     for (const char *p = norm; *p; p++)
@@ -309,7 +309,7 @@ static int known_entity(void *p, const char *text, size_t len)
 {
     store *s = ((struct known_ctx *)p)->s;
     char norm[4 * NAME_MAX_BYTES + 8];
-    normalise(text, len, norm, sizeof norm);
+    store_entity_norm(text, len, norm, sizeof norm);
     sqlite3_stmt *st = store_stmt(s, ST_ENTITY_FIND, NULL);
     if (!st)
         return 0;
@@ -324,7 +324,7 @@ static int known_entity(void *p, const char *text, size_t len)
 static ms_status entity_id(store *s, const found *f, int64_t *eid, ms_error *err)
 {
     char norm[4 * NAME_MAX_BYTES + 8];
-    normalise(f->name, strlen(f->name), norm, sizeof norm);
+    store_entity_norm(f->name, strlen(f->name), norm, sizeof norm);
     sqlite3_stmt *st = store_stmt(s, ST_ENTITY_FIND, err);
     if (!st)
         return err ? err->code : MS_SQL;
@@ -460,12 +460,12 @@ int store_given_entities_match(store *s, int64_t rid, const store_memory *m)
     char norm[4 * NAME_MAX_BYTES + 8], other[4 * NAME_MAX_BYTES + 8];
     int64_t distinct = 0;
     for (size_t i = 0; i < m->n_entities; i++) {
-        normalise(m->entities[i], strlen(m->entities[i]), norm, sizeof norm);
+        store_entity_norm(m->entities[i], strlen(m->entities[i]), norm, sizeof norm);
         if (!norm[0] || strlen(norm) > NAME_MAX_BYTES)
             continue; /* never linked (see add_found) */
         int repeat = 0;
         for (size_t j = 0; j < i && !repeat; j++) {
-            normalise(m->entities[j], strlen(m->entities[j]), other, sizeof other);
+            store_entity_norm(m->entities[j], strlen(m->entities[j]), other, sizeof other);
             repeat = strcmp(norm, other) == 0;
         }
         if (repeat)

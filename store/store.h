@@ -195,6 +195,11 @@ typedef struct store_entity {
 
 void store_entities_free(store_entity *v, size_t n);
 
+/* The match form of an entity name: lower case (ASCII and Latin-1 capitals),
+ * curly apostrophes made straight, runs of spaces collapsed. out gets at
+ * most cap - 1 bytes (4 * len + 8 is always enough). */
+void store_entity_norm(const char *text, size_t len, char *out, size_t cap);
+
 /* Entities linked to memory rid, ordered by name. Caller frees with
  * store_entities_free. */
 ms_status store_entities_of(store *s, int64_t rid, store_entity **out, size_t *n, ms_error *err);

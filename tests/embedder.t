@@ -55,7 +55,7 @@ ok $([ $? = 1 ] && grep -q "embedder" "$tmp/err" && [ "$(sqlite3 "$tmp/e.db" "se
 ok $([ $? = 1 ] && grep -q "reembed" "$tmp/err"; echo $?) "importing with another embedder than the store's says to reembed"
 "$M" reembed --db "$tmp/e.db" >/dev/null
 h=$("$M" health --db "$tmp/e.db" --json)
-ok $([ "$(echo "$h" | json 'd["embedder"]["store_vectors_from"]')" = "hash-ngram-v1:512" ] &&
+ok $([ "$(echo "$h" | json 'd["embedder"]["store_vectors_from"]')" = "hash-ngram-v2:512" ] &&
      [ "$(echo "$h" | json 'd["embedder"]["vectors_missing"]')" = "0" ]; echo $?) "reembed recomputes every vector with the built-in embedder"
 
 # vectors given on import, with their embedder id

@@ -118,13 +118,15 @@ static void print_trace(const recall_result *r, const recall_hit *h)
                    engine_channel_name(ch), tc->rank, tc->raw, tc->weight, tc->weight,
                    r->rrf_k, tc->rank, tc->contribution);
     }
-    printf("      fused %.6f  x entity %.4f = %.6f", h->fused, h->eg_factor, h->boosted);
+    printf("      fused %.6f  x entity %.4f%s%s = %.6f", h->fused, h->eg_factor,
+           h->eg_spoken ? " (speaker named)" : "", h->eg_mentions ? " (entity named)" : "",
+           h->boosted);
     for (int a = 0; a < h->n_adj; a++)
         printf("  x %s %.4f", h->adj[a].name, h->adj[a].factor);
     printf("  = ranking %.6f\n", h->ranking_score);
-    printf("      relevance %.6f / %.6f = %.4f   floor: %s (coverage %.3f, cosine %.3f)\n",
-           h->boosted, h->max_fused, h->relevance_score, h->passed_by ? h->passed_by : "cut",
-           h->coverage, h->cosine);
+    printf("      relevance %.6f / %.6f = %.4f   floor: %s%s%s (cosine %.3f)\n", h->boosted,
+           h->max_fused, h->relevance_score, h->passed_by ? h->passed_by : "cut",
+           h->associated[0] ? " via " : "", h->associated, h->cosine);
 }
 
 static void print_row(const recall_hit *h, int rank)
@@ -160,10 +162,10 @@ static void print_table(const recall_result *r, int trace)
         if (strcmp(r->abstention_reason, "no_candidates") == 0)
             printf("  %s\n", r->no_candidates_why);
         else
-            printf("  floor: %s; coverage threshold %.2f, cosine threshold %.2f; best "
-                   "coverage %.3f\n",
-                   r->floor_rule, r->floor_threshold, r->floor_semantic_threshold,
-                   r->floor_best_value);
+            printf("  floor: %s.\n  best cosine %.3f (threshold %.2f); entities named: %d; "
+                   "query words unknown to the store: %d\n",
+                   r->floor_rule, r->floor_best_value, r->floor_threshold, r->floor_named,
+                   r->floor_unknown_terms);
         for (size_t i = 0; i < r->n_misses; i++) {
             printf("  miss ");
             print_row(&r->misses[i], (int)i + 1);

@@ -32,8 +32,7 @@ typedef struct tally {
 
 typedef struct sweep {
     long n;
-    long cov_abst[SWEEP_STEPS]; /* abstained at coverage threshold step/20, cosine default */
-    long cos_abst[SWEEP_STEPS]; /* abstained at cosine threshold step/20, coverage default */
+    long abst[SWEEP_STEPS]; /* abstained at cosine threshold thresholds(step) */
 } sweep;
 
 typedef struct eval_state {
@@ -79,24 +78,18 @@ static int rank_of(const recall_result *r, const char *id)
 
 static double thresholds(int step)
 {
-    return step / 20.0; /* 0.00 .. 0.50 */
+    return 0.10 + step * 0.03; /* 0.10 .. 0.40 */
 }
 
-/* Would the query abstain with these thresholds? From a no-floor run: the
- * pool's best coverage and cosine. */
-static void sweep_add(sweep *sw, const recall_result *r, double cov_default, double cos_default)
+/* Would the query abstain at each cosine threshold? From a no-floor run:
+ * whether some pooled memory passes without the cosine test, and the
+ * pool's best cosine. */
+static void sweep_add(sweep *sw, const recall_result *r)
 {
     sw->n++;
-    int none = r->candidates == 0;
-    for (int s = 0; s < SWEEP_STEPS; s++) {
-        double t = thresholds(s);
-        if (none || (r->floor_best_value < t && r->floor_best_cosine < cos_default &&
-                     !r->floor_best_pinned))
-            sw->cov_abst[s]++;
-        if (none || (r->floor_best_value < cov_default && r->floor_best_cosine < t &&
-                     !r->floor_best_pinned))
-            sw->cos_abst[s]++;
-    }
+    for (int s = 0; s < SWEEP_STEPS; s++)
+        if (r->candidates == 0 || (!r->floor_other_pass && r->floor_best_value < thresholds(s)))
+            sw->abst[s]++;
 }
 
 static void score_query(eval_state *st, const recall_result *r, const cJSON *evidence, int cat)
@@ -159,7 +152,6 @@ static int run_file(eval_state *st, engine *e, const char *file, int offtopic)
     size_t cap = 0;
     long lineno = 0;
     int status = EXIT_OK;
-    double cov_default = st->ro.floor_threshold >= 0 ? st->ro.floor_threshold : 0.2;
     while (status == EXIT_OK && getline(&line, &cap, f) > 0) {
         lineno++;
         cJSON *o = cJSON_Parse(line);
@@ -185,10 +177,10 @@ static int run_file(eval_state *st, engine *e, const char *file, int offtopic)
             } else if (offtopic) {
                 st->off_n++;
                 st->off_abstained += r->abstained;
-                sweep_add(&st->off, raw, cov_default, 0.21);
+                sweep_add(&st->off, raw);
             } else {
                 score_query(st, r, ev, c);
-                sweep_add(&st->scored, raw, cov_default, 0.21);
+                sweep_add(&st->scored, raw);
             }
             recall_free(r);
             recall_free(raw);
@@ -249,14 +241,10 @@ static void print_json(const eval_state *st, int with_sweep)
         for (int s = 0; s < SWEEP_STEPS; s++) {
             cJSON *row = cJSON_CreateObject();
             cJSON_AddNumberToObject(row, "threshold", thresholds(s));
-            cJSON_AddNumberToObject(row, "false_abstention_coverage",
-                                    st->scored.n ? (double)st->scored.cov_abst[s] / st->scored.n : 0);
-            cJSON_AddNumberToObject(row, "offtopic_abstention_coverage",
-                                    st->off.n ? (double)st->off.cov_abst[s] / st->off.n : 0);
-            cJSON_AddNumberToObject(row, "false_abstention_cosine",
-                                    st->scored.n ? (double)st->scored.cos_abst[s] / st->scored.n : 0);
-            cJSON_AddNumberToObject(row, "offtopic_abstention_cosine",
-                                    st->off.n ? (double)st->off.cos_abst[s] / st->off.n : 0);
+            cJSON_AddNumberToObject(row, "false_abstention",
+                                    st->scored.n ? (double)st->scored.abst[s] / st->scored.n : 0);
+            cJSON_AddNumberToObject(row, "offtopic_abstention",
+                                    st->off.n ? (double)st->off.abst[s] / st->off.n : 0);
             cJSON_AddItemToArray(sw, row);
         }
     }
@@ -287,14 +275,13 @@ static void print_table(const eval_state *st, int with_sweep)
                100.0 * st->off_abstained / st->off_n);
     if (!with_sweep)
         return;
-    printf("\nfloor sweep (risk-coverage): share abstained at each threshold\n");
-    printf("threshold   coverage rule: false / off-topic    cosine rule: false / off-topic\n");
+    printf("\nfloor sweep (risk-coverage): share of questions that abstain at each cosine "
+           "threshold\n");
+    printf("threshold   false abstention (scored)   off-topic abstention\n");
     for (int s = 0; s < SWEEP_STEPS; s++)
-        printf("  %.2f          %6.1f %%  / %6.1f %%            %6.1f %%  / %6.1f %%\n",
-               thresholds(s), st->scored.n ? 100.0 * st->scored.cov_abst[s] / st->scored.n : 0,
-               st->off.n ? 100.0 * st->off.cov_abst[s] / st->off.n : 0,
-               st->scored.n ? 100.0 * st->scored.cos_abst[s] / st->scored.n : 0,
-               st->off.n ? 100.0 * st->off.cos_abst[s] / st->off.n : 0);
+        printf("  %.2f          %6.1f %%                  %6.1f %%\n", thresholds(s),
+               st->scored.n ? 100.0 * st->scored.abst[s] / st->scored.n : 0,
+               st->off.n ? 100.0 * st->off.abst[s] / st->off.n : 0);
 }
 
 static const char eval_usage[] =

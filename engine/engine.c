@@ -41,6 +41,11 @@ struct engine {
     embedder *emb;      /* NULL when the embedder could not be opened */
     char emb_error[sizeof(((ms_error *)0)->msg)];
     snapshot *sn;
+    adaptive *ad;       /* judgements learned from feedback */
+    reranker *rr;       /* NULL when none, or when it failed */
+    int rr_wanted;      /* a reranker was set (so "failed" rather than "off") */
+    char *rr_spec;      /* the spec it was set with */
+    char rr_error[sizeof(((ms_error *)0)->msg)];
 };
 
 const char *engine_channel_name(int ch)
@@ -133,11 +138,16 @@ ms_status engine_open(store *s, const char *embedder_spec, engine **out, ms_erro
     if (!e)
         return ms_fail(err, MS_NOMEM, "out of memory");
     e->s = s;
+    if (!(e->ad = adaptive_new())) {
+        free(e);
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    }
     ms_error eerr;
     ms_error_clear(&eerr);
     e->emb = embed_open(embedder_spec, &eerr);
     if (!e->emb) {
         if (embedder_spec) { /* asked for by name: its failure is the caller's error */
+            adaptive_free(e->ad);
             free(e);
             *err = eerr;
             return eerr.code;
@@ -154,6 +164,9 @@ void engine_close(engine *e)
         return;
     snapshot_free(e->sn);
     embed_close(e->emb);
+    adaptive_free(e->ad);
+    rerank_close(e->rr);
+    free(e->rr_spec);
     free(e);
 }
 
@@ -171,8 +184,12 @@ static ms_status refresh(engine *e, ms_error *err)
         return MS_OK;
     snapshot *sn;
     ms_status st = snapshot_load(e->s, &sn, err);
-    if (st)
+    if (!st)
+        st = adaptive_load(e->ad, e->s, err);
+    if (st) {
+        snapshot_free(e->sn == sn ? NULL : sn);
         return st;
+    }
     snapshot_free(e->sn);
     e->sn = sn;
     return MS_OK;
@@ -226,6 +243,8 @@ typedef struct run {
     ranked_list seeds;   /* first fusion of stage one */
     ranked_list fused;   /* final fusion, boosted, best first */
     double max_boosted;
+    double adapt_delta[CH_COUNT]; /* learned channel nudges for this query type */
+    int adapt_on;
 } run;
 
 static double now_ms(void)
@@ -383,6 +402,8 @@ static void trace_hit(run *x, uint32_t i, recall_hit *h)
     h->relevance_score = x->max_boosted > 0 ? fmin(1.0, h->boosted / x->max_boosted) : 0;
 }
 
+static void ranking_of(recall_hit *h);
+
 static void add_adjustment(recall_hit *h, const char *name, double factor, const char *detail)
 {
     if (h->n_adj >= TRACE_ADJ_MAX)
@@ -409,6 +430,22 @@ static void adjust(run *x, uint32_t i, recall_hit *h)
         snprintf(d, sizeof d, "0.8 + 0.3 * exp(-age_days (%.1f) / 30)", age);
         add_adjustment(h, "recency", 0.8 + 0.3 * exp(-age / 30.0), d);
     }
+    if (x->adapt_on) {
+        unsigned by = 0;
+        for (int c = 0; c < CH_COUNT; c++)
+            by |= h->ch[c].ranked ? CH_MASK(c) : 0;
+        int judged;
+        double f = adaptive_factor(x->e->ad, &x->q, x->adapt_delta, sn->rid[i], by, &judged);
+        snprintf(d, sizeof d, "learned: channel nudges x memory boost (%d judgement%s of it)",
+                 judged, judged == 1 ? "" : "s");
+        add_adjustment(h, "feedback", f, d);
+    }
+    ranking_of(h);
+}
+
+/* ranking_score = boosted times every adjustment factor. */
+static void ranking_of(recall_hit *h)
+{
     h->ranking_score = h->boosted;
     for (int a = 0; a < h->n_adj; a++)
         h->ranking_score *= h->adj[a].factor;
@@ -463,6 +500,55 @@ static int by_ranking(const void *a, const void *b)
     return (x->mem.rid > y->mem.rid) - (x->mem.rid < y->mem.rid);
 }
 
+/* The external reranker over the pool: an adjustment 0.5 + its min-max
+ * normalised score. On failure the ranking stays as fused, the response
+ * says why, and the reranker is not asked again. */
+static void rerank(run *x, recall_hit *hs, size_t n)
+{
+    recall_result *r = x->r;
+    engine *e = x->e;
+    r->rerank_status = "off";
+    if (!e->rr_wanted || x->o->no_rerank || n == 0)
+        return;
+    r->rerank_status = "failed";
+    if (!e->rr) {
+        snprintf(r->rerank_error, sizeof r->rerank_error, "%s", e->rr_error);
+        return;
+    }
+    const char **texts = malloc(n * sizeof *texts);
+    double *score = malloc(n * sizeof *score);
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = texts && score ? MS_OK : ms_fail(&err, MS_NOMEM, "out of memory");
+    for (size_t t = 0; !st && t < n; t++)
+        texts[t] = hs[t].mem.content;
+    if (!st)
+        st = rerank_score(e->rr, r->query, texts, n, score, &err);
+    if (st) {
+        snprintf(e->rr_error, sizeof e->rr_error, "%s", err.msg);
+        snprintf(r->rerank_error, sizeof r->rerank_error, "%s", err.msg);
+        rerank_close(e->rr);
+        e->rr = NULL;
+    } else {
+        double lo = score[0], hi = score[0];
+        for (size_t t = 1; t < n; t++) {
+            lo = fmin(lo, score[t]);
+            hi = fmax(hi, score[t]);
+        }
+        for (size_t t = 0; t < n; t++) {
+            double f = hi > lo ? 0.5 + (score[t] - lo) / (hi - lo) : 1.0;
+            char d[96];
+            snprintf(d, sizeof d, "0.5 + (score %.4g - min %.4g) / (max - min %.4g)", score[t],
+                     lo, hi - lo);
+            add_adjustment(&hs[t], "rerank", f, d);
+            ranking_of(&hs[t]);
+        }
+        r->rerank_status = "applied";
+    }
+    free(texts);
+    free(score);
+}
+
 /* Build, adjust, hydrate and floor the pool; fill hits and misses. */
 static ms_status select_hits(run *x, ms_error *err)
 {
@@ -506,6 +592,7 @@ static ms_status select_hits(run *x, ms_error *err)
         free(hs);
         return st;
     }
+    rerank(x, hs, pool);
     if (!x->o->no_floor)
         floor_associate(x, hs, pool);
     qsort(hs, pool, sizeof *hs, by_ranking);
@@ -686,6 +773,10 @@ static ms_status pipeline(run *x, ms_error *err)
         return st;
     copy_analysis(x);
     set_weights(x);
+    x->adapt_on = !x->o->no_adaptive && adaptive_count(x->e->ad) > 0;
+    if (x->adapt_on)
+        adaptive_channels(x->e->ad, x->q.type, x->adapt_delta);
+    x->r->feedback_judgements = x->adapt_on ? adaptive_count(x->e->ad) : 0;
     channel_health(x);
     if ((st = require_channels(x, err)))
         return st;
@@ -720,6 +811,8 @@ ms_status engine_recall(engine *e, const recall_opts *o, recall_result **out, ms
     if (strlen(o->query) > ENGINE_QUERY_MAX)
         return ms_fail(err, MS_LIMIT, "query is %zu bytes; the limit is %d", strlen(o->query),
                        ENGINE_QUERY_MAX);
+    if (o->reranker && (!e->rr_spec || strcmp(e->rr_spec, o->reranker) != 0))
+        engine_set_reranker(e, o->reranker);
     double t0 = now_ms();
     run x = {.e = e, .o = o};
     x.r = calloc(1, sizeof *x.r);
@@ -727,6 +820,7 @@ ms_status engine_recall(engine *e, const recall_opts *o, recall_result **out, ms
         free(x.r);
         return ms_fail(err, MS_NOMEM, "out of memory");
     }
+    x.r->rerank_status = "off";
     ms_status st = store_read_begin(e->s, err);
     if (!st) {
         st = pipeline(&x, err);
@@ -812,4 +906,94 @@ ms_status engine_health_get(engine *e, engine_health *h, ms_error *err)
     h->store_embedder_id = e->sn->vec_embedder;
     h->vectors_missing = (int64_t)e->sn->n - (int64_t)e->sn->n_vec;
     return MS_OK;
+}
+
+/* ---- reranking and feedback -------------------------------------------------- */
+
+void engine_set_reranker(engine *e, const char *spec)
+{
+    rerank_close(e->rr);
+    e->rr = NULL;
+    e->rr_error[0] = '\0';
+    e->rr_wanted = spec != NULL;
+    free(e->rr_spec);
+    e->rr_spec = spec ? strdup(spec) : NULL;
+    if (!spec)
+        return;
+    ms_error err;
+    ms_error_clear(&err);
+    e->rr = rerank_open(spec, &err);
+    if (!e->rr)
+        snprintf(e->rr_error, sizeof e->rr_error, "%s", err.msg);
+}
+
+/* The channels that had ranked memory id in r (0 when r did not hold it). */
+static unsigned ranked_in(const recall_result *r, const char *id)
+{
+    const recall_hit *lists[2] = {r->hits, r->misses};
+    size_t counts[2] = {r->n_hits, r->n_misses};
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; i < counts[l]; i++) {
+            if (strcmp(lists[l][i].mem.id, id) != 0)
+                continue;
+            unsigned m = 0;
+            for (int c = 0; c < CH_COUNT; c++)
+                m |= lists[l][i].ch[c].ranked ? CH_MASK(c) : 0;
+            return m;
+        }
+    const recall_explain *ex = r->explain;
+    unsigned m = 0;
+    for (int c = 0; ex && ex->found && strcmp(ex->id, id) == 0 && c < CH_COUNT; c++)
+        m |= ex->in_top_n[c] ? CH_MASK(c) : 0;
+    return m;
+}
+
+static ms_status judge(engine *e, const recall_result *r, const char *id, int label, int keep,
+                       ms_error *err)
+{
+    if (label != 1 && label != -1)
+        return ms_fail(err, MS_USAGE, "feedback is + (relevant) or - (not relevant)");
+    store_memory m;
+    ms_status st = store_get(e->s, id, 0, &m, err);
+    if (st)
+        return st;
+    int64_t rid = m.rid;
+    store_memory_clear(&m);
+    unsigned mask = ranked_in(r, id);
+    if (!keep)
+        return adaptive_add(e->ad, e->s, rid, r->query, r->query_type, label, mask, err);
+    st = store_begin(e->s, err);
+    if (!st)
+        st = store_add_feedback(e->s, rid, r->query, r->query_type, label, mask, err);
+    if (!st)
+        st = store_end(e->s, err);
+    else
+        store_rollback(e->s);
+    return st ? st : adaptive_load(e->ad, e->s, err);
+}
+
+ms_status engine_feedback(engine *e, const recall_result *r, const char *id, int label,
+                          ms_error *err)
+{
+    return judge(e, r, id, label, 1, err);
+}
+
+ms_status engine_learn(engine *e, const recall_result *r, const char *id, int label,
+                       ms_error *err)
+{
+    return judge(e, r, id, label, 0, err);
+}
+
+ms_status engine_feedback_reset(engine *e, ms_error *err)
+{
+    ms_status st = store_begin(e->s, err);
+    if (!st)
+        st = store_feedback_reset(e->s, err);
+    if (!st)
+        st = store_end(e->s, err);
+    else
+        store_rollback(e->s);
+    if (!st)
+        adaptive_clear(e->ad);
+    return st;
 }

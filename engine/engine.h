@@ -66,6 +66,8 @@ typedef struct recall_opts {
     double floor_threshold;     /* cosine threshold of the floor; < 0: default */
     int64_t as_of;              /* "now" for relative dates; STORE_TS_NONE: now */
     int no_adaptive;            /* ignore learned feedback */
+    int no_rerank;              /* skip the reranker */
+    const char *reranker;       /* "cmd:PROGRAM": rerank with it (kept for later recalls) */
     const char *explain_id;     /* also explain where this memory was cut */
 } recall_opts;
 
@@ -166,6 +168,9 @@ typedef struct recall_result {
     char **dates;                  /* dates found, as ranges "START..END" */
     size_t n_dates;
     recall_explain *explain;       /* when asked */
+    const char *rerank_status;     /* "off", "applied" or "failed" */
+    char rerank_error[768];        /* why it failed (the ranking then stays as fused) */
+    size_t feedback_judgements;    /* judgements the feedback adjustment learned from */
     double timing_ms;
 } recall_result;
 
@@ -182,6 +187,27 @@ char *recall_json(const recall_result *r, int trace);
  * its trace alone; returns the number of mismatches (0 = consistent) and
  * writes a line per mismatch into report (may be NULL). */
 int recall_audit(const recall_result *r, char *report, size_t len);
+
+/* ---- reranking and feedback -------------------------------------------- */
+
+/* Rerank every later recall's candidate pool with an external program
+ * ("cmd:PROGRAM"); NULL stops. A program that cannot start is not an
+ * error here: recalls say "failed" with the reason and keep the fused
+ * ranking. */
+void engine_set_reranker(engine *e, const char *spec);
+
+/* Record that memory id was (+1) or was not (-1) relevant to the query of
+ * r, the recall it was judged in: stored in the store (which must be
+ * writable) and learned at once. */
+ms_status engine_feedback(engine *e, const recall_result *r, const char *id, int label,
+                          ms_error *err);
+
+/* The same, learned for this engine only and never stored. */
+ms_status engine_learn(engine *e, const recall_result *r, const char *id, int label,
+                       ms_error *err);
+
+/* Forget every judgement of the current profile, stored ones included. */
+ms_status engine_feedback_reset(engine *e, ms_error *err);
 
 /* ---- health ------------------------------------------------------------ */
 

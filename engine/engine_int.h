@@ -203,4 +203,35 @@ const weight_profile *profile_for(query_type t);
 /* idf-weighted share of the query's terms found in text (diagnostic). */
 double floor_coverage(store *s, const query *q, const char *text);
 
+/* ---- adaptive learning (adaptive.c) ------------------------------------- */
+
+typedef struct adaptive adaptive;
+
+adaptive *adaptive_new(void);
+void adaptive_free(adaptive *a);
+size_t adaptive_count(const adaptive *a);
+/* Learn one judgement (kept in memory only). */
+ms_status adaptive_add(adaptive *a, store *s, int64_t rid, const char *text,
+                       const char *type_name, int label, unsigned channels, ms_error *err);
+/* Replace the judgements that came from the store with its feedback table,
+ * keeping those learned in this process. */
+ms_status adaptive_load(adaptive *a, store *s, ms_error *err);
+void adaptive_clear(adaptive *a);
+/* The channel nudges learned for query type `type`. */
+void adaptive_channels(const adaptive *a, int type, double delta[CH_COUNT]);
+/* The feedback factor of memory rid, ranked by the channels in ranked_by,
+ * for query q; *judged gets how many judgements of similar queries it has. */
+double adaptive_factor(const adaptive *a, const query *q, const double delta[CH_COUNT],
+                       int64_t rid, unsigned ranked_by, int *judged);
+
+/* ---- an external reranker (rerank.c) ------------------------------------- */
+
+typedef struct reranker reranker;
+
+reranker *rerank_open(const char *spec, ms_error *err);
+void rerank_close(reranker *r);
+/* scores[i] for texts[i] against query. */
+ms_status rerank_score(reranker *r, const char *question, const char *const *texts, size_t n,
+                       double *scores, ms_error *err);
+
 #endif

@@ -208,6 +208,11 @@ char *recall_json(const recall_result *r, int trace)
     cJSON_AddItemToObject(o, "floor", floor_json(r, trace));
     if (r->explain)
         cJSON_AddItemToObject(o, "explain", explain_json(r));
+    cJSON *rr = cJSON_AddObjectToObject(o, "reranker");
+    cJSON_AddStringToObject(rr, "status", r->rerank_status ? r->rerank_status : "off");
+    if (r->rerank_error[0])
+        cJSON_AddStringToObject(rr, "error", r->rerank_error);
+    cJSON_AddNumberToObject(o, "feedback_judgements", (double)r->feedback_judgements);
     cJSON_AddNumberToObject(o, "timing_ms", round(r->timing_ms * 1000) / 1000);
     char *text = cJSON_Print(o);
     cJSON_Delete(o);

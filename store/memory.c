@@ -944,7 +944,7 @@ ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err)
 /* ---- feedback ---------------------------------------------------------- */
 
 ms_status store_add_feedback(store *s, int64_t rid, const char *query, const char *query_type,
-                             int label, ms_error *err)
+                             int label, unsigned channels, ms_error *err)
 {
     ms_status code = store_require_writable(s, "record feedback", err);
     if (code)
@@ -953,8 +953,8 @@ ms_status store_add_feedback(store *s, int64_t rid, const char *query, const cha
         return ms_fail(err, MS_USAGE, "feedback label must be + or -");
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
-                                "INSERT INTO feedback(profile, rid, query, query_type, label, at)"
-                                " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                                "INSERT INTO feedback(profile, rid, query, query_type, label, at,"
+                                " channels) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "recording feedback", err);
@@ -965,6 +965,7 @@ ms_status store_add_feedback(store *s, int64_t rid, const char *query, const cha
         sqlite3_bind_text(st, 4, query_type, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 5, label);
     sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
+    sqlite3_bind_int64(st, 7, channels);
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
@@ -987,7 +988,7 @@ ms_status store_feedback_all(store *s, store_feedback **out, size_t *n, ms_error
     *n = 0;
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
-                                "SELECT rid, query, query_type, label, at FROM feedback"
+                                "SELECT rid, query, query_type, label, at, channels FROM feedback"
                                 " WHERE profile=?1 ORDER BY fid",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
@@ -1011,6 +1012,7 @@ ms_status store_feedback_all(store *s, store_feedback **out, size_t *n, ms_error
         v[len].query_type = store_col_text(st, 2);
         v[len].label = sqlite3_column_int(st, 3);
         v[len].at = sqlite3_column_int64(st, 4);
+        v[len].channels = (unsigned)sqlite3_column_int64(st, 5);
         len++;
     }
     sqlite3_finalize(st);

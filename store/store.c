@@ -92,6 +92,8 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
     " at INTEGER NOT NULL);"
     "CREATE INDEX feedback_by_profile ON feedback(profile, fid);"
     "CREATE INDEX feedback_by_rid ON feedback(rid);",
+    /* 2 -> 3: which channels had ranked a judged memory (adaptive learning) */
+    "ALTER TABLE feedback ADD COLUMN channels INTEGER NOT NULL DEFAULT 0;",
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -312,8 +314,9 @@ static ms_status check_schema(store *s, ms_error *err)
     if (s->readonly)
         return ms_fail(err, MS_READONLY,
                        version == 0 ? "%s is empty and cannot be initialised read-only"
-                                    : "%s needs a schema upgrade; open it once without "
-                                      "--read-only", s->path);
+                                    : "%s needs a schema upgrade, which a read-only open "
+                                      "cannot do: run `memscope list --limit 0` on it once",
+                       s->path);
     if (version == 0) {
         st = store_exec(s, "PRAGMA journal_mode=WAL", err);
         if (st)

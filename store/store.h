@@ -20,7 +20,7 @@
 
 #include "status.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 #define STORE_APPLICATION_ID 0x4d53434f /* "MSCO" */
 #define STORE_CONTENT_MAX (1024 * 1024) /* bytes of content per memory */
 #define STORE_ID_MAX 512                /* bytes of a memory id */
@@ -279,11 +279,12 @@ typedef struct store_feedback {
     char *query;
     char *query_type;
     int label;
+    unsigned channels; /* bit c: channel c had ranked the memory for that query */
     int64_t at;
 } store_feedback;
 
 ms_status store_add_feedback(store *s, int64_t rid, const char *query, const char *query_type,
-                             int label, ms_error *err);
+                             int label, unsigned channels, ms_error *err);
 /* All feedback of the current profile, oldest first; free with
  * store_feedback_free. */
 ms_status store_feedback_all(store *s, store_feedback **out, size_t *n, ms_error *err);

@@ -222,7 +222,7 @@ static void test_migration(void)
     ok(st == MS_OK, "store_open migrates a v1 store (%s)", err.msg);
     int64_t rid = s ? put_simple(s, "x", "after migration", NULL, NULL) : 0;
     if (s) {
-        ok(store_add_feedback(s, rid, "query", NULL, 1, &err) == MS_OK,
+        ok(store_add_feedback(s, rid, "query", NULL, 1, 0, &err) == MS_OK,
            "feedback can be recorded after migration");
         store_feedback *fb = NULL;
         size_t nfb = 0;
@@ -231,7 +231,11 @@ static void test_migration(void)
         store_feedback_free(fb, nfb);
     }
     store_close(s);
-    is_int(raw_int(tpath("v1.db"), "PRAGMA user_version"), 2, "user_version is now 2");
+    is_int(raw_int(tpath("v1.db"), "PRAGMA user_version"), STORE_SCHEMA_VERSION,
+           "user_version is now the current schema");
+    is_int(raw_int(tpath("v1.db"), "SELECT count(*) FROM pragma_table_info('feedback')"
+                                   " WHERE name='channels'"),
+           1, "migration 2 -> 3 added feedback.channels");
     is_int(raw_int(tpath("v1.db"), "SELECT count(*) FROM sqlite_master WHERE name='feedback'"), 1,
            "the feedback table exists");
 
@@ -982,7 +986,7 @@ static void test_entities_edges(void)
     ok(store_set_embedder(s, "test-embedder", 2, &err) == MS_OK, "record a 2-d embedder");
     float vec[2] = {0.6f, 0.8f};
     ok(store_put_vector(s, r[3], vec, 2, &err) == MS_OK, "store a vector for turn 4");
-    ok(store_add_feedback(s, r[3], "mountains", NULL, 1, &err) == MS_OK,
+    ok(store_add_feedback(s, r[3], "mountains", NULL, 1, 0, &err) == MS_OK,
        "record feedback on turn 4");
     store_end(s, &err);
     store_counts c0, c1;

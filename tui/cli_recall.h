@@ -16,6 +16,9 @@ enum {
     OPT_FLOOR,
     OPT_AS_OF,
     OPT_EMBEDDER,
+    OPT_RERANKER,
+    OPT_NO_ADAPTIVE,
+    OPT_NO_RERANK,
     OPT_RECALL_END, /* commands number their other options from here */
 };
 
@@ -30,6 +33,9 @@ enum {
         {"no-floor", no_argument, NULL, OPT_NO_FLOOR},                         \
         {"floor", required_argument, NULL, OPT_FLOOR},                         \
         {"as-of", required_argument, NULL, OPT_AS_OF},                         \
+        {"reranker", required_argument, NULL, OPT_RERANKER},                   \
+        {"no-rerank", no_argument, NULL, OPT_NO_RERANK},                       \
+        {"no-adaptive", no_argument, NULL, OPT_NO_ADAPTIVE},                   \
     {                                                                          \
         "embedder", required_argument, NULL, OPT_EMBEDDER                      \
     }

@@ -60,6 +60,17 @@ int cli_recall_option(const cli_command *cmd, int opt, const char *arg, recall_o
     case OPT_EMBEDDER:
         *embedder = arg;
         return 1;
+    case OPT_RERANKER:
+        if (strncmp(arg, "cmd:", 4) != 0 || !arg[4])
+            return cli_usage(cmd, "--reranker takes cmd:PROGRAM"), -1;
+        ro->reranker = arg;
+        return 1;
+    case OPT_NO_RERANK:
+        ro->no_rerank = 1;
+        return 1;
+    case OPT_NO_ADAPTIVE:
+        ro->no_adaptive = 1;
+        return 1;
     default:
         return 0;
     }
@@ -72,7 +83,8 @@ static const char recall_usage[] =
     "                       [--weights ch=w,...] [--rrf-k K] [--disable ch,...]\n"
     "                       [--require-channels ch,...|all] [--no-floor] [--floor X]\n"
     "                       [--as-of TIME] [--top-n N] [--explain ID] [--audit]\n"
-    "                       [--embedder hash|cmd:PROGRAM] QUERY...\n"
+    "                       [--embedder hash|cmd:PROGRAM] [--reranker cmd:PROGRAM]\n"
+    "                       [--no-rerank] [--no-adaptive] QUERY...\n"
     "\n"
     "Recall memories for QUERY. Channels: semantic, bm25, temporal, hopfield,\n"
     "spreading. --json prints the Retrieval Score Contract v2 response; --trace adds\n"
@@ -80,7 +92,9 @@ static const char recall_usage[] =
     "enhancement and adjustments. --explain ID says where that memory was cut.\n"
     "--audit recomputes every score from its trace and fails (exit 1) on a mismatch.\n"
     "--require-channels fails (exit 1) before answering when a named channel is\n"
-    "inactive. --as-of sets \"now\" for relative dates. Recall never writes.\n";
+    "inactive. --as-of sets \"now\" for relative dates. --reranker rescores the\n"
+    "candidate pool with an external program (an adjustment of ranking_score);\n"
+    "--no-adaptive ignores what `memscope feedback` taught. Recall never writes.\n";
 
 static int run_recall(cli_common *c, int argc, char **argv);
 const cli_command cmd_recall = {"recall", "recall memories for a query (Score Contract v2)",
@@ -182,6 +196,13 @@ static void print_table(const recall_result *r, int trace)
     }
     printf("Relevance is query-relative; Trust and Mem.Conf belong to the memory; none is "
            "an answer probability.\n");
+    if (strcmp(r->rerank_status, "failed") == 0)
+        printf("reranker failed, ranking kept as fused: %s\n", r->rerank_error);
+    else if (strcmp(r->rerank_status, "applied") == 0)
+        printf("reranked by an external program (the \"rerank\" adjustment)\n");
+    if (r->feedback_judgements)
+        printf("feedback: %zu judgement(s) adjust the ranking (--no-adaptive to ignore)\n",
+               r->feedback_judgements);
 }
 
 static void print_explain(const recall_result *r)

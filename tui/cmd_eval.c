@@ -19,7 +19,7 @@
 #define CATS 5    /* categories 1..4 scored; index 0 = overall */
 #define SWEEP_STEPS 11
 
-enum { OPT_JSON = OPT_RECALL_END, OPT_QUERIES, OPT_K, OPT_OFFTOPIC, OPT_SWEEP };
+enum { OPT_JSON = OPT_RECALL_END, OPT_QUERIES, OPT_K, OPT_OFFTOPIC, OPT_SWEEP, OPT_LEARN };
 
 typedef struct job {
     const char *db, *profile, *file;
@@ -44,6 +44,7 @@ typedef struct eval_state {
     long off_n, off_abstained;
     long done, total;
     int progress;
+    int learn_split; /* learn from every other scored question, score the rest */
 } eval_state;
 
 static const char *const cat_names[CATS] = {"overall", "1 multi-hop", "2 temporal",
@@ -143,8 +144,40 @@ static int ask(eval_state *st, engine *e, const char *q, recall_result **r, reca
     return 0;
 }
 
+/* Teach the engine with one question's labels: its evidence is relevant,
+ * its top three other results are not. Learned in memory only. */
+static int learn(eval_state *st, engine *e, const char *question, const cJSON *evidence)
+{
+    recall_opts ro = st->ro;
+    ro.query = question;
+    ro.limit = 10;
+    recall_result *r = NULL;
+    ms_error err;
+    ms_error_clear(&err);
+    if (engine_recall(e, &ro, &r, &err))
+        return cli_fail(&err);
+    const cJSON *ev;
+    cJSON_ArrayForEach(ev, evidence)
+    {
+        ms_error e2;
+        if (cJSON_IsString(ev))
+            engine_learn(e, r, ev->valuestring, 1, &e2); /* an id not in the store: skipped */
+    }
+    int negatives = 0;
+    for (size_t i = 0; i < r->n_hits && negatives < 3; i++) {
+        int is_evidence = 0;
+        cJSON_ArrayForEach(ev, evidence)
+        is_evidence |= cJSON_IsString(ev) && strcmp(ev->valuestring, r->hits[i].mem.id) == 0;
+        if (!is_evidence && !engine_learn(e, r, r->hits[i].mem.id, -1, &err))
+            negatives++;
+    }
+    recall_free(r);
+    return EXIT_OK;
+}
+
 static int run_file(eval_state *st, engine *e, const char *file, int offtopic)
 {
+    long nth_scored = 0;
     FILE *f = fopen(file, "r");
     if (!f)
         return cli_error(EXIT_RUNTIME, "cannot open %s", file);
@@ -168,6 +201,11 @@ static int run_file(eval_state *st, engine *e, const char *file, int offtopic)
         int c = cJSON_IsNumber(cat) ? cat->valueint : 0;
         int scored = !offtopic && c >= 1 && c <= 4 && cJSON_IsArray(ev) &&
                      cJSON_GetArraySize(ev) > 0;
+        if (scored && st->learn_split && nth_scored++ % 2 == 0) {
+            status = learn(st, e, q->valuestring, ev);
+            st->done++;
+            scored = 0;
+        }
         if (scored || offtopic) {
             recall_result *r = NULL, *raw = NULL;
             ms_error err;
@@ -294,6 +332,9 @@ static const char eval_usage[] =
     "Categories 1-4 with evidence are scored: Recall@k, MRR, and false abstentions.\n"
     "--offtopic FILE: questions with no evidence anywhere, run against every store;\n"
     "reports how many abstain. --sweep prints the floor's risk-coverage table.\n"
+    "--learn-split: in each file, learn from every other scored question (its\n"
+    "evidence marked relevant, its other top three results not; in memory only,\n"
+    "nothing is written) and score the rest; compare with --no-adaptive.\n"
     "Recall options: --limit --top-n --weights --rrf-k --disable --no-floor --floor\n"
     "--as-of --embedder, as for recall.\n";
 
@@ -339,6 +380,7 @@ static int run_eval(cli_common *c, int argc, char **argv)
         {"k", required_argument, NULL, OPT_K},
         {"offtopic", required_argument, NULL, OPT_OFFTOPIC},
         {"sweep", no_argument, NULL, OPT_SWEEP},
+        {"learn-split", no_argument, NULL, OPT_LEARN},
         {0, 0, 0, 0},
     };
     static eval_state st;
@@ -360,6 +402,8 @@ static int run_eval(cli_common *c, int argc, char **argv)
             json = 1;
         else if (opt == OPT_SWEEP)
             with_sweep = 1;
+        else if (opt == OPT_LEARN)
+            st.learn_split = 1;
         else if (opt == OPT_OFFTOPIC)
             offtopic = optarg;
         else if (opt == OPT_K) {

@@ -1,0 +1,23 @@
+#!/usr/bin/perl
+# A small external reranker for tests: scores each text by how many of the
+# query's words (3+ letters) it contains, in memscope's JSON-lines protocol
+# (docs/EMBEDDERS.md). RR_MODE=slow never answers; RR_MODE=short answers
+# with one score too few.
+use strict;
+use warnings;
+use JSON::PP;
+
+$| = 1;
+my $json = JSON::PP->new->canonical;
+my $mode = $ENV{RR_MODE} // '';
+while (my $line = <STDIN>) {
+    my $req = eval { $json->decode($line) } or next;
+    if ($mode eq 'slow') { sleep 30; next }
+    my %q = map { $_ => 1 } grep { length >= 3 } split /[^a-z0-9]+/, lc $req->{query};
+    my @scores = map {
+        my %seen;
+        scalar grep { $q{$_} && !$seen{$_}++ } split /[^a-z0-9]+/, lc $_
+    } @{$req->{texts}};
+    pop @scores if $mode eq 'short';
+    print $json->encode({scores => \@scores}), "\n";
+}

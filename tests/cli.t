@@ -31,6 +31,7 @@ bail() { echo "Bail out! $*"; exit 1; }
 command -v sqlite3 >/dev/null || bail "sqlite3 is needed (apt-get install sqlite3)"
 command -v sha256sum >/dev/null || bail "sha256sum is needed (coreutils)"
 
+SRC=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-cli-t.XXXXXX") || bail "mktemp failed"
 trap 'rm -rf "$T"' EXIT
 cd "$T" || bail "cannot enter $T"
@@ -192,7 +193,8 @@ is "$rc" 0 "an empty file imports"
 grep -q "^imported 0 memories" out
 ok $? "an empty file: 0 imported"
 ok "$([ -f empty.db ]; echo $?)" "an empty file: the store is created"
-is "$(sqlite3 empty.db 'PRAGMA user_version')" 2 "the new store has the current schema"
+schema=$(sed -n 's/^#define STORE_SCHEMA_VERSION \([0-9]*\).*/\1/p' "$SRC/store/store.h")
+is "$(sqlite3 empty.db 'PRAGMA user_version')" "$schema" "the new store has the current schema"
 
 printf '\xef\xbb\xbf{"id":"c1","content":"first"}\r\n{"id":"c2","content":"second"}\r\n' >crlf.jsonl
 rm -f crlf.db

@@ -67,6 +67,18 @@ gen=$(mktemp)
         section "Without $ch" "--disable $ch"
     done
     section "Without the evidence floor" "--no-floor"
+    echo "### Per conversation (default configuration)"
+    echo
+    echo "| store | R@5 | R@10 | MRR | multi-hop R@10 | false abstentions |"
+    echo "|---|---|---|---|---|---|"
+    for k in 0 1 2 3 4; do
+        "$M" eval --db "$out/sample$k.db" --queries "$data/sample$k.queries.jsonl" --json |
+            python3 -c 'import json,sys; d=json.load(sys.stdin); k=sys.argv[1]
+print("| sample%s | %.3f | %.3f | %.3f | %.3f | %d |" % (k, d["recall"]["5"], d["recall"]["10"], d["mrr"], d["by_category"]["1"]["recall"]["10"], d["abstained"]))' "$k"
+    done
+    echo
+    section "Adaptive learning: learn from every other question, score the rest" "--learn-split"
+    section "The same held-out questions without adaptive learning" "--learn-split --no-adaptive"
     echo "<!-- eval:end -->"
 } > "$gen"
 

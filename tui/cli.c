@@ -55,6 +55,16 @@ int cli_fail(const ms_error *err)
     return cli_error(status, "%s", err->msg[0] ? err->msg : ms_status_text(err->code));
 }
 
+int cli_finish(int status)
+{
+    errno = 0;
+    int failed = fflush(stdout) != 0;
+    if ((failed || ferror(stdout)) && status == EXIT_OK)
+        return cli_error(EXIT_RUNTIME, "cannot write standard output: %s",
+                         failed && errno ? strerror(errno) : "write error");
+    return status;
+}
+
 int cli_usage(const cli_command *cmd, const char *fmt, ...)
 {
     char prefix[64];

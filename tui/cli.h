@@ -62,6 +62,11 @@ int cli_error(int status, const char *fmt, ...) __attribute__((format(printf, 2,
 /* Report err (if set) and return EXIT_RUNTIME, or EXIT_USAGE for MS_USAGE. */
 int cli_fail(const ms_error *err);
 
+/* Flush standard output; a write that failed (a full disk, `ulimit -f`)
+ * turns a success into a runtime error with a message. Returns the status a
+ * command should exit with. */
+int cli_finish(int status);
+
 /* Usage error for cmd: "memscope CMD: message" and a hint; returns 2. */
 int cli_usage(const cli_command *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -89,6 +94,6 @@ int cli_parse_int(const char *s, long lo, long hi, long *out);
 /* Every subcommand, in cmd_*.c. */
 extern const cli_command cmd_import, cmd_export, cmd_add, cmd_list, cmd_show, cmd_delete,
     cmd_demo, cmd_health, cmd_recall, cmd_eval, cmd_bench, cmd_shell, cmd_reembed,
-    cmd_feedback;
+    cmd_feedback, cmd_browse;
 
 #endif

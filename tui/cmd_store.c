@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "browse.h"
 #include "cli.h"
 #include "engine/embed.h"
 #include "store/import.h"
@@ -242,6 +243,11 @@ static int run_export(cli_common *c, int argc, char **argv)
     ms_status code = store_read_begin(s, &err);
     if (!code)
         code = export_jsonl(s, out, !c->profile_given, &err);
+    if (code == MS_IO && strncmp(err.msg, "write error: ", 13) == 0) { /* say where */
+        char why[sizeof err.msg];
+        snprintf(why, sizeof why, "%s", err.msg + 13);
+        ms_fail(&err, MS_IO, "cannot write %s: %s", outpath ? outpath : "standard output", why);
+    }
     store_end(s, NULL);
     store_close(s);
     if (outpath) {
@@ -791,6 +797,7 @@ static int run_demo(cli_common *c, int argc, char **argv)
         }
         printf("wrote the demo store to %s\n", c->db);
     }
-    (void)tour;
+    if (tour)
+        return browse_run(c, 1);
     return EXIT_OK;
 }

@@ -1,14 +1,17 @@
 /* main.c - memscope's entry: global options, then one subcommand, or the
  * full-screen browser when none is named. */
 #include <locale.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "browse.h"
 #include "cli.h"
 
 static const cli_command *const commands[] = {
     &cmd_import, &cmd_export, &cmd_add,    &cmd_list,   &cmd_show,
     &cmd_delete, &cmd_demo,   &cmd_recall, &cmd_health, &cmd_eval,   &cmd_reembed,
+    &cmd_bench,  &cmd_feedback, &cmd_shell, &cmd_browse,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 
@@ -34,6 +37,10 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
+    /* Past a file-size limit (ulimit -f) a write must fail with EFBIG, which
+     * SQLite reports and rolls back, instead of SIGXFSZ killing the process
+     * in the middle of a transaction without a word. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         printf("memscope %s\n", MEMSCOPE_VERSION);
         return EXIT_OK;
@@ -55,10 +62,8 @@ int main(int argc, char **argv)
         i += takes_value ? 2 : 1;
     }
     const cli_command *cmd = NULL;
-    if (i >= argc) {
-        usage(stderr);
-        return EXIT_USAGE;
-    }
+    if (i >= argc || argv[i][0] == '-')
+        return browse_main(argc, argv); /* no command: the browser */
     if (i < argc && argv[i][0] != '-') {
         cmd = NULL;
         for (size_t k = 0; k < N_COMMANDS; k++)
@@ -77,5 +82,5 @@ int main(int argc, char **argv)
         argv++;
     }
     cli_common c = {0};
-    return cmd->run(&c, argc, argv);
+    return cli_finish(cmd->run(&c, argc, argv));
 }

@@ -1,0 +1,572 @@
+#!/bin/bash
+# browser.t - the full-screen browser, driven in tmux at fixed sizes: the
+# query line and the result columns; every number of the result rows and of
+# the trace pane against `recall --json --trace` for the same query; the
+# abstention banner (evidence_floor, no_candidates); what-if against
+# `recall --weights`; why-not against `recall --explain`; the detail view;
+# the help overlay; resize to tiny and back; NO_COLOR; a memory holding
+# ESC/OSC/CSI and bidi characters; a malformed theme; history (Up, Ctrl-R);
+# line editing (Ctrl-W, Ctrl-U); refresh after another process wrote;
+# --read-only; the demo tour; q and Ctrl-C exit 0 with the terminal
+# restored.
+#
+# Needs $MEMSCOPE (absolute path of the binary; `make test` sets it), tmux
+# and python3. A private tmux server (-L memscope-test-PID) and a temporary
+# directory are removed at the end. Waits poll the screen; no fixed sleeps.
+set -u
+
+n=0
+failed=0
+ok() { # ok STATUS DESCRIPTION: STATUS 0 passes
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $n - $2"
+    else
+        echo "not ok $n - $2"
+        failed=$((failed + 1))
+    fi
+}
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+is() { # is GOT WANT DESCRIPTION
+    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; diag "got:      '$1'" "expected: '$2'"; fi
+}
+bail() { echo "Bail out! $*"; exit 1; }
+
+[ -n "${MEMSCOPE:-}" ] || bail "set MEMSCOPE to the absolute path of the memscope binary"
+[ -x "$MEMSCOPE" ] || bail "MEMSCOPE=$MEMSCOPE is not executable"
+if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null; then
+    echo "1..0 # SKIP tmux and python3 are needed"
+    exit 0
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-browser-t.XXXXXX") || bail "mktemp failed"
+SOCK="memscope-test-$$"
+tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
+unset MEMSCOPE_DB MEMSCOPE_PROFILE NO_COLOR
+export HOME="$T/home" XDG_STATE_HOME="$T/state" XDG_CONFIG_HOME="$T/config" \
+    XDG_DATA_HOME="$T/data" LANG=C.UTF-8 LC_ALL=C.UTF-8
+mkdir -p "$HOME" "$XDG_CONFIG_HOME/memscope/themes"
+DB="$T/demo.db"
+"$MEMSCOPE" demo --db "$DB" --force >/dev/null || bail "cannot write the demo store"
+WAIT=${MEMSCOPE_TEST_WAIT:-300} # tenths of a second a wait may take (ASan is slow)
+
+# The program each tmux session runs: the environment, memscope with the
+# given arguments, then its exit status and the terminal settings written
+# down, and a shell that keeps the pane open.
+cat >"$T/run.sh" <<EOF
+#!/bin/bash
+export TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 HOME="$HOME"
+export XDG_STATE_HOME="$XDG_STATE_HOME" XDG_CONFIG_HOME="$XDG_CONFIG_HOME" XDG_DATA_HOME="$XDG_DATA_HOME"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" LSAN_OPTIONS="${LSAN_OPTIONS:-}"
+stty -g >"$T/stty.before"
+"\$@" 2>"$T/stderr"
+echo \$? >"$T/rc"
+stty -g >"$T/stty.after"
+exec sleep 600
+EOF
+chmod +x "$T/run.sh"
+
+# start COLS ROWS ARGS...: a fresh tmux session running ARGS.
+start() {
+    local cols=$1 rows=$2
+    shift 2
+    tm kill-server 2>/dev/null
+    rm -f "$T/rc" "$T/stderr"
+    # A server that is still shutting down can refuse us for a moment.
+    for ((try = 0; try < 50; try++)); do
+        tm new-session -d -s t -x "$cols" -y "$rows" "$T/run.sh $*" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    bail "tmux cannot start"
+}
+screen() { tm capture-pane -p -t t >"$T/screen"; }
+# settle: capture until two captures agree (a capture can catch a screen
+# half drawn).
+settle() {
+    local prev
+    for ((k = 0; k < 50; k++)); do
+        prev=$(cat "$T/screen")
+        sleep 0.05
+        screen
+        [ "$prev" = "$(cat "$T/screen")" ] && return 0
+    done
+}
+# wait_for TEXT: poll the screen until it shows TEXT and is still; 1 on
+# timeout.
+wait_for() {
+    for ((i = 0; i < WAIT; i++)); do
+        screen
+        grep -qF -- "$1" "$T/screen" && { settle; return 0; }
+        sleep 0.1
+    done
+    diag "timed out waiting for '$1'; the screen:" "$(cat "$T/screen")"
+    return 1
+}
+# wait_gone TEXT: poll until the screen no longer shows TEXT.
+wait_gone() {
+    for ((i = 0; i < WAIT; i++)); do
+        screen
+        grep -qF -- "$1" "$T/screen" || { settle; return 0; }
+        sleep 0.1
+    done
+    diag "timed out waiting for '$1' to go"
+    return 1
+}
+wait_rc() {
+    for ((i = 0; i < WAIT; i++)); do
+        [ -s "$T/rc" ] && { cat "$T/rc"; return 0; }
+        sleep 0.1
+    done
+    echo timeout
+}
+keys() { tm send-keys -t t "$@"; }
+type_text() { tm send-keys -t t -l -- "$1"; }
+# query TEXT: focus the query line, replace its text, run it.
+query() {
+    keys /
+    keys C-u
+    type_text "$1"
+    keys Enter
+}
+# check WHAT ARGS...: run the Python checker on the last screen; each line
+# it prints ("PASS text" or "FAIL text") becomes a test.
+check() {
+    local line
+    while IFS= read -r line; do
+        case "$line" in
+        PASS*) ok 0 "${line#PASS }" ;;
+        FAIL*) ok 1 "${line#FAIL }" ;;
+        *) diag "$line" ;;
+        esac
+    done < <(python3 "$T/check.py" "$@" 2>&1)
+}
+
+cat >"$T/check.py" <<'EOF'
+# check.py WHAT SCREEN [JSON...]: compare the browser's screen with the
+# JSON of `memscope recall`.
+import json, re, sys
+
+what, screen_path = sys.argv[1], sys.argv[2]
+screen = open(screen_path, encoding="utf-8", errors="replace").read()
+lines = screen.split("\n")
+def load(i):
+    return json.load(open(sys.argv[i]))
+def say(cond, text, detail=""):
+    print(("PASS " if cond else "FAIL ") + text)
+    if not cond and detail:
+        print("  " + detail)
+
+def row_of(rank):
+    for l in lines:
+        if re.match(r"^\s*%d \S" % rank, l):
+            return l
+    return None
+
+def rows(res, whatif=False):
+    for r in res["results"]:
+        l = row_of(r["rank_position"])
+        want = [r["id"], "%.3f" % r["relevance_score"], "%.2f" % r["trust_score"],
+                "%.2f" % r["memory_confidence"], "%.4f" % r["ranking_score"]]
+        say(l is not None and all(w in l.split() for w in want),
+            "row %d shows %s" % (r["rank_position"], " ".join(want)), repr(l))
+
+def chan_line(name):
+    for l in lines:
+        if l.startswith(name + " "):
+            return l
+    return None
+
+def trace(res, idx, k):
+    r = res[idx]
+    t = r["trace"]
+    for ch in ["semantic", "bm25", "temporal", "hopfield", "spreading"]:
+        l = chan_line(ch)
+        c = t["channels"].get(ch)
+        if c is None:
+            say(l is not None and ("not ranked" in l or "off:" in l or "empty" in l),
+                "trace row %s: not ranked" % ch, repr(l))
+            continue
+        tok = l.split() if l else []
+        want = ["active", "%d" % c["rank"], "%.4g" % c["raw"], "%.2f" % c["weight"],
+                "%.2f/(%g+%d)" % (c["weight"], k, c["rank"]), "=", "%.6f" % c["contribution"]]
+        say(tok[1:8] == want, "trace row %s: %s" % (ch, " ".join(want)), repr(l))
+    def has(label, text):
+        l = chan_line(label)
+        say(l is not None and text in l, "trace %s shows %s" % (label, text), repr(l))
+    has("fused", "%.6f" % t["fused"])
+    has("entity", "x %.4f" % t["entity_graph"]["factor"])
+    has("entity", "boosted = %.6f" % t["fused"])
+    for a in t["adjustments"]:
+        has(a["name"], "x %.4f" % a["factor"])
+    has("ranking", "%.6f" % r["ranking_score"])
+    rel = t["relevance"]
+    has("relevance", "%.6f / %.6f = %.4f" % (rel["boosted"], rel["max_boosted"], r["relevance_score"]))
+    fl = t["floor"]
+    has("floor", ("passed by %s" % fl["passed_by"]) if fl["passed_by"] else "cut")
+
+if what == "results":
+    res = load(3)
+    rows(res)
+    trace(res["results"], int(sys.argv[4]), res["rrf_k"])
+elif what == "misses":
+    res = load(3)
+    say(res["abstained"] and res["abstention_reason"] == "evidence_floor", "recall abstains too")
+    for m in res["floor"]["nearest_misses"]:
+        say(any(m["id"] in l.split() for l in lines), "nearest miss %s listed" % m["id"])
+    trace(res["floor"]["nearest_misses"], 0, res["rrf_k"])
+elif what == "order":
+    res, base = load(3), load(4)
+    want = [r["id"] for r in res["results"]]
+    got = []
+    for l in lines:
+        m = re.match(r"^\s*(\d+) +\S+ +(\S+) ", l)
+        if m and 1 <= int(m.group(1)) <= 10 and m.group(2) in want + [b["id"] for b in base["results"]]:
+            got.append(m.group(2))
+    say(got == want, "what-if order is recall --weights' order", "got %s want %s" % (got, want))
+    bids = [b["id"] for b in base["results"]]
+    for r in res["results"]:
+        l = row_of(r["rank_position"]) or ""
+        if r["id"] in bids:
+            d = bids.index(r["id"]) + 1 - r["rank_position"]
+            mv = "=" if d == 0 else ("↑%d" % d if d > 0 else "↓%d" % -d)
+        else:
+            mv = "new"
+        say(mv in l.split(), "%s moves %s" % (r["id"], mv), repr(l))
+    shared = len(set(want[:10]) & set(bids[:10]))
+    of = max(min(10, len(want)), min(10, len(bids)))
+    say("overlap@10 %d/%d" % (shared, of) in screen, "overlap@10 %d/%d" % (shared, of))
+    for b in bids:
+        if b not in want:
+            say(any(b in l.split() and "gone" in l.split() for l in lines), "%s shown gone" % b)
+elif what == "explain":
+    ex = load(3)["explain"]
+    say(("Why not %s? %s" % (ex["id"], ex["verdict"])) in screen, "why-not verdict %s" % ex["verdict"])
+    if "fused" in ex:
+        say(("fused %.6f (position %d" % (ex["fused"], ex["fused_rank"])) in screen, "why-not fused score")
+elif what == "colors":
+    sgr = re.findall(r"\x1b\[([0-9;:]*)m", screen)
+    colour = []
+    for s in sgr:
+        ps = [p for p in re.split("[;:]", s) if p]
+        if any(p in ("38", "48") or 30 <= int(p) <= 37 or 40 <= int(p) <= 47
+               or 90 <= int(p) <= 97 or 100 <= int(p) <= 107 for p in ps):
+            colour.append(s)
+    want = sys.argv[3] == "yes"
+    say(bool(colour) == want, "colour escapes %s" % ("present" if want else "absent"),
+        "found %s" % colour[:5])
+EOF
+
+stty_same() { cmp -s "$T/stty.before" "$T/stty.after"; }
+Q_DENTIST="When is my dentist appointment?"
+"$MEMSCOPE" recall --db "$DB" --json --trace "$Q_DENTIST" >"$T/dentist.json" || bail "recall failed"
+
+# ---- query line, columns, rows and trace against the JSON --------------------
+
+start 120 50 "$MEMSCOPE" --db "$DB"
+wait_for "Query ▸"
+ok $? "the browser starts with the query line"
+is "$(tm display -p -t t '#{alternate_on}')" 1 "it uses the alternate screen"
+type_text "$Q_DENTIST"
+wait_for "Mem.Conf"
+ok $? "results follow as you type (no Enter)"
+keys Enter
+wait_for "Trace of"
+for h in Relevance Trust Mem.Conf Ranking Date Speaker Content; do
+    grep -q " $h " "$T/screen" || grep -q " $h\$" "$T/screen"
+    ok $? "column header $h"
+done
+wait_for "Relevance is query-relative; Trust and Mem.Conf belong to the memory; nothing here is an answer probability."
+ok $? "the legend line"
+check results "$T/screen" "$T/dentist.json" 0
+grep -qE "sem(antic)? [0-9]+" "$T/screen"
+ok $? "status bar: channel candidates"
+grep -qF "$(basename "$DB")" "$T/screen" && grep -qF "temporal · k 15" "$T/screen"
+ok $? "status bar: store, query type and k"
+
+keys Down
+wait_for "Trace of $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][1]["id"])' "$T/dentist.json"), rank 2"
+ok $? "Down selects the next row and its trace"
+check results "$T/screen" "$T/dentist.json" 1
+
+# ---- line editing and history ------------------------------------------------
+
+keys /
+keys C-u
+type_text "hello big world"
+keys C-w
+wait_gone "world"
+wait_for "Query ▸ hello big"
+ok $? "Ctrl-W deletes the word before the cursor"
+keys C-u
+wait_gone "hello big"
+ok $? "Ctrl-U empties the line"
+keys Up
+wait_for "Query ▸ $Q_DENTIST"
+ok $? "Up brings back the last query from the history"
+grep -qF "dentist" "$XDG_STATE_HOME/memscope/history"
+ok $? "the history is kept in \$XDG_STATE_HOME/memscope/history"
+
+# ---- off-topic: the evidence_floor banner and its misses ---------------------
+
+Q_OFF="What is the capital of Australia?"
+"$MEMSCOPE" recall --db "$DB" --json --trace "$Q_OFF" >"$T/off.json"
+query "$Q_OFF"
+wait_for "ABSTAINED — evidence_floor"
+ok $? "off-topic query: the banner names evidence_floor"
+wait_for "Floor rule: " && wait_for "vs threshold"
+ok $? "the banner states the floor rule and the best value against the threshold"
+wait_for "nearest misses, cut by the evidence floor"
+ok $? "nearest misses listed"
+check misses "$T/screen" "$T/off.json"
+
+# ---- no_candidates ---------------------------------------------------------------
+
+Q_NONE="gizmo quokka kiwi"
+"$MEMSCOPE" recall --db "$DB" --json --disable semantic,hopfield "$Q_NONE" >"$T/none.json"
+query "$Q_NONE"
+wait_for "ABSTAINED"
+keys 1 4
+wait_for "ABSTAINED — no_candidates"
+ok $? "with the dense channels off (what-if 1, 4): no_candidates"
+is "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["abstention_reason"])' "$T/none.json")" \
+    no_candidates "recall --disable semantic,hopfield agrees"
+wait_for "No channel produced a single candidate"
+ok $? "the banner says why"
+wait_for "OFF:disabled"
+ok $? "a disabled channel is marked OFF in the status bar"
+wait_for "bm25 0 EMPTY"
+ok $? "an empty channel is marked EMPTY"
+keys 0
+wait_gone "WHAT-IF"
+ok $? "0 resets the what-if"
+
+# ---- what-if against recall --weights -------------------------------------------
+
+"$MEMSCOPE" recall --db "$DB" --json --weights bm25=3 "$Q_DENTIST" >"$T/bm25.json"
+query "$Q_DENTIST"
+wait_for "Trace of"
+keys w + + + + + + + +
+wait_for "bm25 3.00"
+ok $? "w then + raises the bm25 weight to 3.00"
+wait_for "overlap@10"
+check order "$T/screen" "$T/bm25.json" "$T/dentist.json"
+keys 0
+wait_gone "WHAT-IF"
+
+# ---- why not --------------------------------------------------------------------
+
+"$MEMSCOPE" recall --db "$DB" --json --explain m0116 "$Q_DENTIST" >"$T/explain.json"
+keys i
+wait_for "Pin id ▸"
+ok $? "i opens the pin-by-id prompt"
+type_text m0116
+keys Enter
+wait_for "Why not m0116?"
+ok $? "the lower pane explains the pinned memory"
+check explain "$T/screen" "$T/explain.json"
+
+# ---- detail view -------------------------------------------------------------------
+
+keys Home Enter
+wait_for "Memory m0113"
+ok $? "Enter opens the detail view"
+wait_for "trust             alpha 9, beta 1"
+ok $? "detail: trust as alpha and beta"
+wait_for "entities (" && wait_for "memory_confidence 0.95"
+ok $? "detail: entities and stored fields"
+keys Down
+wait_for "edges ("
+keys Down Enter
+wait_for "Esc back to the previous memory"
+ok $? "Enter on an edge opens the memory at its other end"
+keys Escape
+wait_for "Memory m0113"
+ok $? "Esc goes back to the previous memory"
+keys Escape
+wait_for "Trace of"
+ok $? "Esc closes the detail view"
+
+# ---- help ---------------------------------------------------------------------------
+
+keys '?'
+wait_for "memscope browser: every key"
+ok $? "? opens the help"
+wait_for "pin the selected memory" && wait_for "choose the channel that + and - change"
+ok $? "the help lists the actions"
+keys Escape
+wait_gone "memscope browser: every key"
+ok $? "Esc closes the help"
+
+# ---- resize, redraw --------------------------------------------------------------
+
+tm resize-window -t t -x 30 -y 8
+wait_for "terminal too small"
+ok $? "a tiny terminal shows 'terminal too small'"
+tm resize-window -t t -x 100 -y 30
+wait_for "Mem.Conf"
+ok $? "back to 100x30, the results return"
+keys C-l
+wait_for "Mem.Conf"
+ok $? "Ctrl-L redraws"
+
+# ---- quit ---------------------------------------------------------------------------
+
+keys q
+is "$(wait_rc)" 0 "q exits 0"
+is "$(tm display -p -t t '#{alternate_on}')" 0 "the alternate screen is left"
+stty_same
+ok $? "the terminal settings are restored"
+is "$(cat "$T/stderr")" "" "nothing on stderr"
+
+# ---- Ctrl-C, colours, NO_COLOR -----------------------------------------------------
+
+start 100 30 "$MEMSCOPE" --db "$DB"
+wait_for "Query ▸"
+type_text "$Q_DENTIST"
+wait_for "Trace of"
+tm capture-pane -p -e -t t >"$T/escreen"
+check colors "$T/escreen" yes
+keys C-c
+is "$(wait_rc)" 0 "Ctrl-C exits 0"
+stty_same
+ok $? "the terminal is restored after Ctrl-C"
+
+start 100 30 env NO_COLOR=1 "$MEMSCOPE" --db "$DB"
+wait_for "Query ▸"
+type_text "$Q_DENTIST"
+wait_for "Trace of"
+tm capture-pane -p -e -t t >"$T/escreen"
+check colors "$T/escreen" no
+keys Escape q
+is "$(wait_rc)" 0 "NO_COLOR: q exits 0"
+
+# ---- themes and config ---------------------------------------------------------------
+
+printf 'color normal default default\ncolor no_such_role red blue bold\n' \
+    >"$XDG_CONFIG_HOME/memscope/themes/broken"
+start 200 30 "$MEMSCOPE" --db "$DB" --theme broken
+wait_for "broken:2: unknown role 'no_such_role'"
+ok $? "a malformed theme: one error naming file:line"
+wait_for "using the default theme"
+ok $? "and the default theme is used"
+keys C-c
+wait_rc >/dev/null
+for th in light high-contrast monochrome default; do
+    start 100 30 "$MEMSCOPE" --db "$DB" --theme "$th"
+    wait_for "Query ▸"
+    grep -qF "memscope:" "$T/screen"
+    ok $((!$?)) "theme $th loads without an error"
+    keys C-c
+    wait_rc >/dev/null
+done
+printf 'ranking off\nlimit 5\n' >"$XDG_CONFIG_HOME/memscope/config"
+start 100 30 "$MEMSCOPE" --db "$DB"
+wait_for "Query ▸"
+type_text "$Q_DENTIST"
+wait_for "Trace of"
+grep -q " Ranking " "$T/screen"
+ok $((!$?)) "config: ranking off hides the Ranking column"
+grep -qE "^ +6 m0" "$T/screen"
+ok $((!$?)) "config: limit 5"
+keys C-c
+wait_rc >/dev/null
+printf 'bogus 1\n' >"$XDG_CONFIG_HOME/memscope/config"
+start 200 30 "$MEMSCOPE" --db "$DB"
+wait_for "config:1: unknown setting 'bogus'"
+ok $? "a malformed config: one error naming file:line"
+keys C-c
+wait_rc >/dev/null
+rm -f "$XDG_CONFIG_HOME/memscope/config"
+
+# ---- hostile text: escape sequences stay visible, the title stays -------------------
+
+cp "$DB" "$T/hostile.db"
+printf '%s\n' '{"id":"evil1","content":"Biscuit quokka \u001b]2;pwned\u0007 then \u001b[2J cleared \u202e reversed","speaker":"Mallory\u001b[31m","created_at":"2026-10-01T00:00:00Z"}' >"$T/evil.jsonl"
+"$MEMSCOPE" import --db "$T/hostile.db" "$T/evil.jsonl" >/dev/null || bail "cannot import the hostile memory"
+start 120 40 "$MEMSCOPE" --db "$T/hostile.db"
+wait_for "Query ▸"
+title=$(tm display -p -t t '#{pane_title}')
+Q_EVIL="Biscuit quokka reversed"
+rank=$("$MEMSCOPE" recall --db "$T/hostile.db" --json "$Q_EVIL" |
+    python3 -c 'import json,sys; ids=[r["id"] for r in json.load(sys.stdin)["results"]]; print(ids.index("evil1") + 1 if "evil1" in ids else 0)')
+[ "$rank" -gt 0 ] || bail "recall does not return the hostile memory"
+type_text "$Q_EVIL"
+keys Enter
+wait_for 'evil1'
+for ((k = 1; k < rank; k++)); do keys Down; done
+wait_for "Trace of evil1"
+keys Enter
+wait_for 'Memory evil1'
+wait_for '\x1b]2;pwned\x07 then \x1b[2J cleared <U+202E> reversed'
+ok $? "ESC, OSC, CSI and U+202E are shown as visible escapes"
+wait_for 'Mallory\x1b[31m'
+ok $? "escapes in the speaker too"
+is "$(tm display -p -t t '#{pane_title}')" "$title" "the pane title is untouched"
+tm display -p -t t '#{window_name}' | grep -q pwned
+ok $((!$?)) "the window name is untouched"
+wait_for "Relevance is query-relative"
+ok $? "the screen was not cleared"
+tm capture-pane -p -e -t t >"$T/escreen"
+grep -qF $'\e[2J' "$T/escreen"
+ok $((!$?)) "no raw CSI 2J reaches the screen"
+keys q
+is "$(wait_rc)" 0 "q exits 0 after hostile text"
+
+# ---- read-only, refresh after another process wrote ---------------------------------
+
+cp "$DB" "$T/ro.db"
+chmod 444 "$T/ro.db"
+start 100 30 "$MEMSCOPE" --db "$T/ro.db" --read-only
+wait_for "Query ▸"
+type_text "$Q_DENTIST"
+wait_for "Trace of"
+ok $? "--read-only opens a read-only store"
+keys C-c
+is "$(wait_rc)" 0 "--read-only: exits 0"
+
+cp "$DB" "$T/rw.db"
+start 100 30 "$MEMSCOPE" --db "$T/rw.db"
+wait_for "Query ▸"
+type_text "$Q_DENTIST"
+wait_for "Trace of"
+"$MEMSCOPE" add --db "$T/rw.db" "The dentist moved my appointment to Friday" >/dev/null
+wait_for "The store changed"
+ok $? "another process wrote: the browser offers to refresh"
+keys Escape R
+wait_gone "The store changed"
+ok $? "R runs the query again"
+keys q
+wait_rc >/dev/null
+
+# ---- Ctrl-R history search ------------------------------------------------------------
+
+start 100 30 "$MEMSCOPE" --db "$DB"
+wait_for "Query ▸"
+keys C-r
+type_text "capital"
+wait_for "→ $Q_OFF"
+ok $? "Ctrl-R finds an older query"
+keys Enter
+wait_for "ABSTAINED — evidence_floor"
+ok $? "Enter runs the found query"
+keys q
+wait_rc >/dev/null
+
+# ---- the demo tour ----------------------------------------------------------------------
+
+start 100 40 "$MEMSCOPE" demo --db "$T/tour.db" --tour
+wait_for "Tour 1/6"
+ok $? "demo --tour opens the browser on the tour"
+for step in 2 3 4 5 6; do
+    keys n
+    wait_for "Tour $step/6"
+    ok $? "tour step $step"
+done
+wait_for "ABSTAINED — no_candidates"
+ok $? "the last step shows no_candidates"
+keys q
+is "$(wait_rc)" 0 "the tour quits with 0"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,539 @@
+/* view-test.c - the browser without a terminal: safe rows and escapes,
+ * widths with wcwidth, wrapping, bars and number formats, the line editor,
+ * themes (files agree with the built-in tables, errors name file:line, 256
+ * to 16 colour fitting), the config file, column and pane layout, the help
+ * generated from the action table, and the model over the demo store: a
+ * recall laid out headless with the engine's own numbers, what-if against a
+ * direct recall, why-not, the detail view and its edges, the tour's steps,
+ * and hostile text that never reaches the screen raw.
+ *
+ * Compiles the terminal-free browser files into itself (they never include
+ * curses); links only store/ and engine/. The model tests need $MEMSCOPE
+ * (make test sets it) to write the demo store, and skip without it. */
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/tap.h"
+#include "tui/config.c"
+#include "tui/ledit.c"
+#include "tui/theme.c"
+#include "tui/tour.c"
+#include "tui/view.c"
+#include "tui/view_act.c"
+#include "tui/view_fmt.c"
+#include "tui/view_layout.c"
+#include "tui/view_panel.c"
+#include "tui/view_panes.c"
+#include "tui/view_trace.c"
+/* last: its typedef `buf` would shadow locals of the files above */
+#include "tui/text.c"
+
+static char tmpdir[] = "/tmp/memscope-view-test-XXXXXX";
+
+static const char *tpath(const char *name)
+{
+    static char paths[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(paths[k], sizeof paths[k], "%s/%s", tmpdir, name);
+    return paths[k];
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* ---- rows, escapes, widths ---------------------------------------------------- */
+
+static void test_rows(void)
+{
+    vrow l;
+    vrow_init(&l, 80);
+    const char hostile[] = "a\x1b]2;pwned\x07 b\x1b[2J c\xe2\x80\xae d\xc2\x85 e\xff";
+    vrow_stored(&l, ROLE_normal, hostile, strlen(hostile));
+    is_str(l.s, "a\\x1b]2;pwned\\x07 b\\x1b[2J c<U+202E> d\\x85 e\\xff",
+           "stored text: ESC, BEL, CSI, U+202E, C1 and a bad byte become visible escapes");
+    int ok_roles = 1;
+    for (size_t i = 0; i < l.n; i++)
+        if (l.s[i] == '\\' && l.role[i] != ROLE_escape)
+            ok_roles = 0;
+    ok(ok_roles && l.role[0] == ROLE_normal, "escapes carry the escape role, text its own");
+    int raw_ctl = 0;
+    for (size_t i = 0; i < l.n; i++)
+        raw_ctl |= (unsigned char)l.s[i] < 0x20 || (unsigned char)l.s[i] == 0x7f;
+    ok(!raw_ctl, "no control byte survives");
+    vrow_free(&l);
+
+    vrow_init(&l, 10);
+    vrow_add(&l, ROLE_normal, "0123456789abc");
+    is_int(l.w, 10, "a row never grows past its limit");
+    ok(strstr(l.s, "…") != NULL && l.cut, "cut text ends with an ellipsis");
+    vrow_free(&l);
+
+    vrow_init(&l, 5);
+    vrow_add(&l, ROLE_normal, "日本語");
+    is_int(l.w, 5, "wide characters are measured with wcwidth (two columns each)");
+    is_str(l.s, "日本…", "and cut on a character boundary");
+    vrow_free(&l);
+
+    vrow_init(&l, 30);
+    vrow_stored_cell(&l, ROLE_normal, "Róisín", 8);
+    vrow_add(&l, ROLE_normal, "|");
+    is_str(l.s, "Róisín  |", "a cell is padded to its width in columns, not bytes");
+    vrow_free(&l);
+    is_int(vfmt_stored_width("\x1b[2J", 4), 7, "escaped width of ESC[2J");
+}
+
+typedef struct wrap_rows {
+    char rows[16][64];
+    int n;
+} wrap_rows;
+
+static void collect(void *ctx, const char *raw, size_t len)
+{
+    wrap_rows *w = ctx;
+    if (w->n < 16)
+        snprintf(w->rows[w->n++], sizeof w->rows[0], "%.*s", (int)len, raw);
+}
+
+static void test_wrap(void)
+{
+    wrap_rows w = {.n = 0};
+    vfmt_wrap("the quick brown fox jumps over\nthe lazy dog", 10, collect, &w);
+    is_int(w.n, 5, "wrapping at spaces and newlines");
+    is_str(w.rows[0], "the quick", "first row");
+    is_str(w.rows[2], "jumps over", "a row fills its width");
+    is_str(w.rows[3], "the lazy", "a newline ends a row");
+    is_str(w.rows[4], "dog", "last row");
+    w.n = 0;
+    vfmt_wrap("abcdefghijklmnop", 5, collect, &w);
+    is_int(w.n, 4, "a long word is broken hard");
+}
+
+static void test_formats(void)
+{
+    char out_[64];
+    vfmt_bar(1.0, 5, out_, sizeof out_);
+    is_str(out_, "█████", "full bar");
+    vfmt_bar(0.5, 4, out_, sizeof out_);
+    is_str(out_, "██  ", "half bar");
+    vfmt_bar(0.55, 2, out_, sizeof out_);
+    is_str(out_, "█▏", "eighth blocks");
+    vfmt_move(3, 0, 0, out_, sizeof out_);
+    is_str(out_, "↑3", "moved up");
+    vfmt_move(-1, 0, 0, out_, sizeof out_);
+    is_str(out_, "↓1", "moved down");
+    vfmt_move(0, 1, 0, out_, sizeof out_);
+    is_str(out_, "new", "new");
+    vfmt_move(0, 0, 1, out_, sizeof out_);
+    is_str(out_, "gone", "gone");
+    trace_channel tc = {1, 3, 0.2803, 1.0, 1.0 / 18};
+    vfmt_contribution(&tc, 15, out_, sizeof out_);
+    is_str(out_, "1.00/(15+3) = 0.055556", "contribution written out as w/(k+rank)");
+    vfmt_size(1782784, out_, sizeof out_);
+    is_str(out_, "1.7 MB", "file size");
+    vfmt_ascii = 1;
+    vfmt_bar(1.0, 3, out_, sizeof out_);
+    is_str(out_, "###", "ASCII bars outside UTF-8 locales");
+    vfmt_ascii = 0;
+    recall_hit a[3], b[3];
+    memset(a, 0, sizeof a);
+    memset(b, 0, sizeof b);
+    char *ida[] = {"x", "y", "z"}, *idb[] = {"y", "q", "x"};
+    for (int i = 0; i < 3; i++) {
+        a[i].mem.id = ida[i];
+        b[i].mem.id = idb[i];
+    }
+    int of, shared = vfmt_overlap(a, 3, b, 3, 10, &of);
+    ok(shared == 2 && of == 3, "overlap@10 counts shared ids");
+}
+
+static void test_ledit(void)
+{
+    ledit e;
+    ledit_set(&e, "hello big world");
+    ledit_kill_word(&e);
+    char out[64];
+    ledit_get(&e, out, sizeof out);
+    is_str(out, "hello big ", "Ctrl-W deletes the word before the cursor");
+    ledit_home(&e);
+    ledit_word_right(&e);
+    ledit_kill_start(&e);
+    ledit_get(&e, out, sizeof out);
+    is_str(out, " big ", "Ctrl-U deletes before the cursor");
+    ledit_set(&e, "日本");
+    is_int(ledit_cursor_col(&e), 4, "cursor column counts wide characters twice");
+    ok(ledit_insert(&e, 0x1b) == -1 && ledit_insert(&e, 0x202e) == -1,
+       "controls and bidi overrides are refused");
+    ledit_set(&e, "abcdefghij");
+    int skipped, from = ledit_scroll(&e, 5, &skipped);
+    ok(from == 6 && skipped == 6, "horizontal scroll keeps the cursor in view");
+    ledit_left(&e);
+    ledit_backspace(&e);
+    ledit_delete(&e);
+    ledit_get(&e, out, sizeof out);
+    is_str(out, "abcdefgh", "backspace and delete around the cursor");
+}
+
+/* ---- themes and config ------------------------------------------------------ */
+
+static int same_theme(const theme *a, const theme *b)
+{
+    for (int r = 0; r < ROLE_COUNT; r++)
+        if (a->role[r].fg != b->role[r].fg || a->role[r].bg != b->role[r].bg ||
+            a->role[r].attrs != b->role[r].attrs)
+            return 0;
+    return 1;
+}
+
+static void test_themes(void)
+{
+    theme t, want;
+    char why[512];
+    short c;
+    ok(theme_color_parse("bright-red", &c) == 0 && c == 9, "colour names");
+    ok(theme_color_parse("208", &c) == 0 && c == 208, "colour numbers");
+    ok(theme_color_parse("256", &c) == -1 && theme_color_parse("pink", &c) == -1,
+       "bad colours refused");
+    unsigned a;
+    ok(theme_attrs_parse("bold,reverse", &a) == 0 && a == (THEME_BOLD | THEME_REVERSE),
+       "attribute lists");
+    int bold = 0;
+    is_int(theme_color_fit(196, 16, &bold), 9, "256 colours fall back to the nearest of 16");
+    is_int(theme_color_fit(9, 8, &bold), 1, "bright colours fall back to 8 ...");
+    ok(bold, "... with bold");
+    is_int(theme_color_fit(75, 256, NULL), 75, "256-colour terminals keep the colour");
+    ok(theme_load_file(&t, "themes/default", why, sizeof why) == 0, "themes/default loads");
+    theme_builtin(&want);
+    ok(same_theme(&t, &want), "themes/default says what the built-in default says");
+    ok(theme_load_file(&t, "themes/monochrome", why, sizeof why) == 0, "themes/monochrome loads");
+    theme_mono(&want);
+    ok(same_theme(&t, &want), "themes/monochrome says what the built-in monochrome says");
+    ok(theme_load_file(&t, "themes/light", why, sizeof why) == 0, "themes/light loads");
+    ok(theme_load_file(&t, "themes/high-contrast", why, sizeof why) == 0,
+       "themes/high-contrast loads");
+    write_file(tpath("bad"), "# ok\ncolor normal default default\ncolor escape red pink\n");
+    ok(theme_load_file(&t, tpath("bad"), why, sizeof why) == -1, "a malformed theme fails");
+    char want_why[600];
+    snprintf(want_why, sizeof want_why, "%s:3: unknown colour 'pink'", tpath("bad"));
+    ok(strncmp(why, want_why, strlen(want_why)) == 0, "the error names file and line");
+    theme_builtin(&want);
+    ok(same_theme(&t, &want), "and the default theme is used");
+    ok(theme_parse_line(&t, "color selection red blue", why, sizeof why) == -1 &&
+           strstr(why, "unknown role"), "unknown role");
+    ok(theme_parse_line(&t, "colour normal red blue", why, sizeof why) == -1, "unknown keyword");
+    ok(theme_parse_line(&t, "color normal red", why, sizeof why) == -1, "too few words");
+    ok(theme_parse_line(&t, "color normal red blue bold underline # note", why, sizeof why) == 0 &&
+           t.role[ROLE_normal].attrs == (THEME_BOLD | THEME_UNDERLINE), "attributes as words");
+}
+
+static void test_config(void)
+{
+    config c;
+    char why[512];
+    write_file(tpath("config"), "# mine\ntheme light\nranking off\nlimit 7\ndebounce 50\n"
+                                "color escape black yellow bold\n");
+    ok(config_load(&c, tpath("config"), why, sizeof why) == 0, "a config file loads");
+    ok(!strcmp(c.theme, "light") && !c.ranking && c.limit == 7 && c.debounce_ms == 50 &&
+           c.n_colors == 1, "its settings");
+    theme t;
+    theme_builtin(&t);
+    ok(config_apply_colors(&c, &t, why, sizeof why) == 0 && t.role[ROLE_escape].fg == 0 &&
+           t.role[ROLE_escape].bg == 3, "colour overrides apply over the theme");
+    write_file(tpath("config"), "limit 7\nlimit lots\n");
+    ok(config_load(&c, tpath("config"), why, sizeof why) == -1 && strstr(why, "config:2: ") &&
+           c.limit == 10, "a bad value: file:line, and the defaults");
+    ok(config_load(&c, tpath("none"), why, sizeof why) == 0, "no config file is fine");
+}
+
+/* ---- layout without a model ------------------------------------------------------ */
+
+static void test_columns(void)
+{
+    view_columns c;
+    view_columns_for(120, 0, 1, 5, &c);
+    ok(c.date && c.speaker && c.content >= 20, "120 columns: every column");
+    view_columns_for(60, 1, 1, 5, &c);
+    ok(!c.speaker && c.content >= 1, "60 columns with what-if: the speaker goes first");
+    is_int(view_split(30, 8, 10), 8, "both panes fit: results take what they need");
+    int r = view_split(20, 16, 16);
+    ok(r >= 10 && r <= 16, "neither fits: results keep at least half");
+
+    vrow lines[200];
+    for (int k = 0; k < 200; k++)
+        vrow_init(&lines[k], 300);
+    int n = view_help_lines(lines, 200, 300);
+    char *all = calloc(1, 65536);
+    for (int k = 0; k < n && all; k++) {
+        strcat(all, lines[k].s ? lines[k].s : "");
+        strcat(all, "\n");
+    }
+    int every = 1;
+#define CHECK_HELP(id, section, keys, help, ...)                                          \
+    if (!all || !strstr(all, help) || !strstr(all, keys))                                  \
+        every = 0;
+    ACTIONS(CHECK_HELP)
+#undef CHECK_HELP
+    ok(every, "the help lists every action of the table with its keys");
+    ok(all && strstr(all, "Relevance") && strstr(all, "not an answer probability"),
+       "the help explains the columns");
+    free(all);
+    for (int k = 0; k < 200; k++)
+        vrow_free(&lines[k]);
+}
+
+/* ---- the model over the demo store ------------------------------------------------ */
+
+static char *layout_text(view_model *vm, view_screen *s, int cols, int rows)
+{
+    view_layout(vm, cols, rows, s);
+    return view_screen_text(s);
+}
+
+static int has_control(const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        if ((*p < 0x20 && *p != '\n') || *p == 0x7f)
+            return 1;
+    return 0;
+}
+
+/* Clicks and the wheel, on the geometry of the last layout. */
+static void test_mouse(view_model *vm)
+{
+    int y = -1;
+    for (int k = 0; k < VIEW_YMAP_MAX && y < 0; k++)
+        if (vm->g.ymap[k] == 2)
+            y = k;
+    ok(y > 0, "the layout maps screen rows to result rows");
+    vm->mouse_y = y;
+    vm->mouse_kind = VIEW_MOUSE_CLICK;
+    view_act(vm, A_MOUSE);
+    is_int(vm->sel, 2, "a click selects the row under it");
+    vm->mouse_kind = VIEW_MOUSE_WHEEL_DOWN;
+    view_act(vm, A_MOUSE);
+    is_int(vm->sel, 3, "the wheel moves the selection");
+    vm->mouse_y = 0;
+    vm->mouse_kind = VIEW_MOUSE_CLICK;
+    view_act(vm, A_MOUSE);
+    ok(vm->focus == FOCUS_QUERY, "a click on the query line focuses it");
+    vm->mouse_y = y;
+    vm->mouse_kind = VIEW_MOUSE_DOUBLE;
+    view_act(vm, A_MOUSE);
+    ok(vm->det.open, "a double click opens the detail view");
+    view_detail_close(vm);
+    vm->sel = 0;
+}
+
+static void test_recall_screen(view_model *vm, view_screen *s)
+{
+    view_set_query(vm, "When is my dentist appointment?");
+    ok(view_model_update(vm) == 0 && vm->cur && vm->cur->n_hits > 0, "a headless recall");
+    char *text = layout_text(vm, s, 120, 50);
+    ok(text && strstr(text, "Relevance") && strstr(text, "Mem.Conf") && strstr(text, "Trust"),
+       "the column headers");
+    ok(text && strstr(text, "nothing here is an answer probability"), "the legend");
+    const recall_hit *h = &vm->cur->hits[0];
+    char want[128];
+    snprintf(want, sizeof want, "%.3f", h->relevance_score);
+    ok(text && strstr(text, want), "row 1 shows its relevance %s", want);
+    int all = 1;
+    for (int c = 0; c < CH_COUNT; c++) {
+        if (!h->ch[c].ranked)
+            continue;
+        vfmt_contribution(&h->ch[c], vm->cur->rrf_k, want, sizeof want);
+        all &= text && strstr(text, want) != NULL;
+    }
+    ok(all, "the trace shows every channel's w/(k+rank) = contribution");
+    snprintf(want, sizeof want, "= %.6f / %.6f = %.4f", h->boosted, h->max_fused,
+             h->relevance_score);
+    ok(text && strstr(text, want), "the trace shows relevance = boosted / max_boosted");
+    ok(text && !has_control(text), "no control byte on the screen");
+    free(text);
+    test_mouse(vm);
+    text = layout_text(vm, s, 40, 10);
+    ok(text && strstr(text, "terminal too small") && s->too_small, "too small a screen");
+    free(text);
+}
+
+/* The ids of a direct recall with bm25 weighted 3. */
+static void test_whatif(view_model *vm, view_screen *s)
+{
+    vm->focus = FOCUS_RESULTS;
+    vm->key = 'w';
+    view_act(vm, A_WI_CHANNEL);
+    int flags = 0;
+    for (int i = 0; i < 8; i++) {
+        vm->key = '+';
+        flags = view_act(vm, A_WI_MORE);
+    }
+    ok(flags & VIEW_RECALL, "what-if asks for a recall");
+    view_model_update(vm);
+    ok(vm->base && vm->cur->weights[CH_BM25] == 3.0, "bm25 weight 3 under what-if");
+    recall_opts o;
+    recall_opts_init(&o);
+    o.query = "When is my dentist appointment?";
+    o.weights[CH_BM25] = 3;
+    o.weights_set = CH_MASK(CH_BM25);
+    recall_result *r = NULL;
+    ms_error err;
+    engine_recall(vm->eng, &o, &r, &err);
+    int same = r && r->n_hits == vm->cur->n_hits;
+    for (size_t i = 0; same && i < r->n_hits; i++)
+        same = strcmp(r->hits[i].mem.id, vm->cur->hits[i].mem.id) == 0;
+    ok(same, "what-if gives the order of a recall with those weights");
+    recall_free(r);
+    int moves_ok = 1;
+    for (size_t i = 0; i < vm->n_rows; i++) {
+        const view_row *row = &vm->rows[i];
+        if (row->kind != ROW_HIT)
+            continue;
+        int was = view_rank_of(vm->base, row->h->mem.id);
+        moves_ok &= was ? row->move == was - row->h->rank_position : row->is_new;
+    }
+    ok(moves_ok, "each row's movement against the baseline");
+    char *text = layout_text(vm, s, 120, 50);
+    ok(text && strstr(text, "WHAT-IF") && strstr(text, "overlap@10"), "the what-if line");
+    free(text);
+    vm->key = '1';
+    view_act(vm, A_WI_TOGGLE);
+    ok(vm->wi.disabled == CH_MASK(CH_SEMANTIC), "1 switches semantic off");
+    vm->key = '0';
+    view_act(vm, A_WI_RESET);
+    view_model_update(vm);
+    ok(!view_whatif_active(vm) && !vm->base, "0 resets to the baseline");
+}
+
+static void test_pin_detail(view_model *vm, view_screen *s)
+{
+    view_pin(vm, "m0116");
+    view_model_update(vm);
+    ok(vm->cur->explain && vm->cur->explain->found, "a pinned memory is explained");
+    char *text = layout_text(vm, s, 120, 50);
+    ok(text && strstr(text, "Why not m0116?"), "the lower pane says why not");
+    free(text);
+    view_pin(vm, "m0116");
+    ok(vm->pinned[0] == '\0', "pinning it again unpins");
+    const char *id = vm->cur->hits[0].mem.id;
+    ok(view_detail_open(vm, id) == 0 && vm->det.open, "the detail view opens");
+    text = layout_text(vm, s, 120, 50);
+    ok(text && strstr(text, "alpha") && strstr(text, "memory_confidence") &&
+           strstr(text, "entities ("), "detail: trust as alpha/beta, fields, entities");
+    free(text);
+    if (vm->det.n_edges > 0) {
+        view_act(vm, A_OPEN);
+        ok(vm->det.open && vm->det.depth == 1, "Enter on an edge opens the other memory");
+        view_act(vm, A_BACK);
+        ok(vm->det.open && vm->det.depth == 0 && strcmp(vm->det.m.id, id) == 0,
+           "Esc comes back");
+    }
+    view_act(vm, A_BACK);
+    ok(!vm->det.open, "Esc closes the detail view");
+    ok(view_detail_open(vm, "no-such-id") == -1 && !vm->det.open, "an unknown id: a message");
+}
+
+static void test_tour(view_model *vm, view_screen *s)
+{
+    for (int step = 0; step < tour_steps(); step++) {
+        tour_go(vm, step);
+        char *text = layout_text(vm, s, 100, 40);
+        char want[32];
+        snprintf(want, sizeof want, "Tour %d/%d", step + 1, tour_steps());
+        ok(text && strstr(text, want) && vm->cur, "tour step %d: %s", step + 1, tour_query(step));
+        free(text);
+    }
+    tour_go(vm, 4);
+    ok(vm->cur->abstained && !strcmp(vm->cur->abstention_reason, "evidence_floor"),
+       "the off-topic step abstains with evidence_floor");
+    tour_go(vm, 5);
+    ok(vm->cur->abstained && !strcmp(vm->cur->abstention_reason, "no_candidates"),
+       "the last step shows no_candidates");
+    tour_stop(vm);
+    ok(vm->tour == -1 && !view_whatif_active(vm), "the tour ends, what-if reset");
+}
+
+static void test_hostile(view_model *vm, view_screen *s)
+{
+    view_set_query(vm, "wombat reversed pwned");
+    view_model_update(vm);
+    const recall_hit *h = NULL;
+    for (size_t i = 0; i < vm->n_rows; i++)
+        if (!strcmp(vm->rows[i].h->mem.id, "evil1")) {
+            h = vm->rows[i].h;
+            vm->sel = (int)i;
+        }
+    ok(h != NULL, "the hostile memory is found");
+    char *text = layout_text(vm, s, 160, 40);
+    ok(text && strstr(text, "\\x1b]2;pwned\\x07") && !has_control(text),
+       "its escape sequences are visible, never raw");
+    free(text);
+    view_detail_open(vm, "evil1");
+    text = layout_text(vm, s, 160, 40);
+    ok(text && strstr(text, "<U+202E>") && !has_control(text), "the detail view too");
+    free(text);
+    view_detail_close(vm);
+}
+
+static void test_model(void)
+{
+    const char *bin = getenv("MEMSCOPE");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' demo --db '%s' --force >/dev/null", bin ? bin : "",
+             tpath("demo.db"));
+    if (!bin || system(cmd) != 0) {
+        ok(1, "# SKIP the model tests need $MEMSCOPE to write the demo store");
+        return;
+    }
+    write_file(tpath("evil.jsonl"),
+               "{\"id\":\"evil1\",\"content\":\"wombat \\u001b]2;pwned\\u0007 \\u001b[2J "
+               "\\u202e reversed\",\"trust\":{\"alpha\":9,\"beta\":1}}\n");
+    snprintf(cmd, sizeof cmd, "'%s' import --db '%s' '%s' >/dev/null", bin, tpath("demo.db"),
+             tpath("evil.jsonl"));
+    ok(system(cmd) == 0, "import a memory holding escape sequences");
+    store *st = NULL;
+    engine *e = NULL;
+    ms_error err;
+    view_model vm;
+    view_screen s;
+    view_screen_init(&s);
+    ok(store_open(tpath("demo.db"), STORE_OPEN_READONLY, &st, &err) == MS_OK &&
+           engine_open(st, NULL, &e, &err) == MS_OK &&
+           view_model_init(&vm, e, st, tpath("demo.db"), &err) == 0,
+       "the model opens over the demo store");
+    test_recall_screen(&vm, &s);
+    test_whatif(&vm, &s);
+    test_pin_detail(&vm, &s);
+    test_tour(&vm, &s);
+    test_hostile(&vm, &s);
+    view_screen_free(&s);
+    view_model_free(&vm);
+    engine_close(e);
+    store_close(st);
+}
+
+int main(void)
+{
+    setlocale(LC_ALL, "C.UTF-8");
+    if (!mkdtemp(tmpdir))
+        return 1;
+    test_rows();
+    test_wrap();
+    test_formats();
+    test_ledit();
+    test_themes();
+    test_config();
+    test_columns();
+    test_model();
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        diag("could not remove %s", tmpdir);
+    return done_testing();
+}

@@ -1,0 +1,129 @@
+/* config.c - the browser's config file. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void config_defaults(config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->ranking = 1;
+    c->limit = 10;
+    c->debounce_ms = 150;
+}
+
+void config_path(char *out, size_t len)
+{
+    const char *cfg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    if (cfg && *cfg == '/')
+        snprintf(out, len, "%s/memscope/config", cfg);
+    else
+        snprintf(out, len, "%s/.config/memscope/config", home ? home : ".");
+}
+
+static int config_int(const char *v, int lo, int hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end || errno || n < lo || n > hi)
+        return -1;
+    *out = (int)n;
+    return 0;
+}
+
+static int config_color(config *c, const char *line, char *why, size_t len)
+{
+    theme scratch;
+    theme_builtin(&scratch);
+    if (theme_parse_line(&scratch, line, why, len))
+        return -1;
+    if (c->n_colors == CONFIG_COLORS_MAX) {
+        snprintf(why, len, "more than %d color lines", CONFIG_COLORS_MAX);
+        return -1;
+    }
+    snprintf(c->colors[c->n_colors++], sizeof c->colors[0], "%s", line);
+    return 0;
+}
+
+/* One "KEY VALUE" setting. */
+static int config_setting(config *c, const char *key, const char *val, char *why, size_t len)
+{
+    if (strcmp(key, "theme") == 0 && strlen(val) < sizeof c->theme) {
+        snprintf(c->theme, sizeof c->theme, "%s", val);
+        return 0;
+    }
+    if (strcmp(key, "ranking") == 0 && (!strcmp(val, "on") || !strcmp(val, "off"))) {
+        c->ranking = strcmp(val, "on") == 0;
+        return 0;
+    }
+    if (strcmp(key, "limit") == 0 && config_int(val, 1, 100, &c->limit) == 0)
+        return 0;
+    if (strcmp(key, "debounce") == 0 && config_int(val, 0, 2000, &c->debounce_ms) == 0)
+        return 0;
+    if (!strcmp(key, "theme") || !strcmp(key, "ranking") || !strcmp(key, "limit") ||
+        !strcmp(key, "debounce"))
+        snprintf(why, len, "bad value '%.60s' for %s", val, key);
+    else
+        snprintf(why, len, "unknown setting '%.60s' (theme, ranking, limit, debounce, color)",
+                 key);
+    return -1;
+}
+
+static int config_line(config *c, char *line, char *why, size_t len)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+    line[strcspn(line, "\r\n")] = '\0';
+    char key[32], val[256], extra[8];
+    int n = sscanf(line, " %31s %255s %7s", key, val, extra);
+    if (n <= 0)
+        return 0;
+    if (strcmp(key, "color") == 0)
+        return config_color(c, line, why, len);
+    if (n != 2) {
+        snprintf(why, len, "expected 'SETTING VALUE'");
+        return -1;
+    }
+    return config_setting(c, key, val, why, len);
+}
+
+int config_load(config *c, const char *path, char *why, size_t len)
+{
+    config_defaults(c);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf(why, len, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[512], reason[256];
+    int lineno = 0, rc = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            snprintf(reason, sizeof reason, "line too long");
+            rc = -1;
+        } else {
+            rc = config_line(c, line, reason, sizeof reason);
+        }
+    }
+    fclose(f);
+    if (rc) {
+        config_defaults(c);
+        snprintf(why, len, "%s:%d: %s", path, lineno, reason);
+    }
+    return rc;
+}
+
+int config_apply_colors(const config *c, theme *t, char *why, size_t len)
+{
+    for (int i = 0; i < c->n_colors; i++)
+        if (theme_parse_line(t, c->colors[i], why, len))
+            return -1;
+    return 0;
+}

@@ -76,7 +76,7 @@ $(BUILD)/libcore.a: $(CORE_OBJ)
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libcore.a tests/tap.h
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
-	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libcore.a $(LIBS_CORE)
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -MMD -MP -o $@ $< $(BUILD)/libcore.a $(LIBS_CORE)
 
 tests: $(TEST_BIN) $(BIN)
 

@@ -81,7 +81,8 @@ void ranked_finish(ranked_list *l, const snapshot *sn, size_t keep)
         select_best(l->v, l->n, keep);
         l->n = keep;
     }
-    qsort(l->v, l->n, sizeof *l->v, by_score);
+    if (l->n > 1)
+        qsort(l->v, l->n, sizeof *l->v, by_score);
     if (l->n > keep)
         l->n = keep;
 }

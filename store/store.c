@@ -172,19 +172,36 @@ ms_status store_sql_fail(store *s, int rc, const char *doing, ms_error *err)
 {
     ms_status code = ms_status_from_sqlite(rc);
     const char *why = s && s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+    const char *path = s ? s->path : "?";
+    /* A write past `ulimit -f` or a full disk or quota can come back as an
+     * I/O error: name the cause. */
+    int sys = s && s->db && code == MS_IO ? sqlite3_system_errno(s->db) : 0;
+    if (sys == EFBIG || sys == ENOSPC || sys == EDQUOT) {
+        code = MS_FULL;
+        why = strerror(sys);
+    }
     if (code == MS_BUSY)
         return ms_fail(err, code, "%s: store %s is locked by another process (waited %d ms)",
-                       doing, s ? s->path : "?", STORE_BUSY_MS);
+                       doing, path, STORE_BUSY_MS);
     if (code == MS_FULL)
-        return ms_fail(err, code, "%s: %s (store %s); nothing was written", doing, why,
-                       s ? s->path : "?");
-    return ms_fail(err, code, "%s: %s (store %s)", doing, why, s ? s->path : "?");
+        return ms_fail(err, code, "%s: %s (store %s); nothing was written", doing, why, path);
+    if (code == MS_CORRUPT)
+        return ms_fail(err, code, "%s: store %s is corrupt (%s)", doing, path, why);
+    if (code == MS_READONLY)
+        return ms_fail(err, code, "%s: store %s is not writable (%s)", doing, path, why);
+    return ms_fail(err, code, "%s: %s (store %s)", doing, why, path);
 }
 
 ms_status store_exec(store *s, const char *sql, ms_error *err)
 {
     char *msg = NULL;
     int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+    ms_status kind = ms_status_from_sqlite(rc);
+    if (kind == MS_BUSY || kind == MS_FULL || kind == MS_CORRUPT || kind == MS_READONLY ||
+        kind == MS_IO) {
+        sqlite3_free(msg);
+        return store_sql_fail(s, rc, "accessing the store", err);
+    }
     if (rc != SQLITE_OK) {
         ms_status code = ms_fail(err, ms_status_from_sqlite(rc), "%s (store %s)",
                                  msg ? msg : sqlite3_errstr(rc), s->path);
@@ -294,7 +311,7 @@ static ms_status check_schema(store *s, ms_error *err)
     if (!st)
         st = query_int(s, "SELECT count(*) FROM sqlite_master", &tables, err);
     if (st) {
-        if (st == MS_NOT_STORE || st == MS_CORRUPT)
+        if (st == MS_NOT_STORE)
             return ms_fail(err, st, "%s is not a memscope store (not a readable SQLite database)",
                            s->path);
         return st;
@@ -311,6 +328,9 @@ static ms_status check_schema(store *s, ms_error *err)
                        "upgrade memscope", s->path, (long long)version, STORE_SCHEMA_VERSION);
     if (version == STORE_SCHEMA_VERSION)
         return MS_OK;
+    if (s->denied)
+        return ms_fail(err, MS_READONLY, "%s needs %s, but it is not writable (%s)", s->path,
+                       version == 0 ? "initialising" : "a schema upgrade", strerror(s->denied));
     if (s->readonly)
         return ms_fail(err, MS_READONLY,
                        version == 0 ? "%s is empty and cannot be initialised read-only"
@@ -365,6 +385,12 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
     int oflags = (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX;
     int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
     ms_status st = rc == SQLITE_OK ? MS_OK : store_sql_fail(s, rc, "opening the store", err);
+    if (!st && !readonly && sqlite3_db_readonly(s->db, "main") == 1) {
+        /* SQLite falls back to reading when the OS refuses writes (a 0444
+         * file, a read-only mount): reads work, writes say why not. */
+        s->readonly = 1;
+        s->denied = access(path, W_OK) == 0 ? EACCES : errno;
+    }
     if (!st)
         st = configure(s, err);
     if (!st)
@@ -415,6 +441,9 @@ int store_is_readonly(const store *s)
 
 ms_status store_require_writable(const store *s, const char *what, ms_error *err)
 {
+    if (s->denied)
+        return ms_fail(err, MS_READONLY, "cannot %s: store %s is not writable (%s)", what,
+                       s->path, strerror(s->denied));
     if (s->readonly)
         return ms_fail(err, MS_READONLY, "cannot %s: store %s is opened read-only", what,
                        s->path);
@@ -476,6 +505,31 @@ static ms_status other_profiles(store *s, int *yes, ms_error *err)
 
 /* ---- transactions ------------------------------------------------------ */
 
+/* Before a connection's first write: is the file sound? SQLite notices a
+ * damaged page only when it reads it, so a write into a corrupt store could
+ * succeed and change a file whose other pages are junk. PRAGMA quick_check
+ * reads every page (about 1 s for a 1 GB store, milliseconds for usual ones). */
+static ms_status check_pages(store *s, ms_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "checking the store", err);
+    rc = sqlite3_step(st);
+    const char *res = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    ms_status code = MS_OK;
+    if (rc != SQLITE_ROW)
+        code = store_sql_fail(s, rc, "checking the store", err);
+    else if (!res || strcmp(res, "ok") != 0) {
+        const char *nl = res ? strrchr(res, '\n') : NULL; /* after "*** in database main ***" */
+        code = ms_fail(err, MS_CORRUPT, "store %s is corrupt (%.200s); nothing was written: "
+                                        "`memscope export` saves what is still readable",
+                       s->path, nl ? nl + 1 : res ? res : "?");
+    }
+    sqlite3_finalize(st);
+    return code;
+}
+
 ms_status store_begin(store *s, ms_error *err)
 {
     ms_status st = store_require_writable(s, "write", err);
@@ -486,6 +540,11 @@ ms_status store_begin(store *s, ms_error *err)
     int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "starting a write", err);
+    if (!s->checked && (st = check_pages(s, err))) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return st;
+    }
+    s->checked = 1;
     s->in_txn = 1;
     return MS_OK;
 }
@@ -670,9 +729,13 @@ ms_status store_term_docs(store *s, const char *term, int64_t *docs, ms_error *e
     sqlite3_bind_text(st, 1, term, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     *docs = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "reading term counts", err);
-    return MS_OK;
+    ms_status code = rc == SQLITE_ROW || rc == SQLITE_DONE
+                         ? MS_OK
+                         : store_sql_fail(s, rc, "reading term counts", err);
+    /* A statement left on its row keeps the read transaction open after
+     * store_end: the next recall would see the store as it was. */
+    sqlite3_reset(st);
+    return code;
 }
 
 ms_status store_fts(store *s, const char *match, int limit, store_hit_fn fn, void *ctx,

@@ -30,6 +30,9 @@ enum stmt_id {
     ST_CONTEXT_NEXT,
     ST_CONTEXT_BODY,
     ST_CONTEXT_SET,
+    ST_FTS_ROW,
+    ST_FTS_ADD,
+    ST_FTS_DEL,
     ST_COUNT
 };
 
@@ -43,6 +46,8 @@ struct store {
     sqlite3 *db;
     char *path;
     int readonly;
+    int denied;  /* errno (EACCES, EROFS) when the OS refused write access */
+    int checked; /* quick_check passed before this connection's first write */
     int in_txn;
     char profile[STORE_PROFILE_MAX + 1];
     char ptag[2 * STORE_PROFILE_MAX + 2]; /* "p" + hex(profile): FTS filter */
@@ -58,6 +63,10 @@ struct store {
     void *fts5_tok;         /* Fts5Tokenizer * */
     void *fts5_tok_api;     /* fts5_tokenizer * */
     int64_t profiles_cached; /* profile count, -1 when unknown */
+    /* memories waiting for the text index (fts.c), in order, and a set */
+    int64_t *fts_list;      /* [fts_n] */
+    int64_t *fts_slot;      /* [fts_cap] open addressing, 0 = empty */
+    size_t fts_n, fts_cap;
 };
 
 /* Statement i, reset and with bindings cleared; NULL with err set on failure. */
@@ -87,6 +96,19 @@ ms_status store_context_neighbours(store *s, int64_t rid, const char *session, i
                                    int64_t *next, ms_error *err);
 /* Recompute the context of one memory (rid 0 or no session: nothing). */
 ms_status store_context_refresh(store *s, int64_t rid, const char *session, ms_error *err);
+
+/* fts.c: the text index, written by code (no triggers; see fts.c).
+ * store_fts_inserted: rid is a new row, not yet indexed. store_fts_pending:
+ * before an UPDATE that may change rid's content, context or ptag.
+ * store_fts_forget: before deleting rid. store_fts_flush: index every
+ * pending memory (before a commit or a read of the index).
+ * store_fts_discard: forget them (rollback). store_fts_free: on close. */
+ms_status store_fts_inserted(store *s, int64_t rid, ms_error *err);
+ms_status store_fts_pending(store *s, int64_t rid, ms_error *err);
+ms_status store_fts_forget(store *s, int64_t rid, ms_error *err);
+ms_status store_fts_flush(store *s, ms_error *err);
+void store_fts_discard(store *s);
+void store_fts_free(store *s);
 
 /* Duplicate a string (NULL stays NULL); aborts nothing, returns NULL on OOM. */
 char *store_strdup(const char *s);

@@ -21,7 +21,7 @@ OPT      ?= -O2 -g
 SAN      ?=
 PKGS      = ncursesw sqlite3 libcjson libedit
 DEB_PKGS  = build-essential pkg-config libncurses-dev libsqlite3-dev libcjson-dev \
-            libedit-dev sqlite3 tmux perl python3 clang
+            libedit-dev sqlite3 tmux perl python3 clang   # also in tools/demo.sh, .ci/run
 Q         = $(if $(V),,@)
 
 PKG_CFLAGS := $(filter-out -D_XOPEN_SOURCE=% -D_DEFAULT_SOURCE,\
@@ -93,10 +93,8 @@ setup:
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq $$missing; fi; \
 	fi
 
-demo: setup
-	$(Q)$(MAKE) --no-print-directory all
-	$(Q)./$(BIN) demo --db demo.db --force >/dev/null
-	$(Q)./$(BIN) --db demo.db
+demo:
+	$(Q)sh tools/demo.sh
 
 asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/memscope \

@@ -212,15 +212,23 @@ void recall_opts_init(recall_opts *o)
 static ms_status fuse(const snapshot *sn, const ranked_list *lists, const int *which, int n,
                       const double *w, double k, ranked_list *out, double *acc, ms_error *err)
 {
+    /* acc[i] == 0 does not mean "not seen yet": a weight may be 0 */
+    uint8_t *seen = calloc(sn->n + 1, 1);
+    if (!seen)
+        return ms_fail(err, MS_NOMEM, "out of memory");
     for (int j = 0; j < n; j++) {
         const ranked_list *l = &lists[which[j]];
         for (size_t r = 0; r < l->n; r++) {
             uint32_t i = l->v[r].idx;
-            if (acc[i] == 0 && ranked_push(out, i, 0))
+            if (!seen[i] && ranked_push(out, i, 0)) {
+                free(seen);
                 return ms_fail(err, MS_NOMEM, "out of memory");
+            }
+            seen[i] = 1;
             acc[i] += w[which[j]] / (k + (double)(r + 1));
         }
     }
+    free(seen);
     for (size_t t = 0; t < out->n; t++) {
         out->v[t].raw = acc[out->v[t].idx];
         acc[out->v[t].idx] = 0;
@@ -245,6 +253,7 @@ typedef struct run {
     double max_boosted;
     double adapt_delta[CH_COUNT]; /* learned channel nudges for this query type */
     int adapt_on;
+    const char *explain_passed_by; /* how the explained memory passed the floor, if pooled */
 } run;
 
 static double now_ms(void)
@@ -595,6 +604,9 @@ static ms_status select_hits(run *x, ms_error *err)
     rerank(x, hs, pool);
     if (!x->o->no_floor)
         floor_associate(x, hs, pool);
+    for (size_t t = 0; x->o->explain_id && t < pool; t++)
+        if (strcmp(hs[t].mem.id, x->o->explain_id) == 0)
+            x->explain_passed_by = hs[t].passed_by;
     qsort(hs, pool, sizeof *hs, by_ranking);
     r->hits = calloc(limit + 1, sizeof *r->hits);
     r->misses = calloc(MISSES_MAX + 1, sizeof *r->misses);
@@ -689,7 +701,8 @@ static ms_status explain(run *x, ms_error *err)
     trace_hit(x, (uint32_t)i, &h);
     adjust(x, (uint32_t)i, &h);
     ex->boosted = h.boosted;
-    ex->passes_floor = floor_pass(x, (uint32_t)i, &h, x->r->floor_threshold) != NULL;
+    ex->passes_floor = floor_pass(x, (uint32_t)i, &h, x->r->floor_threshold) != NULL ||
+                       x->explain_passed_by != NULL;
     ex->ranking_score = h.ranking_score;
     ex->relevance_score = h.relevance_score;
     ex->verdict = verdict(ex, x->r, in_any_top);
@@ -873,7 +886,7 @@ const char *engine_query_type(engine *e, const char *text)
     ms_error err;
     if (store_read_begin(e->s, &err))
         return "general";
-    query q;
+    query q = {0}; /* query_clear is safe when refresh fails before analysis */
     const char *name = "general";
     if (!refresh(e, &err) && !query_analyse(e->s, e->sn, NULL, text, (int64_t)time(NULL), &q,
                                             &err))

@@ -129,7 +129,7 @@ typedef struct recall_explain {
     trace_channel ch[CH_COUNT]; /* rank and raw score in each channel's full list */
     int in_top_n[CH_COUNT];  /* within the channel's top N */
     double fused, boosted, ranking_score, relevance_score, coverage, cosine;
-    int passes_floor;        /* has evidence of its own (before association) */
+    int passes_floor;        /* has evidence of its own, or by association in the pool */
     int fused_rank;          /* position among all fused candidates, 0 = none */
     const char *verdict;     /* returned / not_a_candidate / below_channel_top_n /
                                 below_floor / below_limit */

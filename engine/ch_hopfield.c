@@ -66,7 +66,12 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
     for (size_t k = 0; k < n; k++)
         sum += (a[k] = exp(a[k] - mx));
     for (size_t k = 0; k < n; k++) {
-        const float *x = sn->vec + (size_t)pool[k] * (size_t)sn->dim;
+        const float *x = snapshot_vector(sn, pool[k]);
+        if (!x) {
+            st = ms_fail(err, MS_SQL, "cannot read the vector of memory #%lld",
+                         (long long)sn->rid[pool[k]]);
+            goto done;
+        }
         float w = (float)(a[k] / sum);
         for (int d = 0; d < sn->dim; d++)
             xi[d] += w * x[d];

@@ -1,6 +1,11 @@
 /* ch_semantic.c - dense semantic channel: cosine of the query vector with
- * every stored vector of the active embedder (one scan over a contiguous
- * array; vectors are unit length, so cosine is a dot product).
+ * every stored vector of the active embedder (vectors are unit length, so
+ * cosine is a dot product).
+ *
+ * One scan over the int8 forms of the vectors (vectors.c) estimates every
+ * cosine with a bound on its error; only the memories whose bounds leave
+ * them a chance of the top N are scored again with their exact vectors, so
+ * the list and its scores are those of an exact scan.
  *
  * A memory is a candidate only above SEMANTIC_MIN: two unrelated texts of
  * the built-in embedder share a few character n-grams by chance (cosine
@@ -8,6 +13,9 @@
  * whose words nothing in the store resembles gets no_candidates. */
 #include "engine_int.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SEMANTIC_MIN 0.15
@@ -28,9 +36,8 @@ static float dot(const float *a, const float *b, int dim)
 
 double semantic_cosine(const snapshot *sn, const float *qvec, size_t i)
 {
-    if (!qvec || !sn->vec || !sn->has_vec[i])
-        return 0.0;
-    return dot(qvec, sn->vec + i * (size_t)sn->dim, sn->dim);
+    const float *v = qvec ? snapshot_vector(sn, i) : NULL;
+    return v ? dot(qvec, v, sn->dim) : 0.0;
 }
 
 const char *semantic_health(const snapshot *sn, embedder *emb)
@@ -46,6 +53,73 @@ const char *semantic_health(const snapshot *sn, embedder *emb)
     return NULL;
 }
 
+/* A memory whose estimate leaves it a chance: estimate and bound. */
+typedef struct maybe {
+    uint32_t idx;
+    double est, bound;
+} maybe;
+
+typedef struct maybe_list {
+    maybe *v;
+    size_t n, cap;
+} maybe_list;
+
+static int maybe_push(maybe_list *l, uint32_t idx, double est, double bound)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        maybe *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = (maybe){idx, est, bound};
+    return 0;
+}
+
+static int by_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+/* The keep-th largest lower bound (est - bound) of the list: at least keep
+ * memories are surely at or above it; -inf when there are fewer. */
+static double kth_lower(const maybe_list *l, size_t keep, ms_status *st, ms_error *err)
+{
+    if (keep == 0 || l->n < keep)
+        return -INFINITY;
+    double *lo = malloc(l->n * sizeof *lo);
+    if (!lo) {
+        *st = ms_fail(err, MS_NOMEM, "out of memory");
+        return -INFINITY;
+    }
+    for (size_t k = 0; k < l->n; k++)
+        lo[k] = l->v[k].est - l->v[k].bound;
+    qsort(lo, l->n, sizeof *lo, by_desc);
+    double v = lo[keep - 1];
+    free(lo);
+    return v;
+}
+
+/* Pass 1: every memory that may reach SEMANTIC_MIN, by its estimate. */
+static ms_status estimate(const channel_ctx *c, maybe_list *l, ms_error *err)
+{
+    const snapshot *sn = c->sn;
+    int8_t codes[STORE_DIM_MAX];
+    vec_query q;
+    vectors_query(c->q->qvec, sn->dim, codes, &q);
+    for (size_t i = 0; i < sn->n; i++) {
+        if (!sn->has_vec[i])
+            continue;
+        double bound, est = vectors_approx(sn, &q, i, &bound);
+        if (est + bound >= SEMANTIC_MIN && maybe_push(l, (uint32_t)i, est, bound))
+            return ms_fail(err, MS_NOMEM, "out of memory");
+    }
+    return MS_OK;
+}
+
 static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note,
                          ms_error *err)
 {
@@ -54,15 +128,28 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
         *note = "query has no features";
         return MS_OK;
     }
-    for (size_t i = 0; i < sn->n; i++) {
-        if (!sn->has_vec[i])
+    maybe_list l = {0};
+    ms_status st = estimate(c, &l, err);
+    /* Pass 2: exact cosines of those not surely beaten by top_n others. */
+    double floor = st ? 0 : kth_lower(&l, c->top_n, &st, err);
+    for (size_t k = 0; !st && k < l.n; k++) {
+        if (l.v[k].est + l.v[k].bound < floor)
             continue;
-        double cos = dot(c->q->qvec, sn->vec + i * (size_t)sn->dim, sn->dim);
-        if (cos >= SEMANTIC_MIN && ranked_push(out, (uint32_t)i, cos))
-            return ms_fail(err, MS_NOMEM, "out of memory");
+        const float *v = snapshot_vector(sn, l.v[k].idx);
+        if (!v) {
+            st = ms_fail(err, MS_SQL, "cannot read the vector of memory #%lld",
+                         (long long)sn->rid[l.v[k].idx]);
+            break;
+        }
+        double cos = dot(c->q->qvec, v, sn->dim);
+        if (cos >= SEMANTIC_MIN && ranked_push(out, l.v[k].idx, cos))
+            st = ms_fail(err, MS_NOMEM, "out of memory");
     }
-    ranked_finish(out, sn, c->top_n);
-    return MS_OK;
+    if (getenv("MS_DEBUG_R")) { size_t r = 0; for (size_t k = 0; k < l.n; k++) r += l.v[k].est + l.v[k].bound >= floor; fprintf(stderr, "semantic: %zu maybe, %zu exact, %zu out\n", l.n, r, out->n); }
+    free(l.v);
+    if (!st)
+        ranked_finish(out, sn, c->top_n);
+    return st;
 }
 
 const channel_ops ch_semantic_ops = {"semantic", semantic_health, produce};

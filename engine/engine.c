@@ -435,8 +435,10 @@ static void adjust(run *x, uint32_t i, recall_hit *h)
     snprintf(d, sizeof d, "0.75 + 0.25 * memory_confidence (%.4f)", conf);
     add_adjustment(h, "confidence", 0.75 + 0.25 * conf, d);
     if (x->q.type == QT_RECENCY) {
-        double age = fmax(0, (double)(x->q.now - sn->when[i]) / 86400.0);
-        snprintf(d, sizeof d, "0.8 + 0.3 * exp(-age_days (%.1f) / 30)", age);
+        /* age against the profile's newest memory: "latest" means latest
+         * of what is stored, however long ago that was */
+        double age = fmax(0, (double)(sn->newest - sn->when[i]) / 86400.0);
+        snprintf(d, sizeof d, "0.8 + 0.3 * exp(-days_before_newest (%.1f) / 30)", age);
         add_adjustment(h, "recency", 0.8 + 0.3 * exp(-age / 30.0), d);
     }
     if (x->adapt_on) {
@@ -471,8 +473,13 @@ static const char *floor_pass(run *x, uint32_t i, const recall_hit *h, double co
         return "entity";
     if (h->cosine >= cos_min)
         return "semantic";
-    if (h->ch[CH_BM25].ranked && x->q.unknown_terms == 0)
+    if (x->q.unknown_terms == 0 && h->ch[CH_BM25].ranked)
         return "lexical";
+    /* on the date the query names (the temporal list's raw is minus the
+     * distance in days, minus bm25 rank / 1000) */
+    if (x->q.unknown_terms == 0 && temporal_mode(&x->q) == TEMPORAL_DATE &&
+        h->ch[CH_TEMPORAL].ranked && h->ch[CH_TEMPORAL].raw > -1.0)
+        return "temporal";
     return NULL;
 }
 

@@ -11,8 +11,10 @@
 
 /* ---- snapshot: the profile in memory ------------------------------------ */
 
+typedef struct vcache vcache; /* exact vectors read on demand (vectors.c) */
+
 /* Memories are addressed by index 0..n-1 (ascending rid). Built once per
- * store version; read-only afterwards. */
+ * store version; read-only afterwards (but for the cache of exact vectors). */
 typedef struct snapshot {
     int64_t data_version;  /* store_data_version at load */
     char profile[STORE_PROFILE_MAX + 1];
@@ -24,14 +26,18 @@ typedef struct snapshot {
     int32_t *session;      /* [n] interned session, -1 when none */
     int32_t *speaker_ent;  /* [n] entity index of the memory's speaker, -1 when none */
     uint8_t *pinned;       /* [n] */
-    float *trust;          /* [n] alpha / (alpha + beta) */
-    float *confidence;     /* [n] memory_confidence */
+    double *trust;         /* [n] alpha / (alpha + beta) */
+    double *confidence;    /* [n] memory_confidence */
+    int64_t newest;        /* the latest `when` of the profile */
     /* vectors */
     int dim;               /* 0 when none */
-    float *vec;            /* [n * dim]; rows of memories without a vector are 0 */
+    int8_t *qv;            /* [n * dim] int8 forms (store_qvec); 0 without a vector */
+    double *q_scale, *q_resid, *q_norm; /* [n] of each int8 form */
     uint8_t *has_vec;      /* [n] */
     size_t n_vec;
     char *vec_embedder;    /* who made them */
+    vcache *exact;         /* exact vectors read so far (snapshot_vector) */
+    store *s;              /* the store they are read from (borrowed) */
     /* edges, both directions, CSR */
     uint32_t *e_off;       /* [n + 1] */
     uint32_t *e_dst;       /* [e_off[n]] */
@@ -57,6 +63,36 @@ long snapshot_find(const snapshot *sn, int64_t rid);
 /* Index of the entity with normalised name norm, or -1. */
 long snapshot_entity(const snapshot *sn, const char *norm);
 
+/* ---- vectors (vectors.c) ------------------------------------------------ */
+
+/* A cache of up to min(n, 4096) exact vectors of dim floats. */
+vcache *vcache_new(int dim, size_t n);
+void vcache_free(vcache *c);
+
+/* The exact vector of memory i, read from the store the first time (call
+ * inside the recall's read transaction), or NULL when it has none or it
+ * cannot be read. Valid until the next call. */
+const float *snapshot_vector(const snapshot *sn, size_t i);
+
+/* A query vector's int8 form and what its error bounds need. */
+typedef struct vec_query {
+    const int8_t *q;   /* [dim] codes (the caller's buffer) */
+    double scale;      /* q ~= scale * codes */
+    double resid;      /* ||q - scale * codes|| */
+    double norm;       /* ||q|| */
+    double gamma;      /* relative rounding of the exact float dot product */
+} vec_query;
+
+void vectors_query(const float *qvec, int dim, int8_t *codes, vec_query *out);
+
+/* The int8 estimate of the cosine of q with memory i (which has a vector);
+ * *bound gets e with |exact cosine - estimate| <= e, where "exact" is
+ * semantic_cosine's value. */
+double vectors_approx(const snapshot *sn, const vec_query *q, size_t i, double *bound);
+
+/* Dot product of two int8 vectors. */
+int32_t vectors_idot(const int8_t *a, const int8_t *b, int dim);
+
 /* ---- query analysis ------------------------------------------------------ */
 
 #define QUERY_TERMS_MAX 64
@@ -81,6 +117,8 @@ const char *query_type_name(query_type t);
 typedef struct query_term {
     char text[64];  /* as FTS5 sees it (porter stem, lower case) */
     char surface[64]; /* the word as written, lower case: what the bm25 query quotes */
+    int start, end;   /* its bytes in the query text */
+    int in_date;      /* part of a date expression ("8", "May", "2023") */
     double idf;     /* log((N - df + 0.5) / (df + 0.5) + 1) */
     int64_t df;
 } query_term;
@@ -196,9 +234,9 @@ const weight_profile *profile_for(query_type t);
 #define FLOOR_COSINE_DEFAULT 0.28
 #define FLOOR_RULE                                                             \
     "a memory passes when it is pinned, is spoken by or names an entity the "   \
-    "query names, has cosine >= threshold, or matches query words and every "   \
-    "query word occurs in the store; or when an edge joins it to one that "     \
-    "passes"
+    "query names, has cosine >= threshold, or matches the query's words or "    \
+    "falls on its date while every query word occurs in the store; or when an " \
+    "edge joins it to one that passes"
 
 /* idf-weighted share of the query's terms found in text (diagnostic). */
 double floor_coverage(store *s, const query *q, const char *text);

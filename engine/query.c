@@ -186,6 +186,8 @@ static int add_term(void *p, const char *tok, int len, int start, int end)
     memcpy(t->text, tok, (size_t)len);
     t->text[len] = '\0';
     memcpy(t->surface, surface, (size_t)sn + 1);
+    t->start = start;
+    t->end = end;
     return 0;
 }
 
@@ -196,6 +198,7 @@ static ms_status term_idf(store *s, const snapshot *sn, query *q, ms_error *err)
     double n = (double)(sn->n_all > 0 ? sn->n_all : 1);
     q->idf_sum = 0;
     q->unknown_terms = q->n_terms == 0; /* nothing to look up counts as unknown */
+    int dated = 0;
     for (int i = 0; i < q->n_terms; i++) {
         ms_status st = store_term_docs(s, q->terms[i].text, &q->terms[i].df, err);
         if (st)
@@ -203,8 +206,13 @@ static ms_status term_idf(store *s, const snapshot *sn, query *q, ms_error *err)
         double df = (double)q->terms[i].df;
         q->terms[i].idf = log((n - df + 0.5) / (df + 0.5) + 1.0);
         q->idf_sum += q->terms[i].idf;
-        q->unknown_terms += q->terms[i].df == 0;
+        /* a date's words ("8", "May", "2023") say when, not what: the
+         * temporal channel weighs them, the floor does not */
+        q->unknown_terms += q->terms[i].df == 0 && !q->terms[i].in_date;
+        dated += q->terms[i].in_date;
     }
+    if (q->n_terms > 0 && dated == q->n_terms)
+        q->unknown_terms = 0; /* only a date: the question is its date */
     return MS_OK;
 }
 
@@ -356,11 +364,15 @@ ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char 
     q->now = now;
     struct term_ctx c = {q, text};
     ms_status st = store_tokenize(s, text, (int)strlen(text), add_term, &c, err);
-    if (!st)
-        st = term_idf(s, sn, q, err);
     if (st)
         return st;
     q->n_dates = dates_parse(text, now, q->dates, QUERY_DATES_MAX);
+    for (int t = 0; t < q->n_terms; t++)
+        for (int d = 0; d < q->n_dates; d++)
+            q->terms[t].in_date |= q->terms[t].start >= q->dates[d].start_off &&
+                                   q->terms[t].end <= q->dates[d].end_off;
+    if ((st = term_idf(s, sn, q, err)))
+        return st;
     find_named(sn, text, q);
     char *folded = fold(text);
     if (!folded)

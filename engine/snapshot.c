@@ -101,7 +101,7 @@ typedef struct mem_row {
     int32_t session;
     char *speaker; /* match form, resolved to an entity once entities are in */
     uint8_t pinned;
-    float trust, confidence;
+    double trust, confidence;
 } mem_row;
 
 struct load_ctx {
@@ -136,8 +136,8 @@ static int load_memory(void *p, const store_memory *m)
         store_entity_norm(m->speaker, n, r->speaker, cap);
     }
     r->pinned = m->pinned != 0;
-    r->trust = (float)store_trust_score(m);
-    r->confidence = (float)m->memory_confidence;
+    r->trust = store_trust_score(m);
+    r->confidence = m->memory_confidence;
     return 0;
 }
 
@@ -177,6 +177,8 @@ static ms_status load_memories(store *s, snapshot *sn, pending_speakers *ps, ms_
         sn->pinned[i] = rows[i].pinned;
         sn->trust[i] = rows[i].trust;
         sn->confidence[i] = rows[i].confidence;
+        if (i == 0 || rows[i].when > sn->newest)
+            sn->newest = rows[i].when;
         ps->norm[i] = rows[i].speaker;
     }
     if (st || !ps->norm)
@@ -203,18 +205,22 @@ struct vec_ctx {
     snapshot *sn;
 };
 
-static int load_vector(void *p, int64_t rid, const float *v, int dim)
+static int load_vector(void *p, const store_qvec *v, int dim)
 {
     snapshot *sn = ((struct vec_ctx *)p)->sn;
-    long i = snapshot_find(sn, rid);
+    long i = snapshot_find(sn, v->rid);
     if (i < 0 || dim != sn->dim)
         return 0;
-    memcpy(sn->vec + (size_t)i * (size_t)dim, v, (size_t)dim * sizeof *v);
+    memcpy(sn->qv + (size_t)i * (size_t)dim, v->q, (size_t)dim);
+    sn->q_scale[i] = v->scale;
+    sn->q_resid[i] = v->resid;
+    sn->q_norm[i] = v->qnorm;
     sn->has_vec[i] = 1;
     sn->n_vec++;
     return 0;
 }
 
+/* The int8 forms of the vectors (vectors.c); exact ones come on demand. */
 static ms_status load_vectors(store *s, snapshot *sn, ms_error *err)
 {
     const char *id;
@@ -226,17 +232,18 @@ static ms_status load_vectors(store *s, snapshot *sn, ms_error *err)
     if (!id || dim <= 0 || sn->n == 0)
         return MS_OK;
     sn->dim = dim;
+    sn->s = s;
     sn->vec_embedder = strdup(id);
-    sn->vec = calloc(sn->n * (size_t)dim, sizeof *sn->vec);
-    if (!sn->vec || !sn->vec_embedder)
+    sn->qv = calloc(sn->n * (size_t)dim, 1);
+    sn->q_scale = calloc(sn->n, sizeof *sn->q_scale);
+    sn->q_resid = calloc(sn->n, sizeof *sn->q_resid);
+    sn->q_norm = calloc(sn->n, sizeof *sn->q_norm);
+    sn->exact = vcache_new(dim, sn->n);
+    if (!sn->qv || !sn->q_scale || !sn->q_resid || !sn->q_norm || !sn->exact ||
+        !sn->vec_embedder)
         return ms_fail(err, MS_NOMEM, "out of memory loading vectors (%zu x %d)", sn->n, dim);
     struct vec_ctx c = {sn};
-    ms_status st = store_scan_vectors(s, load_vector, &c, err);
-    if (!st && sn->n_vec == 0) {
-        free(sn->vec);
-        sn->vec = NULL;
-    }
-    return st;
+    return store_scan_qvectors(s, load_vector, &c, err);
 }
 
 typedef struct half_edge {
@@ -497,7 +504,11 @@ void snapshot_free(snapshot *sn)
     free(sn->pinned);
     free(sn->trust);
     free(sn->confidence);
-    free(sn->vec);
+    free(sn->qv);
+    free(sn->q_scale);
+    free(sn->q_resid);
+    free(sn->q_norm);
+    vcache_free(sn->exact);
     free(sn->has_vec);
     free(sn->vec_embedder);
     free(sn->e_off);

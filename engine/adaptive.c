@@ -7,10 +7,12 @@
  * traced as the adjustment "feedback" (relevance_score never changes):
  *
  *  - channel nudges per query type: delta_c(T) = sum over T's judgements of
- *    label * [c ranked m], divided by (their number + ADAPT_SMOOTH), clipped
- *    to +-ADAPT_CHANNEL_MAX. A memory of a type-T query that channel c
- *    ranked gets (1 + delta_c(T)) for each such c. Channels that keep
- *    finding what users mark relevant count for more on similar questions.
+ *    label * ([c ranked m] - k/5), k the number of channels that ranked m,
+ *    divided by (their number + ADAPT_SMOOTH), clipped to
+ *    +-ADAPT_CHANNEL_MAX. A memory of a type-T query that channel c ranked
+ *    gets (1 + delta_c(T)) for each such c. Channels that find what users
+ *    mark relevant more often than the others count for more on similar
+ *    questions; a memory every channel ranked teaches no channel anything.
  *  - memory boosts: a memory judged for a query that shares a content word
  *    (an FTS5 stem) with this one gets 1 + ADAPT_MEMORY_MAX * tanh(net / 2),
  *    net = the sum of those judgements' labels.
@@ -173,9 +175,11 @@ void adaptive_channels(const adaptive *a, int type, double delta[CH_COUNT])
         if (a->v[i].type != type)
             continue;
         n++;
+        /* credit relative to the average channel: a memory every channel
+         * ranked says nothing about which channel to trust */
+        double share = (double)__builtin_popcount(a->v[i].channels) / CH_COUNT;
         for (int c = 0; c < CH_COUNT; c++)
-            if (a->v[i].channels & CH_MASK(c))
-                sum[c] += a->v[i].label;
+            sum[c] += a->v[i].label * (((a->v[i].channels & CH_MASK(c)) ? 1.0 : 0.0) - share);
     }
     for (int c = 0; c < CH_COUNT; c++)
         delta[c] = fmax(-ADAPT_CHANNEL_MAX,

@@ -9,25 +9,7 @@
 # and sha256sum. Works in a temporary directory that it removes.
 set -u
 
-n=0
-failed=0
-ok() { # ok STATUS DESCRIPTION: STATUS 0 passes
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        failed=$((failed + 1))
-    fi
-}
-diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
-is() { # is GOT WANT DESCRIPTION
-    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; diag "got:      '$1'" "expected: '$2'"; fi
-}
-bail() { echo "Bail out! $*"; exit 1; }
-
-[ -n "${MEMSCOPE:-}" ] || bail "set MEMSCOPE to the absolute path of the memscope binary"
-[ -x "$MEMSCOPE" ] || bail "MEMSCOPE=$MEMSCOPE is not executable"
+. "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || bail "sqlite3 is needed (apt-get install sqlite3)"
 command -v sha256sum >/dev/null || bail "sha256sum is needed (coreutils)"
 
@@ -520,5 +502,4 @@ XDG_DATA_HOME='' "$MEMSCOPE" add from home >/dev/null 2>&1
 ok "$([ -f "$HOME/.local/share/memscope/memory.db" ]; echo $?)" \
     "without \$XDG_DATA_HOME the store is ~/.local/share/memscope/memory.db"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

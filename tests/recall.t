@@ -11,25 +11,7 @@
 # it removes.
 set -u
 
-n=0
-failed=0
-ok() { # ok STATUS DESCRIPTION: STATUS 0 passes
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        failed=$((failed + 1))
-    fi
-}
-diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
-is() { # is GOT WANT DESCRIPTION
-    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; diag "got:      '$1'" "expected: '$2'"; fi
-}
-bail() { echo "Bail out! $*"; exit 1; }
-
-[ -n "${MEMSCOPE:-}" ] || bail "set MEMSCOPE to the absolute path of the memscope binary"
-[ -x "$MEMSCOPE" ] || bail "MEMSCOPE=$MEMSCOPE is not executable"
+. "$(dirname "$0")/tap.sh"
 command -v python3 >/dev/null || bail "python3 is needed for the JSON checks"
 command -v sha256sum >/dev/null || bail "sha256sum is needed (coreutils)"
 
@@ -338,15 +320,15 @@ ok $? "health without --json lists the channels"
 
 # ---- usage errors ------------------------------------------------------------------------------
 
-usage() { # usage DESCRIPTION ARGS...: recall ARGS must exit 2 with a one-line
-    # error on stderr (then at most a "Try --help" hint) and nothing on stdout
+usage() { # usage DESCRIPTION ARGS...: recall ARGS must exit 2 with one error line
+    # on stderr (the --help hint on the same line) and nothing on stdout
     local what=$1
     shift
     run recall --db demo.db "$@"
     is "$rc" 2 "$what: exit 2"
-    ok "$(head -n 1 err | grep -q '^memscope recall: ' && [ "$(lines err)" -le 2 ] &&
-        { [ "$(lines err)" -eq 1 ] || tail -n 1 err | grep -q -- '--help'; } &&
-        [ ! -s out ]; echo $?)" "$what: one error line (and a --help hint), nothing on stdout"
+    ok "$(grep -q "^memscope: recall: .*see 'memscope recall --help'" err &&
+        [ "$(lines err)" -eq 1 ] && [ ! -s out ]; echo $?)" \
+        "$what: one error line with a --help hint, nothing on stdout"
 }
 usage "no query"
 usage "--limit 0" --limit 0 dentist
@@ -445,5 +427,4 @@ else
     is "$(sha ro/demo.db)" "$ro_sha" "read-only file, writable directory: the store is unchanged"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

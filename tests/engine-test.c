@@ -29,28 +29,10 @@
 #include "tests/tap.h"
 
 static char tmpdir[] = "/tmp/memscope-engine-test-XXXXXX";
+#include "tests/testdir.h"
 static embedder *emb; /* the built-in embedder, shared by every store */
 
-static const char *tpath(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
 
-static void remove_tmpdir(void)
-{
-    DIR *d = opendir(tmpdir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            unlink(tpath(e->d_name));
-    if (d)
-        closedir(d);
-    rmdir(tmpdir);
-}
 
 /* ---- building stores ------------------------------------------------------ */
 

@@ -19,27 +19,9 @@
 #define LOCOMO_FIXTURE "tests/data/locomo-tiny.json"
 
 static char tmpdir[] = "/tmp/memscope-import-test-XXXXXX";
+#include "tests/testdir.h"
 
-static const char *tpath(const char *name)
-{
-    static char buf[64][512]; /* a ring: valid for the next 63 calls */
-    static int k;
-    k = (k + 1) % 64;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
 
-static void remove_tmpdir(void)
-{
-    DIR *d = opendir(tmpdir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            unlink(tpath(e->d_name));
-    if (d)
-        closedir(d);
-    rmdir(tmpdir);
-}
 
 static int write_file(const char *path, const char *data, size_t len)
 {

@@ -19,28 +19,9 @@
 #include "tests/tap.h"
 
 static char tmpdir[] = "/tmp/memscope-store-test-XXXXXX";
+#include "tests/testdir.h"
 
-/* tmpdir/name in a static buffer (one of a few, so two can be in use). */
-static const char *tpath(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
 
-static void remove_tmpdir(void)
-{
-    DIR *d = opendir(tmpdir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            unlink(tpath(e->d_name));
-    if (d)
-        closedir(d);
-    rmdir(tmpdir);
-}
 
 /* The whole file, or NULL when it cannot be read. Caller frees. */
 static char *slurp(const char *path, size_t *len)

@@ -31,15 +31,8 @@
 #include "tui/text.c"
 
 static char tmpdir[] = "/tmp/memscope-view-test-XXXXXX";
+#include "tests/testdir.h"
 
-static const char *tpath(const char *name)
-{
-    static char paths[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(paths[k], sizeof paths[k], "%s/%s", tmpdir, name);
-    return paths[k];
-}
 
 static void write_file(const char *path, const char *text)
 {

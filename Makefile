@@ -28,10 +28,10 @@ PKG_CFLAGS := $(filter-out -D_XOPEN_SOURCE=% -D_DEFAULT_SOURCE,\
                 $(shell pkg-config --cflags $(PKGS) 2>/dev/null))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CFLAGS_ALL = -std=c11 $(WARN) $(OPT) $(SAN) -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=700 \
+CFLAGS_ALL = -std=c11 -pthread $(WARN) $(OPT) $(SAN) -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=700 \
              -DNCURSES_WIDECHAR=1 -DMEMSCOPE_VERSION='"$(VERSION)"' \
              -DMEMSCOPE_SHAREDIR='"$(SHAREDIR)"' -I. $(PKG_CFLAGS) $(CFLAGS)
-LDFLAGS_ALL = $(SAN) $(LDFLAGS)
+LDFLAGS_ALL = $(SAN) -pthread $(LDFLAGS)
 LIBS_CORE = $(filter -lsqlite3 -lcjson,$(PKG_LIBS)) -lm
 LIBS_ALL  = $(PKG_LIBS) -lm
 
@@ -98,18 +98,68 @@ demo:
 
 asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/memscope \
-	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer" OPT="-O1 -g" test
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" OPT="-O1 -g" test
 
 ubsan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/ubsan BIN=build/ubsan/memscope \
 	  SAN="-fsanitize=undefined -fno-sanitize-recover=undefined" OPT="-O1 -g" test
 
+VALGRIND ?= valgrind -q --leak-check=full --show-leak-kinds=definite,indirect \
+            --errors-for-leak-kinds=definite,indirect --error-exitcode=99
+
 valgrind: all tests
 	$(Q)MEMSCOPE_VALGRIND=1 MEMSCOPE=$(abspath $(BIN)) MEMSCOPE_TEST_BIN=$(abspath $(BUILD)/tests) \
-	  $(PROVE) --exec 'valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99' $(TEST_BIN)
+	  $(PROVE) --exec '$(VALGRIND)' $(TEST_BIN)
+
+# libFuzzer targets, tests/fuzz/fuzz-*.c: built with clang only by these
+# targets, never by `make` or `make test`. `make fuzz` runs each for
+# FUZZ_SECONDS, `make fuzz-smoke` (CI) for FUZZ_SMOKE_SECONDS; new inputs
+# collect in build/fuzz/corpus/, crashes in build/fuzz/artifacts/. Needs clang
+# and its runtimes (Debian: clang libclang-rt-dev).
+FUZZ_SRC      := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_NAMES    := $(FUZZ_SRC:tests/fuzz/fuzz-%.c=%)
+FUZZ_SECONDS  ?= 60
+FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_BUILD    := build/fuzz
+FUZZ_SAN      := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+                 -fno-omit-frame-pointer
+FUZZ_TUI_OBJ   = $(BUILD)/tui/theme.o $(BUILD)/tui/config.o $(BUILD)/tui/text.o
+
+fuzz-build:
+	$(Q)$(MAKE) -s --no-print-directory CC=clang BUILD=$(FUZZ_BUILD) SAN="$(FUZZ_SAN)" \
+	  OPT="-O1 -g" $(FUZZ_NAMES:%=$(FUZZ_BUILD)/bin/fuzz-%)
+
+$(BUILD)/bin/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h $(BUILD)/libcore.a $(FUZZ_TUI_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libcore.a \
+	  $(FUZZ_TUI_OBJ) $(LIBS_CORE)
+
+# fuzz_run SECONDS: run every target from its seed corpus; stop at a finding.
+fuzz_run = for t in $(FUZZ_NAMES); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts; \
+	  case $$t in jsonl|locomo|escape) d=json.dict;; dates|query) d=dates.dict;; *) d=;; esac; \
+	  echo "  FUZZ    $$t for $(1) s"; \
+	  $(FUZZ_BUILD)/bin/fuzz-$$t -max_total_time=$(1) -timeout=20 -rss_limit_mb=2560 \
+	    -artifact_prefix=$(abspath $(FUZZ_BUILD))/artifacts/$$t- \
+	    $${d:+-dict=tests/fuzz/$$d} $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
+	    >$(FUZZ_BUILD)/$$t.log 2>&1 \
+	    || { tail -n 60 $(FUZZ_BUILD)/$$t.log; echo "fuzz-$$t failed: see $(FUZZ_BUILD)/$$t.log"; exit 1; }; \
+	  grep -E '^Done [0-9]+ runs' $(FUZZ_BUILD)/$$t.log | sed 's/^/          /'; \
+	done
+
+fuzz: fuzz-build
+	$(Q)$(call fuzz_run,$(FUZZ_SECONDS))
+
+fuzz-smoke: fuzz-build
+	$(Q)$(call fuzz_run,$(FUZZ_SMOKE_SECONDS))
 
 eval: all
 	$(Q)MEMSCOPE=$(abspath $(BIN)) tools/eval-locomo.sh
+
+# memscope bench at 1k, 10k and 100k memories into docs/PERFORMANCE.md
+bench: all
+	$(Q)MEMSCOPE=$(abspath $(BIN)) CC="$(CC)" tools/bench.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(SHAREDIR)/themes
@@ -124,5 +174,6 @@ format:
 clean:
 	rm -rf build $(BIN) demo.db demo.db-wal demo.db-shm
 
-.PHONY: all test tests setup demo asan ubsan valgrind install format clean eval
+.PHONY: all test tests setup demo asan ubsan valgrind install format clean eval bench \
+        fuzz fuzz-build fuzz-smoke
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -14,7 +14,6 @@
 #include "engine_int.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,10 +77,36 @@ static int maybe_push(maybe_list *l, uint32_t idx, double est, double bound)
     return 0;
 }
 
-static int by_desc(const void *a, const void *b)
+/* The k-th largest of v[0..n) (k < n), reordering v: quickselect. */
+static double kth_largest(double *v, size_t n, size_t k)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x < y) - (x > y);
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] > pivot)
+                i++;
+            while (v[j] < pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
 }
 
 /* The keep-th largest lower bound (est - bound) of the list: at least keep
@@ -97,8 +122,7 @@ static double kth_lower(const maybe_list *l, size_t keep, ms_status *st, ms_erro
     }
     for (size_t k = 0; k < l->n; k++)
         lo[k] = l->v[k].est - l->v[k].bound;
-    qsort(lo, l->n, sizeof *lo, by_desc);
-    double v = lo[keep - 1];
+    double v = kth_largest(lo, l->n, keep - 1);
     free(lo);
     return v;
 }
@@ -145,7 +169,6 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
         if (cos >= SEMANTIC_MIN && ranked_push(out, l.v[k].idx, cos))
             st = ms_fail(err, MS_NOMEM, "out of memory");
     }
-    if (getenv("MS_DEBUG_R")) { size_t r = 0; for (size_t k = 0; k < l.n; k++) r += l.v[k].est + l.v[k].bound >= floor; fprintf(stderr, "semantic: %zu maybe, %zu exact, %zu out\n", l.n, r, out->n); }
     free(l.v);
     if (!st)
         ranked_finish(out, sn, c->top_n);

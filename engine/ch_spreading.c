@@ -28,7 +28,7 @@ static const char *health(const snapshot *sn, embedder *emb)
     (void)emb;
     if (sn->n == 0)
         return "store_empty";
-    int edges = sn->e_off && sn->e_off[sn->n] > 0;
+    int edges = sn->has_edges;
     int links = sn->me_off && sn->me_off[sn->n] > 0;
     return edges || links ? NULL : "no_edges";
 }
@@ -46,18 +46,24 @@ static void give(spread *sp, uint32_t v, double amount)
     sp->act[v] += amount;
 }
 
-/* Along the seed's stored edges (session adjacency, temporal proximity). */
-static void along_edges(const snapshot *sn, uint32_t u, double a, spread *sp)
+/* Along the seed's stored edges (session adjacency, temporal proximity).
+ * -1 when they cannot be read. */
+static int along_edges(const snapshot *sn, uint32_t u, double a, spread *sp)
 {
-    for (uint32_t e = sn->e_off[u]; e < sn->e_off[u + 1]; e++) {
-        uint32_t v = sn->e_dst[e];
-        double w = SPREAD_BASE * sn->e_w[e] * a;
-        if (sn->e_type[e] == STORE_EDGE_SESSION)
+    const snap_edge *ed;
+    size_t ne;
+    if (snapshot_edges(sn, u, &ed, &ne))
+        return -1;
+    for (size_t e = 0; e < ne; e++) {
+        uint32_t v = ed[e].other;
+        double w = SPREAD_BASE * ed[e].w * a;
+        if (ed[e].type == STORE_EDGE_SESSION)
             give(sp, v, sn->rid[v] > sn->rid[u] ? SPREAD_FORWARD * w : w);
-        else if (sn->e_type[e] == STORE_EDGE_TEMPORAL)
+        else if (ed[e].type == STORE_EDGE_TEMPORAL)
             give(sp, v, w);
         /* entity edges: walked through the entity links below instead */
     }
+    return 0;
 }
 
 /* Through the rare entities the seed mentions. */
@@ -94,7 +100,11 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
     for (size_t r = 0; r < seeds->n && r < SPREAD_SEEDS; r++) {
         uint32_t u = seeds->v[r].idx;
         double a = 1.0 / sqrt((double)r + 1.0);
-        along_edges(sn, u, a, &sp);
+        if (along_edges(sn, u, a, &sp)) {
+            st = ms_fail(err, MS_SQL, "cannot read the edges of memory #%lld",
+                         (long long)sn->rid[u]);
+            goto done;
+        }
         through_entities(sn, u, a, &sp);
     }
     for (size_t t = 0; t < sp.n && !st; t++)

@@ -17,6 +17,7 @@
 #include "engine_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,19 +129,43 @@ static ms_status date_list(const channel_ctx *c, ranked_list *out, ms_error *err
 }
 
 /* The memories that match the query's terms and carry a time expression. */
+/* Which memories say when in their own words (their content holds a time
+ * expression)? The same for every query, so worked out once per snapshot:
+ * for a memory the bm25 list holds, this is exactly "matches the query's
+ * terms AND content : (time expressions)". */
 struct mark_ctx {
     const snapshot *sn;
     uint8_t *mark;
 };
 
-static int mark_hit(void *p, int64_t rid, double score)
+static int mark_rid(void *p, int64_t rid)
 {
     struct mark_ctx *m = p;
-    (void)score;
     long i = snapshot_find(m->sn, rid);
     if (i >= 0)
         m->mark[i] = 1;
     return 0;
+}
+
+static ms_status time_marks(const channel_ctx *c, const uint8_t **out, ms_error *err)
+{
+    snapshot_lazy *lz = c->sn->lazy;
+    if (!lz->time_marks) {
+        uint8_t *mark = calloc(c->sn->n + 1, 1);
+        if (!mark)
+            return ms_fail(err, MS_NOMEM, "out of memory");
+        char match[sizeof time_expression + 16];
+        snprintf(match, sizeof match, "content : (%s)", time_expression);
+        struct mark_ctx m = {c->sn, mark};
+        ms_status st = store_fts_match(c->s, match, mark_rid, &m, err);
+        if (st) {
+            free(mark);
+            return st;
+        }
+        lz->time_marks = mark;
+    }
+    *out = lz->time_marks;
+    return MS_OK;
 }
 
 static ms_status when_list(const channel_ctx *c, ranked_list *out, ms_error *err)
@@ -148,24 +173,11 @@ static ms_status when_list(const channel_ctx *c, ranked_list *out, ms_error *err
     const ranked_list *bm = &c->lists[CH_BM25];
     if (bm->n == 0)
         return MS_OK;
-    char *terms = bm25_match(c->q);
-    size_t n = (terms ? strlen(terms) : 0) + sizeof time_expression + 64;
-    char *match = malloc(n);
-    uint8_t *mark = calloc(c->sn->n + 1, 1);
-    ms_status st = MS_OK;
-    if (!terms || !match || !mark)
-        st = ms_fail(err, MS_NOMEM, "out of memory");
-    if (!st) {
-        snprintf(match, n, "(%s) AND content : (%s)", terms, time_expression);
-        struct mark_ctx m = {c->sn, mark};
-        st = store_fts(c->s, match, (int)c->sn->n + 1, mark_hit, &m, err);
-    }
+    const uint8_t *mark = NULL;
+    ms_status st = time_marks(c, &mark, err);
     for (size_t r = 0; !st && r < bm->n; r++)
         if (mark[bm->v[r].idx] && ranked_push(out, bm->v[r].idx, bm->v[r].raw))
             st = ms_fail(err, MS_NOMEM, "out of memory");
-    free(terms);
-    free(match);
-    free(mark);
     return st;
 }
 

@@ -73,9 +73,10 @@ static int utf8_at(const unsigned char *s, unsigned *cp)
     return n;
 }
 
-/* The features of one text: distinct hashes with counts and weights. One
- * per thread, reused: only the slots a text used are cleared after it
- * (clearing all 160 KB per text was most of an import's embedding time). */
+/* The features of one text: distinct hashes with counts and weights. A
+ * batch of texts reuses one table: only the slots a text used are cleared
+ * after it (clearing all 190 KB for every text was most of an import's
+ * embedding time). */
 typedef struct features {
     uint32_t h[HASH_FEATURES_MAX];
     uint32_t tf[HASH_FEATURES_MAX];
@@ -84,16 +85,6 @@ typedef struct features {
     uint32_t slot[2 * HASH_FEATURES_MAX]; /* open addressing: index + 1 */
     size_t n;
 } features;
-
-static _Thread_local features *scratch;
-
-/* This thread's empty feature table (allocated once), or NULL. */
-static features *features_get(void)
-{
-    if (!scratch)
-        scratch = calloc(1, sizeof *scratch);
-    return scratch;
-}
 
 /* Empty f again for the next text. */
 static void features_reset(features *f)
@@ -183,11 +174,10 @@ static void on_token(void *p, const char *t, size_t n)
     token_features(c->f, t, n, w);
 }
 
-int embed_hash_weighted(const char *text, float *v, int dim, embed_weight_fn weight, void *ctx)
+/* The vector of text into v[dim], with the empty table f (left empty). */
+static void embed_features(features *f, const char *text, float *v, int dim,
+                           embed_weight_fn weight, void *ctx)
 {
-    features *f = features_get();
-    if (!f)
-        return -1;
     struct embed_ctx c = {f, weight, ctx};
     each_token(text, on_token, &c);
     memset(v, 0, (size_t)dim * sizeof *v);
@@ -204,6 +194,15 @@ int embed_hash_weighted(const char *text, float *v, int dim, embed_weight_fn wei
         for (int i = 0; i < dim; i++)
             v[i] *= inv;
     }
+}
+
+int embed_hash_weighted(const char *text, float *v, int dim, embed_weight_fn weight, void *ctx)
+{
+    features *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    embed_features(f, text, v, dim, weight, ctx);
+    free(f);
     return 0;
 }
 
@@ -216,9 +215,12 @@ void embed_hash_text(const char *text, float *v, int dim)
 static ms_status hash_embed(embedder *e, const char *const *texts, size_t n, float *out,
                             ms_error *err)
 {
-    (void)err;
+    features *f = calloc(1, sizeof *f); /* one table for the batch */
+    if (!f)
+        return ms_fail(err, MS_NOMEM, "out of memory computing vectors");
     for (size_t i = 0; i < n; i++)
-        embed_hash_text(texts[i], out + i * (size_t)e->dim, e->dim);
+        embed_features(f, texts[i], out + i * (size_t)e->dim, e->dim, NULL, NULL);
+    free(f);
     return MS_OK;
 }
 
@@ -296,6 +298,7 @@ void embed_vectorizer(embedder *e, store_vectorizer *out)
     out->id = e->id;
     out->dim = e->dim;
     out->batch = e->batch;
+    out->background = e->ops == &hash_ops; /* pure computation: any thread will do */
     out->embed = vectorize;
     out->ctx = e;
 }

@@ -498,8 +498,12 @@ static void floor_associate(run *x, recall_hit *hs, size_t n)
             if (!by || strcmp(by, "association") == 0)
                 continue;
             long j = snapshot_find(sn, hs[u].mem.rid);
-            for (uint32_t e = sn->e_off[i]; j >= 0 && e < sn->e_off[i + 1]; e++)
-                if (sn->e_dst[e] == (uint32_t)j) {
+            const snap_edge *ed = NULL;
+            size_t ne = 0;
+            if (j >= 0)
+                snapshot_edges(sn, (size_t)i, &ed, &ne); /* unreadable: no edge */
+            for (size_t e = 0; e < ne; e++)
+                if (ed[e].other == (uint32_t)j) {
                     hs[t].passed_by = "association";
                     snprintf(hs[t].associated, sizeof hs[t].associated, "%s", hs[u].mem.id);
                     break;
@@ -895,10 +899,12 @@ const char *engine_query_type(engine *e, const char *text)
         return "general";
     query q = {0}; /* query_clear is safe when refresh fails before analysis */
     const char *name = "general";
-    if (!refresh(e, &err) && !query_analyse(e->s, e->sn, NULL, text, (int64_t)time(NULL), &q,
-                                            &err))
+    char *clean = clean_query(text); /* as engine_recall sees it: valid UTF-8, cut */
+    if (clean && !refresh(e, &err) &&
+        !query_analyse(e->s, e->sn, NULL, clean, (int64_t)time(NULL), &q, &err))
         name = query_type_name(q.type);
     query_clear(&q);
+    free(clean);
     store_end(e->s, NULL);
     return name;
 }

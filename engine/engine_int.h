@@ -12,6 +12,15 @@
 /* ---- snapshot: the profile in memory ------------------------------------ */
 
 typedef struct vcache vcache; /* exact vectors read on demand (vectors.c) */
+typedef struct term_cache term_cache; /* document counts of terms (terms.c) */
+typedef struct snap_adj snap_adj;     /* one memory's edges (edges.c) */
+
+/* What recall works out once per snapshot, when it is first needed. */
+typedef struct snapshot_lazy {
+    uint8_t *time_marks;  /* [n] content says when (ch_temporal.c), or NULL */
+    term_cache *terms;    /* document counts asked so far, or NULL */
+    snap_adj **adj;       /* [n] edges read so far (edges.c), or NULL */
+} snapshot_lazy;
 
 /* Memories are addressed by index 0..n-1 (ascending rid). Built once per
  * store version; read-only afterwards (but for the cache of exact vectors). */
@@ -21,6 +30,10 @@ typedef struct snapshot {
     size_t n;
     int64_t n_all;         /* memories in every profile (for idf) */
     int64_t *rid;          /* [n] ascending */
+    int32_t *rid_index;    /* [rid_span] rid - rid_base -> index or -1; NULL when
+                              the rids are too sparse (snapshot_find searches) */
+    int64_t rid_base;
+    size_t rid_span;
     int64_t *when;         /* [n] event time if known, else created time */
     int64_t *created;      /* [n] */
     int32_t *session;      /* [n] interned session, -1 when none */
@@ -37,12 +50,10 @@ typedef struct snapshot {
     size_t n_vec;
     char *vec_embedder;    /* who made them */
     vcache *exact;         /* exact vectors read so far (snapshot_vector) */
+    snapshot_lazy *lazy;   /* worked out on first use (never NULL) */
     store *s;              /* the store they are read from (borrowed) */
-    /* edges, both directions, CSR */
-    uint32_t *e_off;       /* [n + 1] */
-    uint32_t *e_dst;       /* [e_off[n]] */
-    float *e_w;            /* [e_off[n]] */
-    uint8_t *e_type;       /* [e_off[n]] */
+    /* edges: read per memory on first use (snapshot_edges) */
+    int has_edges;         /* the profile holds at least one */
     /* entities: memory -> entities and entity -> memories, CSR */
     size_t n_ent;
     char **ent_norm;       /* [n_ent] lower-case names */
@@ -92,6 +103,29 @@ double vectors_approx(const snapshot *sn, const vec_query *q, size_t i, double *
 
 /* Dot product of two int8 vectors. */
 int32_t vectors_idot(const int8_t *a, const int8_t *b, int dim);
+
+/* ---- edges (edges.c) ------------------------------------------------------ */
+
+/* One edge of a memory, seen from it. */
+typedef struct snap_edge {
+    uint32_t other; /* the memory at the other end (index) */
+    float w;        /* weight 0..1 */
+    uint8_t type;   /* store_edge_type */
+} snap_edge;
+
+/* The edges of memory i, both directions, in the order of the store's
+ * (src, dst, type) key; read from the store the first time (inside the
+ * recall's read transaction) and kept with the snapshot. 0, or -1 when they
+ * cannot be read (then *n is 0). */
+int snapshot_edges(const snapshot *sn, size_t i, const snap_edge **out, size_t *n);
+void snapshot_edges_free(snapshot_lazy *lz, size_t n);
+
+/* ---- term counts (terms.c) ------------------------------------------------ */
+
+/* store_term_docs, asked once per snapshot and term. */
+ms_status snapshot_term_docs(const snapshot *sn, store *s, const char *term, int64_t *df,
+                             ms_error *err);
+void term_cache_free(term_cache *c);
 
 /* ---- query analysis ------------------------------------------------------ */
 

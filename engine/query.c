@@ -200,7 +200,7 @@ static ms_status term_idf(store *s, const snapshot *sn, query *q, ms_error *err)
     q->unknown_terms = q->n_terms == 0; /* nothing to look up counts as unknown */
     int dated = 0;
     for (int i = 0; i < q->n_terms; i++) {
-        ms_status st = store_term_docs(s, q->terms[i].text, &q->terms[i].df, err);
+        ms_status st = snapshot_term_docs(sn, s, q->terms[i].text, &q->terms[i].df, err);
         if (st)
             return st;
         double df = (double)q->terms[i].df;
@@ -349,7 +349,7 @@ static double token_weight(void *p, const char *t, size_t n)
     char stem[64];
     int64_t df = 0;
     if (query_stem(c->s, t, n, stem, sizeof stem) == 0)
-        store_term_docs(c->s, stem, &df, NULL);
+        snapshot_term_docs(c->sn, c->s, stem, &df, NULL);
     double nn = (double)(c->sn->n_all > 0 ? c->sn->n_all : 1);
     return log((nn + 1) / ((double)df + 1)) + 1;
 }

@@ -99,18 +99,19 @@ static void interner_free(interner *t)
 typedef struct mem_row {
     int64_t rid, when, created;
     int32_t session;
-    char *speaker; /* match form, resolved to an entity once entities are in */
+    int32_t speaker; /* interned as written, -1 when none; resolved to an
+                        entity once entities are in */
     uint8_t pinned;
     double trust, confidence;
 } mem_row;
 
 struct load_ctx {
     grow rows;
-    interner sessions;
+    interner sessions, speakers;
     int oom;
 };
 
-static int load_memory(void *p, const store_memory *m)
+static int load_memory(void *p, const store_meta *m)
 {
     struct load_ctx *c = p;
     mem_row *r = grow_push(&c->rows);
@@ -122,36 +123,80 @@ static int load_memory(void *p, const store_memory *m)
     r->created = m->created_ts;
     r->when = m->event_ts != STORE_TS_NONE ? m->event_ts : m->created_ts;
     r->session = m->session ? intern(&c->sessions, m->session) : -1;
-    if (r->session == -2) {
+    r->speaker = m->speaker && *m->speaker ? intern(&c->speakers, m->speaker) : -1;
+    if (r->session == -2 || r->speaker == -2) {
         c->oom = 1;
         return 1;
     }
-    r->speaker = NULL;
-    if (m->speaker && *m->speaker) {
-        size_t n = strlen(m->speaker), cap = 4 * n + 8;
-        if (!(r->speaker = malloc(cap))) {
-            c->oom = 1;
-            return 1;
-        }
-        store_entity_norm(m->speaker, n, r->speaker, cap);
-    }
     r->pinned = m->pinned != 0;
-    r->trust = store_trust_score(m);
+    r->trust = m->trust_alpha / (m->trust_alpha + m->trust_beta); /* store_trust_score */
     r->confidence = m->memory_confidence;
     return 0;
 }
 
-/* Speakers as they were read, until entities are loaded. */
+/* Speakers as they were read, until entities are loaded: each memory's
+ * speaker as an index into the distinct speakers' match forms. */
 typedef struct pending_speakers {
-    char **norm; /* [n] */
-    size_t n;
+    int32_t *of; /* [n] index into norm, -1 when none */
+    char **norm; /* [n_norm] match forms, owned */
+    size_t n, n_norm;
 } pending_speakers;
+
+static void pending_speakers_free(pending_speakers *ps)
+{
+    for (size_t k = 0; ps->norm && k < ps->n_norm; k++)
+        free(ps->norm[k]);
+    free(ps->norm);
+    free(ps->of);
+}
+
+/* The match form of each distinct speaker, by its interned id. */
+static int speaker_norms(const interner *t, pending_speakers *ps)
+{
+    ps->n_norm = t->n;
+    ps->norm = calloc(t->n + 1, sizeof *ps->norm);
+    if (!ps->norm)
+        return -1;
+    for (size_t j = 0; j < t->cap; j++) {
+        if (!t->keys[j])
+            continue;
+        size_t n = strlen(t->keys[j]), cap = 4 * n + 8;
+        char *norm = malloc(cap);
+        if (!norm)
+            return -1;
+        store_entity_norm(t->keys[j], n, norm, cap);
+        ps->norm[t->ids[j]] = norm;
+    }
+    return 0;
+}
+
+/* rid -> index without a search when the rids are dense (the usual case). */
+static void build_rid_index(snapshot *sn)
+{
+    if (sn->n == 0)
+        return;
+    uint64_t span = (uint64_t)(sn->rid[sn->n - 1] - sn->rid[0]) + 1;
+    if (span > 2 * (uint64_t)sn->n + 1024 || span > INT32_MAX)
+        return;
+    sn->rid_index = malloc(span * sizeof *sn->rid_index);
+    if (!sn->rid_index)
+        return; /* snapshot_find searches instead */
+    for (uint64_t k = 0; k < span; k++)
+        sn->rid_index[k] = -1;
+    for (size_t i = 0; i < sn->n; i++)
+        sn->rid_index[sn->rid[i] - sn->rid[0]] = (int32_t)i;
+    sn->rid_base = sn->rid[0];
+    sn->rid_span = (size_t)span;
+}
 
 static ms_status load_memories(store *s, snapshot *sn, pending_speakers *ps, ms_error *err)
 {
     struct load_ctx c = {.rows = {.size = sizeof(mem_row)}};
-    ms_status st = store_scan(s, 0, STORE_SCAN_NONE, load_memory, &c, err);
+    ms_status st = store_scan_meta(s, load_memory, &c, err);
+    if (!st && !c.oom && speaker_norms(&c.speakers, ps))
+        c.oom = 1;
     interner_free(&c.sessions);
+    interner_free(&c.speakers);
     if (!st && c.oom)
         st = ms_fail(err, MS_NOMEM, "out of memory loading memories");
     size_t n = c.rows.n;
@@ -163,10 +208,10 @@ static ms_status load_memories(store *s, snapshot *sn, pending_speakers *ps, ms_
     sn->pinned = malloc(n + 1);
     sn->trust = malloc((n + 1) * sizeof *sn->trust);
     sn->confidence = malloc((n + 1) * sizeof *sn->confidence);
-    ps->norm = calloc(n + 1, sizeof *ps->norm);
-    ps->n = ps->norm ? n : 0;
+    ps->of = malloc((n + 1) * sizeof *ps->of);
+    ps->n = n;
     if (!st && (!sn->rid || !sn->when || !sn->created || !sn->session || !sn->pinned ||
-                !sn->trust || !sn->confidence || !ps->norm))
+                !sn->trust || !sn->confidence || !ps->of))
         st = ms_fail(err, MS_NOMEM, "out of memory loading memories");
     const mem_row *rows = c.rows.p;
     for (size_t i = 0; !st && i < n; i++) {
@@ -179,17 +224,21 @@ static ms_status load_memories(store *s, snapshot *sn, pending_speakers *ps, ms_
         sn->confidence[i] = rows[i].confidence;
         if (i == 0 || rows[i].when > sn->newest)
             sn->newest = rows[i].when;
-        ps->norm[i] = rows[i].speaker;
+        ps->of[i] = rows[i].speaker;
     }
-    if (st || !ps->norm)
-        for (size_t i = 0; i < n; i++)
-            free(rows[i].speaker);
     free(c.rows.p);
+    if (!st)
+        build_rid_index(sn);
     return st;
 }
 
 long snapshot_find(const snapshot *sn, int64_t rid)
 {
+    if (sn->rid_index) {
+        if (rid < sn->rid_base || (uint64_t)(rid - sn->rid_base) >= sn->rid_span)
+            return -1;
+        return sn->rid_index[rid - sn->rid_base];
+    }
     size_t lo = 0, hi = sn->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -246,72 +295,12 @@ static ms_status load_vectors(store *s, snapshot *sn, ms_error *err)
     return store_scan_qvectors(s, load_vector, &c, err);
 }
 
-typedef struct half_edge {
-    uint32_t a, b;
-    float w;
-    uint8_t type;
-} half_edge;
-
-struct edge_ctx {
-    snapshot *sn;
-    grow list;
-    int oom;
-};
-
-static int load_edge(void *p, const store_edge *e)
-{
-    struct edge_ctx *c = p;
-    long a = snapshot_find(c->sn, e->src), b = snapshot_find(c->sn, e->dst);
-    if (a < 0 || b < 0)
-        return 0;
-    half_edge *h = grow_push(&c->list);
-    if (!h) {
-        c->oom = 1;
-        return 1;
-    }
-    *h = (half_edge){(uint32_t)a, (uint32_t)b, (float)e->weight, (uint8_t)e->type};
-    return 0;
-}
-
-/* Both directions of every edge into CSR arrays. */
+/* Only whether there are any: each memory's edges are read when first
+ * needed (edges.c). */
 static ms_status load_edges(store *s, snapshot *sn, ms_error *err)
 {
-    struct edge_ctx c = {sn, {.size = sizeof(half_edge)}, 0};
-    ms_status st = store_scan_edges(s, load_edge, &c, err);
-    if (!st && c.oom)
-        st = ms_fail(err, MS_NOMEM, "out of memory loading edges");
-    size_t m = c.list.n * 2;
-    sn->e_off = calloc(sn->n + 1, sizeof *sn->e_off);
-    sn->e_dst = malloc((m + 1) * sizeof *sn->e_dst);
-    sn->e_w = malloc((m + 1) * sizeof *sn->e_w);
-    sn->e_type = malloc(m + 1);
-    if (!st && (!sn->e_off || !sn->e_dst || !sn->e_w || !sn->e_type))
-        st = ms_fail(err, MS_NOMEM, "out of memory loading edges");
-    const half_edge *h = c.list.p;
-    if (!st) {
-        for (size_t i = 0; i < c.list.n; i++) {
-            sn->e_off[h[i].a + 1]++;
-            sn->e_off[h[i].b + 1]++;
-        }
-        for (size_t i = 0; i < sn->n; i++)
-            sn->e_off[i + 1] += sn->e_off[i];
-        uint32_t *fill = malloc((sn->n + 1) * sizeof *fill);
-        if (!fill) {
-            st = ms_fail(err, MS_NOMEM, "out of memory loading edges");
-        } else {
-            memcpy(fill, sn->e_off, (sn->n + 1) * sizeof *fill);
-            for (size_t i = 0; i < c.list.n; i++) {
-                uint32_t x = fill[h[i].a]++, y = fill[h[i].b]++;
-                sn->e_dst[x] = h[i].b;
-                sn->e_dst[y] = h[i].a;
-                sn->e_w[x] = sn->e_w[y] = h[i].w;
-                sn->e_type[x] = sn->e_type[y] = h[i].type;
-            }
-            free(fill);
-        }
-    }
-    free(c.list.p);
-    return st;
+    sn->s = s;
+    return store_has_edges(s, &sn->has_edges, err);
 }
 
 struct link_ctx {
@@ -410,26 +399,43 @@ long snapshot_entity(const snapshot *sn, const char *norm)
     return -1;
 }
 
+/* Entities as the store lists them (eid order): their eids, match forms
+ * and kinds. */
+typedef struct ent_rows {
+    grow eid, norm, kind;
+    int oom;
+} ent_rows;
+
+static int load_entity(void *p, const store_entity *e)
+{
+    ent_rows *r = p;
+    int64_t *eid = grow_push(&r->eid);
+    char **norm = grow_push(&r->norm);
+    uint8_t *kind = grow_push(&r->kind);
+    if (!eid || !norm || !kind || !(*norm = strdup(e->norm ? e->norm : ""))) {
+        if (norm && r->norm.n)
+            r->norm.n--; /* the slot holds no string */
+        r->oom = 1;
+        return 1;
+    }
+    *eid = e->eid;
+    *kind = (uint8_t)e->kind;
+    return 0;
+}
+
 static ms_status load_entities(store *s, snapshot *sn, ms_error *err)
 {
-    store_entity *ents = NULL;
-    size_t ne = 0;
-    ms_status st = store_entities_all(s, &ents, &ne, err);
-    if (st)
-        return st;
-    sn->n_ent = ne;
-    sn->ent_norm = calloc(ne + 1, sizeof *sn->ent_norm);
-    sn->ent_kind = malloc(ne + 1);
-    struct link_ctx c = {sn, {.size = sizeof(pair)}, 0, malloc((ne + 1) * sizeof(int64_t))};
-    if (!sn->ent_norm || !sn->ent_kind || !c.eids)
+    ent_rows r = {{.size = sizeof(int64_t)}, {.size = sizeof(char *)}, {.size = 1}, 0};
+    ms_status st = store_scan_entities(s, load_entity, &r, err);
+    if (!st && r.oom)
         st = ms_fail(err, MS_NOMEM, "out of memory loading entities");
-    for (size_t i = 0; !st && i < ne; i++) { /* store_entities_all orders by eid */
-        c.eids[i] = ents[i].eid;
-        sn->ent_norm[i] = ents[i].norm;
-        ents[i].norm = NULL;
-        sn->ent_kind[i] = (uint8_t)ents[i].kind;
-    }
-    store_entities_free(ents, ne);
+    size_t ne = r.norm.n;
+    sn->n_ent = ne;
+    sn->ent_norm = r.norm.p ? r.norm.p : calloc(1, sizeof *sn->ent_norm);
+    sn->ent_kind = r.kind.p ? r.kind.p : calloc(1, 1);
+    struct link_ctx c = {sn, {.size = sizeof(pair)}, 0, r.eid.p};
+    if (!st && (!sn->ent_norm || !sn->ent_kind))
+        st = ms_fail(err, MS_NOMEM, "out of memory loading entities");
     if (!st)
         st = store_scan_links(s, load_link, &c, err);
     if (!st && c.oom)
@@ -451,12 +457,18 @@ static ms_status resolve_speakers(snapshot *sn, pending_speakers *ps, ms_error *
     sn->ent_speaker = calloc(sn->n_ent + 1, 1);
     if (!sn->speaker_ent || !sn->ent_speaker)
         return ms_fail(err, MS_NOMEM, "out of memory loading speakers");
+    int32_t *ent = malloc((ps->n_norm + 1) * sizeof *ent);
+    if (!ent)
+        return ms_fail(err, MS_NOMEM, "out of memory loading speakers");
+    for (size_t k = 0; k < ps->n_norm; k++)
+        ent[k] = (int32_t)snapshot_entity(sn, ps->norm[k]);
     for (size_t i = 0; i < sn->n; i++) {
-        long e = ps->norm[i] ? snapshot_entity(sn, ps->norm[i]) : -1;
-        sn->speaker_ent[i] = (int32_t)e;
+        int32_t e = ps->of[i] >= 0 ? ent[ps->of[i]] : -1;
+        sn->speaker_ent[i] = e;
         if (e >= 0)
             sn->ent_speaker[e] = 1;
     }
+    free(ent);
     return MS_OK;
 }
 
@@ -466,6 +478,10 @@ ms_status snapshot_load(store *s, snapshot **out, ms_error *err)
     snapshot *sn = calloc(1, sizeof *sn);
     if (!sn)
         return ms_fail(err, MS_NOMEM, "out of memory");
+    if (!(sn->lazy = calloc(1, sizeof *sn->lazy))) {
+        free(sn);
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    }
     snprintf(sn->profile, sizeof sn->profile, "%s", store_profile(s));
     sn->data_version = store_data_version(s);
     pending_speakers ps = {0};
@@ -480,9 +496,7 @@ ms_status snapshot_load(store *s, snapshot **out, ms_error *err)
         st = load_entities(s, sn, err);
     if (!st)
         st = resolve_speakers(sn, &ps, err);
-    for (size_t i = 0; i < ps.n; i++)
-        free(ps.norm[i]);
-    free(ps.norm);
+    pending_speakers_free(&ps);
     if (st) {
         snapshot_free(sn);
         return st;
@@ -495,7 +509,14 @@ void snapshot_free(snapshot *sn)
 {
     if (!sn)
         return;
+    if (sn->lazy) {
+        free(sn->lazy->time_marks);
+        term_cache_free(sn->lazy->terms);
+        snapshot_edges_free(sn->lazy, sn->n);
+        free(sn->lazy);
+    }
     free(sn->rid);
+    free(sn->rid_index);
     free(sn->when);
     free(sn->created);
     free(sn->session);
@@ -511,10 +532,6 @@ void snapshot_free(snapshot *sn)
     vcache_free(sn->exact);
     free(sn->has_vec);
     free(sn->vec_embedder);
-    free(sn->e_off);
-    free(sn->e_dst);
-    free(sn->e_w);
-    free(sn->e_type);
     for (size_t i = 0; sn->ent_norm && i < sn->n_ent; i++)
         free(sn->ent_norm[i]);
     free(sn->ent_norm);

@@ -135,7 +135,6 @@ double vectors_approx(const snapshot *sn, const vec_query *q, size_t i, double *
     /* |q.v - q'.v'| <= |q|.|v - v'| + |q - q'|.|v'|, plus the rounding of
      * the exact float computation, |q|.|v| gamma, with |v| <= |v'| + resid */
     double vn = sn->q_norm[i] + sn->q_resid[i];
-    *bound = q->norm * sn->q_resid[i] + q->resid * sn->q_norm[i] + q->gamma * q->norm * vn +
-             1e-12;
+    *bound = q->norm * sn->q_resid[i] + q->resid * sn->q_norm[i] + q->gamma * q->norm * vn + 1e-12;
     return a;
 }

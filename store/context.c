@@ -32,8 +32,33 @@ static ms_status neighbour(store *s, int64_t rid, const char *session, int dir, 
     return MS_OK;
 }
 
-/* Append the memory's own words (its content without a leading "Speaker:")
- * to *buf. */
+/* The words of a memory as its neighbours' context shows them: its content
+ * without a leading "Speaker:" (and the space after it). */
+static const char *body_of(const char *text, const char *speaker)
+{
+    size_t n = speaker ? strlen(speaker) : 0;
+    if (text && n && strncmp(text, speaker, n) == 0 && text[n] == ':')
+        text += n + 1 + (text[n + 1] == ' ');
+    return text;
+}
+
+/* Append text to *buf, after a space when *buf is not empty. */
+static ms_status append_text(const char *text, char **buf, size_t *len, ms_error *err)
+{
+    size_t add = text ? strlen(text) : 0;
+    char *g = realloc(*buf, *len + add + 2);
+    if (!g)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    *buf = g;
+    if (*len)
+        (*buf)[(*len)++] = ' ';
+    memcpy(*buf + *len, text ? text : "", add);
+    *len += add;
+    (*buf)[*len] = '\0';
+    return MS_OK;
+}
+
+/* Append the memory's own words to *buf (nothing when rid is 0 or gone). */
 static ms_status append_body(store *s, int64_t rid, char **buf, size_t *len, ms_error *err)
 {
     if (!rid)
@@ -43,28 +68,32 @@ static ms_status append_body(store *s, int64_t rid, char **buf, size_t *len, ms_
         return err ? err->code : MS_SQL;
     sqlite3_bind_int64(st, 1, rid);
     int rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW) {
-        sqlite3_reset(st);
-        return rc == SQLITE_DONE ? MS_OK : store_sql_fail(s, rc, "reading a turn", err);
-    }
-    const char *text = (const char *)sqlite3_column_text(st, 0);
-    const char *speaker = (const char *)sqlite3_column_text(st, 1);
-    size_t n = speaker ? strlen(speaker) : 0;
-    if (text && n && strncmp(text, speaker, n) == 0 && text[n] == ':')
-        text += n + 1 + (text[n + 1] == ' ');
-    size_t add = text ? strlen(text) : 0;
-    char *g = realloc(*buf, *len + add + 2);
-    if (!g) {
-        sqlite3_reset(st);
-        return ms_fail(err, MS_NOMEM, "out of memory");
-    }
-    *buf = g;
-    if (*len)
-        (*buf)[(*len)++] = ' ';
-    memcpy(*buf + *len, text ? text : "", add);
-    *len += add;
-    (*buf)[*len] = '\0';
+    ms_status code = MS_OK;
+    if (rc == SQLITE_ROW)
+        code = append_text(body_of((const char *)sqlite3_column_text(st, 0),
+                                   (const char *)sqlite3_column_text(st, 1)),
+                           buf, len, err);
+    else if (rc != SQLITE_DONE)
+        code = store_sql_fail(s, rc, "reading a turn", err);
     sqlite3_reset(st);
+    return code;
+}
+
+/* Set rid's context column to text (taking it out of the index first). */
+static ms_status set_context(store *s, int64_t rid, const char *text, ms_error *err)
+{
+    ms_status st = store_fts_pending(s, rid, err);
+    sqlite3_stmt *q = st ? NULL : store_stmt(s, ST_CONTEXT_SET, err);
+    if (!st && !q)
+        st = err ? err->code : MS_SQL;
+    if (st)
+        return st;
+    sqlite3_bind_int64(q, 1, rid);
+    sqlite3_bind_text(q, 2, text, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(q);
+    sqlite3_reset(q);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "indexing a turn's neighbours", err);
     return MS_OK;
 }
 
@@ -81,17 +110,8 @@ static ms_status refresh(store *s, int64_t rid, const char *session, ms_error *e
         st = append_body(s, prev, &buf, &len, err);
     if (!st)
         st = append_body(s, next, &buf, &len, err);
-    sqlite3_stmt *q = st ? NULL : store_stmt(s, ST_CONTEXT_SET, err);
-    if (!st && !q)
-        st = err ? err->code : MS_SQL;
-    if (!st) {
-        sqlite3_bind_int64(q, 1, rid);
-        sqlite3_bind_text(q, 2, buf ? buf : "", -1, SQLITE_STATIC);
-        int rc = sqlite3_step(q);
-        sqlite3_reset(q);
-        if (rc != SQLITE_DONE)
-            st = store_sql_fail(s, rc, "indexing a turn's neighbours", err);
-    }
+    if (!st)
+        st = set_context(s, rid, buf ? buf : "", err);
     free(buf);
     return st;
 }
@@ -126,4 +146,54 @@ ms_status store_context_neighbours(store *s, int64_t rid, const char *session, i
 ms_status store_context_refresh(store *s, int64_t rid, const char *session, ms_error *err)
 {
     return rid && session ? refresh(s, rid, session, err) : MS_OK;
+}
+
+/* The words of rid for a neighbour's context: remembered from its own
+ * append, else read. */
+static ms_status append_body_of(store *s, int64_t rid, char **buf, size_t *len, ms_error *err)
+{
+    const char *known = store_wcache_body(s, rid);
+    return known ? append_text(known, buf, len, err) : append_body(s, rid, buf, len, err);
+}
+
+ms_status store_context_new(store *s, const store_memory *m, int64_t prev[2], int *n_prev,
+                            char **context, ms_error *err)
+{
+    *n_prev = 0;
+    *context = NULL;
+    sqlite3_stmt *st = store_stmt(s, ST_SESSION_PREV, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, m->session, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, INT64_MAX);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n_prev < 2)
+        prev[(*n_prev)++] = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "finding session neighbours", err);
+    size_t len = 0;
+    return *n_prev ? append_body_of(s, prev[0], context, &len, err) : MS_OK;
+}
+
+ms_status store_context_appended(store *s, const store_memory *m, const int64_t *prev,
+                                 int n_prev, ms_error *err)
+{
+    /* m, the newest row, has no next turn: its context (written with it by
+     * store_context_new) is the turn before it; that turn's is the one
+     * before that and m */
+    const char *mine = body_of(m->content, m->speaker);
+    store_wcache_set_body(s, m->rid, mine);
+    if (n_prev == 0)
+        return MS_OK; /* no neighbours: the context stays empty */
+    char *ctx_p = NULL;
+    size_t lp = 0;
+    ms_status st = n_prev > 1 ? append_body_of(s, prev[1], &ctx_p, &lp, err) : MS_OK;
+    if (!st)
+        st = append_text(mine, &ctx_p, &lp, err);
+    if (!st)
+        st = set_context(s, prev[0], ctx_p ? ctx_p : "", err);
+    free(ctx_p);
+    return st;
 }

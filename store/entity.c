@@ -60,22 +60,26 @@ static int is_stop(const char *norm)
                    cmp_str) != NULL;
 }
 
-/* Decode one UTF-8 code point at s (valid input); *n gets its length. */
-static unsigned decode(const unsigned char *s, int *n)
+/* Decode one UTF-8 code point at s, of which avail >= 1 bytes may be read;
+ * *n gets its length. A sequence that is cut short by avail or malformed
+ * (text cut at a byte limit, a query never checked) is U+FFFD, one byte
+ * long, so nothing past avail is ever read. */
+static unsigned decode(const unsigned char *s, size_t avail, int *n)
 {
-    if (s[0] < 0x80) {
-        *n = 1;
+    int len = s[0] < 0x80 ? 1 : s[0] < 0xc0 ? 0 : s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+    *n = 1;
+    if (len == 1)
         return s[0];
-    }
-    if (s[0] < 0xe0) {
-        *n = 2;
+    if (len == 0 || (size_t)len > avail)
+        return 0xfffd;
+    for (int k = 1; k < len; k++)
+        if ((s[k] & 0xc0) != 0x80)
+            return 0xfffd;
+    *n = len;
+    if (len == 2)
         return ((s[0] & 0x1fu) << 6) | (s[1] & 0x3fu);
-    }
-    if (s[0] < 0xf0) {
-        *n = 3;
+    if (len == 3)
         return ((s[0] & 0x0fu) << 12) | ((s[1] & 0x3fu) << 6) | (s[2] & 0x3fu);
-    }
-    *n = 4;
     return ((s[0] & 0x07u) << 18) | ((s[1] & 0x3fu) << 12) | ((s[2] & 0x3fu) << 6) |
            (s[3] & 0x3fu);
 }
@@ -112,7 +116,7 @@ void store_entity_norm(const char *text, size_t len, char *out, size_t cap)
     int space = 0;
     for (size_t i = 0; i < len && o + 4 < cap;) {
         int n;
-        unsigned cp = decode(s + i, &n);
+        unsigned cp = decode(s + i, len - i, &n);
         if (cp == ' ' || cp == '\t' || cp == '\n') {
             space = o > 0;
         } else {
@@ -187,7 +191,7 @@ static size_t split_words(const char *text, size_t len, word *w, size_t cap)
     int sentence = 1, only_space = 0;
     while (i < len && n < cap) {
         int k;
-        unsigned cp = decode(s + i, &k);
+        unsigned cp = decode(s + i, len - i, &k);
         if (!is_word(cp)) {
             if (cp == '.' || cp == '!' || cp == '?' || cp == '\n' || cp == ':' || cp == '"' ||
                 cp == 0x201c || cp == 0x201d || cp == '(' || cp == ')')
@@ -203,7 +207,7 @@ static size_t split_words(const char *text, size_t len, word *w, size_t cap)
         cur->joined = only_space && n > 0;
         size_t j = i;
         while (j < len) {
-            unsigned c = decode(s + j, &k);
+            unsigned c = decode(s + j, len - j, &k);
             if (is_word(c)) {
                 j += (size_t)k;
                 continue;
@@ -211,7 +215,7 @@ static size_t split_words(const char *text, size_t len, word *w, size_t cap)
             /* an apostrophe or hyphen inside a word keeps it going */
             int k2;
             if ((is_apostrophe(c) || c == '-') && j + (size_t)k < len &&
-                is_word(decode(s + j + k, &k2))) {
+                is_word(decode(s + j + k, len - j - (size_t)k, &k2))) {
                 j += (size_t)k;
                 continue;
             }
@@ -305,19 +309,34 @@ struct known_ctx {
     store *s;
 };
 
+/* The eid of the entity with match form norm in the profile, or 0 when
+ * there is none: from the write cache (wcache.c), else asked and
+ * remembered. */
+static ms_status find_entity(store *s, const char *norm, int64_t *eid, ms_error *err)
+{
+    if (store_wcache_entity(s, norm, eid) >= 0)
+        return MS_OK;
+    sqlite3_stmt *st = store_stmt(s, ST_ENTITY_FIND, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, norm, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    *eid = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "finding an entity", err);
+    store_wcache_set_entity(s, norm, *eid);
+    return MS_OK;
+}
+
 static int known_entity(void *p, const char *text, size_t len)
 {
     store *s = ((struct known_ctx *)p)->s;
     char norm[4 * NAME_MAX_BYTES + 8];
     store_entity_norm(text, len, norm, sizeof norm);
-    sqlite3_stmt *st = store_stmt(s, ST_ENTITY_FIND, NULL);
-    if (!st)
-        return 0;
-    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, norm, -1, SQLITE_TRANSIENT);
-    int yes = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_reset(st);
-    return yes;
+    int64_t eid = 0;
+    return find_entity(s, norm, &eid, NULL) == MS_OK && eid > 0;
 }
 
 /* Find or create the entity; *eid gets its id. */
@@ -325,43 +344,101 @@ static ms_status entity_id(store *s, const found *f, int64_t *eid, ms_error *err
 {
     char norm[4 * NAME_MAX_BYTES + 8];
     store_entity_norm(f->name, strlen(f->name), norm, sizeof norm);
-    sqlite3_stmt *st = store_stmt(s, ST_ENTITY_FIND, err);
-    if (!st)
-        return err ? err->code : MS_SQL;
-    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, norm, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *eid = sqlite3_column_int64(st, 0);
-        sqlite3_reset(st);
-        return MS_OK;
-    }
-    if (rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "finding an entity", err);
-    st = store_stmt(s, ST_ENTITY_INSERT, err);
+    ms_status code = find_entity(s, norm, eid, err);
+    if (code || *eid)
+        return code;
+    sqlite3_stmt *st = store_stmt(s, ST_ENTITY_INSERT, err);
     if (!st)
         return err ? err->code : MS_SQL;
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, f->name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, norm, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 4, f->kind);
-    rc = sqlite3_step(st);
+    int rc = sqlite3_step(st);
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "adding an entity", err);
     *eid = sqlite3_last_insert_rowid(s->db);
+    store_wcache_set_entity(s, norm, *eid);
+    store_wcache_set_links(s, norm, NULL, 0); /* new: linked to nothing yet */
+    return MS_OK;
+}
+
+/* The (at most two) newest memories before m linked to entity eid: from
+ * the write cache while appending, else asked. */
+static ms_status link_prev(store *s, const store_memory *m, int64_t eid, const char *norm,
+                           int append, int64_t prev[2], int *np, ms_error *err)
+{
+    *np = append ? store_wcache_links(s, norm, prev) : -1;
+    if (*np >= 0)
+        return MS_OK;
+    sqlite3_stmt *st = store_stmt(s, ST_LINK_PREV, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_int64(st, 1, eid);
+    sqlite3_bind_int64(st, 2, m->rid);
+    sqlite3_bind_int(st, 3, 2);
+    int rc;
+    *np = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *np < 2)
+        prev[(*np)++] = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "finding entity neighbours", err);
+    if (append)
+        store_wcache_set_links(s, norm, prev, *np);
     return MS_OK;
 }
 
 /* Link the memory to the entity and add entity edges to the most recent
  * earlier memories that mention it. Speakers get no edges: every turn of a
  * person would be linked to every other. */
-static ms_status link_one(store *s, const store_memory *m, const found *f, ms_error *err)
+/* The entity edges one memory adds: to each earlier memory, the weight
+ * the upserts would leave (0.5, then + 0.25 for each further entity they
+ * share, at most 1). */
+typedef struct entity_edges {
+    int64_t other[2 * STORE_ENTITIES_MAX];
+    double w[2 * STORE_ENTITIES_MAX];
+    int n;
+} entity_edges;
+
+static void edge_note(entity_edges *x, int64_t other)
+{
+    for (int k = 0; k < x->n; k++)
+        if (x->other[k] == other) {
+            x->w[k] = x->w[k] + 0.5 / 2 < 1.0 ? x->w[k] + 0.5 / 2 : 1.0;
+            return;
+        }
+    x->other[x->n] = other;
+    x->w[x->n++] = 0.5;
+}
+
+static ms_status edge_write(store *s, int64_t a, int64_t b, double w, int fresh, ms_error *err)
+{
+    sqlite3_stmt *e = store_stmt(s, fresh ? ST_EDGE_ADD : ST_EDGE_UPSERT, err);
+    if (!e)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_int64(e, 1, a);
+    sqlite3_bind_int64(e, 2, b);
+    sqlite3_bind_int(e, 3, STORE_EDGE_ENTITY);
+    sqlite3_bind_double(e, 4, w);
+    int rc = sqlite3_step(e);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "adding an entity edge", err);
+    return MS_OK;
+}
+
+/* Link m to the entity; its edges to the newest earlier memories that
+ * mention it are written at once (upserts), or, while appending, gathered
+ * into *edges and written once each by the caller. */
+static ms_status link_one(store *s, const store_memory *m, const found *f, int append,
+                          entity_edges *edges, ms_error *err)
 {
     int64_t eid = 0;
     ms_status code = entity_id(s, f, &eid, err);
     if (code)
         return code;
-    sqlite3_stmt *st = store_stmt(s, ST_LINK_INSERT, err);
+    /* appending: a new memory has no links yet, and its entities differ */
+    sqlite3_stmt *st = store_stmt(s, append ? ST_LINK_ADD : ST_LINK_INSERT, err);
     if (!st)
         return err ? err->code : MS_SQL;
     sqlite3_bind_int64(st, 1, m->rid);
@@ -370,33 +447,23 @@ static ms_status link_one(store *s, const store_memory *m, const found *f, ms_er
     int rc = sqlite3_step(st);
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "linking an entity", err);
-    if (f->kind == STORE_ENTITY_SPEAKER)
-        return MS_OK;
-    st = store_stmt(s, ST_LINK_PREV, err);
-    if (!st)
-        return err ? err->code : MS_SQL;
-    sqlite3_bind_int64(st, 1, eid);
-    sqlite3_bind_int64(st, 2, m->rid);
-    sqlite3_bind_int(st, 3, 2);
+    char norm[4 * NAME_MAX_BYTES + 8];
+    store_entity_norm(f->name, strlen(f->name), norm, sizeof norm);
     int64_t prev[2];
     int np = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && np < 2)
-        prev[np++] = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "finding entity neighbours", err);
-    for (int i = 0; i < np; i++) {
-        sqlite3_stmt *e = store_stmt(s, ST_EDGE_UPSERT, err);
-        if (!e)
-            return err ? err->code : MS_SQL;
-        sqlite3_bind_int64(e, 1, prev[i]);
-        sqlite3_bind_int64(e, 2, m->rid);
-        sqlite3_bind_int(e, 3, STORE_EDGE_ENTITY);
-        sqlite3_bind_double(e, 4, 0.5);
-        if ((rc = sqlite3_step(e)) != SQLITE_DONE)
-            return store_sql_fail(s, rc, "adding an entity edge", err);
+    if (f->kind != STORE_ENTITY_SPEAKER)
+        code = link_prev(s, m, eid, norm, append, prev, &np, err);
+    if (!code && append)
+        store_wcache_linked(s, norm, m->rid);
+    else if (!code)
+        store_wcache_set_links(s, norm, NULL, -1); /* linked out of order: ask again */
+    for (int i = 0; !code && i < np; i++) {
+        if (append)
+            edge_note(edges, prev[i]);
+        else
+            code = edge_write(s, prev[i], m->rid, 0.5, 0, err);
     }
-    return MS_OK;
+    return code;
 }
 
 /* Skip a leading "Speaker:" that repeats the speaker field. */
@@ -410,7 +477,7 @@ static size_t speaker_prefix(const store_memory *m)
     return 0;
 }
 
-ms_status store_link_entities(store *s, const store_memory *m, ms_error *err)
+ms_status store_link_entities(store *s, const store_memory *m, int append, ms_error *err)
 {
     found v[STORE_ENTITIES_MAX];
     extraction x = {v, 0, STORE_ENTITIES_MAX};
@@ -430,12 +497,13 @@ ms_status store_link_entities(store *s, const store_memory *m, ms_error *err)
     find_names(text, w, nw, known_entity, &kc, &x);
     free(w);
     find_quotes(text, len, &x);
-    for (size_t i = 0; i < x.n; i++) {
-        ms_status code = link_one(s, m, &x.v[i], err);
-        if (code)
-            return code;
-    }
-    return MS_OK;
+    entity_edges edges = {.n = 0};
+    ms_status code = MS_OK;
+    for (size_t i = 0; !code && i < x.n; i++)
+        code = link_one(s, m, &x.v[i], append, &edges, err);
+    for (int k = 0; !code && k < edges.n; k++)
+        code = edge_write(s, edges.other[k], m->rid, edges.w[k], 1, err);
+    return code;
 }
 
 /* Is norm linked to rid as a given entity? */

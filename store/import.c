@@ -441,8 +441,8 @@ static long read_line(FILE *f, char **buf, size_t *cap)
     size_t n = 0;
     int c = EOF;
     while ((c = getc_unlocked(f)) != EOF) {
-        if (n > IMPORT_LINE_MAX)
-            return -2;
+        if (n >= IMPORT_LINE_MAX && c != '\n')
+            return -2; /* also a last line without a newline */
         if (n + 2 > *cap) {
             size_t ncap = *cap ? *cap * 2 : 65536;
             if (ncap > IMPORT_LINE_MAX + 8192)

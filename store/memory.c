@@ -184,11 +184,15 @@ static ms_status generate_id(store *s, store_memory *m, ms_error *err)
     return ms_fail(err, MS_DUPLICATE, "could not generate a unique id");
 }
 
-static ms_status add_edge(store *s, int64_t a, int64_t b, int type, double w, ms_error *err)
+/* Add an edge, or strengthen it when it exists. fresh: it cannot exist yet
+ * (b is the memory being appended, and no other edge of this type joins
+ * them): a plain insert, cheaper than the upsert. */
+static ms_status add_edge(store *s, int64_t a, int64_t b, int type, double w, int fresh,
+                         ms_error *err)
 {
     if (a == b)
         return MS_OK;
-    sqlite3_stmt *st = store_stmt(s, ST_EDGE_UPSERT, err);
+    sqlite3_stmt *st = store_stmt(s, fresh ? ST_EDGE_ADD : ST_EDGE_UPSERT, err);
     if (!st)
         return err ? err->code : MS_SQL;
     sqlite3_bind_int64(st, 1, a < b ? a : b);
@@ -202,34 +206,44 @@ static ms_status add_edge(store *s, int64_t a, int64_t b, int type, double w, ms
 }
 
 /* Session adjacency: the previous two turns of the same session get weights
- * 1.0 (next turn) and 0.5 (two turns apart). */
-static ms_status session_edges(store *s, const store_memory *m, ms_error *err)
+ * 1.0 (next turn) and 0.5 (two turns apart). prev[0..*n) are those turns,
+ * looked up here when *n is -1. */
+static ms_status add_session_edges(store *s, const store_memory *m, const int64_t *prev, int n,
+                                   int append, ms_error *err)
 {
-    sqlite3_stmt *st = store_stmt(s, ST_SESSION_PREV, err);
-    if (!st)
-        return err ? err->code : MS_SQL;
-    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, m->session, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, m->rid);
-    int64_t prev[2];
-    int n = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < 2)
-        prev[n++] = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "finding session neighbours", err);
     static const double weight[2] = {1.0, 0.5};
     for (int i = 0; i < n; i++) {
-        ms_status code = add_edge(s, prev[i], m->rid, STORE_EDGE_SESSION, weight[i], err);
+        ms_status code = add_edge(s, prev[i], m->rid, STORE_EDGE_SESSION, weight[i], append, err);
         if (code)
             return code;
     }
     return MS_OK;
 }
 
+static ms_status session_edges(store *s, const store_memory *m, int64_t prev[2], int *n,
+                               int append, ms_error *err)
+{
+    if (*n >= 0) /* known already */
+        return add_session_edges(s, m, prev, *n, append, err);
+    sqlite3_stmt *st = store_stmt(s, ST_SESSION_PREV, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, m->session, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, m->rid);
+    int rc;
+    *n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < 2)
+        prev[(*n)++] = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "finding session neighbours", err);
+    return add_session_edges(s, m, prev, *n, append, err);
+}
+
 /* Temporal proximity: events within a day of each other in other sessions,
  * weight falling linearly from 0.5 to 0.1 across the day. */
-static ms_status temporal_edges(store *s, const store_memory *m, ms_error *err)
+static ms_status temporal_edges(store *s, const store_memory *m, int append, ms_error *err)
 {
     sqlite3_stmt *st = store_stmt(s, ST_TIME_NEAR, err);
     if (!st)
@@ -252,7 +266,8 @@ static ms_status temporal_edges(store *s, const store_memory *m, ms_error *err)
         return store_sql_fail(s, rc, "finding events close in time", err);
     for (int i = 0; i < n; i++) {
         double dt = fabs((double)(when[i] - m->event_ts)) / 86400.0;
-        ms_status code = add_edge(s, near[i], m->rid, STORE_EDGE_TEMPORAL, 0.5 - 0.4 * dt, err);
+        ms_status code =
+            add_edge(s, near[i], m->rid, STORE_EDGE_TEMPORAL, 0.5 - 0.4 * dt, append, err);
         if (code)
             return code;
     }
@@ -271,6 +286,15 @@ static ms_status forget_derived(store *s, int64_t rid, int keep_session, ms_erro
     return store_exec(s, sql, err);
 }
 
+/* Record the vectorizer as the store's embedder when it is not yet. */
+static ms_status adopt_embedder(store *s, ms_error *err)
+{
+    if (!s->embedder_id || strcmp(s->embedder_id, s->vz.id) != 0 ||
+        s->embedder_dim != s->vz.dim)
+        return store_set_embedder(s, s->vz.id, s->vz.dim, err);
+    return MS_OK;
+}
+
 static ms_status queue_vector(store *s, const store_memory *m, ms_error *err)
 {
     if (s->n_pending == s->cap_pending) {
@@ -287,9 +311,12 @@ static ms_status queue_vector(store *s, const store_memory *m, ms_error *err)
     s->pending[s->n_pending].rid = m->rid;
     s->pending[s->n_pending].text = text;
     s->n_pending++;
-    if (s->n_pending >= s->vz.batch)
+    if (s->n_pending < s->vz.batch)
+        return MS_OK;
+    if (!s->vz.background)
         return store_flush_vectors(s, err);
-    return MS_OK;
+    ms_status st = adopt_embedder(s, err);
+    return st ? st : store_vjob_start(s, err);
 }
 
 /* Does a given vector fit the store's recorded embedder? Checked before
@@ -317,17 +344,36 @@ static ms_status put_given_vector(store *s, const store_memory *m, ms_error *err
     return store_put_vector(s, m->rid, m->embedding, m->dim, err);
 }
 
-static ms_status derive_graph(store *s, store_memory *m, int fresh, int keep_session,
-                              ms_error *err)
+/* Entities, links and edges of m. append: m is new and the newest row.
+ * prev[0..*n_prev) are the turns before it in its session, when known (else
+ * *n_prev is -1 and they are looked up here, when needed). */
+static ms_status derive_graph(store *s, store_memory *m, int fresh, int keep_session, int append,
+                              int64_t prev[2], int *n_prev, ms_error *err)
 {
     ms_status st = fresh ? MS_OK : forget_derived(s, m->rid, keep_session, err);
     if (!st)
-        st = store_link_entities(s, m, err);
+        st = store_link_entities(s, m, append, err);
     if (!st && (fresh || !keep_session) && m->session)
-        st = session_edges(s, m, err);
+        st = session_edges(s, m, prev, n_prev, append, err);
     if (!st && m->event_ts != STORE_TS_NONE)
-        st = temporal_edges(s, m, err);
+        st = temporal_edges(s, m, append, err);
     return st;
+}
+
+/* Is rid the newest memory of the store (no row has a larger rid)? Known
+ * without asking when it follows the newest one appended before it. */
+static int newest_row(store *s, int64_t rid)
+{
+    int newest = store_wcache_newest(s, rid);
+    sqlite3_stmt *st = newest ? NULL : store_stmt(s, ST_NEWER, NULL);
+    if (st) {
+        sqlite3_bind_int64(st, 1, rid);
+        newest = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 0;
+        sqlite3_reset(st);
+    }
+    if (newest)
+        store_wcache_set_newest(s, rid);
+    return newest;
 }
 
 static ms_status derive_vector(store *s, const store_memory *m, ms_error *err)
@@ -448,25 +494,58 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
     if (existing && !keep_session && (st = old_neighbours(s, existing, &old_session, &old_prev,
                                                            &old_next, err)))
         return st;
+    if (existing)
+        store_wcache_clear(s); /* only appends keep it */
+    if (existing && (st = store_fts_pending(s, existing, err))) {
+        free(old_session);
+        return st;
+    }
+    /* a new turn of a session: its neighbour text goes in with it (the turn
+     * before it is the newest of the session while rows are appended) */
+    int64_t prev[2];
+    int n_prev = -1;
+    char *context = NULL;
+    if (!existing && m->session && (st = store_context_new(s, m, prev, &n_prev, &context, err)))
+        return st;
     sqlite3_stmt *q = store_stmt(s, existing ? ST_UPDATE : ST_INSERT, err);
-    if (!q)
+    if (!q) {
+        free(context);
         return err ? err->code : MS_SQL;
+    }
     bind_fields(q, s, m, created, created_ts, m->event_time ? event : NULL, event_ts);
+    if (!existing && context)
+        sqlite3_bind_text(q, 19, context, -1, SQLITE_STATIC);
     int rc = sqlite3_step(q);
+    free(context);
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "writing a memory", err);
     m->rid = existing ? existing : sqlite3_last_insert_rowid(s->db);
     if (res)
         *res = existing ? STORE_PUT_REPLACED : STORE_PUT_INSERTED;
-    st = keep_graph ? MS_OK : derive_graph(s, m, !existing, keep_session, err);
-    if (!st)
+    st = existing ? MS_OK : store_fts_inserted(s, m->rid, err);
+    /* appending (the usual import): the write cache may answer for the
+     * tables, and the neighbour text needs fewer queries */
+    int append = !existing && newest_row(s, m->rid);
+    if (!existing && !append) {
+        store_wcache_clear(s);
+        n_prev = -1; /* not the turns before it after all: look again */
+    }
+    if (!st && !keep_graph)
+        st = derive_graph(s, m, !existing, keep_session, append, prev, &n_prev, err);
+    if (!st && append && m->session && n_prev >= 0)
+        st = store_context_appended(s, m, prev, n_prev, err);
+    else if (!st)
         st = store_context_written(s, m->rid, m->session, err);
     if (!st && old_session)
         st = store_context_refresh(s, old_prev, old_session, err);
     if (!st && old_session)
         st = store_context_refresh(s, old_next, old_session, err);
     free(old_session);
-    return st ? st : derive_vector(s, m, err);
+    if (!st)
+        st = derive_vector(s, m, err);
+    if (!st && !s->in_txn) /* no commit to wait for: index now */
+        st = store_fts_flush(s, err);
+    return st;
 }
 
 /* ---- vectors ----------------------------------------------------------- */
@@ -483,14 +562,12 @@ void store_set_vectorizer(store *s, const store_vectorizer *v)
 
 ms_status store_flush_vectors(store *s, ms_error *err)
 {
+    ms_status st = store_vjob_finish(s, err);
     if (s->n_pending == 0)
-        return MS_OK;
-    ms_status st = MS_OK;
-    if (!s->have_vectorizer)
+        return st;
+    if (st || !s->have_vectorizer)
         goto done;
-    if (!s->embedder_id || strcmp(s->embedder_id, s->vz.id) != 0 ||
-        s->embedder_dim != s->vz.dim)
-        st = store_set_embedder(s, s->vz.id, s->vz.dim, err);
+    st = adopt_embedder(s, err);
     float *out = st ? NULL : malloc(s->n_pending * (size_t)s->vz.dim * sizeof *out);
     const char **texts = st ? NULL : malloc(s->n_pending * sizeof *texts);
     if (!st && (!out || !texts))
@@ -512,6 +589,17 @@ done:
 
 ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_error *err)
 {
+    if (dim <= 0 || dim > STORE_DIM_MAX)
+        return ms_fail(err, MS_USAGE, "a vector has 1 to %d dimensions", STORE_DIM_MAX);
+    int8_t q[STORE_DIM_MAX];
+    store_qvec qv;
+    store_quantize(v, dim, q, &qv);
+    return store_vector_write(s, rid, v, dim, q, &qv, err);
+}
+
+ms_status store_vector_write(store *s, int64_t rid, const float *v, int dim, const int8_t *q,
+                             const store_qvec *qv, ms_error *err)
+{
     if (!s->embedder_id || dim != s->embedder_dim)
         return ms_fail(err, MS_USAGE, "vector of %d dimensions does not fit the store's "
                                       "embedder (%d)", dim, s->embedder_dim);
@@ -523,14 +611,15 @@ ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_er
     int rc = sqlite3_step(st);
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "writing a vector", err);
-    return MS_OK;
+    return store_qvec_put(s, rid, q, dim, qv, err);
 }
 
 ms_status store_scan_vectors(store *s, store_vector_fn fn, void *ctx, ms_error *err)
 {
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
-                                "SELECT v.rid, v.vec FROM vectors v JOIN memories m"
+                                /* CROSS JOIN: walk vectors in rid order, no sort */
+                                "SELECT v.rid, v.vec FROM vectors v CROSS JOIN memories m"
                                 " ON m.rid=v.rid WHERE m.profile=?1 ORDER BY v.rid",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
@@ -588,23 +677,35 @@ static ms_status entities_of(store *s, int64_t rid, int given_only, store_entity
 /* m->entities from the links of m: all of them, or only the given ones. */
 static ms_status fill_entities(store *s, store_memory *m, int given_only, ms_error *err)
 {
-    store_entity *e;
-    size_t n;
-    ms_status st = entities_of(s, m->rid, given_only, &e, &n, err);
-    if (st)
-        return st;
-    m->entities = n ? calloc(n, sizeof *m->entities) : NULL;
-    if (n && !m->entities) {
-        store_entities_free(e, n);
-        return ms_fail(err, MS_NOMEM, "out of memory");
+    /* names only: counting each entity's memories (store_entities_of) costs
+     * a scan of a speaker's every turn, for every memory read */
+    sqlite3_stmt *st = store_stmt(s, ST_ENTITY_NAMES, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_int64(st, 1, m->rid);
+    sqlite3_bind_int(st, 2, given_only ? 1 : 0);
+    size_t cap = 0;
+    int rc;
+    ms_status code = MS_OK;
+    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (m->n_entities == cap) {
+            cap = cap ? 2 * cap : 4;
+            char **g = realloc(m->entities, cap * sizeof *g);
+            if (!g) {
+                code = ms_fail(err, MS_NOMEM, "out of memory");
+                break;
+            }
+            m->entities = g;
+        }
+        if (!(m->entities[m->n_entities] = store_col_text(st, 0)))
+            code = ms_fail(err, MS_NOMEM, "out of memory");
+        else
+            m->n_entities++;
     }
-    for (size_t i = 0; i < n; i++) {
-        m->entities[i] = e[i].name;
-        e[i].name = NULL;
-    }
-    m->n_entities = n;
-    store_entities_free(e, n);
-    return MS_OK;
+    if (!code && rc != SQLITE_DONE)
+        code = store_sql_fail(s, rc, "reading entities", err);
+    sqlite3_reset(st);
+    return code;
 }
 
 ms_status store_get(store *s, const char *id, int64_t rid, store_memory *out, ms_error *err)
@@ -646,6 +747,9 @@ ms_status store_delete(store *s, const char *id, ms_error *err)
                        s->profile);
     if (!code)
         code = old_neighbours(s, rid, &session, &prev, &next, err);
+    store_wcache_clear(s);
+    if (!code)
+        code = store_fts_forget(s, rid, err);
     sqlite3_stmt *st = code ? NULL : store_stmt(s, ST_DELETE, err);
     if (!code && !st)
         code = err ? err->code : MS_SQL;
@@ -661,6 +765,8 @@ ms_status store_delete(store *s, const char *id, ms_error *err)
         code = store_context_refresh(s, prev, session, err);
     if (!code)
         code = store_context_refresh(s, next, session, err);
+    if (!code && !s->in_txn)
+        code = store_fts_flush(s, err);
     free(session);
     return code;
 }
@@ -677,7 +783,7 @@ ms_status store_scan(store *s, int all_profiles, int with_entities, store_memory
                           : "SELECT rid, profile, id, content, created_at, created_ts, event_time,"
                             " event_ts, speaker, session, source, memory_confidence, trust_alpha,"
                             " trust_beta, importance, pinned, access_count, last_accessed"
-                            " FROM memories WHERE profile=?1 ORDER BY rid";
+                            " FROM memories NOT INDEXED WHERE profile=?1 ORDER BY rid";
     int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "listing memories", err);
@@ -706,6 +812,41 @@ ms_status store_scan(store *s, int all_profiles, int with_entities, store_memory
     if (!code && rc != SQLITE_ROW && rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "listing memories", err);
     return code;
+}
+
+ms_status store_scan_meta(store *s, store_meta_fn fn, void *ctx, ms_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT rid, created_ts, event_ts, session, speaker, pinned,"
+                                " trust_alpha, trust_beta, memory_confidence"
+                                " FROM memories NOT INDEXED WHERE profile=?1 ORDER BY rid",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "listing memories", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_meta m = {
+            sqlite3_column_int64(st, 0),
+            sqlite3_column_int64(st, 1),
+            sqlite3_column_type(st, 2) == SQLITE_NULL ? STORE_TS_NONE
+                                                      : sqlite3_column_int64(st, 2),
+            (const char *)sqlite3_column_text(st, 3),
+            (const char *)sqlite3_column_text(st, 4),
+            sqlite3_column_int(st, 5),
+            sqlite3_column_double(st, 6),
+            sqlite3_column_double(st, 7),
+            sqlite3_column_double(st, 8),
+        };
+        if (fn(ctx, &m)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "listing memories", err);
+    return MS_OK;
 }
 
 ms_status store_count(store *s, store_counts *out, ms_error *err)
@@ -843,13 +984,44 @@ ms_status store_entities_all(store *s, store_entity **out, size_t *n, ms_error *
     return code;
 }
 
-ms_status store_scan_links(store *s, store_link_fn fn, void *ctx, ms_error *err)
+ms_status store_scan_entities(store *s, store_entity_fn fn, void *ctx, ms_error *err)
 {
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
-                                "SELECT l.rid, l.eid FROM memory_entities l JOIN entities e"
-                                " ON e.eid=l.eid WHERE e.profile=?1 ORDER BY l.eid, l.rid",
+                                "SELECT eid, name, norm, kind FROM entities"
+                                " WHERE profile=?1 ORDER BY eid",
                                 -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading entities", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_entity e = {sqlite3_column_int64(st, 0), (char *)sqlite3_column_text(st, 1),
+                          (char *)sqlite3_column_text(st, 2), sqlite3_column_int(st, 3), -1};
+        if (fn(ctx, &e)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading entities", err);
+    return MS_OK;
+}
+
+ms_status store_scan_links(store *s, store_link_fn fn, void *ctx, ms_error *err)
+{
+    int only = 0;
+    ms_status code = store_only_profile(s, &only, err);
+    if (code)
+        return code;
+    /* the (eid, rid) index gives the order: no sort */
+    const char *sql = only ? "SELECT rid, eid FROM memory_entities"
+                             " INDEXED BY memory_entities_by_eid ORDER BY eid, rid"
+                           : "SELECT l.rid, l.eid FROM memory_entities l"
+                             " INDEXED BY memory_entities_by_eid CROSS JOIN entities e"
+                             " ON e.eid=l.eid WHERE e.profile=?1 ORDER BY l.eid, l.rid";
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "reading entity links", err);
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
@@ -916,14 +1088,43 @@ ms_status store_edges_of(store *s, int64_t rid, store_edge **out, size_t *n, ms_
     return MS_OK;
 }
 
-ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err)
+ms_status store_has_edges(store *s, int *yes, ms_error *err)
 {
+    int only = 0;
+    ms_status code = store_only_profile(s, &only, err);
+    if (code)
+        return code;
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
-                                "SELECT e.src, e.dst, e.type, e.weight FROM edges e JOIN"
-                                " memories m ON m.rid=e.src WHERE m.profile=?1"
-                                " ORDER BY e.src, e.dst, e.type",
+                                only ? "SELECT EXISTS (SELECT 1 FROM edges)"
+                                     : "SELECT EXISTS (SELECT 1 FROM edges e JOIN memories m"
+                                       " ON m.rid=e.src WHERE m.profile=?1)",
                                 -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading edges", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    *yes = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return store_sql_fail(s, rc, "reading edges", err);
+    return MS_OK;
+}
+
+ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err)
+{
+    int only = 0;
+    ms_status code = store_only_profile(s, &only, err);
+    if (code)
+        return code;
+    /* in key order, no sort; the join with memories only when another
+     * profile's edges must be left out */
+    const char *sql = only ? "SELECT src, dst, type, weight FROM edges ORDER BY src, dst, type"
+                           : "SELECT e.src, e.dst, e.type, e.weight FROM edges e CROSS"
+                             " JOIN memories m ON m.rid=e.src WHERE m.profile=?1"
+                             " ORDER BY e.src, e.dst, e.type";
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "reading edges", err);
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);

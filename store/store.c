@@ -94,13 +94,34 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
     "CREATE INDEX feedback_by_rid ON feedback(rid);",
     /* 2 -> 3: which channels had ranked a judged memory (adaptive learning) */
     "ALTER TABLE feedback ADD COLUMN channels INTEGER NOT NULL DEFAULT 0;",
+    /* 3 -> 4: the text index is written by the store's code (fts.c), with
+     * larger in-memory batches; the int8 form of each vector beside it
+     * (vector.c, filled by code).
+     * Parenthesised: clang -Wstring-concatenation. */
+    ("DROP TRIGGER IF EXISTS memories_ai; DROP TRIGGER IF EXISTS memories_ad;"
+     " DROP TRIGGER IF EXISTS memories_au;"
+     "CREATE TABLE IF NOT EXISTS vectors_q8("
+     " rid INTEGER PRIMARY KEY REFERENCES memories(rid) ON DELETE CASCADE,"
+     " scale REAL NOT NULL, resid REAL NOT NULL, qnorm REAL NOT NULL,"
+     " q BLOB NOT NULL);"
+     /* FTS5 writes a segment per 32 MB of pending terms, not per 1 MB: an
+      * import merges far less (the index answers the same) */
+     "INSERT INTO memories_fts(memories_fts, rank) VALUES('hashsize', 33554432);"),
+};
+
+/* Steps of a migration that need code: code_migrations[v] runs after
+ * migrations[v], in the same transaction. */
+static ms_status (*const code_migrations[STORE_SCHEMA_VERSION])(store *, ms_error *) = {
+    [3] = store_qvec_rebuild,
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_INSERT] = "INSERT INTO memories(profile, id, content, ptag, created_at, created_ts,"
                   " event_time, event_ts, speaker, session, source, memory_confidence,"
-                  " trust_alpha, trust_beta, importance, pinned, access_count, last_accessed)"
-                  " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)",
+                  " trust_alpha, trust_beta, importance, pinned, access_count, last_accessed,"
+                  " context)"
+                  " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,"
+                  " coalesce(?19, ''))",
     [ST_UPDATE] = "UPDATE memories SET content=?3, ptag=?4, created_at=?5, created_ts=?6,"
                   " event_time=?7, event_ts=?8, speaker=?9, session=?10, source=?11,"
                   " memory_confidence=?12, trust_alpha=?13, trust_beta=?14, importance=?15,"
@@ -130,7 +151,10 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_TIME_NEAR] = "SELECT rid, event_ts FROM memories WHERE profile=?1 AND event_ts"
                      " BETWEEN ?2 AND ?3 AND rid<>?4 AND (session IS NOT ?5 OR ?5 IS NULL)"
                      " ORDER BY abs(event_ts - ?6), rid LIMIT 2",
-    [ST_VECTOR_PUT] = "INSERT OR REPLACE INTO vectors(rid, vec) VALUES (?1, ?2)",
+    /* upserts, not INSERT OR REPLACE: with foreign keys on, a REPLACE needs
+     * a statement journal (a copy of each page it touches) */
+    [ST_VECTOR_PUT] = "INSERT INTO vectors(rid, vec) VALUES (?1, ?2)"
+                      " ON CONFLICT(rid) DO UPDATE SET vec=excluded.vec",
     [ST_ENTITIES_OF] = "SELECT e.eid, e.name, e.norm, e.kind,"
                        " (SELECT count(*) FROM memory_entities x WHERE x.eid=e.eid)"
                        " FROM memory_entities l JOIN entities e ON e.eid=l.eid"
@@ -138,8 +162,9 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_EDGES_OF] = "SELECT src, dst, type, weight FROM edges WHERE src=?1"
                     " UNION ALL SELECT src, dst, type, weight FROM edges WHERE dst=?1"
                     " ORDER BY 3, 4 DESC, 1, 2",
-    [ST_FTS] = "SELECT rowid, -rank FROM memories_fts WHERE memories_fts MATCH ?1"
-                   " ORDER BY rank, rowid LIMIT ?2",
+    /* ms_bm25 (bm25.c) is the rank, bm25(1.0, 0.5, 0.0), computed faster */
+    [ST_FTS] = "SELECT rowid, -ms_bm25(memories_fts) AS score FROM memories_fts"
+               " WHERE memories_fts MATCH ?1 ORDER BY score DESC, rowid LIMIT ?2",
     [ST_TERM_DOCS] = "SELECT doc FROM memories_vocab WHERE term=?1 AND col='content'",
     [ST_CONTEXT_PREV] = "SELECT rid FROM memories WHERE profile=?1 AND session=?2 AND rid<?3"
                         " ORDER BY rid DESC LIMIT 1",
@@ -147,6 +172,22 @@ static const char *const stmt_sql[ST_COUNT] = {
                         " ORDER BY rid LIMIT 1",
     [ST_CONTEXT_BODY] = "SELECT content, speaker FROM memories WHERE rid=?1",
     [ST_CONTEXT_SET] = "UPDATE memories SET context=?2 WHERE rid=?1 AND context IS NOT ?2",
+    [ST_FTS_ROW] = "SELECT content, context, ptag FROM memories WHERE rid=?1",
+    [ST_FTS_ADD] = "INSERT INTO memories_fts(rowid, content, context, ptag) VALUES (?1,?2,?3,?4)",
+    [ST_FTS_DEL] = "INSERT INTO memories_fts(memories_fts, rowid, content, context, ptag)"
+                   " VALUES ('delete',?1,?2,?3,?4)",
+    [ST_QVEC_PUT] = "INSERT INTO vectors_q8(rid, scale, resid, qnorm, q) VALUES (?1,?2,?3,?4,?5)"
+                    " ON CONFLICT(rid) DO UPDATE SET scale=excluded.scale,"
+                    " resid=excluded.resid, qnorm=excluded.qnorm, q=excluded.q",
+    [ST_VECTOR_GET] = "SELECT vec FROM vectors WHERE rid=?1",
+    [ST_OTHER_PROFILES] = "SELECT EXISTS (SELECT 1 FROM memories WHERE profile < ?1)"
+                          " OR EXISTS (SELECT 1 FROM memories WHERE profile > ?1)",
+    [ST_EDGE_ADD] = "INSERT INTO edges(src, dst, type, weight) VALUES (?1,?2,?3,?4)",
+    [ST_LINK_ADD] = "INSERT INTO memory_entities(rid, eid, given) VALUES (?1,?2,?3)",
+    [ST_NEWER] = "SELECT EXISTS (SELECT 1 FROM memories WHERE rid > ?1)",
+    [ST_FTS_MATCH] = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1",
+    [ST_ENTITY_NAMES] = "SELECT e.name FROM memory_entities l JOIN entities e ON e.eid=l.eid"
+                        " WHERE l.rid=?1 AND l.given>=?2 ORDER BY e.norm",
 };
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -168,6 +209,21 @@ char *store_col_text(sqlite3_stmt *st, int col)
     return t ? store_strdup((const char *)t) : NULL;
 }
 
+/* errno of the failed system call behind an I/O error. SQLite's own
+ * (sqlite3_system_errno) is read late and often lost; the files keep theirs:
+ * the log (WAL) first, where writes go, then the main file. */
+static int io_errno(store *s)
+{
+    int e = sqlite3_system_errno(s->db);
+    sqlite3_file *f = NULL;
+    if (!e && sqlite3_file_control(s->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &f) ==
+                  SQLITE_OK && f && f->pMethods)
+        f->pMethods->xFileControl(f, SQLITE_FCNTL_LAST_ERRNO, &e);
+    if (!e)
+        sqlite3_file_control(s->db, "main", SQLITE_FCNTL_LAST_ERRNO, &e);
+    return e;
+}
+
 ms_status store_sql_fail(store *s, int rc, const char *doing, ms_error *err)
 {
     ms_status code = ms_status_from_sqlite(rc);
@@ -175,7 +231,7 @@ ms_status store_sql_fail(store *s, int rc, const char *doing, ms_error *err)
     const char *path = s ? s->path : "?";
     /* A write past `ulimit -f` or a full disk or quota can come back as an
      * I/O error: name the cause. */
-    int sys = s && s->db && code == MS_IO ? sqlite3_system_errno(s->db) : 0;
+    int sys = s && s->db && code == MS_IO ? io_errno(s) : 0;
     if (sys == EFBIG || sys == ENOSPC || sys == EDQUOT) {
         code = MS_FULL;
         why = strerror(sys);
@@ -189,6 +245,8 @@ ms_status store_sql_fail(store *s, int rc, const char *doing, ms_error *err)
         return ms_fail(err, code, "%s: store %s is corrupt (%s)", doing, path, why);
     if (code == MS_READONLY)
         return ms_fail(err, code, "%s: store %s is not writable (%s)", doing, path, why);
+    if (code == MS_NOT_STORE)
+        return ms_fail(err, code, "%s: %s is not a memscope store (%s)", doing, path, why);
     return ms_fail(err, code, "%s: %s (store %s)", doing, why, path);
 }
 
@@ -198,7 +256,7 @@ ms_status store_exec(store *s, const char *sql, ms_error *err)
     int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
     ms_status kind = ms_status_from_sqlite(rc);
     if (kind == MS_BUSY || kind == MS_FULL || kind == MS_CORRUPT || kind == MS_READONLY ||
-        kind == MS_IO) {
+        kind == MS_IO || kind == MS_NOT_STORE) {
         sqlite3_free(msg);
         return store_sql_fail(s, rc, "accessing the store", err);
     }
@@ -258,7 +316,12 @@ static int probe_file(const char *path, int *exists)
     *exists = 1;
     char head[16];
     ssize_t n = read(fd, head, sizeof head);
+    int read_errno = errno;
     close(fd);
+    if (n < 0) { /* a directory, an unreadable device: say why */
+        errno = read_errno;
+        return -2;
+    }
     if (n == 0)
         return 1;
     if (n < (ssize_t)sizeof head || memcmp(head, sqlite_magic, sizeof head) != 0)
@@ -283,6 +346,8 @@ static ms_status migrate(store *s, int64_t from, ms_error *err)
         return st;
     for (int64_t v = from; v < STORE_SCHEMA_VERSION; v++) {
         st = store_exec(s, migrations[v], err);
+        if (!st && code_migrations[v])
+            st = code_migrations[v](s, err);
         if (st)
             break;
     }
@@ -338,7 +403,10 @@ static ms_status check_schema(store *s, ms_error *err)
                                       "cannot do: run `memscope list --limit 0` on it once",
                        s->path);
     if (version == 0) {
-        st = store_exec(s, "PRAGMA journal_mode=WAL", err);
+        /* 16 KB pages: a 2 KB vector fills a 4 KB page by itself (cells of
+         * 2 KB do not fit twice), seven share a 16 KB one; a store of
+         * 100,000 memories is 390 MB instead of 570 MB and imports faster */
+        st = store_exec(s, "PRAGMA page_size=16384; PRAGMA journal_mode=WAL", err);
         if (st)
             return st;
     }
@@ -349,9 +417,14 @@ static ms_status configure(store *s, ms_error *err)
 {
     sqlite3_extended_result_codes(s->db, 1);
     sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
-    ms_status st = store_exec(s, "PRAGMA foreign_keys=ON", err);
+    /* statement journals (and sorts) in memory: an import's upserts and
+     * REPLACEs otherwise spill their journals to a temporary file, three
+     * times the size of the store */
+    ms_status st = store_exec(s, "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY", err);
+    /* secure_delete=FAST: a deleted memory's text is overwritten in the
+     * pages that held it when that costs no extra I/O (docs/SECURITY.md). */
     if (!st && !s->readonly)
-        st = store_exec(s, "PRAGMA synchronous=NORMAL", err);
+        st = store_exec(s, "PRAGMA synchronous=NORMAL; PRAGMA secure_delete=FAST", err);
     return st;
 }
 
@@ -423,6 +496,10 @@ void store_close(store *s)
     for (size_t i = 0; i < s->n_pending; i++)
         free(s->pending[i].text);
     free(s->pending);
+    store_fts_free(s);
+    store_wcache_clear(s);
+    store_vjob_discard(s);
+    store_doclen_free(s);
     sqlite3_close(s->db);
     free(s->embedder_id);
     free(s->path);
@@ -459,6 +536,8 @@ ms_status store_use_profile(store *s, const char *profile, ms_error *err)
         return ms_fail(err, MS_USAGE, "profile name must be 1 to %d bytes", STORE_PROFILE_MAX);
     if (store_utf8_invalid_at(profile, n) >= 0)
         return ms_fail(err, MS_USAGE, "profile name is not valid UTF-8");
+    if (strcmp(s->profile, profile) != 0)
+        store_wcache_clear(s); /* entities belong to a profile */
     memcpy(s->profile, profile, n + 1);
     static const char hex[] = "0123456789abcdef";
     s->ptag[0] = 'p';
@@ -489,18 +568,25 @@ ms_status store_profile_count(store *s, int64_t *n, ms_error *err)
  * queries need the profile filter. */
 static ms_status other_profiles(store *s, int *yes, ms_error *err)
 {
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db, "SELECT 1 FROM memories WHERE profile <> ?1 LIMIT 1", -1,
-                                &st, NULL);
-    if (rc != SQLITE_OK)
-        return store_sql_fail(s, rc, "reading profiles", err);
+    /* two index seeks: `profile <> ?` would scan every memory */
+    sqlite3_stmt *st = store_stmt(s, ST_OTHER_PROFILES, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st);
-    *yes = rc == SQLITE_ROW;
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    int rc = sqlite3_step(st);
+    *yes = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW)
         return store_sql_fail(s, rc, "reading profiles", err);
     return MS_OK;
+}
+
+ms_status store_only_profile(store *s, int *only, ms_error *err)
+{
+    int others = 1;
+    ms_status st = other_profiles(s, &others, err);
+    *only = !others;
+    return st;
 }
 
 /* ---- transactions ------------------------------------------------------ */
@@ -530,6 +616,16 @@ static ms_status check_pages(store *s, ms_error *err)
     return code;
 }
 
+/* A larger page cache while writing: an import touches every index, and
+ * with SQLite's default 2 MB the pages it dirties spill into the WAL
+ * mid-transaction and are read back. Reset (which frees it) after. */
+static void write_cache(store *s, int on)
+{
+    sqlite3_exec(s->db, on ? "PRAGMA cache_size=-65536" : "PRAGMA cache_size=-2000", NULL, NULL,
+                 NULL);
+    s->writing = on;
+}
+
 ms_status store_begin(store *s, ms_error *err)
 {
     ms_status st = store_require_writable(s, "write", err);
@@ -540,8 +636,10 @@ ms_status store_begin(store *s, ms_error *err)
     int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "starting a write", err);
+    write_cache(s, 1);
     if (!s->checked && (st = check_pages(s, err))) {
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        write_cache(s, 0);
         return st;
     }
     s->checked = 1;
@@ -565,10 +663,13 @@ ms_status store_end(store *s, ms_error *err)
     if (!s->in_txn)
         return MS_OK;
     ms_status st = s->readonly ? MS_OK : store_flush_vectors(s, err);
+    if (!st)
+        st = store_fts_flush(s, err);
     if (st) {
         store_rollback(s);
         return st;
     }
+    store_wcache_clear(s);
     int rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
         st = store_sql_fail(s, rc, "committing", err);
@@ -576,6 +677,8 @@ ms_status store_end(store *s, ms_error *err)
         return st;
     }
     s->in_txn = 0;
+    if (s->writing)
+        write_cache(s, 0);
     return MS_OK;
 }
 
@@ -586,8 +689,14 @@ void store_rollback(store *s)
     for (size_t i = 0; i < s->n_pending; i++)
         free(s->pending[i].text);
     s->n_pending = 0;
+    store_vjob_discard(s);
+    store_fts_discard(s);
+    s->fts_gen++; /* the index is as it was before: row lengths may differ */
+    store_wcache_clear(s);
     sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
     s->in_txn = 0;
+    if (s->writing)
+        write_cache(s, 0);
     free(s->embedder_id);
     s->embedder_id = NULL;
     load_embedder(s, NULL);
@@ -650,7 +759,7 @@ ms_status store_set_embedder(store *s, const char *id, int dim, ms_error *err)
     }
     if (rc != SQLITE_DONE && rc != SQLITE_OK)
         return store_sql_fail(s, rc, "recording the embedder", err);
-    ms_status code = store_exec(s, "DELETE FROM vectors", err);
+    ms_status code = store_exec(s, "DELETE FROM vectors; DELETE FROM vectors_q8", err);
     if (code)
         return code;
     free(s->embedder_id);
@@ -723,13 +832,16 @@ ms_status store_tokenize(store *s, const char *text, int len, store_token_fn fn,
 
 ms_status store_term_docs(store *s, const char *term, int64_t *docs, ms_error *err)
 {
+    ms_status code = s->fts_n ? store_fts_flush(s, err) : MS_OK;
+    if (code)
+        return code;
     sqlite3_stmt *st = store_stmt(s, ST_TERM_DOCS, err);
     if (!st)
         return err ? err->code : MS_SQL;
     sqlite3_bind_text(st, 1, term, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     *docs = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    ms_status code = rc == SQLITE_ROW || rc == SQLITE_DONE
+    code = rc == SQLITE_ROW || rc == SQLITE_DONE
                          ? MS_OK
                          : store_sql_fail(s, rc, "reading term counts", err);
     /* A statement left on its row keeps the read transaction open after
@@ -742,7 +854,9 @@ ms_status store_fts(store *s, const char *match, int limit, store_hit_fn fn, voi
                     ms_error *err)
 {
     int others = 0;
-    ms_status code = other_profiles(s, &others, err);
+    ms_status code = s->fts_n ? store_fts_flush(s, err) : MS_OK;
+    if (!code)
+        code = other_profiles(s, &others, err);
     if (code)
         return code;
     size_t n = strlen(match) + strlen(s->ptag) + 64;
@@ -753,6 +867,10 @@ ms_status store_fts(store *s, const char *match, int limit, store_hit_fn fn, voi
         snprintf(expr, n, "{content context} : ( %s ) AND ptag : \"%s\"", match, s->ptag);
     else
         snprintf(expr, n, "{content context} : ( %s )", match);
+    fts5_api *api = s->bm25_ready ? NULL : fts5_api_of(s->db);
+    if (api && store_bm25_register(s, api) == SQLITE_OK)
+        s->bm25_ready = 1;
+    store_doclen_refresh(s);
     sqlite3_stmt *st = store_stmt(s, ST_FTS, err);
     if (!st) {
         free(expr);

@@ -20,7 +20,7 @@
 
 #include "status.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 #define STORE_APPLICATION_ID 0x4d53434f /* "MSCO" */
 #define STORE_CONTENT_MAX (1024 * 1024) /* bytes of content per memory */
 #define STORE_ID_MAX 512                /* bytes of a memory id */
@@ -149,6 +149,22 @@ typedef int (*store_memory_fn)(void *ctx, const store_memory *m);
 ms_status store_scan(store *s, int all_profiles, int with_entities, store_memory_fn fn, void *ctx,
                      ms_error *err);
 
+/* What recall needs of a memory, without its text (for loading the
+ * engine's snapshot). Strings are valid during the callback only. */
+typedef struct store_meta {
+    int64_t rid;
+    int64_t created_ts;
+    int64_t event_ts;              /* STORE_TS_NONE when unknown */
+    const char *session, *speaker; /* NULL when none */
+    int pinned;
+    double trust_alpha, trust_beta, memory_confidence;
+} store_meta;
+
+/* Call fn for each memory of the current profile in rid order; fn returns
+ * 0 to continue. */
+typedef int (*store_meta_fn)(void *ctx, const store_meta *m);
+ms_status store_scan_meta(store *s, store_meta_fn fn, void *ctx, ms_error *err);
+
 /* Counts in the current profile. */
 typedef struct store_counts {
     int64_t memories, entities, links, edges, vectors, pinned;
@@ -175,6 +191,14 @@ ms_status store_term_docs(store *s, const char *term, int64_t *docs, ms_error *e
 typedef int (*store_hit_fn)(void *ctx, int64_t rid, double score);
 ms_status store_fts(store *s, const char *match, int limit, store_hit_fn fn, void *ctx,
                     ms_error *err);
+
+/* Call fn(ctx, rid) for every memory of the current profile whose text
+ * matches the FTS5 expression match (columns named in it as it likes), in
+ * rid order, unranked: cheaper than store_fts when the order and the score
+ * do not matter. fn returns 0 to continue. */
+typedef int (*store_rid_fn)(void *ctx, int64_t rid);
+ms_status store_fts_match(store *s, const char *match, store_rid_fn fn, void *ctx,
+                          ms_error *err);
 
 /* ---- entities and edges ------------------------------------------------ */
 
@@ -207,6 +231,12 @@ ms_status store_entities_of(store *s, int64_t rid, store_entity **out, size_t *n
 /* Every entity of the current profile. */
 ms_status store_entities_all(store *s, store_entity **out, size_t *n, ms_error *err);
 
+/* Call fn for every entity of the current profile in eid order, with docs
+ * -1 (not counted: cheaper than store_entities_all). The strings are valid
+ * during the callback only; fn returns 0 to continue. */
+typedef int (*store_entity_fn)(void *ctx, const store_entity *e);
+ms_status store_scan_entities(store *s, store_entity_fn fn, void *ctx, ms_error *err);
+
 /* Call fn(ctx, rid, eid) for each memory-entity link of the current profile,
  * ordered by eid then rid. */
 typedef int (*store_link_fn)(void *ctx, int64_t rid, int64_t eid);
@@ -231,6 +261,9 @@ typedef struct store_edge {
 /* Edges touching rid, either end. Caller frees *out with free(). */
 ms_status store_edges_of(store *s, int64_t rid, store_edge **out, size_t *n, ms_error *err);
 
+/* Does the current profile hold any edge? */
+ms_status store_has_edges(store *s, int *yes, ms_error *err);
+
 /* Call fn for every edge of the current profile. */
 typedef int (*store_edge_fn)(void *ctx, const store_edge *e);
 ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err);
@@ -243,6 +276,8 @@ typedef struct store_vectorizer {
     const char *id; /* e.g. "hash3-5:512" */
     int dim;
     size_t batch; /* texts per call (>= 1) */
+    int background; /* embed may run on a thread of the store's own (one call at a
+                       time), overlapping the writes */
     /* Embed n texts into out[n * dim]; unit length. */
     ms_status (*embed)(void *ctx, const char *const *texts, size_t n, float *out, ms_error *err);
     void *ctx;
@@ -269,6 +304,31 @@ ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_er
 /* Call fn for each vector of the current profile in rid order. */
 typedef int (*store_vector_fn)(void *ctx, int64_t rid, const float *v, int dim);
 ms_status store_scan_vectors(store *s, store_vector_fn fn, void *ctx, ms_error *err);
+
+/* The exact vector of memory rid into out[dim]. MS_NOT_FOUND when it has
+ * none of that dimension. */
+ms_status store_get_vector(store *s, int64_t rid, float *out, int dim, ms_error *err);
+
+/* The int8 form of a vector v, kept beside it for fast scans: v[j] ~=
+ * scale * q[j], |q[j]| <= 127. For any x, |x . v - scale * (x . q)| <=
+ * ||x|| * resid, and ||scale * q|| = qnorm, so a dot product computed on
+ * int8 forms has an error bound that needs no exact vector. */
+typedef struct store_qvec {
+    int64_t rid;
+    const int8_t *q; /* [dim] codes; valid during the callback */
+    double scale;
+    double resid;    /* ||v - scale * q|| */
+    double qnorm;    /* ||scale * q|| */
+} store_qvec;
+
+/* The store's quantisation of v[dim] into q[dim] (caller's buffer), with
+ * out->q = q and the scale and norms; out->rid is left alone. */
+void store_quantize(const float *v, int dim, int8_t *q, store_qvec *out);
+
+/* Call fn for the int8 form of each vector of the current profile, in rid
+ * order (every vector written by store_put_vector has one). */
+typedef int (*store_qvec_fn)(void *ctx, const store_qvec *v, int dim);
+ms_status store_scan_qvectors(store *s, store_qvec_fn fn, void *ctx, ms_error *err);
 
 /* ---- feedback ---------------------------------------------------------- */
 

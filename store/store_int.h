@@ -33,8 +33,19 @@ enum stmt_id {
     ST_FTS_ROW,
     ST_FTS_ADD,
     ST_FTS_DEL,
+    ST_QVEC_PUT,
+    ST_VECTOR_GET,
+    ST_ENTITY_NAMES,
+    ST_OTHER_PROFILES,
+    ST_FTS_MATCH,
+    ST_NEWER,
+    ST_EDGE_ADD,
+    ST_LINK_ADD,
     ST_COUNT
 };
+
+typedef struct wcache wcache; /* wcache.c */
+typedef struct vjob vjob;     /* vjob.c */
 
 /* A memory whose vector store_put still has to compute. */
 typedef struct pending_vec {
@@ -49,6 +60,7 @@ struct store {
     int denied;  /* errno (EACCES, EROFS) when the OS refused write access */
     int checked; /* quick_check passed before this connection's first write */
     int in_txn;
+    int writing; /* the open transaction is a write (store_begin) */
     char profile[STORE_PROFILE_MAX + 1];
     char ptag[2 * STORE_PROFILE_MAX + 2]; /* "p" + hex(profile): FTS filter */
     sqlite3_stmt *st[ST_COUNT];
@@ -59,6 +71,7 @@ struct store {
     store_vectorizer vz;
     pending_vec *pending;
     size_t n_pending, cap_pending;
+    vjob *vjob;             /* a batch of vectors being computed, or NULL */
     /* tokenizer (FTS5's own) */
     void *fts5_tok;         /* Fts5Tokenizer * */
     void *fts5_tok_api;     /* fts5_tokenizer * */
@@ -67,6 +80,10 @@ struct store {
     int64_t *fts_list;      /* [fts_n] */
     int64_t *fts_slot;      /* [fts_cap] open addressing, 0 = empty */
     size_t fts_n, fts_cap;
+    wcache *wc;             /* what appends remember (wcache.c), or NULL */
+    uint64_t fts_gen;       /* moves with every write to the text index */
+    struct doclen *doclen;  /* row lengths for bm25 (bm25.c), or NULL */
+    int bm25_ready;         /* ms_bm25 is registered on the connection */
 };
 
 /* Statement i, reset and with bindings cleared; NULL with err set on failure. */
@@ -81,8 +98,9 @@ ms_status store_exec(store *s, const char *sql, ms_error *err);
 /* Copy a column as a fresh string (NULL for SQL NULL). */
 char *store_col_text(sqlite3_stmt *st, int col);
 
-/* entity.c: extract entity names from a memory and link them. */
-ms_status store_link_entities(store *s, const store_memory *m, ms_error *err);
+/* entity.c: extract entity names from a memory and link them. append: m
+ * is a new memory, the newest row (the write cache may answer). */
+ms_status store_link_entities(store *s, const store_memory *m, int append, ms_error *err);
 
 /* entity.c: are the entities given with m (matched as names are: case and
  * apostrophes folded) exactly those linked to memory rid as given? */
@@ -109,6 +127,64 @@ ms_status store_fts_forget(store *s, int64_t rid, ms_error *err);
 ms_status store_fts_flush(store *s, ms_error *err);
 void store_fts_discard(store *s);
 void store_fts_free(store *s);
+
+/* vector.c: write the int8 form q of rid's vector (store_vector_write
+ * does); fill vectors_q8 from vectors (the schema 3 -> 4 migration). */
+ms_status store_qvec_put(store *s, int64_t rid, const int8_t *q, int dim, const store_qvec *qv,
+                         ms_error *err);
+ms_status store_qvec_rebuild(store *s, ms_error *err);
+
+/* memory.c: write rid's vector v and its int8 form (store_quantize). */
+ms_status store_vector_write(store *s, int64_t rid, const float *v, int dim, const int8_t *q,
+                             const store_qvec *qv, ms_error *err);
+
+/* vjob.c: vectors on a second thread (store_vectorizer.background).
+ * start: finish the batch in flight, then hand it the pending memories.
+ * finish: wait for it and write its vectors. discard: wait and drop them. */
+ms_status store_vjob_start(store *s, ms_error *err);
+ms_status store_vjob_finish(store *s, ms_error *err);
+void store_vjob_discard(store *s);
+
+/* wcache.c: copies of what the tables say, kept while a transaction only
+ * appends memories. store_wcache_clear before any other write, at the end
+ * of a transaction and when the profile changes.
+ * entity: 1 (*eid set), 0 (the profile has none), -1 (not known).
+ * links: the count (0-2) of last[] (newest linked memories), -1 not known.
+ * body: the text a memory gives its neighbours' context, or NULL. */
+void store_wcache_clear(store *s);
+int store_wcache_entity(store *s, const char *norm, int64_t *eid);
+void store_wcache_set_entity(store *s, const char *norm, int64_t eid);
+int store_wcache_links(store *s, const char *norm, int64_t last[2]);
+void store_wcache_set_links(store *s, const char *norm, const int64_t *last, int n);
+void store_wcache_linked(store *s, const char *norm, int64_t rid);
+const char *store_wcache_body(store *s, int64_t rid);
+void store_wcache_set_body(store *s, int64_t rid, const char *body);
+/* newest: is rid the row after the newest one appended (so the newest)? */
+int store_wcache_newest(store *s, int64_t rid);
+void store_wcache_set_newest(store *s, int64_t rid);
+
+/* context.c: before a new memory m of m->session is inserted: the turns
+ * before it (the session's newest, newest first) into prev[0..*n_prev),
+ * and its neighbour text while it is the newest row (*context, the caller
+ * frees; NULL for none).
+ * After it was inserted as the newest row with that text: what
+ * store_context_written does, with fewer queries. */
+ms_status store_context_new(store *s, const store_memory *m, int64_t prev[2], int *n_prev,
+                            char **context, ms_error *err);
+ms_status store_context_appended(store *s, const store_memory *m, const int64_t *prev,
+                                 int n_prev, ms_error *err);
+
+/* bm25.c: FTS5's bm25 as ms_bm25(memories_fts), with row lengths read in
+ * one scan. register: on the connection (fts5api is its fts5_api *).
+ * refresh: before a ranked search, make the lengths those of the index as
+ * it is. free: on close. */
+int store_bm25_register(store *s, void *fts5api);
+void store_doclen_refresh(store *s);
+void store_doclen_free(store *s);
+
+/* store.c: does no memory live outside the current profile? (Scans can
+ * then skip joining memories to filter by profile.) */
+ms_status store_only_profile(store *s, int *only, ms_error *err);
 
 /* Duplicate a string (NULL stays NULL); aborts nothing, returns NULL on OOM. */
 char *store_strdup(const char *s);

@@ -15,25 +15,7 @@
 # directory are removed at the end. Waits poll the screen; no fixed sleeps.
 set -u
 
-n=0
-failed=0
-ok() { # ok STATUS DESCRIPTION: STATUS 0 passes
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        failed=$((failed + 1))
-    fi
-}
-diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
-is() { # is GOT WANT DESCRIPTION
-    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; diag "got:      '$1'" "expected: '$2'"; fi
-}
-bail() { echo "Bail out! $*"; exit 1; }
-
-[ -n "${MEMSCOPE:-}" ] || bail "set MEMSCOPE to the absolute path of the memscope binary"
-[ -x "$MEMSCOPE" ] || bail "MEMSCOPE=$MEMSCOPE is not executable"
+. "$(dirname "$0")/tap.sh"
 if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null; then
     echo "1..0 # SKIP tmux and python3 are needed"
     exit 0
@@ -553,6 +535,31 @@ ok $? "Enter runs the found query"
 keys q
 wait_rc >/dev/null
 
+# ---- feedback keys: y marks relevant, x not relevant, and the trace shows it -----------
+
+cp "$DB" "$T/fb.db"
+QF="When is my dentist appointment?"
+first=$("$MEMSCOPE" recall --db "$T/fb.db" --json "$QF" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["id"])')
+start 120 40 "$MEMSCOPE" --db "$T/fb.db"
+wait_for "Query ▸"
+query "$QF"
+wait_for "Trace of $first"
+keys Tab
+keys x
+wait_for "marked $first not relevant"
+ok $? "x marks the selected memory not relevant"
+wait_for "feedback   x"
+ok $? "the trace shows the feedback adjustment"
+keys q
+wait_rc >/dev/null
+"$MEMSCOPE" feedback --db "$T/fb.db" --list >"$T/fb.list"
+grep -q "^- $first	temporal	$QF" "$T/fb.list"
+ok $? "the judgement is stored where memscope feedback --list sees it"
+after=$("$MEMSCOPE" recall --db "$T/fb.db" --json "$QF" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["id"])')
+ok $([ "$after" != "$first" ]; echo $?) "the memory marked not relevant no longer ranks first"
+
 # ---- the demo tour ----------------------------------------------------------------------
 
 start 100 40 "$MEMSCOPE" demo --db "$T/tour.db" --tour
@@ -568,5 +575,4 @@ ok $? "the last step shows no_candidates"
 keys q
 is "$(wait_rc)" 0 "the tour quits with 0"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -41,6 +41,11 @@
     _(WI_K_MORE, "What-if", "]", "RRF k plus 5", ']')                                     \
     _(WI_FLOOR, "What-if", "f", "evidence floor off or on", 'f')                          \
     _(WI_RESET, "What-if", "0", "back to the baseline (no what-if)", '0')                 \
+    _(RELEVANT, "Feedback", "y", "mark the selected memory relevant to this query: the "   \
+      "engine learns from it (the feedback adjustment; memscope feedback --reset "       \
+      "forgets)", 'y')                                                                   \
+    _(IRRELEVANT, "Feedback", "x", "mark the selected memory not relevant to this query",  \
+      'x')                                                                               \
     _(RANKING, "View", "r", "show or hide the Ranking column", 'r')                       \
     _(REFRESH, "View", "R", "run the query again (after another process wrote)", 'R')     \
     _(TOUR, "View", "T", "start or stop the demo tour", 'T')                              \

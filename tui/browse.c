@@ -351,7 +351,7 @@ static int run_browse(cli_common *c, int argc, char **argv)
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1)
         if (!cli_common_option(c, opt, &cmd_browse))
-            return cli_usage(&cmd_browse, "unknown option");
+            return cli_bad_option(&cmd_browse, argv);
     if (optind < argc)
         return cli_usage(&cmd_browse, "unexpected argument '%s'", argv[optind]);
     return browse_run(c, 0);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "text.h"
 
@@ -25,9 +26,147 @@ void cli_print_safe(FILE *out, const char *text)
         fputs(text, out);
         return;
     }
-    char *safe = text_escape(text, strlen(text), 1);
+    char *safe = text_escape(text, strlen(text), 0); /* one line */
     fputs(safe ? safe : "(out of memory)", out);
     free(safe);
+}
+
+/* ---- terminal-safe text ---------------------------------------------- */
+
+typedef struct cli_buf {
+    char *p;
+    size_t n, cap;
+    int failed;
+} cli_buf;
+
+static void cli_buf_put(cli_buf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        char *g = realloc(b->p, cap);
+        if (!g) {
+            b->failed = 1;
+            return;
+        }
+        b->p = g;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+
+/* The character at s: its escape (text_escape's, for that character
+ * alone; "?" if that fails) into esc, or "" when it is shown as itself; its
+ * display width into *w. Returns its length in bytes. */
+static size_t cli_char(const char *s, size_t n, char esc[16], int *w)
+{
+    unsigned cp;
+    int len = text_decode(s, n, &cp);
+    esc[0] = '\0';
+    if (len == 0 || cp == '\n' || cp == '\t' || text_is_hidden(cp)) {
+        len = len ? len : 1;
+        char *e = text_escape(s, (size_t)len, 0);
+        snprintf(esc, 16, "%s", e && *e ? e : "?");
+        free(e);
+        *w = (int)strlen(esc);
+    } else {
+        *w = wcwidth((wchar_t)cp);
+        *w = *w < 0 ? 1 : *w;
+    }
+    return (size_t)len;
+}
+
+int cli_mark(int fd)
+{
+    const char *term = getenv("TERM");
+    return isatty(fd) && term && *term && strcmp(term, "dumb") != 0;
+}
+
+char *cli_safe(const char *text, int cols, int mark, int *width)
+{
+    const char *no_color = getenv("NO_COLOR");
+    const char *on = no_color && *no_color ? "\033[7m" : "\033[7;35m", *off = "\033[0m";
+    size_t n = text ? strlen(text) : 0;
+    int total = 0, w, used = 0;
+    char esc[16];
+    for (size_t i = 0; i < n;) { /* the whole width first: is a cut needed? */
+        i += cli_char(text + i, n - i, esc, &w);
+        total += w;
+    }
+    int room = cols < 0 || total <= cols ? total : cols - 1;
+    cli_buf b = {0};
+    cli_buf_put(&b, "", 0);
+    for (size_t i = 0; i < n;) {
+        size_t len = cli_char(text + i, n - i, esc, &w);
+        if (used + w > room)
+            break;
+        if (esc[0] && mark)
+            cli_buf_put(&b, on, strlen(on));
+        cli_buf_put(&b, esc[0] ? esc : text + i, esc[0] ? strlen(esc) : len);
+        if (esc[0] && mark)
+            cli_buf_put(&b, off, strlen(off));
+        used += w;
+        i += len;
+    }
+    if (room < total && cols >= 1) {
+        cli_buf_put(&b, "\xe2\x80\xa6", 3); /* … */
+        used++;
+    }
+    if (width)
+        *width = used;
+    if (b.failed) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+
+void cli_put_safe(FILE *out, const char *text)
+{
+    char *safe = cli_safe(text, -1, cli_mark(fileno(out)), NULL);
+    fputs(safe ? safe : "(out of memory)", out);
+    free(safe);
+}
+
+/* One character of JSON text for a terminal: what text_escape would show
+ * as an escape becomes a JSON \u escape (a surrogate pair above U+FFFF), an
+ * invalid byte becomes \ufffd. Raw newlines and tabs only lay out the JSON
+ * (cJSON escapes them inside strings) and stay. Returns the bytes used. */
+static size_t json_char(FILE *out, const char *s, size_t n)
+{
+    unsigned cp;
+    int len = text_decode(s, n, &cp);
+    if (len == 0) {
+        fputs("\\ufffd", out);
+        return 1;
+    }
+    if (cp == '\n' || cp == '\t' || !text_is_hidden(cp)) {
+        fwrite(s, 1, (size_t)len, out);
+    } else if (cp > 0xffff) {
+        cp -= 0x10000;
+        fprintf(out, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+    } else {
+        fprintf(out, "\\u%04x", cp);
+    }
+    return (size_t)len;
+}
+
+void cli_print_json(FILE *out, const char *json)
+{
+    if (!json)
+        return;
+    if (!isatty(fileno(out))) {
+        fputs(json, out);
+        return;
+    }
+    size_t n = strlen(json);
+    for (size_t i = 0; i < n;)
+        i += json_char(out, json + i, n - i);
 }
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
@@ -67,14 +206,20 @@ int cli_finish(int status)
 
 int cli_usage(const cli_command *cmd, const char *fmt, ...)
 {
-    char prefix[64];
-    snprintf(prefix, sizeof prefix, "memscope %s: ", cmd->name);
+    char msg[768];
     va_list ap;
     va_start(ap, fmt);
-    vreport(prefix, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "Try 'memscope %s --help'.\n", cmd->name);
-    return EXIT_USAGE;
+    /* one line, with the hint on it */
+    return cli_error(EXIT_USAGE, "%s: %s (see 'memscope %s --help')", cmd->name, msg,
+                     cmd->name);
+}
+
+int cli_bad_option(const cli_command *cmd, char **argv)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "?";
+    return cli_usage(cmd, "unknown option, or an option without its value: '%s'", arg);
 }
 
 int cli_common_option(cli_common *c, int opt, const cli_command *cmd)

@@ -70,6 +70,10 @@ int cli_finish(int status);
 /* Usage error for cmd: "memscope CMD: message" and a hint; returns 2. */
 int cli_usage(const cli_command *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Usage error for the option getopt_long just refused (with opterr = 0, so
+ * getopt prints nothing of its own); returns 2. */
+int cli_bad_option(const cli_command *cmd, char **argv);
+
 /* Resolve the database path (see cli_common.db). Static storage. */
 const char *cli_db_path(const cli_common *c);
 
@@ -86,6 +90,27 @@ int cli_tty(int fd);
 
 /* Print text made safe for a terminal when out is one; raw otherwise. */
 void cli_print_safe(FILE *out, const char *text);
+
+/* Should escapes written to fd be marked (a terminal, TERM not dumb)? */
+int cli_mark(int fd);
+
+/* text (NULL = "") made one line and terminal-safe: each character
+ * text_escape escapes shows as its escape (\x1b, \n, <U+202E>, \xff), cut
+ * to cols display columns with "…" when longer (cols < 0: never cut). With
+ * mark, each escape is wrapped in reverse video (magenta unless NO_COLOR
+ * is set), so it stands apart from the same characters typed as text.
+ * *width (may be NULL) gets the columns it takes. Caller frees; NULL when
+ * out of memory. */
+char *cli_safe(const char *text, int cols, int mark, int *width);
+
+/* Write text to out through cli_safe, marked when out is a terminal. */
+void cli_put_safe(FILE *out, const char *text);
+
+/* Print JSON text; when out is a terminal, every character text_escape
+ * would escape (ESC is already \u001b; DEL, C1, bidi, zero-width...) becomes
+ * a \u escape and invalid UTF-8 becomes \ufffd: the same JSON, made
+ * safe to look at. Raw otherwise, so pipes get the bytes unchanged. */
+void cli_print_json(FILE *out, const char *json);
 
 /* Parse a number option strictly: the whole string, within [lo, hi]. */
 int cli_parse_double(const char *s, double lo, double hi, double *out);

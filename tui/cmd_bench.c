@@ -3,15 +3,19 @@
  * and the browser's key-press path over Q queries.
  *
  * The store is deterministic from the seed: dialogue turns "Speaker: ..."
- * whose words follow a Zipf law over a vocabulary of a few thousand words
- * (common English words first, then made-up ones), recurring capitalised
- * names (entities, some of two words), pairs of speakers talking in sessions
- * of 10-40 adjacent turns, dates spread over two years (2023-2024), some
- * turns with an event time, a time expression or a quoted title. It is
- * written as JSONL and imported through import_file -> store_put with the
- * built-in embedder attached, in one transaction, exactly as `memscope
- * import` does. The queries depend on the seed only, not on N, so runs at
- * different sizes answer the same questions.
+ * whose words follow one Zipf law (exponent 1) over about 3000 words ranked
+ * as in English (the words a dialogue is held together with first: "i",
+ * "the", "and"...; then common content words; then made-up ones), recurring
+ * capitalised names (entities, some of two words), pairs of speakers talking
+ * in sessions of 10-40 adjacent turns, dates spread over two years
+ * (2023-2024), some turns with an event time, a time expression or a quoted
+ * title. It is imported twice, each in one transaction with the built-in
+ * embedder attached: as a JSONL file through import_file, as `memscope
+ * import` does (import_jsonl_per_s; the store is then deleted), and turn by
+ * turn through store_put, the path import_file takes after parsing a line
+ * (import_per_s: embedding and enrichment included; this store is the one
+ * measured). Both give the same store. The queries depend on the seed
+ * only, not on N, so runs at different sizes answer the same questions.
  *
  * Benchmarks report; nothing here passes or fails on a time. */
 #include <errno.h>
@@ -32,13 +36,13 @@
 #include "store/import.h"
 #include "view.h"
 
-#define BENCH_T0 1672531200     /* 2023-01-01T00:00:00Z: the first session */
+#define BENCH_T0 1672531200      /* 2023-01-01T00:00:00Z: the first session */
 #define BENCH_SPAN (730 * 86400) /* two years of sessions */
-#define BENCH_NOW 1735689600    /* 2025-01-01T00:00:00Z: "now" for the queries */
-#define BENCH_WORDS 3000        /* content vocabulary */
-#define BENCH_NAMES 400         /* recurring names (entities) */
-#define BENCH_PAIRS 30          /* pairs of speakers who talk */
-#define BENCH_COLS 120          /* the browser's screen for browser_ms */
+#define BENCH_NOW 1735689600     /* 2025-01-01T00:00:00Z: "now" for the queries */
+#define BENCH_WORDS 3000         /* content vocabulary */
+#define BENCH_NAMES 400          /* recurring names (entities) */
+#define BENCH_PAIRS 30           /* pairs of speakers who talk */
+#define BENCH_COLS 120           /* the browser's screen for browser_ms */
 #define BENCH_ROWS 40
 
 enum { OPT_JSON = OPT_FIRST_OWN, OPT_MEMORIES, OPT_QUERIES, OPT_SEED, OPT_KEEP, OPT_LIST };
@@ -106,24 +110,29 @@ static int zipf_draw(const zipf *z, rng *r)
 /* Content words people talk about, most frequent first; made-up words
  * follow them in the vocabulary. */
 static const char *const common_words[] = {
-    "time", "day", "work", "trip", "friends", "family", "dinner", "weekend", "home", "kids",
-    "book", "movie", "garden", "dog", "job", "school", "class", "music", "party", "food",
-    "walk", "park", "coffee", "city", "house", "car", "beach", "photo", "cake", "game",
-    "project", "sister", "brother", "mom", "dad", "birthday", "gift", "concert", "painting",
-    "hike", "camping", "recipe", "guitar", "piano", "team", "match", "marathon", "yoga",
-    "workshop", "pottery", "camera", "trail", "lake", "mountain", "tea", "bakery", "restaurant",
-    "pizza", "soup", "festival", "parade", "volunteer", "shelter", "charity", "adoption",
-    "baby", "doctor", "therapy", "meditation", "journal", "poem", "novel", "story", "podcast",
-    "song", "album", "band", "lesson", "sculpture", "exhibit", "gallery", "flight", "hotel",
-    "vacation", "island", "ocean", "sunset", "storm", "snow", "flowers", "tomatoes", "bike",
-    "kayak", "fishing", "tent", "campfire", "stars", "telescope", "chess", "puzzle", "library",
-    "course", "degree", "exam", "thesis", "promotion", "office", "meeting", "colleague",
-    "client", "presentation", "deadline", "budget", "market", "dress", "shoes", "jacket",
-    "necklace", "ring", "neighbour", "landlord", "plants", "bird", "horse", "farm", "bread",
-    "wine", "salad", "train", "bus", "bridge", "river", "forest", "museum", "theatre",
-    "dance", "swimming", "tennis", "football", "running", "cooking", "baking", "knitting",
-    "drawing", "writing", "reading", "singing", "choir", "church", "community", "mentor",
-    "interview", "apartment", "wedding", "anniversary", "graduation", "holiday", "passport",
+    "time",        "day",        "work",      "trip",      "friends",   "family",       "dinner",
+    "weekend",     "home",       "kids",      "book",      "movie",     "garden",       "dog",
+    "job",         "school",     "class",     "music",     "party",     "food",         "walk",
+    "park",        "coffee",     "city",      "house",     "car",       "beach",        "photo",
+    "cake",        "game",       "project",   "sister",    "brother",   "mom",          "dad",
+    "birthday",    "gift",       "concert",   "painting",  "hike",      "camping",      "recipe",
+    "guitar",      "piano",      "team",      "match",     "marathon",  "yoga",         "workshop",
+    "pottery",     "camera",     "trail",     "lake",      "mountain",  "tea",          "bakery",
+    "restaurant",  "pizza",      "soup",      "festival",  "parade",    "volunteer",    "shelter",
+    "charity",     "adoption",   "baby",      "doctor",    "therapy",   "meditation",   "journal",
+    "poem",        "novel",      "story",     "podcast",   "song",      "album",        "band",
+    "lesson",      "sculpture",  "exhibit",   "gallery",   "flight",    "hotel",        "vacation",
+    "island",      "ocean",      "sunset",    "storm",     "snow",      "flowers",      "tomatoes",
+    "bike",        "kayak",      "fishing",   "tent",      "campfire",  "stars",        "telescope",
+    "chess",       "puzzle",     "library",   "course",    "degree",    "exam",         "thesis",
+    "promotion",   "office",     "meeting",   "colleague", "client",    "presentation", "deadline",
+    "budget",      "market",     "dress",     "shoes",     "jacket",    "necklace",     "ring",
+    "neighbour",   "landlord",   "plants",    "bird",      "horse",     "farm",         "bread",
+    "wine",        "salad",      "train",     "bus",       "bridge",    "river",        "forest",
+    "museum",      "theatre",    "dance",     "swimming",  "tennis",    "football",     "running",
+    "cooking",     "baking",     "knitting",  "drawing",   "writing",   "reading",      "singing",
+    "choir",       "church",     "community", "mentor",    "interview", "apartment",    "wedding",
+    "anniversary", "graduation", "holiday",   "passport",
 };
 
 /* Words a dialogue is held together with (many are stop words). */
@@ -137,41 +146,41 @@ static const char *const glue_words[] = {
 };
 
 static const char *const speaker_names[] = {
-    "Ana",  "Ben",  "Carla", "Dev",   "Elena", "Farid", "Greta", "Hugo", "Iris", "Jonas",
-    "Kira", "Liam", "Maya",  "Nico",  "Olga",  "Pablo", "Quinn", "Rosa", "Sami", "Tara",
+    "Ana",  "Ben",  "Carla", "Dev",   "Elena", "Farid", "Greta", "Hugo", "Iris",  "Jonas",
+    "Kira", "Liam", "Maya",  "Nico",  "Olga",  "Pablo", "Quinn", "Rosa", "Sami",  "Tara",
     "Umar", "Vera", "Wes",   "Xenia", "Yusuf", "Zoe",   "Amir",  "Bea",  "Caleb", "Dina",
-    "Emil", "Fay",  "Gil",   "Hana",  "Ivo",   "Jade",  "Kofi",  "Lena", "Milo", "Nora",
+    "Emil", "Fay",  "Gil",   "Hana",  "Ivo",   "Jade",  "Kofi",  "Lena", "Milo",  "Nora",
 };
 #define N_SPEAKERS ((int)(sizeof speaker_names / sizeof *speaker_names))
 
 static const char *const time_phrases[] = {
-    "yesterday",   "last week",     "last month",   "two days ago", "on Monday",
-    "on Saturday", "last summer",   "this morning", "in March",     "in October",
-    "next week",   "a few years ago", "last weekend", "in 2023",    "last night",
+    "yesterday",   "last week",       "last month",   "two days ago", "on Monday",
+    "on Saturday", "last summer",     "this morning", "in March",     "in October",
+    "next week",   "a few years ago", "last weekend", "in 2023",      "last night",
 };
 
 /* Words no generated memory holds: the off-topic queries. */
 static const char *const offtopic_words[] = {
-    "quantum",    "chromodynamics", "submarine",  "periscope",   "volcano",    "tectonic",
-    "cryptocurrency", "mitochondria", "photosynthesis", "kilimanjaro", "saxophone", "algebra",
-    "parliament", "semiconductor", "glacier",    "nebula",      "tariff",     "espresso",
-    "hydraulic",  "thermostat",    "asteroid",   "vaccine",     "mortgage",   "plumbing",
-    "satellite",  "encryption",    "compiler",   "turbine",     "dinosaur",   "penguin",
+    "quantum",        "chromodynamics", "submarine",      "periscope",   "volcano",   "tectonic",
+    "cryptocurrency", "mitochondria",   "photosynthesis", "kilimanjaro", "saxophone", "algebra",
+    "parliament",     "semiconductor",  "glacier",        "nebula",      "tariff",    "espresso",
+    "hydraulic",      "thermostat",     "asteroid",       "vaccine",     "mortgage",  "plumbing",
+    "satellite",      "encryption",     "compiler",       "turbine",     "dinosaur",  "penguin",
 };
 
 typedef struct world {
     char **words; /* [BENCH_WORDS] content words, rank order */
     char **names; /* [BENCH_NAMES] recurring names */
     int pair[BENCH_PAIRS][2];
-    zipf zw, zg, zn, zp;
+    zipf zv, zw, zn, zp; /* every word, content words, names, pairs */
 } world;
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof *(a)))
 
 static char *made_up_word(int i)
 {
-    static const char *const onset[] = {"b", "d",  "f",  "g",  "k",  "l",  "m",  "n",
-                                        "p", "r",  "s",  "t",  "v",  "z",  "br", "dr",
+    static const char *const onset[] = {"b",  "d",  "f",  "g",  "k",  "l", "m",  "n",
+                                        "p",  "r",  "s",  "t",  "v",  "z", "br", "dr",
                                         "gr", "pl", "st", "tr", "sk", "fl"};
     static const char *const vowel[] = {"a", "e", "i", "o", "u"};
     static const char *const coda[] = {"", "n", "r", "l"};
@@ -188,11 +197,10 @@ static char *made_up_word(int i)
 
 static char *made_up_name(rng *r, int i)
 {
-    static const char *const first[] = {"Al",  "Be",  "Cor", "Da",  "El", "Fen", "Gra",
-                                        "Hol", "Is",  "Jo",  "Ka",  "Lin", "Mar", "Nor",
-                                        "Or",  "Pel", "Quin", "Ros", "Sa", "Tor", "Ul",
-                                        "Ve",  "Wyn", "Ya",  "Zel"};
-    static const char *const last[] = {"a",  "en", "io", "ra", "el",
+    static const char *const first[] = {
+        "Al",  "Be", "Cor", "Da",   "El",  "Fen", "Gra", "Hol", "Is", "Jo",  "Ka", "Lin", "Mar",
+        "Nor", "Or", "Pel", "Quin", "Ros", "Sa",  "Tor", "Ul",  "Ve", "Wyn", "Ya", "Zel"};
+    static const char *const last[] = {"a",  "en", "io",   "ra",  "el",
                                        "on", "is", "ette", "and", "ic"};
     static const char *const place[] = {"Lake", "Port", "Cafe", "Mount", "Club"};
     int nf = NELEM(first), nl = NELEM(last);
@@ -216,7 +224,7 @@ static void world_free(world *w)
     free(w->words);
     free(w->names);
     free(w->zw.cum);
-    free(w->zg.cum);
+    free(w->zv.cum);
     free(w->zn.cum);
     free(w->zp.cum);
 }
@@ -231,7 +239,8 @@ static int world_init(world *w, uint64_t seed)
         return -1;
     int nc = NELEM(common_words);
     for (int i = 0; i < BENCH_WORDS; i++)
-        if (!(w->words[i] = i < nc ? strdup(common_words[i]) : made_up_word(i - nc + (int)(seed % 97))))
+        if (!(w->words[i] =
+                  i < nc ? strdup(common_words[i]) : made_up_word(i - nc + (int)(seed % 97))))
             return -1;
     for (int i = 0; i < BENCH_NAMES; i++)
         if (!(w->names[i] = made_up_name(&r, i)))
@@ -242,8 +251,9 @@ static int world_init(world *w, uint64_t seed)
             w->pair[p][1] = rng_int(&r, 0, N_SPEAKERS - 1);
         while (w->pair[p][1] == w->pair[p][0]);
     }
-    if (zipf_init(&w->zw, BENCH_WORDS, 1.0) || zipf_init(&w->zg, NELEM(glue_words), 1.0) ||
-        zipf_init(&w->zn, BENCH_NAMES, 1.1) || zipf_init(&w->zp, BENCH_PAIRS, 0.8))
+    if (zipf_init(&w->zv, NELEM(glue_words) + BENCH_WORDS, 1.0) ||
+        zipf_init(&w->zw, BENCH_WORDS, 1.0) || zipf_init(&w->zn, BENCH_NAMES, 1.1) ||
+        zipf_init(&w->zp, BENCH_PAIRS, 0.8))
         return -1;
     return 0;
 }
@@ -280,8 +290,8 @@ static void sentence(const world *w, rng *r, sbuf *s)
     int n = rng_int(r, 4, 14);
     int name_at = rng_unit(r) < 0.3 ? rng_int(r, 1, n - 1) : -1;
     for (int k = 0; k < n; k++) {
-        const char *t = rng_unit(r) < 0.45 ? glue_words[zipf_draw(&w->zg, r)]
-                                           : w->words[zipf_draw(&w->zw, r)];
+        int v = zipf_draw(&w->zv, r);
+        const char *t = v < NELEM(glue_words) ? glue_words[v] : w->words[v - NELEM(glue_words)];
         if (k)
             put(s, " ");
         if (k == name_at)
@@ -327,54 +337,41 @@ static void turn_text(const world *w, rng *r, const char *speaker, const char *o
 
 /* ---- the store --------------------------------------------------------------- */
 
-static void add_time(cJSON *o, const char *key, int64_t ts)
-{
-    char buf[32];
-    store_format_time(ts, buf, sizeof buf);
-    cJSON_AddStringToObject(o, key, buf);
-}
+/* One generated turn, as both paths take it. */
+typedef struct turn {
+    char id[32], session[32], created[32], event[32]; /* event "" = none */
+    const char *speaker;
+    sbuf text;
+    double confidence, alpha, beta, importance;
+} turn;
 
-static int write_turn(FILE *f, const world *w, rng *r, long i, int64_t when, const char *spk,
-                      const char *other, long session)
+static void make_turn(const world *w, rng *r, long i, int64_t when, const char *spk,
+                      const char *other, long session, turn *t)
 {
-    sbuf s;
-    char id[32], sess[32];
-    turn_text(w, r, spk, other, &s);
-    snprintf(id, sizeof id, "b%07ld", i);
-    snprintf(sess, sizeof sess, "s%05ld", session);
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "id", id);
-    cJSON_AddStringToObject(o, "content", s.b);
-    add_time(o, "created_at", when);
+    turn_text(w, r, spk, other, &t->text);
+    snprintf(t->id, sizeof t->id, "b%07ld", i);
+    snprintf(t->session, sizeof t->session, "s%05ld", session);
+    store_format_time(when, t->created, sizeof t->created);
+    t->event[0] = '\0';
     if (rng_unit(r) < 0.15)
-        add_time(o, "event_time", when - rng_int(r, 0, 10) * 86400);
-    cJSON_AddStringToObject(o, "speaker", spk);
-    cJSON_AddStringToObject(o, "session", sess);
-    cJSON_AddStringToObject(o, "source", "bench");
-    cJSON_AddNumberToObject(o, "memory_confidence", rng_int(r, 50, 100) / 100.0);
-    cJSON *t = cJSON_AddObjectToObject(o, "trust");
-    cJSON_AddNumberToObject(t, "alpha", rng_int(r, 1, 9));
-    cJSON_AddNumberToObject(t, "beta", rng_int(r, 1, 3));
-    cJSON_AddNumberToObject(o, "importance", rng_int(r, 1, 9) / 10.0);
-    char *line = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    if (!line)
-        return -1;
-    int rc = fprintf(f, "%s\n", line) < 0 ? -1 : 0;
-    free(line);
-    return rc;
+        store_format_time(when - rng_int(r, 0, 10) * 86400, t->event, sizeof t->event);
+    t->speaker = spk;
+    t->confidence = rng_int(r, 50, 100) / 100.0;
+    t->alpha = rng_int(r, 1, 9);
+    t->beta = rng_int(r, 1, 3);
+    t->importance = rng_int(r, 1, 9) / 10.0;
 }
 
-/* n memories as JSONL: sessions of 10-40 turns of one pair of speakers, in
- * time order over two years. */
-static int write_jsonl(const world *w, uint64_t seed, long n, const char *path)
+typedef int (*turn_fn)(void *ctx, const turn *t);
+
+/* n turns, in sessions of 10-40 turns of one pair of speakers, in time
+ * order over two years; fn gets each. */
+static int each_turn(const world *w, uint64_t seed, long n, turn_fn fn, void *ctx)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
     rng r = {seed};
     int rc = 0;
     long i = 0, session = 0;
+    turn t;
     while (rc == 0 && i < n) {
         int len = rng_int(&r, 10, 40);
         const int *pair = w->pair[zipf_draw(&w->zp, &r)];
@@ -383,12 +380,48 @@ static int write_jsonl(const world *w, uint64_t seed, long n, const char *path)
         int64_t when = start;
         for (int k = 0; rc == 0 && k < len && i < n; k++, i++) {
             int who = (k + (int)(session & 1)) & 1;
-            rc = write_turn(f, w, &r, i, when, speaker_names[pair[who]],
-                            speaker_names[pair[!who]], session);
+            make_turn(w, &r, i, when, speaker_names[pair[who]], speaker_names[pair[!who]], session,
+                      &t);
+            rc = fn(ctx, &t);
             when += rng_int(&r, 20, 240);
         }
         session++;
     }
+    return rc;
+}
+
+/* A turn as a JSONL line of `memscope import`. */
+static int write_turn(void *p, const turn *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", t->id);
+    cJSON_AddStringToObject(o, "content", t->text.b);
+    cJSON_AddStringToObject(o, "created_at", t->created);
+    if (t->event[0])
+        cJSON_AddStringToObject(o, "event_time", t->event);
+    cJSON_AddStringToObject(o, "speaker", t->speaker);
+    cJSON_AddStringToObject(o, "session", t->session);
+    cJSON_AddStringToObject(o, "source", "bench");
+    cJSON_AddNumberToObject(o, "memory_confidence", t->confidence);
+    cJSON *tr = cJSON_AddObjectToObject(o, "trust");
+    cJSON_AddNumberToObject(tr, "alpha", t->alpha);
+    cJSON_AddNumberToObject(tr, "beta", t->beta);
+    cJSON_AddNumberToObject(o, "importance", t->importance);
+    char *line = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!line)
+        return -1;
+    int rc = fprintf(p, "%s\n", line) < 0 ? -1 : 0;
+    free(line);
+    return rc;
+}
+
+static int write_jsonl(const world *w, uint64_t seed, long n, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    int rc = each_turn(w, seed, n, write_turn, f);
     if (fclose(f) != 0)
         rc = -1;
     return rc;
@@ -413,9 +446,9 @@ static const char *q_speaker(qgen *g)
 
 static void q_date(qgen *g, char *buf, size_t len)
 {
-    static const char *const months[] = {"January", "February", "March",     "April",
-                                         "May",     "June",     "July",      "August",
-                                         "September", "October", "November", "December"};
+    static const char *const months[] = {"January",   "February", "March",    "April",
+                                         "May",       "June",     "July",     "August",
+                                         "September", "October",  "November", "December"};
     int y = rng_int(&g->r, 2023, 2024), m = rng_int(&g->r, 0, 11), d = rng_int(&g->r, 1, 28);
     switch (rng_int(&g->r, 0, 2)) {
     case 0:
@@ -454,7 +487,8 @@ static char *make_query(qgen *g)
     } else {
         int n = NELEM(offtopic_words);
         snprintf(q, sizeof q, "%s %s %s", offtopic_words[rng_int(&g->r, 0, n - 1)],
-                 offtopic_words[rng_int(&g->r, 0, n - 1)], offtopic_words[rng_int(&g->r, 0, n - 1)]);
+                 offtopic_words[rng_int(&g->r, 0, n - 1)],
+                 offtopic_words[rng_int(&g->r, 0, n - 1)]);
     }
     return strdup(q);
 }
@@ -509,9 +543,10 @@ typedef struct bench {
     uint64_t seed;
     int json, progress;
     const char *keep; /* keep the store here */
+    int existing;     /* --db: measure this store, build none */
     char path[512];
     char **q;
-    double import_s, open_ms;
+    double import_s, jsonl_s, open_ms; /* store_put path, `memscope import` path */
     long long db_bytes;
     series full, bm25, browse, ch[CH_COUNT];
     const char *browse_label; /* "browser_ms" */
@@ -537,32 +572,95 @@ static long long file_bytes(const char *path)
     return stat(path, &sb) == 0 ? (long long)sb.st_size : 0;
 }
 
-/* Import the JSONL at src into a new store at b->path, timed like `memscope
- * import`: from the first write to the closed file. */
-static ms_status build_store(bench *b, const char *src, ms_error *err)
+/* A new store at path with the built-in embedder attached, as `memscope
+ * import` makes it; *s and *e are closed by close_store. */
+static ms_status open_store(const char *path, store **s, embedder **e, ms_error *err)
+{
+    ms_status st = store_open(path, 0, s, err);
+    if (!st && !(*e = embed_open(NULL, err)))
+        st = err->code;
+    if (!st) {
+        store_vectorizer vz;
+        embed_vectorizer(*e, &vz);
+        store_set_vectorizer(*s, &vz);
+        st = store_begin(*s, err);
+    }
+    return st;
+}
+
+static ms_status close_store(store *s, embedder *e, ms_status st, ms_error *err)
+{
+    if (!st)
+        st = store_end(s, err);
+    store_close(s);
+    embed_close(e);
+    return st;
+}
+
+/* `memscope import FILE` into a scratch store at path (deleted after):
+ * the seconds it took, from the first write to the closed file. */
+static ms_status import_jsonl(bench *b, const char *src, const char *path, ms_error *err)
 {
     store *s = NULL;
     embedder *e = NULL;
     double t0 = now_ms();
-    ms_status st = store_open(b->path, 0, &s, err);
-    if (!st && !(e = embed_open(NULL, err)))
-        st = err->code;
-    if (!st) {
-        store_vectorizer vz;
-        embed_vectorizer(e, &vz);
-        store_set_vectorizer(s, &vz);
-        st = store_begin(s, err);
-    }
+    ms_status st = open_store(path, &s, &e, err);
     import_opts io = {.format = IMPORT_JSONL, .dup = STORE_DUP_ERROR};
     io.progress = b->progress ? import_progress : NULL;
     io.progress_ctx = b;
     import_stats stats = {0};
     if (!st)
         st = import_file(s, src, &io, &stats, err);
-    if (!st)
-        st = store_end(s, err);
-    store_close(s);
-    embed_close(e);
+    st = close_store(s, e, st, err);
+    b->jsonl_s = (now_ms() - t0) / 1e3;
+    cli_unlink_store(path);
+    return st;
+}
+
+struct put_ctx {
+    bench *b;
+    store *s;
+    long done;
+    ms_error *err;
+};
+
+/* One turn through store_put, as import_file puts a parsed line. */
+static int put_turn(void *p, const turn *t)
+{
+    struct put_ctx *c = p;
+    store_memory m;
+    store_memory_init(&m);
+    m.id = (char *)t->id; /* borrowed: store_put frees nothing of m */
+    m.content = (char *)t->text.b;
+    m.created_at = (char *)t->created;
+    m.event_time = t->event[0] ? (char *)t->event : NULL;
+    m.speaker = (char *)t->speaker;
+    m.session = (char *)t->session;
+    m.source = (char *)"bench";
+    m.memory_confidence = t->confidence;
+    m.trust_alpha = t->alpha;
+    m.trust_beta = t->beta;
+    m.importance = t->importance;
+    if (store_put(c->s, &m, STORE_DUP_ERROR, NULL, c->err))
+        return -1;
+    if (++c->done % 10000 == 0)
+        progress(c->b, "importing", c->done, c->b->memories);
+    return 0;
+}
+
+/* The measured store: every turn through store_put in one transaction
+ * with the built-in embedder attached (what import_file does after parsing
+ * each line), timed from the first write to the closed file. */
+static ms_status build_store(bench *b, const world *w, ms_error *err)
+{
+    store *s = NULL;
+    embedder *e = NULL;
+    double t0 = now_ms();
+    ms_status st = open_store(b->path, &s, &e, err);
+    struct put_ctx c = {b, s, 0, err};
+    if (!st && each_turn(w, b->seed, b->memories, put_turn, &c))
+        st = err->code ? err->code : MS_IO;
+    st = close_store(s, e, st, err);
     b->import_s = (now_ms() - t0) / 1e3;
     b->db_bytes = file_bytes(b->path);
     return st;
@@ -601,7 +699,7 @@ static ms_status timed_recall(engine *e, const char *q, unsigned disabled, doubl
 static ms_status cold_open(bench *b, store **s, engine **e, ms_error *err)
 {
     double t0 = now_ms(), ms;
-    ms_status st = store_open(b->path, STORE_OPEN_NOCREATE, s, err);
+    ms_status st = store_open(b->path, STORE_OPEN_NOCREATE | STORE_OPEN_READONLY, s, err);
     if (!st)
         st = engine_open(*s, NULL, e, err);
     if (!st)
@@ -669,6 +767,9 @@ static ms_status measure(bench *b, ms_error *err)
     store *s = NULL;
     engine *e = NULL;
     ms_status st = cold_open(b, &s, &e, err);
+    store_counts n;
+    if (!st && b->existing && !(st = store_count(s, &n, err)))
+        b->memories = (long)n.memories;
     if (!st)
         st = run_queries(b, e, err);
     if (!st && run_browser(b, e, s, err))
@@ -708,8 +809,15 @@ static void print_json(bench *b)
     cJSON_AddNumberToObject(o, "memories", (double)b->memories);
     cJSON_AddNumberToObject(o, "queries", b->queries);
     cJSON_AddNumberToObject(o, "seed", (double)b->seed);
-    cJSON_AddNumberToObject(o, "import_per_s", round((double)b->memories / b->import_s));
-    cJSON_AddNumberToObject(o, "import_s", r3(b->import_s));
+    if (b->existing) {
+        cJSON_AddNullToObject(o, "import_per_s");
+        cJSON_AddNullToObject(o, "import_s");
+        cJSON_AddNullToObject(o, "import_jsonl_per_s");
+    } else {
+        cJSON_AddNumberToObject(o, "import_per_s", round((double)b->memories / b->import_s));
+        cJSON_AddNumberToObject(o, "import_s", r3(b->import_s));
+        cJSON_AddNumberToObject(o, "import_jsonl_per_s", round((double)b->memories / b->jsonl_s));
+    }
     cJSON_AddNumberToObject(o, "db_bytes", (double)b->db_bytes);
     cJSON_AddNumberToObject(o, "rss_mb", round(peak_rss_mb() * 10) / 10);
     cJSON_AddItemToObject(o, "recall_ms", pct_json(&b->full, 1));
@@ -740,8 +848,13 @@ static void print_table(bench *b)
 {
     printf("memscope bench: %ld memories, %d queries, seed %llu\n", b->memories, b->queries,
            (unsigned long long)b->seed);
-    printf("  import                 %.0f memories/s (%.2f s, embedding and enrichment "
-           "included)\n", (double)b->memories / b->import_s, b->import_s);
+    if (b->existing)
+        printf("  import                 - (an existing store: %s)\n", b->path);
+    else
+        printf("  import                 %.0f memories/s through store_put (%.2f s, embedding "
+               "and enrichment included)\n"
+               "  import from JSONL      %.0f memories/s (`memscope import`: parsing too)\n",
+               (double)b->memories / b->import_s, b->import_s, (double)b->memories / b->jsonl_s);
     printf("  store                  %.1f MB\n", (double)b->db_bytes / 1e6);
     printf("  cold open              %.1f ms to first results\n", b->open_ms);
     printf("  peak RSS               %.1f MB\n", peak_rss_mb());
@@ -762,7 +875,7 @@ static void print_table(bench *b)
 
 static const char bench_usage[] =
     "usage: memscope bench [--json] [--memories N] [--queries Q] [--seed S]\n"
-    "                      [--keep PATH] [--list-queries]\n"
+    "                      [--keep PATH | --db PATH] [--list-queries]\n"
     "\n"
     "Build a synthetic store of N memories (default 10000) in a temporary file,\n"
     "deterministic from the seed (default 1): dialogue turns from a Zipf vocabulary,\n"
@@ -774,11 +887,12 @@ static const char bench_usage[] =
     "\n"
     "  --json          one JSON object instead of the table\n"
     "  --keep PATH     build the store at PATH (must not exist) and keep it\n"
+    "  --db PATH       build nothing: time the open and the queries on this store\n"
     "  --list-queries  print the Q queries, one a line, and stop\n";
 
 static int run_bench(cli_common *c, int argc, char **argv);
-const cli_command cmd_bench = {"bench", "time import and recall on a synthetic store",
-                               bench_usage, run_bench};
+const cli_command cmd_bench = {"bench", "time import and recall on a synthetic store", bench_usage,
+                               run_bench};
 
 static int parse_args(bench *b, cli_common *c, int argc, char **argv, int *list)
 {
@@ -813,7 +927,7 @@ static int parse_args(bench *b, cli_common *c, int argc, char **argv, int *list)
             return cli_usage(&cmd_bench, "--memories takes 1 to 10000000, --queries 1 to "
                                          "100000, --seed 0 to 2147483647");
         else
-            return cli_usage(&cmd_bench, "unknown option");
+            return cli_bad_option(&cmd_bench, argv);
     }
     if (optind < argc)
         return cli_usage(&cmd_bench, "unexpected argument '%s'", argv[optind]);
@@ -864,16 +978,19 @@ static int pick_path(bench *b)
 
 static int bench_run(bench *b, const world *w)
 {
-    char src[600];
+    char src[600], scratch[600];
     snprintf(src, sizeof src, "%s.jsonl", b->path);
+    snprintf(scratch, sizeof scratch, "%s.import", b->path);
     if (write_jsonl(w, b->seed, b->memories, src)) {
         unlink(src);
         return cli_error(EXIT_RUNTIME, "cannot write %s: %s", src, strerror(errno));
     }
     ms_error err;
     ms_error_clear(&err);
-    ms_status st = build_store(b, src, &err);
+    ms_status st = import_jsonl(b, src, scratch, &err);
     unlink(src);
+    if (!st)
+        st = build_store(b, w, &err);
     if (!st)
         st = measure(b, &err);
     if (b->progress)
@@ -905,6 +1022,17 @@ static int run_bench(cli_common *c, int argc, char **argv)
     if (list) {
         for (int i = 0; i < b.queries; i++)
             puts(b.q[i]);
+    } else if (c->db) { /* an existing store: open and queries only */
+        b.existing = 1;
+        snprintf(b.path, sizeof b.path, "%s", c->db);
+        b.db_bytes = file_bytes(b.path);
+        ms_error err;
+        ms_error_clear(&err);
+        status = measure(&b, &err) ? cli_fail(&err) : EXIT_OK;
+        if (!status && b.json)
+            print_json(&b);
+        else if (!status)
+            print_table(&b);
     } else if (!(status = pick_path(&b))) {
         status = bench_run(&b, &w);
         if (!b.keep || status)

@@ -77,7 +77,7 @@ static int run_reembed(cli_common *c, int argc, char **argv)
         if (opt == OPT_EMBEDDER)
             spec = optarg;
         else
-            return cli_usage(&cmd_reembed, "unknown option");
+            return cli_bad_option(&cmd_reembed, argv);
     }
     if (optind < argc)
         return cli_usage(&cmd_reembed, "unexpected argument '%s'", argv[optind]);

@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "cli_recall.h"
-#include "text.h"
 
 /* ---- options shared with eval and the shell --------------------------- */
 
@@ -121,6 +120,25 @@ static void print_channels(const recall_result *r)
     putchar('\n');
 }
 
+/* printf(fmt) of stored or user text, one line and terminal-safe, escapes
+ * marked on a terminal. */
+static void put_safe(const char *fmt, const char *text)
+{
+    char *safe = cli_safe(text, -1, cli_mark(1), NULL);
+    printf(fmt, safe ? safe : "?");
+    free(safe);
+}
+
+/* Text cut to cols columns and padded to them. */
+static void put_column(const char *text, int cols)
+{
+    int w = 0;
+    char *safe = cli_safe(text, cols, cli_mark(1), &w);
+    fputs(safe ? safe : "?", stdout);
+    printf("%*s", cols > w ? cols - w : 0, "");
+    free(safe);
+}
+
 static void print_trace(const recall_result *r, const recall_hit *h)
 {
     for (int ch = 0; ch < CH_COUNT; ch++) {
@@ -138,9 +156,11 @@ static void print_trace(const recall_result *r, const recall_hit *h)
     for (int a = 0; a < h->n_adj; a++)
         printf("  x %s %.4f", h->adj[a].name, h->adj[a].factor);
     printf("  = ranking %.6f\n", h->ranking_score);
-    printf("      relevance %.6f / %.6f = %.4f   floor: %s%s%s (cosine %.3f)\n", h->boosted,
-           h->max_fused, h->relevance_score, h->passed_by ? h->passed_by : "cut",
-           h->associated[0] ? " via " : "", h->associated, h->cosine);
+    printf("      relevance %.6f / %.6f = %.4f   floor: %s%s", h->boosted, h->max_fused,
+           h->relevance_score, h->passed_by ? h->passed_by : "cut",
+           h->associated[0] ? " via " : "");
+    put_safe("%s", h->associated); /* an id: stored text */
+    printf(" (cosine %.3f)\n", h->cosine);
 }
 
 static void print_row(const recall_hit *h, int rank)
@@ -148,33 +168,26 @@ static void print_row(const recall_hit *h, int rank)
     char date[11] = "-";
     if (h->mem.created_at)
         snprintf(date, sizeof date, "%.10s", h->mem.created_at);
-    char *speaker = text_escape(h->mem.speaker ? h->mem.speaker : "-",
-                                strlen(h->mem.speaker ? h->mem.speaker : "-"), 0);
-    char *content = text_escape(h->mem.content, strlen(h->mem.content), 0);
-    char *snip = content ? text_fit(content, 60) : NULL;
-    char *spk = speaker ? text_fit(speaker, 10) : NULL;
     printf("%3d  %.3f ", rank, h->relevance_score);
     bar(h->relevance_score, 5);
-    printf("  %.2f  %.2f   %-10.4g %s  %-10s %s\n", store_trust_score(&h->mem),
-           h->mem.memory_confidence, h->ranking_score, date, spk ? spk : "?",
-           snip ? snip : "?");
-    free(speaker);
-    free(content);
+    printf("  %.2f  %.2f   %-10.4g %s  ", store_trust_score(&h->mem),
+           h->mem.memory_confidence, h->ranking_score, date);
+    put_column(h->mem.speaker ? h->mem.speaker : "-", 10);
+    char *snip = cli_safe(h->mem.content, 60, cli_mark(1), NULL);
+    printf(" %s\n", snip ? snip : "?");
     free(snip);
-    free(spk);
 }
 
 static void print_table(const recall_result *r, int trace)
 {
-    char *q = text_escape(r->query, strlen(r->query), 0);
-    printf("query: %s   type: %s   k: %g   candidates: %zu   %.1f ms\n", q ? q : "?",
-           r->query_type, r->rrf_k, r->candidates, r->timing_ms);
-    free(q);
+    put_safe("query: %s", r->query);
+    printf("   type: %s   k: %g   candidates: %zu   %.1f ms\n", r->query_type, r->rrf_k,
+           r->candidates, r->timing_ms);
     print_channels(r);
     if (r->abstained) {
         printf("ABSTAINED: %s\n", r->abstention_reason);
         if (strcmp(r->abstention_reason, "no_candidates") == 0)
-            printf("  %s\n", r->no_candidates_why);
+            put_safe("  %s\n", r->no_candidates_why); /* names the profile */
         else
             printf("  floor: %s.\n  best cosine %.3f (threshold %.2f); entities named: %d; "
                    "query words unknown to the store: %d\n",
@@ -197,7 +210,7 @@ static void print_table(const recall_result *r, int trace)
     printf("Relevance is query-relative; Trust and Mem.Conf belong to the memory; none is "
            "an answer probability.\n");
     if (strcmp(r->rerank_status, "failed") == 0)
-        printf("reranker failed, ranking kept as fused: %s\n", r->rerank_error);
+        put_safe("reranker failed, ranking kept as fused: %s\n", r->rerank_error);
     else if (strcmp(r->rerank_status, "applied") == 0)
         printf("reranked by an external program (the \"rerank\" adjustment)\n");
     if (r->feedback_judgements)
@@ -208,9 +221,8 @@ static void print_table(const recall_result *r, int trace)
 static void print_explain(const recall_result *r)
 {
     const recall_explain *ex = r->explain;
-    char *id = text_escape(ex->id, strlen(ex->id), 0);
-    printf("explain %s: %s\n", id ? id : "?", ex->verdict);
-    free(id);
+    put_safe("explain %s", ex->id);
+    printf(": %s\n", ex->verdict);
     if (!ex->found)
         return;
     for (int ch = 0; ch < CH_COUNT; ch++) {
@@ -261,7 +273,7 @@ static int run_recall(cli_common *c, int argc, char **argv)
         else if (opt == OPT_AUDIT)
             audit = 1;
         else
-            return cli_usage(&cmd_recall, "unknown option");
+            return cli_bad_option(&cmd_recall, argv);
     }
     if (optind >= argc)
         return cli_usage(&cmd_recall, "give a QUERY");
@@ -299,7 +311,8 @@ static int run_recall(cli_common *c, int argc, char **argv)
     } else {
         if (json) {
             char *text = recall_json(r, trace);
-            puts(text ? text : "{}");
+            cli_print_json(stdout, text ? text : "{}");
+            putchar('\n');
             free(text);
         } else {
             print_table(r, trace);
@@ -353,7 +366,7 @@ static int run_health(cli_common *c, int argc, char **argv)
         else if (opt == OPT_EMBEDDER)
             embedder = optarg;
         else
-            return cli_usage(&cmd_health, "unknown option");
+            return cli_bad_option(&cmd_health, argv);
     }
     if (optind < argc)
         return cli_usage(&cmd_health, "unexpected argument '%s'", argv[optind]);
@@ -373,19 +386,22 @@ static int run_health(cli_common *c, int argc, char **argv)
         status = cli_fail(&err);
     } else if (json) {
         char *text = engine_health_json(&h);
-        puts(text ? text : "{}");
+        cli_print_json(stdout, text ? text : "{}");
+        putchar('\n');
         free(text);
     } else {
-        printf("store      %s (profile %s)\n", store_path(s), store_profile(s));
+        put_safe("store      %s", store_path(s));
+        put_safe(" (profile %s)\n", store_profile(s));
         printf("memories   %lld, entities %lld, links %lld, edges %lld, vectors %lld, pinned "
                "%lld\n",
                (long long)h.counts.memories, (long long)h.counts.entities,
                (long long)h.counts.links, (long long)h.counts.edges,
                (long long)h.counts.vectors, (long long)h.counts.pinned);
-        printf("embedder   %s (%d dimensions); stored vectors from %s; %lld missing\n",
-               h.embedder_id ? h.embedder_id : "none", h.embedder_dim,
-               h.store_embedder_id ? h.store_embedder_id : "none",
-               (long long)h.vectors_missing);
+        put_safe("embedder   %s", h.embedder_id ? h.embedder_id : "none");
+        printf(" (%d dimensions); ", h.embedder_dim);
+        /* the stored one comes from the file: hostile */
+        put_safe("stored vectors from %s", h.store_embedder_id ? h.store_embedder_id : "none");
+        printf("; %lld missing\n", (long long)h.vectors_missing);
         for (int ch = 0; ch < CH_COUNT; ch++)
             printf("%-10s %s%s%s\n", engine_channel_name(ch),
                    h.ch[ch].active ? "active" : "inactive",

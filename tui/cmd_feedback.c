@@ -97,7 +97,7 @@ static int run_feedback(cli_common *c, int argc, char **argv)
         else if (opt == OPT_RESET)
             reset = 1;
         else
-            return cli_usage(&cmd_feedback, "unknown option");
+            return cli_bad_option(&cmd_feedback, argv);
     }
     int judging = !list && !reset;
     if (list + reset > 1 || (judging && (optind != argc - 2 || !query)) ||

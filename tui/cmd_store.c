@@ -14,7 +14,6 @@
 #include "cli.h"
 #include "engine/embed.h"
 #include "store/import.h"
-#include "text.h"
 
 /* ---- import ------------------------------------------------------------ */
 
@@ -145,7 +144,7 @@ static int run_import(cli_common *c, int argc, char **argv)
         } else if (opt == OPT_EMBEDDER) {
             spec = optarg;
         } else {
-            return cli_usage(&cmd_import, "unknown option");
+            return cli_bad_option(&cmd_import, argv);
         }
     }
     if (optind >= argc)
@@ -197,6 +196,25 @@ static int run_import(cli_common *c, int argc, char **argv)
 
 /* ---- export ------------------------------------------------------------ */
 
+/* export_jsonl to out, through cli_print_json when out is a terminal. */
+static ms_status export_to(store *s, FILE *out, int all_profiles, ms_error *err)
+{
+    if (!cli_tty(fileno(out)))
+        return export_jsonl(s, out, all_profiles, err);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    ms_status st = export_jsonl(s, mem, all_profiles, err);
+    if (fclose(mem) != 0 && !st)
+        st = ms_fail(err, MS_NOMEM, "out of memory");
+    if (!st)
+        cli_print_json(out, buf);
+    free(buf);
+    return st;
+}
+
 static const char export_usage[] =
     "usage: memscope export [--db PATH] [--profile NAME] [-o FILE]\n"
     "\n"
@@ -220,7 +238,7 @@ static int run_export(cli_common *c, int argc, char **argv)
         if (opt == 'o')
             outpath = optarg;
         else
-            return cli_usage(&cmd_export, "unknown option");
+            return cli_bad_option(&cmd_export, argv);
     }
     if (optind < argc)
         return cli_usage(&cmd_export, "unexpected argument '%s'", argv[optind]);
@@ -242,7 +260,7 @@ static int run_export(cli_common *c, int argc, char **argv)
     ms_error_clear(&err);
     ms_status code = store_read_begin(s, &err);
     if (!code)
-        code = export_jsonl(s, out, !c->profile_given, &err);
+        code = export_to(s, out, !c->profile_given, &err);
     if (code == MS_IO && strncmp(err.msg, "write error: ", 13) == 0) { /* say where */
         char why[sizeof err.msg];
         snprintf(why, sizeof why, "%s", err.msg + 13);
@@ -370,7 +388,7 @@ static int parse_add(cli_common *c, int argc, char **argv, store_memory *m)
             m->trust_beta = b;
             break;
         default:
-            return cli_usage(&cmd_add, "unknown option");
+            return cli_bad_option(&cmd_add, argv);
         }
     }
     if (optind >= argc)
@@ -435,12 +453,11 @@ struct list_ctx {
     int json;
 };
 
-/* A one-line, terminal-safe version of a field. */
+/* A one-line, terminal-safe version of a field (escapes marked on a
+ * terminal). */
 static void put_field(const char *s)
 {
-    char *safe = text_escape(s ? s : "-", strlen(s ? s : "-"), 0);
-    fputs(safe ? safe : "?", stdout);
-    free(safe);
+    cli_put_safe(stdout, s ? s : "-");
 }
 
 static int list_one(void *p, const store_memory *m)
@@ -477,7 +494,7 @@ static int run_list(cli_common *c, int argc, char **argv)
         } else if (opt == OPT_JSON) {
             x.json = 1;
         } else {
-            return cli_usage(&cmd_list, "unknown option");
+            return cli_bad_option(&cmd_list, argv);
         }
     }
     if (optind < argc)
@@ -489,7 +506,7 @@ static int run_list(cli_common *c, int argc, char **argv)
     ms_error_clear(&err);
     ms_status code = store_read_begin(s, &err);
     if (!code && x.json)
-        code = export_jsonl(s, stdout, 0, &err);
+        code = export_to(s, stdout, 0, &err);
     else if (!code)
         code = store_scan(s, 0, STORE_SCAN_NONE, list_one, &x, &err);
     store_end(s, NULL);
@@ -610,7 +627,7 @@ static int run_show(cli_common *c, int argc, char **argv)
         if (opt == OPT_JSON)
             json = 1;
         else
-            return cli_usage(&cmd_show, "unknown option");
+            return cli_bad_option(&cmd_show, argv);
     }
     if (optind != argc - 1)
         return cli_usage(&cmd_show, "give exactly one memory ID");
@@ -631,8 +648,10 @@ static int run_show(cli_common *c, int argc, char **argv)
     if (!code && json) {
         cJSON *o = memory_json(&m, edges, ne, s);
         char *text = cJSON_Print(o);
-        if (text)
-            puts(text);
+        if (text) {
+            cli_print_json(stdout, text);
+            putchar('\n');
+        }
         free(text);
         cJSON_Delete(o);
     } else if (!code) {
@@ -662,7 +681,7 @@ static int run_delete(cli_common *c, int argc, char **argv)
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1)
         if (!cli_common_option(c, opt, &cmd_delete))
-            return cli_usage(&cmd_delete, "unknown option");
+            return cli_bad_option(&cmd_delete, argv);
     if (optind >= argc)
         return cli_usage(&cmd_delete, "give at least one memory ID");
     if (c->readonly)
@@ -764,7 +783,7 @@ static int run_demo(cli_common *c, int argc, char **argv)
         else if (opt == OPT_TOUR)
             tour = 1;
         else
-            return cli_usage(&cmd_demo, "unknown option");
+            return cli_bad_option(&cmd_demo, argv);
     }
     if (optind < argc)
         return cli_usage(&cmd_demo, "unexpected argument '%s'", argv[optind]);

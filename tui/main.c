@@ -1,5 +1,6 @@
 /* main.c - memscope's entry: global options, then one subcommand, or the
  * full-screen browser when none is named. */
+#include <getopt.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
+    opterr = 0; /* commands report bad options themselves, on one line */
     /* Past a file-size limit (ulimit -f) a write must fail with EFBIG, which
      * SQLite reports and rolls back, instead of SIGXFSZ killing the process
      * in the middle of a transaction without a word. */

@@ -462,7 +462,7 @@ static int run_shell(cli_common *c, int argc, char **argv)
         if (k < 0)
             return EXIT_USAGE;
         if (!k)
-            return cli_usage(&cmd_shell, "unknown option");
+            return cli_bad_option(&cmd_shell, argv);
     }
     if (optind < argc)
         return cli_usage(&cmd_shell, "unexpected argument '%s'", argv[optind]);

@@ -1,0 +1,241 @@
+/* bm25.c - FTS5's bm25() ranking, with the row lengths read once.
+ *
+ * bm25 needs, for every row that matches, the row's length in tokens. FTS5
+ * reads it from the %_docsize table with one lookup per row: for a query
+ * with a common word at 100,000 memories that is 20,000 lookups and over
+ * half the time of the query. Here the lengths of every row are read in one
+ * scan when a ranked search first needs them, and kept until the index
+ * changes (a write on this connection, or a commit by another). Everything
+ * else is computed as FTS5's own bm25() computes it - the same inputs from
+ * the same API calls, the same arithmetic in the same order - so the scores
+ * are the same numbers; a row the cache does not cover asks FTS5 as before.
+ *
+ * The function is ms_bm25(memories_fts), with the column weights of the
+ * store's rank, bm25(1.0, 0.5, 0.0). */
+#include "store_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BM25_K1 1.2
+#define BM25_B 0.75
+
+static const double column_weight[] = {1.0, 0.5, 0.0}; /* content, context, ptag */
+#define N_WEIGHTS ((int)(sizeof column_weight / sizeof *column_weight))
+
+/* Row lengths by rowid, for the index as it was at (version, gen). */
+struct doclen {
+    int32_t *len; /* [span] tokens in the row, -1 = not known */
+    int64_t base; /* rowid of len[0] */
+    size_t span;
+    int64_t version; /* store_data_version when read */
+    uint64_t gen;    /* s->fts_gen when read */
+};
+
+void store_doclen_free(store *s)
+{
+    if (s->doclen)
+        free(s->doclen->len);
+    free(s->doclen);
+    s->doclen = NULL;
+}
+
+/* An SQLite varint (the format of FTS5's size records) at p; its length. */
+static int get_varint(const unsigned char *p, const unsigned char *end, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < 9 && p + i < end; i++) {
+        if (i == 8) {
+            *v = (x << 8) | p[i];
+            return 9;
+        }
+        x = (x << 7) | (p[i] & 0x7f);
+        if (!(p[i] & 0x80)) {
+            *v = x;
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+/* The row's length: the sum of its columns' token counts (what
+ * xColumnSize(-1) gives), or -1 when the record cannot be read. */
+static int32_t decode_len(const unsigned char *p, int n)
+{
+    const unsigned char *end = p + n;
+    uint64_t sum = 0;
+    for (int c = 0; c < N_WEIGHTS; c++) {
+        uint64_t v;
+        int k = get_varint(p, end, &v);
+        if (!k)
+            return -1;
+        sum += (uint32_t)v; /* FTS5 reads each as a 32-bit count */
+        p += k;
+    }
+    return sum > INT32_MAX ? -1 : (int32_t)sum;
+}
+
+/* Read every row's length. NULL when the rowids are too sparse for an
+ * array or memory is short: then FTS5 is asked row by row. */
+static struct doclen *doclen_read(store *s)
+{
+    sqlite3_stmt *st;
+    int64_t lo = 0, hi = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT min(id), max(id), count(*) FROM memories_fts_docsize", -1,
+                           &st, NULL) != SQLITE_OK)
+        return NULL;
+    int64_t count = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        lo = sqlite3_column_int64(st, 0);
+        hi = sqlite3_column_int64(st, 1);
+        count = sqlite3_column_int64(st, 2);
+    }
+    sqlite3_finalize(st);
+    if (count <= 0 || hi < lo || (uint64_t)(hi - lo) > 4 * (uint64_t)count + 1024)
+        return NULL;
+    struct doclen *d = calloc(1, sizeof *d);
+    if (!d || !(d->len = malloc(((size_t)(hi - lo) + 1) * sizeof *d->len)))
+        goto fail;
+    d->base = lo;
+    d->span = (size_t)(hi - lo) + 1;
+    for (size_t i = 0; i < d->span; i++)
+        d->len[i] = -1;
+    if (sqlite3_prepare_v2(s->db, "SELECT id, sz FROM memories_fts_docsize", -1, &st, NULL) !=
+        SQLITE_OK)
+        goto fail;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (id >= lo && id <= hi)
+            d->len[id - lo] = decode_len(sqlite3_column_blob(st, 1), sqlite3_column_bytes(st, 1));
+    }
+    sqlite3_finalize(st);
+    return d;
+fail:
+    if (d)
+        free(d->len);
+    free(d);
+    return NULL;
+}
+
+/* Make s->doclen describe the index as it is now (or NULL). */
+void store_doclen_refresh(store *s)
+{
+    int64_t version = store_data_version(s);
+    struct doclen *d = s->doclen;
+    if (d && d->version == version && d->gen == s->fts_gen)
+        return;
+    store_doclen_free(s);
+    if ((d = doclen_read(s))) {
+        d->version = version;
+        d->gen = s->fts_gen;
+    }
+    s->doclen = d;
+}
+
+/* What bm25 works out once per query: the IDF of each phrase and the
+ * average row length. */
+typedef struct bm25_query {
+    int n_phrase;
+    double avgdl;
+    double *idf;  /* [n_phrase] */
+    double *freq; /* [n_phrase] scratch for each row */
+} bm25_query;
+
+static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *p)
+{
+    (void)api;
+    (void)fts;
+    (*(sqlite3_int64 *)p)++;
+    return SQLITE_OK;
+}
+
+static int bm25_prepare(const Fts5ExtensionApi *api, Fts5Context *fts, bm25_query **out)
+{
+    bm25_query *q = api->xGetAuxdata(fts, 0);
+    if (q) {
+        *out = q;
+        return SQLITE_OK;
+    }
+    int n = api->xPhraseCount(fts);
+    q = calloc(1, sizeof *q + 2 * (size_t)(n + 1) * sizeof(double));
+    if (!q)
+        return SQLITE_NOMEM;
+    q->n_phrase = n;
+    q->idf = (double *)(q + 1);
+    q->freq = q->idf + n + 1;
+    sqlite3_int64 n_row = 0, n_token = 0;
+    int rc = api->xRowCount(fts, &n_row);
+    if (n_row <= 0)
+        n_row = 1;
+    if (rc == SQLITE_OK)
+        rc = api->xColumnTotalSize(fts, -1, &n_token);
+    q->avgdl = (double)n_token / (double)n_row;
+    for (int i = 0; rc == SQLITE_OK && i < n; i++) {
+        sqlite3_int64 n_hit = 0;
+        rc = api->xQueryPhrase(fts, i, (void *)&n_hit, count_row);
+        if (rc == SQLITE_OK) {
+            double idf = log((n_row - n_hit + 0.5) / (n_hit + 0.5));
+            q->idf[i] = idf <= 0.0 ? 1e-6 : idf;
+        }
+    }
+    if (rc == SQLITE_OK)
+        rc = api->xSetAuxdata(fts, q, free);
+    else
+        free(q);
+    *out = rc == SQLITE_OK ? q : NULL;
+    return rc;
+}
+
+/* The row's length: from the cache, else from FTS5. */
+static int row_length(store *s, const Fts5ExtensionApi *api, Fts5Context *fts, double *d)
+{
+    const struct doclen *c = s->doclen;
+    sqlite3_int64 rowid = api->xRowid(fts);
+    if (c && rowid >= c->base && (uint64_t)(rowid - c->base) < c->span &&
+        c->len[rowid - c->base] >= 0) {
+        *d = (double)c->len[rowid - c->base];
+        return SQLITE_OK;
+    }
+    int n_tok = 0;
+    int rc = api->xColumnSize(fts, -1, &n_tok);
+    *d = (double)n_tok;
+    return rc;
+}
+
+static void bm25_function(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
+                          int n_val, sqlite3_value **val)
+{
+    (void)n_val;
+    (void)val;
+    store *s = api->xUserData(fts);
+    bm25_query *q = NULL;
+    int rc = bm25_prepare(api, fts, &q);
+    int n_inst = 0;
+    if (rc == SQLITE_OK) {
+        memset(q->freq, 0, sizeof(double) * (size_t)q->n_phrase);
+        rc = api->xInstCount(fts, &n_inst);
+    }
+    for (int i = 0; rc == SQLITE_OK && i < n_inst; i++) {
+        int phrase, col, off;
+        rc = api->xInst(fts, i, &phrase, &col, &off);
+        if (rc == SQLITE_OK)
+            q->freq[phrase] += col < N_WEIGHTS ? column_weight[col] : 1.0;
+    }
+    double d = 0.0, score = 0.0;
+    if (rc == SQLITE_OK)
+        rc = row_length(s, api, fts, &d);
+    for (int i = 0; rc == SQLITE_OK && i < q->n_phrase; i++)
+        score += q->idf[i] * ((q->freq[i] * (BM25_K1 + 1.0)) /
+                              (q->freq[i] + BM25_K1 * (1 - BM25_B + BM25_B * d / q->avgdl)));
+    if (rc == SQLITE_OK)
+        sqlite3_result_double(ctx, -1.0 * score);
+    else
+        sqlite3_result_error_code(ctx, rc);
+}
+
+int store_bm25_register(store *s, void *fts5api)
+{
+    fts5_api *api = fts5api;
+    return api->xCreateFunction(api, "ms_bm25", s, bm25_function, NULL);
+}

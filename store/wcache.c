@@ -1,0 +1,196 @@
+/* wcache.c - what store_put remembers between memories of one write
+ * transaction, so that an import asks SQLite less.
+ *
+ *  - entities by match form: their eid, or that the profile has none of
+ *    that name (entity.c asks for every capitalised word);
+ *  - for an entity, the two newest memories linked to it (entity edges join
+ *    a new memory to them);
+ *  - the text of the last few memories written (the neighbour-text column
+ *    of a new turn is its predecessor's text).
+ *
+ * Everything here is a copy of what the tables say while only new memories
+ * are appended: the store clears it when a transaction ends, when the
+ * profile changes, and before anything else is written (a replacement, a
+ * deletion), and fills it only from appends. */
+#include "store_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WC_BODIES 4
+
+typedef struct wc_entity {
+    char *norm;      /* NULL = empty slot */
+    int64_t eid;     /* 0 = the profile has no such entity */
+    int64_t last[2]; /* newest linked memories, newest first */
+    int n_last;      /* -1 = not known */
+} wc_entity;
+
+struct wcache {
+    wc_entity *ent;
+    size_t cap, n;
+    struct {
+        int64_t rid;
+        char *body;
+    } body[WC_BODIES];
+    int next_body;
+    int64_t newest; /* the newest memory, appended in this transaction; 0 */
+};
+
+static uint32_t wc_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 16777619u;
+    return h;
+}
+
+void store_wcache_clear(store *s)
+{
+    wcache *c = s->wc;
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->cap; i++)
+        free(c->ent[i].norm);
+    free(c->ent);
+    for (int k = 0; k < WC_BODIES; k++)
+        free(c->body[k].body);
+    free(c);
+    s->wc = NULL;
+}
+
+static wcache *wc_get(store *s)
+{
+    if (!s->wc)
+        s->wc = calloc(1, sizeof *s->wc);
+    return s->wc;
+}
+
+/* The slot of norm: its own, or the empty one where it would go. */
+static size_t wc_slot(const wcache *c, const char *norm)
+{
+    size_t j = wc_hash(norm) & (c->cap - 1);
+    while (c->ent[j].norm && strcmp(c->ent[j].norm, norm) != 0)
+        j = (j + 1) & (c->cap - 1);
+    return j;
+}
+
+static int wc_grow(wcache *c)
+{
+    size_t cap = c->cap ? 2 * c->cap : 1024;
+    wc_entity *e = calloc(cap, sizeof *e);
+    if (!e)
+        return -1;
+    wcache g = {e, cap, c->n, {{0, NULL}}, 0, 0};
+    for (size_t i = 0; i < c->cap; i++)
+        if (c->ent[i].norm)
+            e[wc_slot(&g, c->ent[i].norm)] = c->ent[i];
+    free(c->ent);
+    c->ent = e;
+    c->cap = cap;
+    return 0;
+}
+
+/* The entry of norm, added (eid unknown: -1) when missing; NULL when out of
+ * memory. */
+static wc_entity *wc_entry(store *s, const char *norm, int add)
+{
+    wcache *c = wc_get(s);
+    if (!c)
+        return NULL;
+    if (c->cap) {
+        wc_entity *e = &c->ent[wc_slot(c, norm)];
+        if (e->norm || !add)
+            return e->norm ? e : NULL;
+    }
+    if (!add || ((c->n + 1) * 2 > c->cap && wc_grow(c)))
+        return NULL;
+    wc_entity *e = &c->ent[wc_slot(c, norm)];
+    if (!(e->norm = store_strdup(norm)))
+        return NULL;
+    e->eid = -1;
+    e->n_last = -1;
+    c->n++;
+    return e;
+}
+
+int store_wcache_entity(store *s, const char *norm, int64_t *eid)
+{
+    wc_entity *e = wc_entry(s, norm, 0);
+    if (!e || e->eid < 0)
+        return -1;
+    *eid = e->eid;
+    return e->eid > 0;
+}
+
+void store_wcache_set_entity(store *s, const char *norm, int64_t eid)
+{
+    wc_entity *e = wc_entry(s, norm, 1);
+    if (e && e->eid != eid) {
+        e->eid = eid;
+        e->n_last = -1;
+    }
+}
+
+int store_wcache_links(store *s, const char *norm, int64_t last[2])
+{
+    wc_entity *e = wc_entry(s, norm, 0);
+    if (!e || e->eid <= 0 || e->n_last < 0)
+        return -1;
+    memcpy(last, e->last, sizeof e->last);
+    return e->n_last;
+}
+
+void store_wcache_set_links(store *s, const char *norm, const int64_t *last, int n)
+{
+    wc_entity *e = wc_entry(s, norm, 0);
+    if (!e || e->eid <= 0)
+        return;
+    e->n_last = n > 2 ? 2 : n; /* -1: not known */
+    for (int k = 0; k < e->n_last; k++)
+        e->last[k] = last[k];
+}
+
+void store_wcache_linked(store *s, const char *norm, int64_t rid)
+{
+    wc_entity *e = wc_entry(s, norm, 0);
+    if (!e || e->n_last < 0)
+        return;
+    e->last[1] = e->last[0];
+    e->last[0] = rid;
+    if (e->n_last < 2)
+        e->n_last++;
+}
+
+const char *store_wcache_body(store *s, int64_t rid)
+{
+    wcache *c = s->wc;
+    for (int k = 0; c && k < WC_BODIES; k++)
+        if (c->body[k].body && c->body[k].rid == rid)
+            return c->body[k].body;
+    return NULL;
+}
+
+void store_wcache_set_body(store *s, int64_t rid, const char *body)
+{
+    wcache *c = wc_get(s);
+    char *copy = c ? store_strdup(body) : NULL;
+    if (!copy)
+        return;
+    free(c->body[c->next_body].body);
+    c->body[c->next_body].rid = rid;
+    c->body[c->next_body].body = copy;
+    c->next_body = (c->next_body + 1) % WC_BODIES;
+}
+
+int store_wcache_newest(store *s, int64_t rid)
+{
+    return s->wc && s->wc->newest && rid == s->wc->newest + 1;
+}
+
+void store_wcache_set_newest(store *s, int64_t rid)
+{
+    wcache *c = wc_get(s);
+    if (c)
+        c->newest = rid;
+}

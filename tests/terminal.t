@@ -1,0 +1,207 @@
+#!/bin/bash
+# terminal.t - hostile text never reaches a terminal as a control, outside
+# the browser: the recall table (with --trace and --explain), list, show,
+# health, the JSON outputs and error messages, each run on a real terminal
+# (a tmux pane, private server, 160x200, TERM=xterm-256color, C.UTF-8) over a
+# store whose memory text, speaker, ids, entity names and embedder record
+# hold CSI (clear screen, cursor home), OSC 0/2 (window title), OSC 8
+# (hyperlink), OSC 52 (clipboard), tmux's ESC k (window name) and DCS
+# passthrough, C0 (BEL, BS, CR, VT), DEL, C1 (U+009B and a raw 0x9b byte),
+# overlong and invalid UTF-8, zero-width and bidi characters (U+200B,
+# U+202E, U+2066). Afterwards the pane title, the window name and tmux's
+# paste buffers (what OSC 52 would fill) are as they were, the screen still
+# shows what was printed before, and the escapes show as text (\x1b,
+# <U+202E>) in reverse video. (The browser's own screen is browser.t's.)
+#
+# Needs $MEMSCOPE, tmux, sqlite3 and python3; skips without tmux.
+set -u
+
+n=0
+failed=0
+ok() {
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $n - $2"
+    else
+        echo "not ok $n - $2"
+        failed=$((failed + 1))
+    fi
+}
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+is() {
+    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; diag "got:      '$1'" "expected: '$2'"; fi
+}
+bail() { echo "Bail out! $*"; exit 1; }
+
+[ -n "${MEMSCOPE:-}" ] || bail "set MEMSCOPE to the absolute path of the memscope binary"
+[ -x "$MEMSCOPE" ] || bail "MEMSCOPE=$MEMSCOPE is not executable"
+if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || ! command -v sqlite3 >/dev/null; then
+    echo "1..0 # SKIP tmux, python3 and sqlite3 are needed"
+    exit 0
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-terminal-t.XXXXXX") || bail "mktemp failed"
+SOCK="memscope-sec-$$"
+tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+# KEEP=1 keeps the temporary folder (screens, state) for a look afterwards.
+trap 'tm kill-server 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+cd "$T" || bail "cannot enter $T"
+unset MEMSCOPE_DB MEMSCOPE_PROFILE NO_COLOR
+export HOME="$T/home" XDG_DATA_HOME="$T/xdg" LANG=C.UTF-8 LC_ALL=C.UTF-8
+mkdir -p "$HOME"
+WAIT=${MEMSCOPE_TEST_WAIT:-300} # tenths of a second (ASan is slow)
+
+# ---- the hostile store ---------------------------------------------------------
+
+E='\u001b'
+HOSTILE="lighthouse ${E}[2J${E}[H CLEARED ${E}]2;PWNED-TITLE\u0007 ${E}]0;PWNED-ZERO\u0007"
+HOSTILE="$HOSTILE ${E}]8;;http://evil.example/${E}\\\\link${E}]8;;${E}\\\\ ${E}]52;c;cGF3bmVk\u0007"
+HOSTILE="$HOSTILE \u009b2J \u007fdel \u0007bel \u0008bs \r cr \u000bvt \u200bzw \u202eRLO \u2066iso"
+HOSTILE="$HOSTILE ${E}kWINNAME${E}\\\\ ${E}Ptmux;${E}${E}]2;DCS-TITLE\u0007${E}\\\\ end"
+EVIL_ID="evil${E}]2;ID-TITLE\u0007id"
+cat >hostile.jsonl <<EOF
+{"id":"plain","content":"A plain memory about the lighthouse keeper","speaker":"Ann","session":"s1"}
+{"id":"$EVIL_ID","content":"$HOSTILE","speaker":"${E}[2JSpk${E}]2;SPK-TITLE\u0007","session":"s1","entities":["${E}]2;ENT-TITLE\u0007Ent","Bidi\u202eEnt"]}
+EOF
+"$MEMSCOPE" import --db h.db hostile.jsonl >/dev/null 2>err || bail "cannot import: $(cat err)"
+# What memscope itself would refuse, a hostile file can hold: invalid and
+# overlong UTF-8 and a raw C1 byte, written behind its back.
+sqlite3 h.db "UPDATE memories SET speaker = CAST(X'c0afe080af9b32' AS TEXT) || 'raw' WHERE id = 'plain';
+    INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder_id', char(27) || ']2;EMB-TITLE' || char(7) || 'hash');" ||
+    bail "cannot write the raw bytes"
+evil_id=$(printf 'evil\033]2;ID-TITLE\007id')
+
+# ---- running commands on a terminal -------------------------------------------
+
+cat >run.sh <<EOF
+#!/bin/bash
+export TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 HOME="$HOME" XDG_DATA_HOME="$XDG_DATA_HOME"
+export ASAN_OPTIONS="\${ASAN_OPTIONS:-}" UBSAN_OPTIONS="\${UBSAN_OPTIONS:-}"
+cd "$T"
+echo MARKER-BEFORE
+"\$@"
+echo "MARKER-AFTER rc=\$?"
+exec sleep 600
+EOF
+chmod +x run.sh
+
+# on_terminal ARGS...: run memscope ARGS in a fresh pane; leaves the screen
+# (text) in screen.txt, with attributes in screen.esc, and the pane's
+# title, window name and paste buffers in state.txt.
+on_terminal() {
+    tm kill-server 2>/dev/null
+    local try
+    for ((try = 0; try < 50; try++)); do
+        tm new-session -d -s t -x 160 -y 200 "sleep 600" 2>/dev/null && break
+        sleep 0.1
+    done
+    tm set -g set-clipboard on          # OSC 52 would fill a paste buffer
+    tm set -g allow-rename on           # ESC k would rename the window
+    tm set -g automatic-rename off
+    tm rename-window KNOWN-WINDOW
+    tm select-pane -t t -T KNOWN-TITLE
+    tm set -g status off
+    # respawn, so the pane keeps its title and the window its name
+    local args="" a
+    for a in "$@"; do args="$args $(printf '%q' "$a")"; done
+    tm respawn-pane -k -t t "$T/run.sh ${PRE:-} $MEMSCOPE $args"
+    for ((try = 0; try < WAIT; try++)); do
+        tm capture-pane -p -J -t t >screen.txt
+        grep -q "^MARKER-AFTER" screen.txt && break
+        sleep 0.1
+    done
+    tm capture-pane -p -J -e -t t >screen.esc
+    {
+        tm display -p -t t '#{pane_title}'
+        tm display -p -t t '#{window_name}'
+        tm list-buffers 2>/dev/null | wc -l | tr -d ' '
+    } >state.txt
+}
+
+# safe NAME ARGS...: the checks every command must pass.
+safe() {
+    local name=$1
+    shift
+    on_terminal "$@"
+    grep -q "^MARKER-AFTER" screen.txt
+    ok $? "$name: ran to the end"
+    grep -q "^MARKER-BEFORE" screen.txt
+    local st=$?
+    ok $st "$name: the screen was neither cleared nor overwritten from the top"
+    [ $st -eq 0 ] || diag "the screen:" "$(head -n 5 screen.txt)"
+    is "$(sed -n 1p state.txt)" KNOWN-TITLE "$name: the pane title is unchanged"
+    is "$(sed -n 2p state.txt)" KNOWN-WINDOW "$name: the window name is unchanged"
+    is "$(sed -n 3p state.txt)" 0 "$name: no paste buffer was set (OSC 52)"
+    ok "$(! grep -q 'PWNED\|DCS-TITLE' state.txt; echo $?)" "$name: no hostile text in the pane's state"
+}
+shows() { # shows NAME FIXED-TEXT: the screen shows the text literally
+    grep -qF -- "$2" screen.txt
+    local st=$?
+    ok $st "$1: shows $2"
+    [ $st -eq 0 ] || diag "the screen:" "$(grep -v '^$' screen.txt | head -n 12)"
+}
+
+safe "recall table" recall --db h.db --limit 5 lighthouse
+shows "recall table" '\x1b[2JSp'
+shows "recall table" 'lighthouse \x1b[2J\x1b[H CLEARED \x1b]2;PWNED-TITLE\x07'
+shows "recall table" '\xc0\xaf'
+# The escapes are marked: reverse video (SGR 7) right before "\x1b".
+# (tmux writes the attributes back one a sequence: ESC[7m ESC[35m.)
+grep -q $'\033\\[7m\033\\[35m\\\\x1b' screen.esc
+ok $? "recall table: the escapes are shown in reverse video and colour"
+safe "recall --trace" recall --db h.db --trace --limit 5 lighthouse
+safe "recall --explain" recall --db h.db --explain "$evil_id" lighthouse
+shows "recall --explain" 'explain evil\x1b]2;ID-TITLE\x07id'
+safe "recall with a hostile query" recall --db h.db "$(printf 'lighthouse \033]2;QUERY-TITLE\007 \342\200\256x')"
+shows "recall with a hostile query" 'query: lighthouse \x1b]2;QUERY-TITLE\x07 <U+202E>x'
+
+safe "list" list --db h.db
+shows "list" 'evil\x1b]2;ID-TITLE\x07id'
+shows "list" '\x1b]8;;http://evil.example/\x1b\link\x1b]8;;\x1b\'
+shows "list" '\x1b]52;c;cGF3bmVk\x07'
+shows "list" '\x9b2J \x7fdel \x07bel \x08bs \x0d cr \x0bvt <U+200B>zw <U+202E>RLO <U+2066>iso'
+shows "list" '\x1bkWINNAME\x1b\ \x1bPtmux;\x1b\x1b]2;DCS-TITLE\x07\x1b\ end'
+shows "list" '\xc0\xaf\xe0\x80\xaf\x9b2raw'
+
+safe "show" show --db h.db "$evil_id"
+shows "show" '\x1b]2;ENT-TITLE\x07Ent'
+shows "show" 'Bidi<U+202E>Ent'
+safe "show of the raw bytes" show --db h.db plain
+shows "show of the raw bytes" '\xc0\xaf\xe0\x80\xaf\x9b2raw'
+
+safe "health" health --db h.db
+shows "health" 'stored vectors from \x1b]2;EMB-TITLE\x07hash'
+
+# JSON on a terminal: the same JSON, with \u escapes for what would act.
+safe "recall --json" recall --db h.db --json --limit 5 lighthouse
+shows "recall --json" '\u001b]2;PWNED-TITLE\u0007'
+shows "recall --json" '\u009b2J \u007fdel'
+shows "recall --json" '\u200bzw \u202eRLO \u2066iso'
+safe "show --json" show --db h.db --json plain
+shows "show --json" '\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd2raw'
+safe "export" export --db h.db
+shows "export" '\u202eRLO'
+safe "list --json" list --db h.db --json
+# ...while a pipe still gets the stored bytes as they are.
+"$MEMSCOPE" export --db h.db | grep -q $'\342\200\256RLO'
+ok $? "export into a pipe keeps the stored characters"
+
+# Error messages on stderr.
+safe "an error naming a hostile id" show --db h.db "$(printf 'nope\033]2;ERR-TITLE\007\342\200\256')"
+shows "an error naming a hostile id" 'no memory with id "nope\x1b]2;ERR-TITLE\x07<U+202E>"'
+printf '{"content":"x"}\n{"content":' >"$(printf 'bad\033]2;FILE-TITLE\007.jsonl')"
+safe "an import error naming a hostile file" import --db h.db "$(printf 'bad\033]2;FILE-TITLE\007.jsonl')"
+shows "an import error naming a hostile file" 'bad\x1b]2;FILE-TITLE\x07.jsonl:2:'
+safe "a hostile profile" recall --db h.db --profile "$(printf 'p\033]2;PROFILE-TITLE\007')" lighthouse
+shows "a hostile profile" 'the profile "p\x1b]2;PROFILE-TITLE\x07" holds no memories'
+safe "a hostile --db path" list --db "$(printf 'none\033]2;PATH-TITLE\007.db')"
+shows "a hostile --db path" 'none\x1b]2;PATH-TITLE\x07.db'
+
+# NO_COLOR: still reverse video, no colour.
+PRE="env NO_COLOR=1" on_terminal list --db h.db
+ok "$(! grep -q $'\033\\[35m' screen.esc; echo $?)" "NO_COLOR: no colour on the escapes"
+grep -q $'\033\\[7m\\\\x1b' screen.esc
+ok $? "NO_COLOR: the escapes are still in reverse video"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

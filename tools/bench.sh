@@ -1,0 +1,171 @@
+#!/bin/sh
+# bench.sh - `make bench`: run `memscope bench --json` at 1k, 10k and 100k
+# memories and write the measured part of docs/PERFORMANCE.md: the machine,
+# the table, how cost grows with size, and the targets of issue 6 met or
+# not. The text outside the markers
+#   <!-- bench:begin --> ... <!-- bench:end -->
+# is kept as it is (what was optimised and why is written by hand).
+#
+#   tools/bench.sh [OUT]        default OUT: docs/PERFORMANCE.md
+#
+# MEMSCOPE names the binary (default ./memscope); BENCH_SIZES and
+# BENCH_QUERIES override "1000 10000 100000" and 200; BENCH_SEED the seed (1).
+# The raw JSON of each run is kept in build/bench/. Needs python3.
+set -eu
+
+out=${1:-docs/PERFORMANCE.md}
+MEMSCOPE=${MEMSCOPE:-./memscope}
+sizes=${BENCH_SIZES:-1000 10000 100000}
+queries=${BENCH_QUERIES:-200}
+seed=${BENCH_SEED:-1}
+raw=build/bench
+mkdir -p "$raw" "$(dirname "$out")"
+
+machine() {
+    printf 'cpu=%s\n' "$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)"
+    printf 'cores=%s\n' "$(nproc)"
+    printf 'ram=%s\n' "$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
+    printf 'kernel=%s\n' "$(uname -sr)"
+    printf 'compiler=%s\n' "$(${CC:-cc} --version 2>/dev/null | head -1)"
+    printf 'sqlite=%s\n' "$(pkg-config --modversion sqlite3 2>/dev/null || sqlite3 --version | cut -d' ' -f1)"
+    printf 'load=%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+    printf 'date=%s\n' "$(date -u +%Y-%m-%dT%H:%MZ)"
+    printf 'version=%s\n' "$("$MEMSCOPE" --version)"
+}
+
+machine >"$raw/machine.txt"
+files=""
+for n in $sizes; do
+    echo "bench: $n memories, $queries queries" >&2
+    "$MEMSCOPE" bench --json --memories "$n" --queries "$queries" --seed "$seed" \
+        >"$raw/bench-$n.json"
+    files="$files $raw/bench-$n.json"
+done
+printf 'load_after=%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$raw/machine.txt"
+
+python3 - "$out" "$raw/machine.txt" "$queries" "$seed" $files <<'EOF'
+import json, os, sys
+
+out, machine_file, queries, seed = sys.argv[1:5]
+runs = [json.load(open(f)) for f in sys.argv[5:]]
+mach = dict(l.rstrip("\n").split("=", 1) for l in open(machine_file) if "=" in l)
+by_n = {r["memories"]: r for r in runs}
+
+def fmt(v, unit=""):
+    if v is None:
+        return "-"
+    if isinstance(v, float) and v >= 100:
+        return f"{v:,.0f}{unit}"
+    if isinstance(v, float):
+        return f"{v:.2f}{unit}"
+    return f"{v:,}{unit}"
+
+L = []
+L.append("<!-- bench:begin -->")
+L.append("<!-- Written by tools/bench.sh (`make bench`); edit outside the markers. -->")
+L.append("")
+L.append("## Measured")
+L.append("")
+L.append(f"Command: `make bench`, which runs `memscope bench --json --memories N "
+         f"--queries {queries} --seed {seed}` for N = "
+         + ", ".join(f"{r['memories']:,}" for r in runs)
+         + f" (raw JSON in `build/bench/`). {mach.get('version', '')}, {mach.get('date', '')}.")
+L.append("")
+L.append("| machine | |")
+L.append("|---|---|")
+for k, name in (("cpu", "CPU"), ("cores", "cores"), ("ram", "RAM"), ("kernel", "kernel"),
+                ("compiler", "compiler"), ("sqlite", "SQLite")):
+    L.append(f"| {name} | {mach.get(k, '?')} |")
+L.append(f"| load average | {mach.get('load', '?')} before, {mach.get('load_after', '?')} after |")
+L.append("")
+cols = [f"{r['memories']:,}" for r in runs]
+L.append("| | " + " | ".join(cols) + " |")
+L.append("|---|" + "---:|" * len(runs))
+def row(name, get):
+    L.append(f"| {name} | " + " | ".join(get(r) for r in runs) + " |")
+row("import, memories/s", lambda r: fmt(r["import_per_s"]))
+row("store size, MB", lambda r: f"{r['db_bytes'] / 1e6:.1f}")
+row("peak RSS, MB", lambda r: f"{r['rss_mb']:.1f}")
+row("cold open to first results, ms", lambda r: f"{r['open_ms']:.1f}")
+for p in ("p50", "p95", "p99"):
+    row(f"recall, all channels with trace, {p} ms", lambda r, p=p: f"{r['recall_ms'][p]:.2f}")
+for p in ("p50", "p95"):
+    row(f"recall, bm25 only, {p} ms", lambda r, p=p: f"{r['bm25_only_ms'][p]:.2f}")
+row("full p50 / bm25-only p50", lambda r: f"{r['recall_ms']['p50'] / r['bm25_only_ms']['p50']:.2f}")
+for ch in ("semantic", "bm25", "temporal", "hopfield", "spreading"):
+    row(f"channel {ch}, p50 / p95 ms",
+        lambda r, ch=ch: f"{r['channels_ms'][ch]['p50']:.2f} / {r['channels_ms'][ch]['p95']:.2f}")
+bkey = "browser_ms" if "browser_ms" in runs[0] else "browser_ms_proxy"
+for p in ("p50", "p95", "p99"):
+    row(f"browser key press to finished screen ({runs[0].get('browser_screen', '')}), {p} ms",
+        lambda r, p=p: f"{r[bkey][p]:.2f}")
+L.append("")
+
+if len(runs) > 1:
+    L.append("### How cost grows with size")
+    L.append("")
+    L.append("Each column: the value at the larger size divided by the value at the smaller "
+             "(10 x more memories).")
+    L.append("")
+    pairs = list(zip(runs, runs[1:]))
+    L.append("| | " + " | ".join(f"{a['memories']:,} -> {b['memories']:,}" for a, b in pairs)
+             + " |")
+    L.append("|---|" + "---:|" * len(pairs))
+    def grow(name, get):
+        L.append(f"| {name} | " + " | ".join(f"x {get(b) / get(a):.2f}" for a, b in pairs) + " |")
+    grow("recall p50", lambda r: r["recall_ms"]["p50"])
+    grow("recall p95", lambda r: r["recall_ms"]["p95"])
+    grow("bm25-only p50", lambda r: r["bm25_only_ms"]["p50"])
+    grow("semantic p50", lambda r: r["channels_ms"]["semantic"]["p50"])
+    grow("cold open", lambda r: r["open_ms"])
+    grow("store size", lambda r: r["db_bytes"])
+    grow("peak RSS", lambda r: r["rss_mb"])
+    grow("import time per memory", lambda r: 1 / r["import_per_s"])
+    L.append("")
+
+L.append("### Targets (issue 6)")
+L.append("")
+L.append("| target | measured | |")
+L.append("|---|---:|---|")
+def target(text, n, get, ok):
+    r = by_n.get(n)
+    if r is None:
+        L.append(f"| {text} | not run | - |")
+        return
+    v = get(r)
+    L.append(f"| {text} | {v} | {'met' if ok(r) else '**not met**'} |")
+target("full recall with trace at 10k: p95 <= 10 ms", 10000,
+       lambda r: f"{r['recall_ms']['p95']:.2f} ms", lambda r: r["recall_ms"]["p95"] <= 10)
+target("full recall with trace at 100k: p95 <= 50 ms", 100000,
+       lambda r: f"{r['recall_ms']['p95']:.2f} ms", lambda r: r["recall_ms"]["p95"] <= 50)
+for r in runs:
+    n = r["memories"]
+    target(f"full recall p50 <= 5 x bm25-only p50 ({n:,})", n,
+           lambda r: f"{r['recall_ms']['p50']:.2f} / {r['bm25_only_ms']['p50']:.2f} = "
+                     f"x {r['recall_ms']['p50'] / r['bm25_only_ms']['p50']:.2f}",
+           lambda r: r["recall_ms"]["p50"] <= 5 * r["bm25_only_ms"]["p50"])
+target("import at 100k, embedding and enrichment included: >= 20,000 memories/s", 100000,
+       lambda r: f"{r['import_per_s']:,.0f} /s", lambda r: r["import_per_s"] >= 20000)
+target("peak RSS at 100k <= 300 MB", 100000, lambda r: f"{r['rss_mb']:.1f} MB",
+       lambda r: r["rss_mb"] <= 300)
+target("cold open to first results at 100k <= 300 ms", 100000,
+       lambda r: f"{r['open_ms']:.1f} ms", lambda r: r["open_ms"] <= 300)
+target("browser key press to finished screen at 10k <= 16 ms (p95)", 10000,
+       lambda r: f"{r[bkey]['p95']:.2f} ms", lambda r: r[bkey]["p95"] <= 16)
+L.append("")
+L.append("<!-- bench:end -->")
+block = "\n".join(L) + "\n"
+
+head = "# Performance\n\n"
+tail = ""
+if os.path.exists(out):
+    text = open(out).read()
+    b, e = text.find("<!-- bench:begin -->"), text.find("<!-- bench:end -->")
+    if b >= 0 and e > b:
+        head = text[:b]
+        tail = text[e + len("<!-- bench:end -->\n"):]
+    else:
+        head = text.rstrip("\n") + "\n\n"
+open(out, "w").write(head + block + tail)
+print(f"bench: wrote {out}", file=sys.stderr)
+EOF

@@ -428,8 +428,8 @@ is "$(wait_rc)" 0 "NO_COLOR: q exits 0"
 printf 'color normal default default\ncolor no_such_role red blue bold\n' \
     >"$XDG_CONFIG_HOME/memscope/themes/broken"
 start 200 30 "$MEMSCOPE" --db "$DB" --theme broken
-wait_for "broken:2: unknown role 'no_such_role'"
-ok $? "a malformed theme: one error naming file:line"
+wait_for "broken:2:7: unknown role 'no_such_role'"
+ok $? "a malformed theme: one error naming file:line:col"
 wait_for "using the default theme"
 ok $? "and the default theme is used"
 keys C-c
@@ -455,8 +455,8 @@ keys C-c
 wait_rc >/dev/null
 printf 'bogus 1\n' >"$XDG_CONFIG_HOME/memscope/config"
 start 200 30 "$MEMSCOPE" --db "$DB"
-wait_for "config:1: unknown setting 'bogus'"
-ok $? "a malformed config: one error naming file:line"
+wait_for "config:1:1: unknown setting 'bogus'"
+ok $? "a malformed config: one error naming file:line:col"
 keys C-c
 wait_rc >/dev/null
 rm -f "$XDG_CONFIG_HOME/memscope/config"

@@ -215,8 +215,8 @@ static void test_themes(void)
     write_file(tpath("bad"), "# ok\ncolor normal default default\ncolor escape red pink\n");
     ok(theme_load_file(&t, tpath("bad"), why, sizeof why) == -1, "a malformed theme fails");
     char want_why[600];
-    snprintf(want_why, sizeof want_why, "%s:3: unknown colour 'pink'", tpath("bad"));
-    ok(strncmp(why, want_why, strlen(want_why)) == 0, "the error names file and line");
+    snprintf(want_why, sizeof want_why, "%s:3:18: unknown colour 'pink'", tpath("bad"));
+    ok(strncmp(why, want_why, strlen(want_why)) == 0, "the error names file, line and column");
     theme_builtin(&want);
     ok(same_theme(&t, &want), "and the default theme is used");
     ok(theme_parse_line(&t, "color selection red blue", why, sizeof why) == -1 &&
@@ -241,8 +241,8 @@ static void test_config(void)
     ok(config_apply_colors(&c, &t, why, sizeof why) == 0 && t.role[ROLE_escape].fg == 0 &&
            t.role[ROLE_escape].bg == 3, "colour overrides apply over the theme");
     write_file(tpath("config"), "limit 7\nlimit lots\n");
-    ok(config_load(&c, tpath("config"), why, sizeof why) == -1 && strstr(why, "config:2: ") &&
-           c.limit == 10, "a bad value: file:line, and the defaults");
+    ok(config_load(&c, tpath("config"), why, sizeof why) == -1 && strstr(why, "config:2:7: ") &&
+           c.limit == 10, "a bad value: file:line:col, and the defaults");
     ok(config_load(&c, tpath("none"), why, sizeof why) == 0, "no config file is fine");
 }
 

@@ -72,8 +72,16 @@ static int config_setting(config *c, const char *key, const char *val, char *why
     return -1;
 }
 
-static int config_line(config *c, char *line, char *why, size_t len)
+/* The 1-based column of word in line (1 when it is not there). */
+static int config_column(const char *line, const char *word)
 {
+    const char *at = word && *word ? strstr(line, word) : NULL;
+    return at ? (int)(at - line) + 1 : 1;
+}
+
+static int config_line(config *c, char *line, char *why, size_t len, int *col)
+{
+    *col = 1;
     char *hash = strchr(line, '#');
     if (hash)
         *hash = '\0';
@@ -82,13 +90,21 @@ static int config_line(config *c, char *line, char *why, size_t len)
     int n = sscanf(line, " %31s %255s %7s", key, val, extra);
     if (n <= 0)
         return 0;
-    if (strcmp(key, "color") == 0)
-        return config_color(c, line, why, len);
+    if (strcmp(key, "color") == 0) {
+        int rc = config_color(c, line, why, len);
+        *col = theme_last_column();
+        return rc;
+    }
     if (n != 2) {
+        *col = n > 2 ? config_column(line, extra) : config_column(line, key);
         snprintf(why, len, "expected 'SETTING VALUE'");
         return -1;
     }
-    return config_setting(c, key, val, why, len);
+    int rc = config_setting(c, key, val, why, len);
+    if (rc) /* the value of a known setting, else the setting's name */
+        *col = strstr(why, "bad value") ? config_column(line + strlen(key), val) + (int)strlen(key)
+                                        : config_column(line, key);
+    return rc;
 }
 
 int config_load(config *c, const char *path, char *why, size_t len)
@@ -102,20 +118,21 @@ int config_load(config *c, const char *path, char *why, size_t len)
         return -1;
     }
     char line[512], reason[256];
-    int lineno = 0, rc = 0;
+    int lineno = 0, rc = 0, col = 1;
     while (!rc && fgets(line, sizeof line, f)) {
         lineno++;
         if (!strchr(line, '\n') && !feof(f)) {
             snprintf(reason, sizeof reason, "line too long");
+            col = (int)sizeof line;
             rc = -1;
         } else {
-            rc = config_line(c, line, reason, sizeof reason);
+            rc = config_line(c, line, reason, sizeof reason, &col);
         }
     }
     fclose(f);
     if (rc) {
         config_defaults(c);
-        snprintf(why, len, "%s:%d: %s", path, lineno, reason);
+        snprintf(why, len, "%s:%d:%d: %s", path, lineno, col, reason);
     }
     return rc;
 }

@@ -128,6 +128,21 @@ static int theme_split(char *line, char **w, int max)
     return n;
 }
 
+/* Where in the line the last theme_parse_line error is (1-based column of
+ * the offending word), and the start of the copy its words point into. */
+static int err_col = 1;
+static const char *err_base;
+
+static void theme_blame(const char *word)
+{
+    err_col = err_base && word >= err_base ? (int)(word - err_base) + 1 : 1;
+}
+
+int theme_last_column(void)
+{
+    return err_col;
+}
+
 /* Attributes may be given as one comma list or as separate words. */
 static int theme_rule_attrs(char **w, int n, unsigned *attrs, char *why, size_t len)
 {
@@ -135,6 +150,7 @@ static int theme_rule_attrs(char **w, int n, unsigned *attrs, char *why, size_t 
     for (int i = 4; i < n; i++) {
         unsigned bits;
         if (theme_attrs_parse(w[i], &bits)) {
+            theme_blame(w[i]);
             snprintf(why, len, "unknown attribute '%.40s' (bold dim reverse underline "
                      "standout italic blink normal)", w[i]);
             return -1;
@@ -147,17 +163,20 @@ static int theme_rule_attrs(char **w, int n, unsigned *attrs, char *why, size_t 
 static int theme_rule(theme *t, char **w, int n, char *why, size_t len)
 {
     if (n < 4 || n > 8) {
+        theme_blame(n > 8 ? w[8] : w[0]);
         snprintf(why, len, "expected 'color ROLE FG BG [ATTRS]'");
         return -1;
     }
     int role = theme_role_parse(w[1]);
     if (role < 0) {
+        theme_blame(w[1]);
         snprintf(why, len, "unknown role '%.60s'", w[1]);
         return -1;
     }
     theme_style st;
     for (int k = 0; k < 2; k++)
         if (theme_color_parse(w[2 + k], k ? &st.bg : &st.fg)) {
+            theme_blame(w[2 + k]);
             snprintf(why, len, "unknown colour '%.40s' (a name, default, or 0 to 255)",
                      w[2 + k]);
             return -1;
@@ -171,6 +190,8 @@ static int theme_rule(theme *t, char **w, int n, char *why, size_t len)
 int theme_parse_line(theme *t, const char *line, char *why, size_t len)
 {
     char buf[512];
+    err_base = buf;
+    err_col = 1;
     if (strlen(line) >= sizeof buf) {
         snprintf(why, len, "line too long");
         return -1;
@@ -184,6 +205,7 @@ int theme_parse_line(theme *t, const char *line, char *why, size_t len)
     if (n == 0)
         return 0;
     if (strcmp(w[0], "color") != 0) {
+        theme_blame(w[0]);
         snprintf(why, len, "unknown keyword '%.40s' (a theme line is 'color ROLE FG BG "
                  "[ATTRS]')", w[0]);
         return -1;
@@ -202,19 +224,21 @@ int theme_load_file(theme *t, const char *path, char *why, size_t len)
     theme tmp;
     theme_builtin(&tmp);
     char line[512], reason[256];
-    int lineno = 0, rc = 0;
+    int lineno = 0, rc = 0, col = 1;
     while (!rc && fgets(line, sizeof line, f)) {
         lineno++;
         if (!strchr(line, '\n') && !feof(f)) {
             snprintf(reason, sizeof reason, "line too long");
+            col = (int)sizeof line;
             rc = -1;
         } else {
             rc = theme_parse_line(&tmp, line, reason, sizeof reason);
+            col = theme_last_column();
         }
     }
     fclose(f);
     if (rc) {
-        snprintf(why, len, "%s:%d: %s", path, lineno, reason);
+        snprintf(why, len, "%s:%d:%d: %s", path, lineno, col, reason);
         return -1;
     }
     *t = tmp;

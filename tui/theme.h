@@ -112,6 +112,10 @@ int theme_attrs_parse(const char *text, unsigned *out);
  * and comment lines) or -1 with a reason (no file or line) in why. */
 int theme_parse_line(theme *t, const char *line, char *why, size_t len);
 
+/* After theme_parse_line failed: the 1-based column of the word it
+ * refused (for FILE:LINE:COL messages). */
+int theme_last_column(void);
+
 /* Load the theme file at path over a copy of the built-in default. On any
  * error t is the built-in default, and why says "PATH:LINE: reason";
  * returns -1. */

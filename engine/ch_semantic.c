@@ -155,9 +155,9 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
     maybe_list l = {0};
     ms_status st = estimate(c, &l, err);
     /* Pass 2: exact cosines of those not surely beaten by top_n others. */
-    double floor = st ? 0 : kth_lower(&l, c->top_n, &st, err);
+    double cut = st ? 0 : kth_lower(&l, c->top_n, &st, err);
     for (size_t k = 0; !st && k < l.n; k++) {
-        if (l.v[k].est + l.v[k].bound < floor)
+        if (l.v[k].est + l.v[k].bound < cut)
             continue;
         const float *v = snapshot_vector(sn, l.v[k].idx);
         if (!v) {

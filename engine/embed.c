@@ -75,7 +75,7 @@ static int utf8_at(const unsigned char *s, unsigned *cp)
 
 /* The features of one text: distinct hashes with counts and weights. A
  * batch of texts reuses one table: only the slots a text used are cleared
- * after it (clearing all 190 KB for every text was most of an import's
+ * after it (clearing all 160 KB for every text was most of an import's
  * embedding time). */
 typedef struct features {
     uint32_t h[HASH_FEATURES_MAX];

@@ -295,7 +295,7 @@ static ms_status adopt_embedder(store *s, ms_error *err)
     return MS_OK;
 }
 
-static ms_status queue_vector(store *s, const store_memory *m, ms_error *err)
+static ms_status queue_vector(store *s, const store_memory *m, int fresh, ms_error *err)
 {
     if (s->n_pending == s->cap_pending) {
         size_t cap = s->cap_pending ? 2 * s->cap_pending : 64;
@@ -310,6 +310,7 @@ static ms_status queue_vector(store *s, const store_memory *m, ms_error *err)
         return ms_fail(err, MS_NOMEM, "out of memory queueing vectors");
     s->pending[s->n_pending].rid = m->rid;
     s->pending[s->n_pending].text = text;
+    s->pending[s->n_pending].fresh = fresh;
     s->n_pending++;
     if (s->n_pending < s->vz.batch)
         return MS_OK;
@@ -376,12 +377,12 @@ static int newest_row(store *s, int64_t rid)
     return newest;
 }
 
-static ms_status derive_vector(store *s, const store_memory *m, ms_error *err)
+static ms_status derive_vector(store *s, const store_memory *m, int fresh, ms_error *err)
 {
     if (m->embedding)
         return put_given_vector(s, m, err);
     if (s->have_vectorizer)
-        return queue_vector(s, m, err);
+        return queue_vector(s, m, fresh, err);
     return MS_OK;
 }
 
@@ -542,7 +543,7 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
         st = store_context_refresh(s, old_next, old_session, err);
     free(old_session);
     if (!st)
-        st = derive_vector(s, m, err);
+        st = derive_vector(s, m, !existing, err);
     if (!st && !s->in_txn) /* no commit to wait for: index now */
         st = store_fts_flush(s, err);
     return st;
@@ -576,8 +577,14 @@ ms_status store_flush_vectors(store *s, ms_error *err)
         texts[i] = s->pending[i].text;
     if (!st)
         st = s->vz.embed(s->vz.ctx, texts, s->n_pending, out, err);
-    for (size_t i = 0; !st && i < s->n_pending; i++)
-        st = store_put_vector(s, s->pending[i].rid, out + i * (size_t)s->vz.dim, s->vz.dim, err);
+    for (size_t i = 0; !st && i < s->n_pending; i++) {
+        int8_t q[STORE_DIM_MAX];
+        store_qvec qv;
+        const float *v = out + i * (size_t)s->vz.dim;
+        store_quantize(v, s->vz.dim, q, &qv);
+        st = store_vector_write(s, s->pending[i].rid, v, s->vz.dim, q, &qv, s->pending[i].fresh,
+                                err);
+    }
     free(out);
     free(texts);
 done:
@@ -594,24 +601,26 @@ ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_er
     int8_t q[STORE_DIM_MAX];
     store_qvec qv;
     store_quantize(v, dim, q, &qv);
-    return store_vector_write(s, rid, v, dim, q, &qv, err);
+    return store_vector_write(s, rid, v, dim, q, &qv, 0, err);
 }
 
 ms_status store_vector_write(store *s, int64_t rid, const float *v, int dim, const int8_t *q,
-                             const store_qvec *qv, ms_error *err)
+                             const store_qvec *qv, int fresh, ms_error *err)
 {
     if (!s->embedder_id || dim != s->embedder_dim)
         return ms_fail(err, MS_USAGE, "vector of %d dimensions does not fit the store's "
                                       "embedder (%d)", dim, s->embedder_dim);
-    sqlite3_stmt *st = store_stmt(s, ST_VECTOR_PUT, err);
+    sqlite3_stmt *st = store_stmt(s, fresh ? ST_VECTOR_ADD : ST_VECTOR_PUT, err);
     if (!st)
         return err ? err->code : MS_SQL;
     sqlite3_bind_int64(st, 1, rid);
     sqlite3_bind_blob(st, 2, v, dim * (int)sizeof *v, SQLITE_STATIC);
     int rc = sqlite3_step(st);
+    if (rc == SQLITE_CONSTRAINT_PRIMARYKEY && fresh) /* there was one after all */
+        return store_vector_write(s, rid, v, dim, q, qv, 0, err);
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "writing a vector", err);
-    return store_qvec_put(s, rid, q, dim, qv, err);
+    return store_qvec_put(s, rid, q, dim, qv, fresh, err);
 }
 
 ms_status store_scan_vectors(store *s, store_vector_fn fn, void *ctx, ms_error *err)

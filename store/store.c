@@ -184,6 +184,8 @@ static const char *const stmt_sql[ST_COUNT] = {
                           " OR EXISTS (SELECT 1 FROM memories WHERE profile > ?1)",
     [ST_EDGE_ADD] = "INSERT INTO edges(src, dst, type, weight) VALUES (?1,?2,?3,?4)",
     [ST_LINK_ADD] = "INSERT INTO memory_entities(rid, eid, given) VALUES (?1,?2,?3)",
+    [ST_VECTOR_ADD] = "INSERT INTO vectors(rid, vec) VALUES (?1, ?2)",
+    [ST_QVEC_ADD] = "INSERT INTO vectors_q8(rid, scale, resid, qnorm, q) VALUES (?1,?2,?3,?4,?5)",
     [ST_NEWER] = "SELECT EXISTS (SELECT 1 FROM memories WHERE rid > ?1)",
     [ST_FTS_MATCH] = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1",
     [ST_ENTITY_NAMES] = "SELECT e.name FROM memory_entities l JOIN entities e ON e.eid=l.eid"

@@ -41,6 +41,8 @@ enum stmt_id {
     ST_NEWER,
     ST_EDGE_ADD,
     ST_LINK_ADD,
+    ST_VECTOR_ADD,
+    ST_QVEC_ADD,
     ST_COUNT
 };
 
@@ -51,6 +53,7 @@ typedef struct vjob vjob;     /* vjob.c */
 typedef struct pending_vec {
     int64_t rid;
     char *text;
+    int fresh; /* a new memory: it has no vector yet */
 } pending_vec;
 
 struct store {
@@ -129,14 +132,16 @@ void store_fts_discard(store *s);
 void store_fts_free(store *s);
 
 /* vector.c: write the int8 form q of rid's vector (store_vector_write
- * does); fill vectors_q8 from vectors (the schema 3 -> 4 migration). */
+ * does; fresh: rid has none yet); fill vectors_q8 from vectors (the schema
+ * 3 -> 4 migration). */
 ms_status store_qvec_put(store *s, int64_t rid, const int8_t *q, int dim, const store_qvec *qv,
-                         ms_error *err);
+                         int fresh, ms_error *err);
 ms_status store_qvec_rebuild(store *s, ms_error *err);
 
-/* memory.c: write rid's vector v and its int8 form (store_quantize). */
+/* memory.c: write rid's vector v and its int8 form (store_quantize).
+ * fresh: rid is a new memory with no vector yet (plain inserts). */
 ms_status store_vector_write(store *s, int64_t rid, const float *v, int dim, const int8_t *q,
-                             const store_qvec *qv, ms_error *err);
+                             const store_qvec *qv, int fresh, ms_error *err);
 
 /* vjob.c: vectors on a second thread (store_vectorizer.background).
  * start: finish the batch in flight, then hand it the pending memories.

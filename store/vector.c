@@ -40,9 +40,9 @@ void store_quantize(const float *v, int dim, int8_t *q, store_qvec *out)
 }
 
 ms_status store_qvec_put(store *s, int64_t rid, const int8_t *q, int dim, const store_qvec *qv,
-                         ms_error *err)
+                         int fresh, ms_error *err)
 {
-    sqlite3_stmt *st = store_stmt(s, ST_QVEC_PUT, err);
+    sqlite3_stmt *st = store_stmt(s, fresh ? ST_QVEC_ADD : ST_QVEC_PUT, err);
     if (!st)
         return err ? err->code : MS_SQL;
     sqlite3_bind_int64(st, 1, rid);
@@ -51,6 +51,8 @@ ms_status store_qvec_put(store *s, int64_t rid, const int8_t *q, int dim, const 
     sqlite3_bind_double(st, 4, qv->qnorm);
     sqlite3_bind_blob(st, 5, q, dim, SQLITE_STATIC);
     int rc = sqlite3_step(st);
+    if (rc == SQLITE_CONSTRAINT_PRIMARYKEY && fresh) /* there was one after all */
+        return store_qvec_put(s, rid, q, dim, qv, 0, err);
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "writing a vector", err);
     return MS_OK;
@@ -79,7 +81,7 @@ ms_status store_qvec_rebuild(store *s, ms_error *err)
         int8_t q[STORE_DIM_MAX];
         store_qvec qv;
         store_quantize(v, dim, q, &qv);
-        code = store_qvec_put(s, sqlite3_column_int64(st, 0), q, dim, &qv, err);
+        code = store_qvec_put(s, sqlite3_column_int64(st, 0), q, dim, &qv, 0, err);
         free(v);
     }
     sqlite3_finalize(st);

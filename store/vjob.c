@@ -68,7 +68,7 @@ static ms_status vjob_write(store *s, vjob *j, ms_error *err)
     for (size_t i = 0; !st && i < j->n; i++) {
         size_t at = i * (size_t)j->dim;
         st = store_vector_write(s, j->items[i].rid, j->out + at, j->dim, j->codes + at, &j->qv[i],
-                                err);
+                                j->items[i].fresh, err);
     }
     vjob_free(j);
     return st;

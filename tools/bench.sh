@@ -83,7 +83,9 @@ L.append("| | " + " | ".join(cols) + " |")
 L.append("|---|" + "---:|" * len(runs))
 def row(name, get):
     L.append(f"| {name} | " + " | ".join(get(r) for r in runs) + " |")
-row("import, memories/s", lambda r: fmt(r["import_per_s"]))
+row("import through store_put, memories/s", lambda r: fmt(r["import_per_s"]))
+row("import from JSONL (`memscope import`), memories/s",
+    lambda r: fmt(r.get("import_jsonl_per_s")))
 row("store size, MB", lambda r: f"{r['db_bytes'] / 1e6:.1f}")
 row("peak RSS, MB", lambda r: f"{r['rss_mb']:.1f}")
 row("cold open to first results, ms", lambda r: f"{r['open_ms']:.1f}")

@@ -7,8 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 R="cmd:perl $here/tools/reranker.pl"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+. "$(dirname "$0")/tap.sh"
 py() { python3 -c "import json,sys; d=json.load(sys.stdin); $1"; }
 
 "$M" demo --db "$tmp/d.db" >/dev/null
@@ -71,4 +70,4 @@ ok $([ "$(echo "$reset" | py 'print([h["id"] for h in d["results"]])')" = \
        "$(echo "$base" | py 'print([h["id"] for h in d["results"]])')" ] &&
      [ "$(echo "$reset" | py 'print(d["feedback_judgements"])')" = 0 ]; echo $?) \
   "--reset forgets every judgement"
-echo "1..$n"
+tap_done

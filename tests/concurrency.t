@@ -20,25 +20,7 @@
 # Needs $MEMSCOPE, sqlite3 and perl (JSON::PP is part of perl).
 set -u
 
-n=0
-failed=0
-ok() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        failed=$((failed + 1))
-    fi
-}
-diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
-is() {
-    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; diag "got:      '$1'" "expected: '$2'"; fi
-}
-bail() { echo "Bail out! $*"; exit 1; }
-
-[ -n "${MEMSCOPE:-}" ] || bail "set MEMSCOPE to the absolute path of the memscope binary"
-[ -x "$MEMSCOPE" ] || bail "MEMSCOPE=$MEMSCOPE is not executable"
+. "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || bail "sqlite3 is needed"
 perl -MJSON::PP -e 1 2>/dev/null || bail "perl with JSON::PP is needed"
 
@@ -256,5 +238,4 @@ ok $st "saying the store is locked and how long it waited"
 ok "$([ "$waited" -ge 4 ]; echo $?)" "after waiting for the timeout (${waited} s)"
 is "$(sqlite3 "$DB" 'SELECT count(*) FROM memories')" "$before" "and writes nothing"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

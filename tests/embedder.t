@@ -8,8 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 E="cmd:perl $here/tools/embedder.pl"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+. "$(dirname "$0")/tap.sh"
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
 cat > "$tmp/m.jsonl" <<'J'
@@ -69,4 +68,4 @@ ok $([ "$(sqlite3 "$tmp/v.db" "select value from meta where key='embedder_id'")"
 echo '{"id":"z","content":"third","embedding":[0,1]}' > "$tmp/bad.jsonl"
 "$M" import --db "$tmp/v.db" --embedder-id my-model:3 "$tmp/bad.jsonl" 2>"$tmp/err"
 ok $([ $? = 1 ] && grep -q "bad.jsonl:1:" "$tmp/err"; echo $?) "a given vector of another dimension is refused with its place"
-echo "1..$n"
+tap_done

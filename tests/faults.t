@@ -11,26 +11,7 @@
 # memscope as nobody (setpriv), since root may write a 0444 file.
 set -u
 
-n=0
-failed=0
-ok() { # ok STATUS DESCRIPTION: STATUS 0 passes
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        failed=$((failed + 1))
-    fi
-}
-skip() { n=$((n + 1)); echo "ok $n # skip $1"; }
-diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
-is() { # is GOT WANT DESCRIPTION
-    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; diag "got:      '$1'" "expected: '$2'"; fi
-}
-bail() { echo "Bail out! $*"; exit 1; }
-
-[ -n "${MEMSCOPE:-}" ] || bail "set MEMSCOPE to the absolute path of the memscope binary"
-[ -x "$MEMSCOPE" ] || bail "MEMSCOPE=$MEMSCOPE is not executable"
+. "$(dirname "$0")/tap.sh"
 for tool in sqlite3 sha256sum awk; do
     command -v $tool >/dev/null || bail "$tool is needed"
 done
@@ -378,5 +359,4 @@ for at in 0 1000000 16000000 48000000; do
         "kill -9 at a $at-byte log: integrity ok and all or nothing ($got memories)"
 done
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

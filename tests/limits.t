@@ -9,25 +9,7 @@
 # the test follows them.
 set -u
 
-n=0
-failed=0
-ok() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        failed=$((failed + 1))
-    fi
-}
-diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
-is() {
-    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; diag "got:      '$1'" "expected: '$2'"; fi
-}
-bail() { echo "Bail out! $*"; exit 1; }
-
-[ -n "${MEMSCOPE:-}" ] || bail "set MEMSCOPE to the absolute path of the memscope binary"
-[ -x "$MEMSCOPE" ] || bail "MEMSCOPE=$MEMSCOPE is not executable"
+. "$(dirname "$0")/tap.sh"
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-limits-t.XXXXXX") || bail "mktemp failed"
 trap 'rm -rf "$T"' EXIT
@@ -234,5 +216,4 @@ ok $? "the $ID_MAX-byte id comes back whole from export"
 run list --db db.db --limit 1000000
 is "$rc" 0 "list takes any --limit"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

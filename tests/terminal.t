@@ -16,25 +16,7 @@
 # Needs $MEMSCOPE, tmux, sqlite3 and python3; skips without tmux.
 set -u
 
-n=0
-failed=0
-ok() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        failed=$((failed + 1))
-    fi
-}
-diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
-is() {
-    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; diag "got:      '$1'" "expected: '$2'"; fi
-}
-bail() { echo "Bail out! $*"; exit 1; }
-
-[ -n "${MEMSCOPE:-}" ] || bail "set MEMSCOPE to the absolute path of the memscope binary"
-[ -x "$MEMSCOPE" ] || bail "MEMSCOPE=$MEMSCOPE is not executable"
+. "$(dirname "$0")/tap.sh"
 if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || ! command -v sqlite3 >/dev/null; then
     echo "1..0 # SKIP tmux, python3 and sqlite3 are needed"
     exit 0
@@ -203,5 +185,4 @@ ok "$(! grep -q $'\033\\[35m' screen.esc; echo $?)" "NO_COLOR: no colour on the 
 grep -q $'\033\\[7m\\\\x1b' screen.esc
 ok $? "NO_COLOR: the escapes are still in reverse video"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -353,3 +353,17 @@ int cli_parse_int(const char *s, long lo, long hi, long *out)
     *out = v;
     return 0;
 }
+
+char *cli_join(int argc, char **argv, int from)
+{
+    size_t n = 1;
+    for (int i = from; i < argc; i++)
+        n += strlen(argv[i]) + 1;
+    char *s = calloc(1, n);
+    for (int i = from; s && i < argc; i++) {
+        if (i > from)
+            strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    return s;
+}

@@ -112,6 +112,10 @@ void cli_put_safe(FILE *out, const char *text);
  * safe to look at. Raw otherwise, so pipes get the bytes unchanged. */
 void cli_print_json(FILE *out, const char *json);
 
+/* argv[from..argc) joined with single spaces (a query, a memory's text).
+ * Caller frees; NULL when out of memory. */
+char *cli_join(int argc, char **argv, int from);
+
 /* Parse a number option strictly: the whole string, within [lo, hi]. */
 int cli_parse_double(const char *s, double lo, double hi, double *out);
 int cli_parse_int(const char *s, long lo, long hi, long *out);

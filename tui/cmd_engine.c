@@ -277,18 +277,7 @@ static int run_recall(cli_common *c, int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage(&cmd_recall, "give a QUERY");
-    char *query = NULL;
-    {
-        size_t n = 1;
-        for (int i = optind; i < argc; i++)
-            n += strlen(argv[i]) + 1;
-        query = calloc(1, n);
-        for (int i = optind; query && i < argc; i++) {
-            if (i > optind)
-                strcat(query, " ");
-            strcat(query, argv[i]);
-        }
-    }
+    char *query = cli_join(argc, argv, optind);
     if (!query)
         return cli_error(EXIT_RUNTIME, "out of memory");
     ro.query = query;

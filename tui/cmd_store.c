@@ -307,21 +307,6 @@ enum {
 static int run_add(cli_common *c, int argc, char **argv);
 const cli_command cmd_add = {"add", "store one memory", add_usage, run_add};
 
-/* Join argv[from..argc) with spaces. */
-static char *join_words(int argc, char **argv, int from)
-{
-    size_t n = 1;
-    for (int i = from; i < argc; i++)
-        n += strlen(argv[i]) + 1;
-    char *s = calloc(1, n);
-    for (int i = from; s && i < argc; i++) {
-        if (i > from)
-            strcat(s, " ");
-        strcat(s, argv[i]);
-    }
-    return s;
-}
-
 static int add_entity(store_memory *m, const char *name)
 {
     char **g = realloc(m->entities, (m->n_entities + 1) * sizeof *g);
@@ -393,7 +378,7 @@ static int parse_add(cli_common *c, int argc, char **argv, store_memory *m)
     }
     if (optind >= argc)
         return cli_usage(&cmd_add, "give the memory's TEXT");
-    m->content = join_words(argc, argv, optind);
+    m->content = cli_join(argc, argv, optind);
     return m->content ? 0 : cli_error(EXIT_RUNTIME, "out of memory");
 }
 

@@ -544,7 +544,9 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
     free(old_session);
     if (!st)
         st = derive_vector(s, m, !existing, err);
-    if (!st && !s->in_txn) /* no commit to wait for: index now */
+    /* no commit to wait for, or enough waiting that an import of any size
+     * stays in bounded memory: index now */
+    if (!st && (!s->in_txn || s->fts_n >= STORE_FTS_PENDING_MAX))
         st = store_fts_flush(s, err);
     return st;
 }

@@ -124,6 +124,7 @@ ms_status store_context_refresh(store *s, int64_t rid, const char *session, ms_e
  * store_fts_forget: before deleting rid. store_fts_flush: index every
  * pending memory (before a commit or a read of the index).
  * store_fts_discard: forget them (rollback). store_fts_free: on close. */
+#define STORE_FTS_PENDING_MAX 50000 /* memories waiting for the index at most */
 ms_status store_fts_inserted(store *s, int64_t rid, ms_error *err);
 ms_status store_fts_pending(store *s, int64_t rid, ms_error *err);
 ms_status store_fts_forget(store *s, int64_t rid, ms_error *err);

@@ -18,6 +18,8 @@
 #include <string.h>
 
 #define WC_BODIES 4
+#define WC_ENTITIES_MAX 100000 /* names remembered at once: a cache, so an */
+                               /* import of any size stays in bounded memory */
 
 typedef struct wc_entity {
     char *norm;      /* NULL = empty slot */
@@ -91,6 +93,16 @@ static int wc_grow(wcache *c)
     return 0;
 }
 
+/* Forget every name (the table stays allocated). */
+static void wc_forget_entities(wcache *c)
+{
+    for (size_t i = 0; i < c->cap; i++) {
+        free(c->ent[i].norm);
+        c->ent[i].norm = NULL;
+    }
+    c->n = 0;
+}
+
 /* The entry of norm, added (eid unknown: -1) when missing; NULL when out of
  * memory. */
 static wc_entity *wc_entry(store *s, const char *norm, int add)
@@ -98,6 +110,8 @@ static wc_entity *wc_entry(store *s, const char *norm, int add)
     wcache *c = wc_get(s);
     if (!c)
         return NULL;
+    if (add && c->n >= WC_ENTITIES_MAX)
+        wc_forget_entities(c);
     if (c->cap) {
         wc_entity *e = &c->ent[wc_slot(c, norm)];
         if (e->norm || !add)

@@ -206,11 +206,6 @@ int embed_hash_weighted(const char *text, float *v, int dim, embed_weight_fn wei
     return 0;
 }
 
-void embed_hash_text(const char *text, float *v, int dim)
-{
-    if (embed_hash_weighted(text, v, dim, NULL, NULL))
-        memset(v, 0, (size_t)dim * sizeof *v);
-}
 
 static ms_status hash_embed(embedder *e, const char *const *texts, size_t n, float *out,
                             ms_error *err)

@@ -42,9 +42,6 @@ int embed_dim(const embedder *e);
 ms_status embed_texts(embedder *e, const char *const *texts, size_t n, float *out,
                       ms_error *err);
 
-/* The built-in embedder on one text: v[dim] gets the unit vector (all zeros
- * when the text has no features). */
-void embed_hash_text(const char *text, float *v, int dim);
 
 /* A token's weight (its idf, say) for a query vector; t is lower-case. */
 typedef double (*embed_weight_fn)(void *ctx, const char *t, size_t n);

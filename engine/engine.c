@@ -170,10 +170,6 @@ void engine_close(engine *e)
     free(e);
 }
 
-store *engine_store(engine *e)
-{
-    return e->s;
-}
 
 /* Reload the snapshot when the profile or the store changed. Inside a read
  * transaction. */

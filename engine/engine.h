@@ -45,7 +45,6 @@ typedef struct engine engine;
  * hopfield channels report it as their inactive reason. */
 ms_status engine_open(store *s, const char *embedder_spec, engine **out, ms_error *err);
 void engine_close(engine *e);
-store *engine_store(engine *e);
 
 /* ---- options ----------------------------------------------------------- */
 

@@ -625,32 +625,6 @@ ms_status store_vector_write(store *s, int64_t rid, const float *v, int dim, con
     return store_qvec_put(s, rid, q, dim, qv, fresh, err);
 }
 
-ms_status store_scan_vectors(store *s, store_vector_fn fn, void *ctx, ms_error *err)
-{
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db,
-                                /* CROSS JOIN: walk vectors in rid order, no sort */
-                                "SELECT v.rid, v.vec FROM vectors v CROSS JOIN memories m"
-                                " ON m.rid=v.rid WHERE m.profile=?1 ORDER BY v.rid",
-                                -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return store_sql_fail(s, rc, "reading vectors", err);
-    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    int dim = s->embedder_dim;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int bytes = sqlite3_column_bytes(st, 1);
-        if (dim <= 0 || bytes != dim * (int)sizeof(float))
-            continue; /* a vector of another shape: not comparable */
-        if (fn(ctx, sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 1), dim)) {
-            rc = SQLITE_DONE;
-            break;
-        }
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "reading vectors", err);
-    return MS_OK;
-}
 
 /* ---- reading ----------------------------------------------------------- */
 

@@ -301,9 +301,6 @@ ms_status store_set_embedder(store *s, const char *id, int dim, ms_error *err);
 /* Write one memory's vector (dim floats of the recorded embedder). */
 ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_error *err);
 
-/* Call fn for each vector of the current profile in rid order. */
-typedef int (*store_vector_fn)(void *ctx, int64_t rid, const float *v, int dim);
-ms_status store_scan_vectors(store *s, store_vector_fn fn, void *ctx, ms_error *err);
 
 /* The exact vector of memory rid into out[dim]. MS_NOT_FOUND when it has
  * none of that dimension. */

@@ -149,32 +149,3 @@ int text_width(const char *safe)
     return w;
 }
 
-char *text_fit(const char *safe, int cols)
-{
-    size_t n = strlen(safe);
-    if (text_width(safe) <= cols)
-        return strdup(safe);
-    buf b = {0};
-    put(&b, "", 0);
-    int w = 0;
-    for (size_t i = 0; i < n && b.p;) {
-        unsigned cp;
-        int len = text_decode(safe + i, n - i, &cp);
-        if (len == 0)
-            len = 1;
-        int cw = cp_width(cp);
-        if (w + cw > cols - 1)
-            break;
-        if (put(&b, safe + i, (size_t)len)) {
-            free(b.p);
-            return NULL;
-        }
-        w += cw;
-        i += (size_t)len;
-    }
-    if (b.p && cols >= 1 && put(&b, "\xe2\x80\xa6", 3)) {
-        free(b.p);
-        return NULL;
-    }
-    return b.p;
-}

@@ -29,7 +29,5 @@ char *text_escape(const char *s, size_t n, int keep_ws);
  * measured with wcwidth; unknown widths count 1. */
 int text_width(const char *safe);
 
-/* Copy of safe text cut to at most cols columns, with "…" when cut. */
-char *text_fit(const char *safe, int cols);
 
 #endif

@@ -615,8 +615,9 @@ ms_status store_vector_write(store *s, int64_t rid, const float *v, int dim, con
     sqlite3_stmt *st = store_stmt(s, fresh ? ST_VECTOR_ADD : ST_VECTOR_PUT, err);
     if (!st)
         return err ? err->code : MS_SQL;
+    unsigned char blob[STORE_DIM_MAX * sizeof(float)];
     sqlite3_bind_int64(st, 1, rid);
-    sqlite3_bind_blob(st, 2, v, dim * (int)sizeof *v, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, blob, (int)store_vec_encode(v, dim, blob), SQLITE_STATIC);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_CONSTRAINT_PRIMARYKEY && fresh) /* there was one after all */
         return store_vector_write(s, rid, v, dim, q, qv, 0, err);

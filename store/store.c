@@ -107,6 +107,10 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
      /* FTS5 writes a segment per 32 MB of pending terms, not per 1 MB: an
       * import merges far less (the index answers the same) */
      "INSERT INTO memories_fts(memories_fts, rank) VALUES('hashsize', 33554432);"),
+    /* 4 -> 5: vectors may be written sparse (vector.c). Dense blobs stay
+     * valid, so nothing is rewritten; the version keeps a memscope that
+     * reads only dense blobs away from a store that has sparse ones. */
+    "",
 };
 
 /* Steps of a migration that need code: code_migrations[v] runs after
@@ -395,6 +399,8 @@ static ms_status check_schema(store *s, ms_error *err)
                        "upgrade memscope", s->path, (long long)version, STORE_SCHEMA_VERSION);
     if (version == STORE_SCHEMA_VERSION)
         return MS_OK;
+    if ((s->readonly || s->denied) && version >= STORE_SCHEMA_READS_FROM)
+        return MS_OK; /* readable as it is; the upgrade waits for a write */
     if (s->denied)
         return ms_fail(err, MS_READONLY, "%s needs %s, but it is not writable (%s)", s->path,
                        version == 0 ? "initialising" : "a schema upgrade", strerror(s->denied));

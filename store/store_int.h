@@ -132,6 +132,12 @@ ms_status store_fts_flush(store *s, ms_error *err);
 void store_fts_discard(store *s);
 void store_fts_free(store *s);
 
+/* vector.c: the blob of a vector v[dim] into buf (room for dim floats):
+ * sparse when that is shorter (vector.c says how). Returns its bytes. */
+size_t store_vec_encode(const float *v, int dim, unsigned char *buf);
+/* ... and back into out[dim]: 0, or -1 when blob is no vector of dim. */
+int store_vec_decode(const void *blob, size_t len, float *out, int dim);
+
 /* vector.c: write the int8 form q of rid's vector (store_vector_write
  * does; fresh: rid has none yet); fill vectors_q8 from vectors (the schema
  * 3 -> 4 migration). */

@@ -8,7 +8,15 @@
  * from the exact one (see store.h). The engine scans the int8 forms and
  * reads the exact vectors (store_get_vector) only of the memories whose
  * bounds leave their rank open, so its answers are those of the exact
- * vectors. */
+ * vectors.
+ *
+ * The exact vectors are written sparse when that is shorter: the built-in
+ * embedder hashes a turn's words into about 120 of its 512 dimensions, so
+ * most of a dense blob is zeros. A blob of exactly dim * 4 bytes is dense;
+ * any other is 'S', 1, the dimension (u16 LE), then the nnz indices (u16
+ * LE, ascending) and the nnz floats: 4 + 6 * nnz bytes, written only when
+ * shorter than the dense form. Every float whose bits are not all zero is
+ * kept (-0.0 too), so decoding gives the same bits back. */
 #include "store_int.h"
 
 #include <math.h>
@@ -37,6 +45,68 @@ void store_quantize(const float *v, int dim, int8_t *q, store_qvec *out)
     out->scale = scale;
     out->resid = sqrt(resid);
     out->qnorm = scale * sqrt(qq);
+}
+
+#define SPARSE_TAG 'S'
+#define SPARSE_VERSION 1
+#define SPARSE_HEAD 4
+
+static int float_is_zero(float x)
+{
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return bits == 0;
+}
+
+size_t store_vec_encode(const float *v, int dim, unsigned char *buf)
+{
+    size_t nnz = 0;
+    for (int j = 0; j < dim; j++)
+        nnz += !float_is_zero(v[j]);
+    size_t dense = (size_t)dim * sizeof *v;
+    if (SPARSE_HEAD + 6 * nnz >= dense) {
+        memcpy(buf, v, dense);
+        return dense;
+    }
+    buf[0] = SPARSE_TAG;
+    buf[1] = SPARSE_VERSION;
+    buf[2] = (unsigned char)(dim & 0xff);
+    buf[3] = (unsigned char)(dim >> 8);
+    unsigned char *ix = buf + SPARSE_HEAD, *val = ix + 2 * nnz;
+    for (int j = 0; j < dim; j++) {
+        if (float_is_zero(v[j]))
+            continue;
+        *ix++ = (unsigned char)(j & 0xff);
+        *ix++ = (unsigned char)(j >> 8);
+        memcpy(val, &v[j], sizeof *v);
+        val += sizeof *v;
+    }
+    return SPARSE_HEAD + 6 * nnz;
+}
+
+int store_vec_decode(const void *blob, size_t len, float *out, int dim)
+{
+    size_t dense = (size_t)dim * sizeof *out;
+    if (len == dense) {
+        memcpy(out, blob, dense);
+        return 0;
+    }
+    const unsigned char *b = blob;
+    if (!b || len < SPARSE_HEAD || (len - SPARSE_HEAD) % 6 || b[0] != SPARSE_TAG ||
+        b[1] != SPARSE_VERSION || (b[2] | b[3] << 8) != dim)
+        return -1;
+    size_t nnz = (len - SPARSE_HEAD) / 6;
+    const unsigned char *ix = b + SPARSE_HEAD, *val = ix + 2 * nnz;
+    memset(out, 0, dense);
+    int prev = -1;
+    for (size_t i = 0; i < nnz; i++) {
+        int j = ix[2 * i] | ix[2 * i + 1] << 8;
+        if (j <= prev || j >= dim)
+            return -1;
+        memcpy(&out[j], val + i * sizeof *out, sizeof *out);
+        prev = j;
+    }
+    return 0;
 }
 
 ms_status store_qvec_put(store *s, int64_t rid, const int8_t *q, int dim, const store_qvec *qv,
@@ -71,7 +141,7 @@ ms_status store_qvec_rebuild(store *s, ms_error *err)
     while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         int dim = sqlite3_column_bytes(st, 1) / (int)sizeof(float);
         if (dim <= 0 || dim > STORE_DIM_MAX)
-            continue;
+            continue; /* schema 3 wrote dense vectors only */
         float *v = malloc((size_t)dim * sizeof *v);
         if (!v) {
             code = ms_fail(err, MS_NOMEM, "out of memory");
@@ -131,8 +201,10 @@ ms_status store_get_vector(store *s, int64_t rid, float *out, int dim, ms_error 
     sqlite3_bind_int64(st, 1, rid);
     int rc = sqlite3_step(st);
     ms_status code = MS_OK;
-    if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == dim * (int)sizeof *out)
-        memcpy(out, sqlite3_column_blob(st, 0), (size_t)dim * sizeof *out);
+    if (rc == SQLITE_ROW && dim > 0 && dim <= STORE_DIM_MAX &&
+        store_vec_decode(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), out,
+                         dim) == 0)
+        ;
     else if (rc == SQLITE_ROW || rc == SQLITE_DONE)
         code = ms_fail(err, MS_NOT_FOUND, "memory #%lld has no vector of %d dimensions",
                        (long long)rid, dim);

@@ -232,6 +232,34 @@ static void test_migration(void)
     ok(before && after && n1 == n2 && memcmp(before, after, n1) == 0, "and the file is unchanged");
     free(before);
     free(after);
+
+    /* A schema-4 store (dense vectors only) is read as it is read-only, and
+     * upgraded by the first writable open. */
+    s = open_new("v4.db");
+    put_simple(s, "old", "a memory from schema 4", NULL, NULL);
+    store_close(s);
+    raw_exec(tpath("v4.db"), "PRAGMA user_version=4");
+    before = slurp(tpath("v4.db"), &n1);
+    ms_error_clear(&err);
+    st = store_open(tpath("v4.db"), STORE_OPEN_READONLY, &s, &err);
+    ok(st == MS_OK && s, "a read-only open reads a schema-4 store without upgrading (%s)",
+       err.msg);
+    store_memory m;
+    store_memory_init(&m);
+    ok(s && store_use_profile(s, STORE_DEFAULT_PROFILE, &err) == MS_OK &&
+           store_get(s, "old", 0, &m, &err) == MS_OK && m.content &&
+           strcmp(m.content, "a memory from schema 4") == 0,
+       "and finds its memory");
+    store_memory_clear(&m);
+    store_close(s);
+    after = slurp(tpath("v4.db"), &n2);
+    ok(before && after && n1 == n2 && memcmp(before, after, n1) == 0, "the file is unchanged");
+    free(before);
+    free(after);
+    ok(store_open(tpath("v4.db"), 0, &s, &err) == MS_OK, "a writable open upgrades it");
+    store_close(s);
+    is_int(raw_int(tpath("v4.db"), "PRAGMA user_version"), STORE_SCHEMA_VERSION,
+           "to the current schema");
 }
 
 /* Opening path must fail with want and leave its bytes exactly as they were. */

@@ -93,10 +93,31 @@ digest_store() { # digest_store DB OUT
         "SELECT eid, profile, name, norm, kind FROM entities ORDER BY eid" \
         "SELECT rid, eid, given FROM memory_entities ORDER BY rid, eid" \
         "SELECT src, dst, type, weight FROM edges ORDER BY src, dst, type" \
-        "SELECT rid, hex(vec) FROM vectors ORDER BY rid" \
         "SELECT key, value FROM meta ORDER BY key"; do
         printf '%s  %s\n' "$(sqlite3 "$1" "$q" | md5sum | cut -d' ' -f1)" "$(echo "$q" | cut -c1-50)"
     done >"$2"
+    printf '%s  %s\n' "$(dense_vectors "$1" | md5sum | cut -d' ' -f1)" "vectors, dense" >>"$2"
+}
+
+# Every vector as "rid|HEX" of its dense floats, as `SELECT rid, hex(vec)`
+# printed before vectors could be stored sparse (store/vector.c): the
+# digest compares what the vectors are, not how they are written.
+dense_vectors() { # dense_vectors DB
+    python3 - "$1" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+row = db.execute("SELECT value FROM meta WHERE key='embedder_dim'").fetchone()
+dim = int(row[0]) if row else 0
+for rid, b in db.execute("SELECT rid, vec FROM vectors ORDER BY rid"):
+    if len(b) != 4 * dim:  # sparse: 'S', 1, dim, indices, floats
+        n = (len(b) - 4) // 6
+        out = bytearray(4 * dim)
+        for i in range(n):
+            j = b[4 + 2 * i] | b[5 + 2 * i] << 8
+            out[4 * j:4 * j + 4] = b[4 + 2 * n + 4 * i:8 + 2 * n + 4 * i]
+        b = bytes(out)
+    print("%d|%s" % (rid, b.hex().upper()))
+PY
 }
 
 # Recall each query of file Q against DB, timings removed, one line each.

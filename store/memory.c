@@ -581,11 +581,11 @@ ms_status store_flush_vectors(store *s, ms_error *err)
         st = s->vz.embed(s->vz.ctx, texts, s->n_pending, out, err);
     for (size_t i = 0; !st && i < s->n_pending; i++) {
         int8_t q[STORE_DIM_MAX];
+        unsigned char blob[STORE_DIM_MAX * sizeof(float)];
         store_qvec qv;
-        const float *v = out + i * (size_t)s->vz.dim;
-        store_quantize(v, s->vz.dim, q, &qv);
-        st = store_vector_write(s, s->pending[i].rid, v, s->vz.dim, q, &qv, s->pending[i].fresh,
-                                err);
+        size_t len = store_vec_prepare(out + i * (size_t)s->vz.dim, s->vz.dim, q, &qv, blob);
+        st = store_vector_write(s, s->pending[i].rid, blob, len, s->vz.dim, q, &qv,
+                                s->pending[i].fresh, err);
     }
     free(out);
     free(texts);
@@ -601,13 +601,15 @@ ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_er
     if (dim <= 0 || dim > STORE_DIM_MAX)
         return ms_fail(err, MS_USAGE, "a vector has 1 to %d dimensions", STORE_DIM_MAX);
     int8_t q[STORE_DIM_MAX];
+    unsigned char blob[STORE_DIM_MAX * sizeof(float)];
     store_qvec qv;
-    store_quantize(v, dim, q, &qv);
-    return store_vector_write(s, rid, v, dim, q, &qv, 0, err);
+    size_t len = store_vec_prepare(v, dim, q, &qv, blob);
+    return store_vector_write(s, rid, blob, len, dim, q, &qv, 0, err);
 }
 
-ms_status store_vector_write(store *s, int64_t rid, const float *v, int dim, const int8_t *q,
-                             const store_qvec *qv, int fresh, ms_error *err)
+ms_status store_vector_write(store *s, int64_t rid, const unsigned char *blob, size_t len,
+                             int dim, const int8_t *q, const store_qvec *qv, int fresh,
+                             ms_error *err)
 {
     if (!s->embedder_id || dim != s->embedder_dim)
         return ms_fail(err, MS_USAGE, "vector of %d dimensions does not fit the store's "
@@ -615,12 +617,11 @@ ms_status store_vector_write(store *s, int64_t rid, const float *v, int dim, con
     sqlite3_stmt *st = store_stmt(s, fresh ? ST_VECTOR_ADD : ST_VECTOR_PUT, err);
     if (!st)
         return err ? err->code : MS_SQL;
-    unsigned char blob[STORE_DIM_MAX * sizeof(float)];
     sqlite3_bind_int64(st, 1, rid);
-    sqlite3_bind_blob(st, 2, blob, (int)store_vec_encode(v, dim, blob), SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, blob, (int)len, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_CONSTRAINT_PRIMARYKEY && fresh) /* there was one after all */
-        return store_vector_write(s, rid, v, dim, q, qv, 0, err);
+        return store_vector_write(s, rid, blob, len, dim, q, qv, 0, err);
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "writing a vector", err);
     return store_qvec_put(s, rid, q, dim, qv, fresh, err);

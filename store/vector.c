@@ -84,6 +84,13 @@ size_t store_vec_encode(const float *v, int dim, unsigned char *buf)
     return SPARSE_HEAD + 6 * nnz;
 }
 
+size_t store_vec_prepare(const float *v, int dim, int8_t *q, store_qvec *qv,
+                         unsigned char *blob)
+{
+    store_quantize(v, dim, q, qv);
+    return store_vec_encode(v, dim, blob);
+}
+
 int store_vec_decode(const void *blob, size_t len, float *out, int dim)
 {
     size_t dense = (size_t)dim * sizeof *out;

@@ -1,8 +1,9 @@
 /* vjob.c - computing a batch of vectors on a second thread while store_put
  * goes on with the next memories.
  *
- * The built-in embedder and the int8 forms of its vectors are a sixth of
- * an import's work and touch no database: when the vectorizer allows it
+ * The built-in embedder, the int8 forms of its vectors and their blobs
+ * (store_vec_prepare) are a sixth of an import's work and touch no
+ * database: when the vectorizer allows it
  * (store_vectorizer.background), a full batch is handed to a thread, and
  * its vectors are written when the next batch is handed over, or when the
  * transaction ends. One batch is in flight at a time; the SQLite connection
@@ -22,6 +23,8 @@ struct vjob {
     float *out;     /* [n * dim] */
     int8_t *codes;  /* [n * dim] int8 forms */
     store_qvec *qv; /* [n] */
+    unsigned char *blobs; /* [n * dim * 4]: blob i at i * dim * 4 */
+    size_t *len;          /* [n] bytes of each blob */
     ms_status st;
     ms_error err;
 };
@@ -36,6 +39,8 @@ static void vjob_free(vjob *j)
     free(j->out);
     free(j->codes);
     free(j->qv);
+    free(j->blobs);
+    free(j->len);
     free(j);
 }
 
@@ -54,7 +59,8 @@ static void *vjob_run(void *p)
     free(texts);
     for (size_t i = 0; !j->st && i < j->n; i++) {
         size_t at = i * (size_t)j->dim;
-        store_quantize(j->out + at, j->dim, j->codes + at, &j->qv[i]);
+        j->len[i] = store_vec_prepare(j->out + at, j->dim, j->codes + at, &j->qv[i],
+                                      j->blobs + at * sizeof *j->out);
     }
     return NULL;
 }
@@ -67,8 +73,8 @@ static ms_status vjob_write(store *s, vjob *j, ms_error *err)
         *err = j->err;
     for (size_t i = 0; !st && i < j->n; i++) {
         size_t at = i * (size_t)j->dim;
-        st = store_vector_write(s, j->items[i].rid, j->out + at, j->dim, j->codes + at, &j->qv[i],
-                                j->items[i].fresh, err);
+        st = store_vector_write(s, j->items[i].rid, j->blobs + at * sizeof *j->out, j->len[i],
+                                j->dim, j->codes + at, &j->qv[i], j->items[i].fresh, err);
     }
     vjob_free(j);
     return st;
@@ -105,8 +111,10 @@ ms_status store_vjob_start(store *s, ms_error *err)
         j->out = malloc(n * dim * sizeof *j->out);
         j->codes = malloc(n * dim);
         j->qv = malloc(n * sizeof *j->qv);
+        j->blobs = malloc(n * dim * sizeof *j->out);
+        j->len = malloc(n * sizeof *j->len);
     }
-    if (!j || !j->out || !j->codes || !j->qv) {
+    if (!j || !j->out || !j->codes || !j->qv || !j->blobs || !j->len) {
         vjob_free(j);
         return store_flush_vectors(s, err); /* no memory for a job: here and now */
     }

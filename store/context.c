@@ -161,6 +161,12 @@ ms_status store_context_new(store *s, const store_memory *m, int64_t prev[2], in
 {
     *n_prev = 0;
     *context = NULL;
+    size_t len = 0;
+    int known = store_wcache_session(s, m->session, prev);
+    if (known >= 0) {
+        *n_prev = known;
+        return known ? append_body_of(s, prev[0], context, &len, err) : MS_OK;
+    }
     sqlite3_stmt *st = store_stmt(s, ST_SESSION_PREV, err);
     if (!st)
         return err ? err->code : MS_SQL;
@@ -173,7 +179,6 @@ ms_status store_context_new(store *s, const store_memory *m, int64_t prev[2], in
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "finding session neighbours", err);
-    size_t len = 0;
     return *n_prev ? append_body_of(s, prev[0], context, &len, err) : MS_OK;
 }
 
@@ -185,6 +190,8 @@ ms_status store_context_appended(store *s, const store_memory *m, const int64_t 
      * before that and m */
     const char *mine = body_of(m->content, m->speaker);
     store_wcache_set_body(s, m->rid, mine);
+    int64_t last[2] = {m->rid, n_prev ? prev[0] : 0};
+    store_wcache_set_session(s, m->session, last, n_prev + 1);
     if (n_prev == 0)
         return MS_OK; /* no neighbours: the context stays empty */
     char *ctx_p = NULL;

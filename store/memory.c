@@ -737,6 +737,16 @@ ms_status store_delete(store *s, const char *id, ms_error *err)
     store_wcache_clear(s);
     if (!code)
         code = store_fts_forget(s, rid, err);
+    if (!code) { /* what ON DELETE CASCADE names, by hand (store.c configure) */
+        char sql[320];
+        snprintf(sql, sizeof sql,
+                 "DELETE FROM vectors WHERE rid=%lld; DELETE FROM vectors_q8 WHERE rid=%lld;"
+                 "DELETE FROM memory_entities WHERE rid=%lld; DELETE FROM feedback WHERE rid=%lld;"
+                 "DELETE FROM edges WHERE src=%lld; DELETE FROM edges WHERE dst=%lld;",
+                 (long long)rid, (long long)rid, (long long)rid, (long long)rid, (long long)rid,
+                 (long long)rid);
+        code = store_exec(s, sql, err);
+    }
     sqlite3_stmt *st = code ? NULL : store_stmt(s, ST_DELETE, err);
     if (!code && !st)
         code = err ? err->code : MS_SQL;

@@ -171,7 +171,9 @@ void store_vjob_discard(store *s);
  * of a transaction and when the profile changes.
  * entity: 1 (*eid set), 0 (the profile has none), -1 (not known).
  * links: the count (0-2) of last[] (newest linked memories), -1 not known.
- * body: the text a memory gives its neighbours' context, or NULL. */
+ * body: the text a memory gives its neighbours' context, or NULL.
+ * session: the count (0-2) of last[] (the session's newest memories, newest
+ * first), -1 not known. */
 void store_wcache_clear(store *s);
 int store_wcache_entity(store *s, const char *norm, int64_t *eid);
 void store_wcache_set_entity(store *s, const char *norm, int64_t eid);
@@ -180,6 +182,8 @@ void store_wcache_set_links(store *s, const char *norm, const int64_t *last, int
 void store_wcache_linked(store *s, const char *norm, int64_t rid);
 const char *store_wcache_body(store *s, int64_t rid);
 void store_wcache_set_body(store *s, int64_t rid, const char *body);
+int store_wcache_session(store *s, const char *session, int64_t last[2]);
+void store_wcache_set_session(store *s, const char *session, const int64_t *last, int n);
 /* newest: is rid the row after the newest one appended (so the newest)? */
 int store_wcache_newest(store *s, int64_t rid);
 void store_wcache_set_newest(store *s, int64_t rid);

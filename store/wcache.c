@@ -6,7 +6,9 @@
  *  - for an entity, the two newest memories linked to it (entity edges join
  *    a new memory to them);
  *  - the text of the last few memories written (the neighbour-text column
- *    of a new turn is its predecessor's text).
+ *    of a new turn is its predecessor's text);
+ *  - for the last few sessions appended to, their two newest memories (a
+ *    new turn's neighbours).
  *
  * Everything here is a copy of what the tables say while only new memories
  * are appended: the store clears it when a transaction ends, when the
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #define WC_BODIES 4
+#define WC_SESSIONS 4
 #define WC_ENTITIES_MAX 100000 /* names remembered at once: a cache, so an */
                                /* import of any size stays in bounded memory */
 
@@ -36,6 +39,12 @@ struct wcache {
         char *body;
     } body[WC_BODIES];
     int next_body;
+    struct {
+        char *session; /* NULL = empty */
+        int64_t last[2];
+        int n;
+    } sess[WC_SESSIONS];
+    int next_sess;
     int64_t newest; /* the newest memory, appended in this transaction; 0 */
 };
 
@@ -57,6 +66,8 @@ void store_wcache_clear(store *s)
     free(c->ent);
     for (int k = 0; k < WC_BODIES; k++)
         free(c->body[k].body);
+    for (int k = 0; k < WC_SESSIONS; k++)
+        free(c->sess[k].session);
     free(c);
     s->wc = NULL;
 }
@@ -83,7 +94,7 @@ static int wc_grow(wcache *c)
     wc_entity *e = calloc(cap, sizeof *e);
     if (!e)
         return -1;
-    wcache g = {e, cap, c->n, {{0, NULL}}, 0, 0};
+    wcache g = {.ent = e, .cap = cap};
     for (size_t i = 0; i < c->cap; i++)
         if (c->ent[i].norm)
             e[wc_slot(&g, c->ent[i].norm)] = c->ent[i];
@@ -195,6 +206,43 @@ void store_wcache_set_body(store *s, int64_t rid, const char *body)
     c->body[c->next_body].rid = rid;
     c->body[c->next_body].body = copy;
     c->next_body = (c->next_body + 1) % WC_BODIES;
+}
+
+static int wc_session_at(const wcache *c, const char *session)
+{
+    for (int k = 0; c && k < WC_SESSIONS; k++)
+        if (c->sess[k].session && strcmp(c->sess[k].session, session) == 0)
+            return k;
+    return -1;
+}
+
+int store_wcache_session(store *s, const char *session, int64_t last[2])
+{
+    int k = wc_session_at(s->wc, session);
+    if (k < 0)
+        return -1;
+    memcpy(last, s->wc->sess[k].last, sizeof s->wc->sess[k].last);
+    return s->wc->sess[k].n;
+}
+
+void store_wcache_set_session(store *s, const char *session, const int64_t *last, int n)
+{
+    wcache *c = wc_get(s);
+    if (!c)
+        return;
+    int k = wc_session_at(c, session);
+    if (k < 0) {
+        char *copy = store_strdup(session);
+        if (!copy)
+            return;
+        k = c->next_sess;
+        c->next_sess = (k + 1) % WC_SESSIONS;
+        free(c->sess[k].session);
+        c->sess[k].session = copy;
+    }
+    c->sess[k].n = n > 2 ? 2 : n;
+    for (int i = 0; i < c->sess[k].n; i++)
+        c->sess[k].last[i] = last[i];
 }
 
 int store_wcache_newest(store *s, int64_t rid)

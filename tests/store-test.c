@@ -1019,6 +1019,12 @@ static void test_entities_edges(void)
                                       " (SELECT rid FROM memories)"),
            0, "no dangling links in the file");
     is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM feedback"), 0, "its feedback is gone");
+    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM vectors_q8"), 0,
+           "its int8 vector is gone");
+    /* the store deletes what ON DELETE CASCADE names itself (foreign keys
+     * are not enforced on its connections): SQLite finds nothing amiss */
+    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM pragma_foreign_key_check"), 0,
+           "PRAGMA foreign_key_check: no row names a missing parent");
     is_int(fts_count(s, "\"still think\"", 0), 0, "its text is gone from the FTS index");
     store_close(s);
 }

@@ -92,6 +92,10 @@ is "$(sqlite3 s.db "SELECT count(*) FROM memories WHERE id LIKE 'x%'")" 0 \
 
 sqlite3 s.db "INSERT INTO memories_fts(memories_fts, rank) VALUES('integrity-check', 1)" 2>err
 ok $? "FTS5 integrity check: the index matches the table"
+# foreign keys are not enforced on the store's connections; its code keeps
+# them: after replacements and deletes, no row names a missing memory
+is "$(sqlite3 s.db "SELECT count(*) FROM pragma_foreign_key_check")" 0 \
+    "PRAGMA foreign_key_check finds no row naming a missing parent"
 is "$(sqlite3 s.db "SELECT count(*) FROM sqlite_master WHERE type='trigger'")" 0 \
     "no triggers write the index (store/fts.c does)"
 

@@ -596,10 +596,33 @@ done:
     return st;
 }
 
+/* Is rid a memory of the profile? Rows that name a memory are written only
+ * for one that is (foreign keys are the store's to keep: store.c). */
+static ms_status require_memory(store *s, int64_t rid, const char *what, ms_error *err)
+{
+    sqlite3_stmt *st = store_stmt(s, ST_RID_EXISTS, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_int64(st, 1, rid);
+    sqlite3_bind_text(st, 2, s->profile, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    int found = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW)
+        return store_sql_fail(s, rc, what, err);
+    if (!found)
+        return ms_fail(err, MS_NOT_FOUND, "%s: memory #%lld is not in profile \"%s\" (deleted?)",
+                       what, (long long)rid, s->profile);
+    return MS_OK;
+}
+
 ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_error *err)
 {
     if (dim <= 0 || dim > STORE_DIM_MAX)
         return ms_fail(err, MS_USAGE, "a vector has 1 to %d dimensions", STORE_DIM_MAX);
+    ms_status st = require_memory(s, rid, "writing a vector", err);
+    if (st)
+        return st;
     int8_t q[STORE_DIM_MAX];
     unsigned char blob[STORE_DIM_MAX * sizeof(float)];
     store_qvec qv;
@@ -1149,6 +1172,8 @@ ms_status store_add_feedback(store *s, int64_t rid, const char *query, const cha
         return code;
     if (label != 1 && label != -1)
         return ms_fail(err, MS_USAGE, "feedback label must be + or -");
+    if ((code = require_memory(s, rid, "recording feedback", err)))
+        return code;
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
                                 "INSERT INTO feedback(profile, rid, query, query_type, label, at,"

@@ -43,6 +43,7 @@ enum stmt_id {
     ST_LINK_ADD,
     ST_VECTOR_ADD,
     ST_QVEC_ADD,
+    ST_RID_EXISTS,
     ST_COUNT
 };
 

@@ -1025,6 +1025,18 @@ static void test_entities_edges(void)
      * are not enforced on its connections): SQLite finds nothing amiss */
     is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM pragma_foreign_key_check"), 0,
            "PRAGMA foreign_key_check: no row names a missing parent");
+    /* nor does it write a row for a memory that is gone */
+    store_begin(s, &err);
+    ms_error_clear(&err);
+    ok(store_add_feedback(s, r[3], "mountains", NULL, 1, 0, &err) == MS_NOT_FOUND &&
+           strstr(err.msg, "not in profile"),
+       "feedback on a deleted memory is refused (%s)", err.msg);
+    ms_error_clear(&err);
+    ok(store_put_vector(s, r[3], vec, 2, &err) == MS_NOT_FOUND, "so is a vector for it (%s)",
+       err.msg);
+    store_end(s, &err);
+    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM pragma_foreign_key_check"), 0,
+           "and foreign_key_check still finds nothing");
     is_int(fts_count(s, "\"still think\"", 0), 0, "its text is gone from the FTS index");
     store_close(s);
 }

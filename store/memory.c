@@ -274,6 +274,58 @@ static ms_status temporal_edges(store *s, const store_memory *m, int append, ms_
     return MS_OK;
 }
 
+/* The entities linked to rid, into *eids (the caller frees it). */
+static ms_status linked_eids(store *s, int64_t rid, int64_t **eids, size_t *n, ms_error *err)
+{
+    *eids = NULL;
+    *n = 0;
+    sqlite3_stmt *st = store_stmt(s, ST_LINKED_EIDS, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_int64(st, 1, rid);
+    size_t cap = 0;
+    int rc;
+    ms_status code = MS_OK;
+    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            int64_t *g = realloc(*eids, cap * sizeof *g);
+            if (!g) {
+                code = ms_fail(err, MS_NOMEM, "out of memory");
+                break;
+            }
+            *eids = g;
+        }
+        (*eids)[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    if (!code && rc != SQLITE_DONE)
+        code = store_sql_fail(s, rc, "reading a memory's entities", err);
+    sqlite3_reset(st);
+    if (code) {
+        free(*eids);
+        *eids = NULL;
+        *n = 0;
+    }
+    return code;
+}
+
+/* Delete those of eids[n] no memory links to any more: a forgotten
+ * memory's names do not stay behind in the entity table. */
+static ms_status drop_orphans(store *s, const int64_t *eids, size_t n, ms_error *err)
+{
+    sqlite3_stmt *st = n ? store_stmt(s, ST_ENTITY_DROP, err) : NULL;
+    if (n && !st)
+        return err ? err->code : MS_SQL;
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_bind_int64(st, 1, eids[i]);
+        int rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE)
+            return store_sql_fail(s, rc, "deleting an entity", err);
+    }
+    return MS_OK;
+}
+
 /* Drop what store_put derives, before a replacement derives it again. */
 static ms_status forget_derived(store *s, int64_t rid, int keep_session, ms_error *err)
 {
@@ -351,9 +403,16 @@ static ms_status put_given_vector(store *s, const store_memory *m, ms_error *err
 static ms_status derive_graph(store *s, store_memory *m, int fresh, int keep_session, int append,
                               int64_t prev[2], int *n_prev, ms_error *err)
 {
-    ms_status st = fresh ? MS_OK : forget_derived(s, m->rid, keep_session, err);
+    int64_t *old = NULL; /* a replacement's entities before */
+    size_t n_old = 0;
+    ms_status st = fresh ? MS_OK : linked_eids(s, m->rid, &old, &n_old, err);
+    if (!st && !fresh)
+        st = forget_derived(s, m->rid, keep_session, err);
     if (!st)
         st = store_link_entities(s, m, append, err);
+    if (!st) /* names the new text no longer has, unless others link them */
+        st = drop_orphans(s, old, n_old, err);
+    free(old);
     if (!st && (fresh || !keep_session) && m->session)
         st = session_edges(s, m, prev, n_prev, append, err);
     if (!st && m->event_ts != STORE_TS_NONE)
@@ -760,6 +819,10 @@ ms_status store_delete(store *s, const char *id, ms_error *err)
     store_wcache_clear(s);
     if (!code)
         code = store_fts_forget(s, rid, err);
+    int64_t *eids = NULL;
+    size_t n_eids = 0;
+    if (!code)
+        code = linked_eids(s, rid, &eids, &n_eids, err);
     if (!code) { /* what ON DELETE CASCADE names, by hand (store.c configure) */
         char sql[320];
         snprintf(sql, sizeof sql,
@@ -770,6 +833,9 @@ ms_status store_delete(store *s, const char *id, ms_error *err)
                  (long long)rid);
         code = store_exec(s, sql, err);
     }
+    if (!code)
+        code = drop_orphans(s, eids, n_eids, err);
+    free(eids);
     sqlite3_stmt *st = code ? NULL : store_stmt(s, ST_DELETE, err);
     if (!code && !st)
         code = err ? err->code : MS_SQL;

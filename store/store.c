@@ -191,6 +191,9 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_VECTOR_ADD] = "INSERT INTO vectors(rid, vec) VALUES (?1, ?2)",
     [ST_QVEC_ADD] = "INSERT INTO vectors_q8(rid, scale, resid, qnorm, q) VALUES (?1,?2,?3,?4,?5)",
     [ST_NEWER] = "SELECT EXISTS (SELECT 1 FROM memories WHERE rid > ?1)",
+    [ST_LINKED_EIDS] = "SELECT eid FROM memory_entities WHERE rid=?1",
+    [ST_ENTITY_DROP] = "DELETE FROM entities WHERE eid=?1"
+                       " AND NOT EXISTS (SELECT 1 FROM memory_entities WHERE eid=?1)",
     [ST_RID_EXISTS] = "SELECT EXISTS (SELECT 1 FROM memories WHERE rid=?1 AND profile=?2)",
     [ST_FTS_MATCH] = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1",
     [ST_ENTITY_NAMES] = "SELECT e.name FROM memory_entities l JOIN entities e ON e.eid=l.eid"

@@ -44,6 +44,8 @@ enum stmt_id {
     ST_VECTOR_ADD,
     ST_QVEC_ADD,
     ST_RID_EXISTS,
+    ST_LINKED_EIDS,
+    ST_ENTITY_DROP,
     ST_COUNT
 };
 

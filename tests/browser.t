@@ -369,6 +369,63 @@ keys Escape
 wait_for "Trace of"
 ok $? "Esc closes the detail view"
 
+# ---- the mouse, through the terminal ---------------------------------------------------
+# SGR mouse reports (what xterm sends with mode 1006, which ncurses turns on
+# for TERM=xterm-256color), written into the pane as the terminal would.
+
+# mouse BUTTON ROW: a press of BUTTON (0 left, 64 wheel up, 65 wheel down) at
+# column 10 of screen row ROW (1-based, as capture-pane's line numbers), and
+# for the left button its release, each written on its own as a terminal does.
+mouse() {
+    tm send-keys -t t -l $'\e[<'"$1;10;$2M"
+    if [ "$1" = 0 ]; then
+        sleep 0.03
+        tm send-keys -t t -l $'\e[<'"$1;10;$2m"
+    fi
+    sleep 0.03
+}
+# at RANK: set y to the screen row showing the result of that rank, and id
+# to its memory's id.
+at() {
+    screen
+    local line
+    line=$(grep -nE "^ *$1 .*m[0-9]{4} " "$T/screen" | head -1)
+    y=${line%%:*}
+    id=$(echo "$line" | grep -oE 'm[0-9]{4}' | head -1)
+}
+
+at 4
+mouse 0 "$y"
+wait_for "Trace of $id, rank 4"
+ok $? "a click on the fourth row selects it and shows its trace"
+at 5
+mouse 65 "$y"
+wait_for "Trace of $id, rank 5"
+ok $? "the wheel down over the results moves the selection down one"
+at 4
+mouse 64 "$y"
+wait_for "Trace of $id, rank 4"
+ok $? "the wheel up moves it back"
+at 2
+mouse 0 "$y"
+mouse 0 "$y"
+wait_for "Memory $id"
+ok $? "a double click on the second row opens its detail view"
+keys Escape
+wait_for "Trace of $id, rank 2"
+ok $? "Esc closes it, the row still selected"
+mouse 0 1
+keys C-u
+type_text "vet appointment for Biscuit"
+wait_for "Query ▸ vet appointment for Biscuit"
+ok $? "a click on the query line (focus was on the results) sends typing there"
+keys C-u
+type_text "$Q_DENTIST"
+wait_for "Query ▸ $Q_DENTIST"
+keys Enter
+wait_for "Trace of"
+keys Home
+
 # ---- help ---------------------------------------------------------------------------
 
 keys '?'

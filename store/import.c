@@ -2,13 +2,15 @@
  *
  * Every byte is checked before it reaches cJSON: UTF-8 validity, a UTF-16
  * byte-order mark, line length, nesting depth, NUL escapes. Errors carry
- * FILE:LINE:COL of what is wrong. JSONL is streamed a line at a time, so a
- * file of any size imports in bounded memory. */
+ * FILE:LINE:COL of what is wrong. JSONL is streamed a line at a time (read
+ * and parsed on a second thread, import_jsonl), so a file of any size
+ * imports in bounded memory. */
 #include "import.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -473,51 +475,220 @@ static int blank(const char *t, size_t n)
     return 1;
 }
 
-static ms_status import_jsonl(importer *im, const char *file, FILE *f)
+/* JSONL is read and parsed on a thread of its own while the caller's
+ * thread writes what was parsed before it (store_put is most of an
+ * import, parsing about a sixth): a queue of at most JQ_RECORDS memories
+ * and JQ_BYTES of their lines sits between them. Records are written in
+ * file order, so the first bad line stops the import as it would without
+ * the thread, and nothing after it is written. */
+#define JQ_RECORDS 256
+#define JQ_BYTES (16 * 1024 * 1024)
+
+/* One parsed line: the memory, its profile, and the line itself (errors
+ * from store_put point into it). */
+typedef struct jrec {
+    store_memory m;
+    char *profile;
+    char *text;
+    size_t len;
+    uint64_t line;
+    uint64_t bytes; /* input bytes consumed up to and including this line */
+} jrec;
+
+static void jrec_free(jrec *r)
 {
-    char *buf = NULL;
-    size_t cap = 0;
-    place pl = {file, NULL, 0};
-    ms_status st = MS_OK;
+    store_memory_clear(&r->m);
+    free(r->profile);
+    free(r->text);
+}
+
+typedef struct jreader {
+    importer im; /* a copy whose err is the reader's own */
+    FILE *f;
+    place pl;
+    char *buf;
+    size_t cap;
+    uint64_t bytes;
+} jreader;
+
+/* The next memory of the file into *r: 1; 0 at its end; -1 on an error
+ * (*st, and the message in rd->im.err). */
+static int jsonl_next(jreader *rd, jrec *r, ms_status *st)
+{
+    importer *im = &rd->im;
+    place *pl = &rd->pl;
     long n;
-    while (!st && (n = read_line(f, &buf, &cap)) != -1) {
-        pl.line++;
+    while ((n = read_line(rd->f, &rd->buf, &rd->cap)) != -1) {
+        pl->line++;
         if (n == -2) {
-            pl.text = "";
-            st = fail_at(im, &pl, 0, MS_LIMIT, "line is longer than the limit of %d bytes",
-                         IMPORT_LINE_MAX);
-            break;
+            pl->text = "";
+            *st = fail_at(im, pl, 0, MS_LIMIT, "line is longer than the limit of %d bytes",
+                          IMPORT_LINE_MAX);
+            return -1;
         }
         if (n == -3) {
-            st = ms_fail(im->err, MS_IO, "%s:%llu: read error: %s", file,
-                         (unsigned long long)pl.line, strerror(errno));
-            break;
+            *st = ms_fail(im->err, MS_IO, "%s:%llu: read error: %s", pl->file,
+                          (unsigned long long)pl->line, strerror(errno));
+            return -1;
         }
-        pl.text = buf;
-        im->stats->bytes += (uint64_t)n;
+        char *buf = rd->buf;
+        pl->text = buf;
+        rd->bytes += (uint64_t)n;
         size_t len = (size_t)n;
-        if (pl.line == 1 && len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+        if (pl->line == 1 && len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
             memset(buf, ' ', 3); /* a UTF-8 byte-order mark: harmless */
         }
-        if (pl.line == 1 && len >= 2 &&
+        if (pl->line == 1 && len >= 2 &&
             (memcmp(buf, "\xff\xfe", 2) == 0 || memcmp(buf, "\xfe\xff", 2) == 0)) {
-            st = fail_at(im, &pl, 0, MS_PARSE,
-                         "file is UTF-16 (it starts with a byte-order mark); convert it to UTF-8");
-            break;
+            *st = fail_at(im, pl, 0, MS_PARSE,
+                          "file is UTF-16 (it starts with a byte-order mark); convert it to UTF-8");
+            return -1;
         }
         if (strlen(buf) < len) {
-            st = fail_at(im, &pl, strlen(buf), MS_PARSE, "a NUL byte in the text");
-            break;
+            *st = fail_at(im, pl, strlen(buf), MS_PARSE, "a NUL byte in the text");
+            return -1;
         }
         while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
             len--;
         if (blank(buf, len))
             continue;
-        st = check_bytes(im, &pl, buf, len);
-        if (!st)
-            st = import_object(im, &pl, buf, len, 0);
+        if ((*st = check_bytes(im, pl, buf, len)))
+            return -1;
+        const char *end = NULL;
+        cJSON *o = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+        if (!o) {
+            *st = json_error(im, pl, buf, len, 0, end);
+            return -1;
+        }
+        store_memory_init(&r->m);
+        r->profile = NULL;
+        r->text = NULL;
+        *st = to_memory(im, pl, buf, len, 0, o, &r->m, &r->profile);
+        cJSON_Delete(o);
+        if (!*st && !(r->text = malloc(len + 1)))
+            *st = ms_fail(im->err, MS_NOMEM, "out of memory");
+        if (*st) {
+            jrec_free(r);
+            return -1;
+        }
+        memcpy(r->text, buf, len);
+        r->text[len] = '\0';
+        r->len = len;
+        r->line = pl->line;
+        r->bytes = rd->bytes;
+        return 1;
     }
-    free(buf);
+    return 0;
+}
+
+typedef struct jqueue {
+    pthread_mutex_t mu;
+    pthread_cond_t can_put, can_take;
+    jrec ring[JQ_RECORDS];
+    size_t head, n, bytes;
+    int done;     /* the reader has stopped: the file's end, or an error */
+    int stop;     /* the writer has stopped: the reader should too */
+    ms_status st; /* the reader's error */
+    ms_error err;
+    jreader rd;
+} jqueue;
+
+static void *jsonl_reader(void *p)
+{
+    jqueue *q = p;
+    for (;;) {
+        jrec r;
+        ms_status st = MS_OK;
+        int got = jsonl_next(&q->rd, &r, &st);
+        pthread_mutex_lock(&q->mu);
+        while (got == 1 && !q->stop && q->n > 0 &&
+               (q->n == JQ_RECORDS || q->bytes + r.len > JQ_BYTES))
+            pthread_cond_wait(&q->can_put, &q->mu);
+        if (got == 1 && !q->stop) {
+            q->ring[(q->head + q->n) % JQ_RECORDS] = r;
+            q->n++;
+            q->bytes += r.len;
+        } else {
+            if (got == 1)
+                jrec_free(&r);
+            q->done = 1;
+            q->st = got < 0 ? st : MS_OK;
+        }
+        int done = q->done;
+        pthread_cond_signal(&q->can_take);
+        pthread_mutex_unlock(&q->mu);
+        if (done)
+            return NULL;
+    }
+}
+
+/* The next record from the reader thread: 1; 0 when it has stopped. */
+static int jsonl_take(jqueue *q, jrec *r)
+{
+    pthread_mutex_lock(&q->mu);
+    while (q->n == 0 && !q->done)
+        pthread_cond_wait(&q->can_take, &q->mu);
+    int got = q->n > 0;
+    if (got) {
+        *r = q->ring[q->head];
+        q->head = (q->head + 1) % JQ_RECORDS;
+        q->n--;
+        q->bytes -= r->len;
+        pthread_cond_signal(&q->can_put);
+    }
+    pthread_mutex_unlock(&q->mu);
+    return got;
+}
+
+static ms_status import_jsonl(importer *im, const char *file, FILE *f)
+{
+    jqueue *q = calloc(1, sizeof *q);
+    if (!q)
+        return ms_fail(im->err, MS_NOMEM, "out of memory");
+    q->rd.im = *im;
+    q->rd.im.err = &q->err;
+    q->rd.f = f;
+    q->rd.pl.file = file;
+    ms_error_clear(&q->err);
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_cond_init(&q->can_put, NULL);
+    pthread_cond_init(&q->can_take, NULL);
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, jsonl_reader, q) == 0;
+    uint64_t base = im->stats->bytes;
+    ms_status st = MS_OK;
+    for (;;) {
+        jrec r;
+        int got = threaded ? jsonl_take(q, &r) : jsonl_next(&q->rd, &r, &q->st);
+        if (got <= 0)
+            break;
+        im->stats->bytes = base + r.bytes;
+        place pl = {file, r.text, r.line};
+        st = put(im, &pl, r.text, r.len, 0, &r.m, r.profile);
+        jrec_free(&r);
+        if (st)
+            break;
+    }
+    if (threaded) {
+        pthread_mutex_lock(&q->mu);
+        q->stop = 1;
+        pthread_cond_signal(&q->can_put);
+        pthread_mutex_unlock(&q->mu);
+        pthread_join(th, NULL);
+        for (size_t k = 0; k < q->n; k++)
+            jrec_free(&q->ring[(q->head + k) % JQ_RECORDS]);
+    }
+    if (!st && q->st) { /* the reader's error comes after every line written */
+        *im->err = q->err;
+        st = q->st;
+    }
+    if (!st)
+        im->stats->bytes = base + q->rd.bytes;
+    free(q->rd.buf);
+    pthread_mutex_destroy(&q->mu);
+    pthread_cond_destroy(&q->can_put);
+    pthread_cond_destroy(&q->can_take);
+    free(q);
     return st;
 }
 

@@ -621,6 +621,56 @@ static void test_duplicates(void)
     store_close(s);
 }
 
+/* JSONL is parsed on a thread ahead of the writes: errors still come in
+ * file order, and a write that fails while the reader waits on a full
+ * queue (or has found an error further on) stops both. */
+static void test_reader_thread(void)
+{
+    FILE *f = fopen(tpath("big.jsonl"), "w");
+    for (int i = 1; i <= 3000; i++) {
+        if (i == 2600)
+            fputs("{\"id\": \"broken\", \"content\": \n", f); /* malformed, late */
+        else
+            fprintf(f, "{\"id\":\"m%d\",\"content\":\"line %d of the big file\"}\n",
+                    i == 5 ? 1 : i, i); /* line 5 repeats the id of line 1 */
+    }
+    fclose(f);
+    store *s = open_new("big.db");
+    import_stats st;
+    ms_error err;
+    const char *fs[] = {tpath("big.jsonl"), NULL};
+    ok(import_all(s, IMPORT_AUTO, STORE_DUP_ERROR, &st, &err, fs) == MS_DUPLICATE,
+       "an early duplicate wins over a later malformed line");
+    ok(strstr(err.msg, "big.jsonl:5:") && strstr(err.msg, "\"m1\""), "at line 5 (%s)",
+       err.msg);
+    is_int(count_memories(s), 0, "nothing was written");
+    ok(import_all(s, IMPORT_AUTO, STORE_DUP_SKIP, &st, &err, fs) == MS_PARSE,
+       "with duplicates skipped, the malformed line stops it");
+    ok(strstr(err.msg, "big.jsonl:2600:") != NULL, "at line 2600 (%s)", err.msg);
+    is_int(count_memories(s), 0, "and nothing was written");
+
+    f = fopen(tpath("big2.jsonl"), "w");
+    for (int i = 1; i <= 3000; i++)
+        fprintf(f, "{\"id\":\"n%d\",\"content\":\"turn %d\",\"session\":\"s%d\"}\n", i,
+                i, i / 20);
+    fclose(f);
+    const char *fs2[] = {tpath("big2.jsonl"), NULL};
+    ok(import_all(s, IMPORT_AUTO, STORE_DUP_ERROR, &st, &err, fs2) == MS_OK,
+       "3000 lines import (%s)", err.msg);
+    ok(st.records == 3000 && st.inserted == 3000, "every line a memory (%llu)",
+       (unsigned long long)st.records);
+    struct stat sb;
+    stat(tpath("big2.jsonl"), &sb);
+    ok(st.bytes == (uint64_t)sb.st_size, "bytes counts the whole file (%llu of %lld)",
+       (unsigned long long)st.bytes, (long long)sb.st_size);
+    store_memory m;
+    store_memory_init(&m);
+    ok(store_get(s, "n2999", 0, &m, &err) == MS_OK && strcmp(m.content, "turn 2999") == 0,
+       "in order, the last one too");
+    store_memory_clear(&m);
+    store_close(s);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -641,6 +691,7 @@ int main(void)
     test_encodings();
     test_malformed();
     test_duplicates();
+    test_reader_thread();
     remove_tmpdir();
     return done_testing();
 }

@@ -161,6 +161,13 @@ static ms_status find_rid(store *s, const char *id, int64_t *rid, ms_error *err)
     return MS_OK;
 }
 
+static ms_status duplicate(store *s, const char *id, ms_error *err)
+{
+    return ms_fail(err, MS_DUPLICATE,
+                   "id \"%s\" already exists in profile \"%s\" (see --on-duplicate)", id,
+                   s->profile);
+}
+
 /* A fresh id "m" + time + counter, unique in the profile. */
 static ms_status generate_id(store *s, store_memory *m, ms_error *err)
 {
@@ -532,14 +539,12 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
     int64_t existing = 0;
     if (!m->id)
         st = generate_id(s, m, err);
-    else
+    else if (dup != STORE_DUP_ERROR) /* with ERROR, the insert's UNIQUE says it */
         st = find_rid(s, m->id, &existing, err);
     if (st)
         return st;
     if (existing && dup == STORE_DUP_ERROR)
-        return ms_fail(err, MS_DUPLICATE,
-                       "id \"%s\" already exists in profile \"%s\" (see --on-duplicate)", m->id,
-                       s->profile);
+        return duplicate(s, m->id, err);
     if (existing && dup == STORE_DUP_SKIP) {
         m->rid = existing;
         if (res)
@@ -577,6 +582,10 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
         sqlite3_bind_text(q, 19, context, -1, SQLITE_STATIC);
     int rc = sqlite3_step(q);
     free(context);
+    if (rc == SQLITE_CONSTRAINT_UNIQUE && !existing) { /* (profile, id): nothing written */
+        sqlite3_reset(q);
+        return duplicate(s, m->id, err);
+    }
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "writing a memory", err);
     m->rid = existing ? existing : sqlite3_last_insert_rowid(s->db);

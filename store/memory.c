@@ -520,6 +520,8 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
         return st;
     if ((st = validate(m, err)) || (st = check_given_vector(s, m, err)))
         return st;
+    if (!s->in_txn) /* another process may write between two such puts */
+        store_wcache_clear(s);
     char created[32], event[32];
     int64_t created_ts, event_ts = STORE_TS_NONE;
     if (m->created_at) {

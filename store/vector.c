@@ -208,14 +208,13 @@ ms_status store_get_vector(store *s, int64_t rid, float *out, int dim, ms_error 
     sqlite3_bind_int64(st, 1, rid);
     int rc = sqlite3_step(st);
     ms_status code = MS_OK;
-    if (rc == SQLITE_ROW && dim > 0 && dim <= STORE_DIM_MAX &&
-        store_vec_decode(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), out,
-                         dim) == 0)
-        ;
-    else if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+    int found = rc == SQLITE_ROW && dim > 0 && dim <= STORE_DIM_MAX &&
+                store_vec_decode(sqlite3_column_blob(st, 0),
+                                 (size_t)sqlite3_column_bytes(st, 0), out, dim) == 0;
+    if (!found && (rc == SQLITE_ROW || rc == SQLITE_DONE))
         code = ms_fail(err, MS_NOT_FOUND, "memory #%lld has no vector of %d dimensions",
                        (long long)rid, dim);
-    else
+    else if (!found)
         code = store_sql_fail(s, rc, "reading a vector", err);
     sqlite3_reset(st); /* never leave the read snapshot pinned */
     return code;

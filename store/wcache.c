@@ -12,8 +12,10 @@
  *
  * Everything here is a copy of what the tables say while only new memories
  * are appended: the store clears it when a transaction ends, when the
- * profile changes, and before anything else is written (a replacement, a
- * deletion), and fills it only from appends. */
+ * profile changes, before anything else is written (a replacement, a
+ * deletion) and before a put outside a transaction (another process may
+ * have written since the last), and fills it only from appends. Inside a
+ * transaction (BEGIN IMMEDIATE) no other process writes. */
 #include "store_int.h"
 
 #include <stdlib.h>

@@ -1065,6 +1065,51 @@ static void test_entities_edges(void)
     store_close(s);
 }
 
+/* Puts outside a transaction, from two connections taking turns: what one
+ * remembered between its puts (wcache.c) must not hide the other's. */
+static int64_t put_auto(store *s, const char *id, const char *content, const char *speaker)
+{
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup(id);
+    m.content = strdup(content);
+    m.speaker = strdup(speaker);
+    m.session = strdup("talk");
+    m.created_at = strdup("2023-05-08T13:56:00Z");
+    ms_error err;
+    ms_error_clear(&err);
+    int64_t rid = store_put(s, &m, STORE_DUP_ERROR, NULL, &err) ? 0 : m.rid;
+    if (!rid)
+        diag("put %s: %s", id, err.msg);
+    store_memory_clear(&m);
+    return rid;
+}
+
+static void test_two_writers(void)
+{
+    store *a = open_new("two.db"), *b = NULL;
+    ms_error err;
+    ms_error_clear(&err);
+    ok(a && store_open(tpath("two.db"), 0, &b, &err) == MS_OK, "two connections to one store");
+    if (!a || !b)
+        return;
+    store_use_profile(b, STORE_DEFAULT_PROFILE, &err);
+    int64_t r1 = put_auto(a, "w1", "Ana: Quintessa Marlowe starts on Monday.", "Ana");
+    int64_t r2 = put_auto(b, "w2", "Ben: Then Quintessa Marlowe needs a desk.", "Ben");
+    int64_t r3 = put_auto(a, "w3", "Ana: I ordered one yesterday.", "Ana");
+    ok(r1 && r2 && r3, "A, B, then A again append to one session");
+    is_near(edge_weight(a, r2, r3, STORE_EDGE_SESSION), 1.0, 1e-9,
+            "A's second turn follows B's in the session, not its own first");
+    char *ctx = raw_text(tpath("two.db"), "SELECT context FROM memories WHERE id='w3'");
+    ok(ctx && strstr(ctx, "needs a desk"), "and its neighbour text is B's turn (%s)",
+       ctx ? ctx : "NULL");
+    free(ctx);
+    is_int(raw_int(tpath("two.db"), "SELECT count(*) FROM entities WHERE name='Quintessa Marlowe'"),
+           1, "the name both wrote is one entity");
+    store_close(b);
+    store_close(a);
+}
+
 /* ---- time and UTF-8 ---------------------------------------------------- */
 
 static void test_parse_time(void)
@@ -1179,6 +1224,7 @@ int main(void)
     test_fts();
     test_readonly();
     test_entities_edges();
+    test_two_writers();
     test_parse_time();
     test_utf8();
     remove_tmpdir();

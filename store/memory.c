@@ -690,7 +690,9 @@ ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_er
 {
     if (dim <= 0 || dim > STORE_DIM_MAX)
         return ms_fail(err, MS_USAGE, "a vector has 1 to %d dimensions", STORE_DIM_MAX);
-    ms_status st = require_memory(s, rid, "writing a vector", err);
+    ms_status st = store_require_writable(s, "write a vector", err);
+    if (!st)
+        st = require_memory(s, rid, "writing a vector", err);
     if (st)
         return st;
     int8_t q[STORE_DIM_MAX];

@@ -403,8 +403,10 @@ static ms_status check_schema(store *s, ms_error *err)
                        "upgrade memscope", s->path, (long long)version, STORE_SCHEMA_VERSION);
     if (version == STORE_SCHEMA_VERSION)
         return MS_OK;
-    if ((s->readonly || s->denied) && version >= STORE_SCHEMA_READS_FROM)
-        return MS_OK; /* readable as it is; the upgrade waits for a write */
+    if (version >= STORE_SCHEMA_READS_FROM) {
+        s->upgrade_from = version; /* readable as it is: reading never writes */
+        return MS_OK;
+    }
     if (s->denied)
         return ms_fail(err, MS_READONLY, "%s needs %s, but it is not writable (%s)", s->path,
                        version == 0 ? "initialising" : "a schema upgrade", strerror(s->denied));
@@ -534,7 +536,7 @@ int store_is_readonly(const store *s)
     return s->readonly;
 }
 
-ms_status store_require_writable(const store *s, const char *what, ms_error *err)
+ms_status store_require_writable(store *s, const char *what, ms_error *err)
 {
     if (s->denied)
         return ms_fail(err, MS_READONLY, "cannot %s: store %s is not writable (%s)", what,
@@ -542,6 +544,12 @@ ms_status store_require_writable(const store *s, const char *what, ms_error *err
     if (s->readonly)
         return ms_fail(err, MS_READONLY, "cannot %s: store %s is opened read-only", what,
                        s->path);
+    if (s->upgrade_from && !s->in_txn) { /* the first write brings the schema up to date */
+        ms_status st = migrate(s, s->upgrade_from, err);
+        if (st)
+            return st;
+        s->upgrade_from = 0;
+    }
     return MS_OK;
 }
 
@@ -764,6 +772,9 @@ ms_status store_set_embedder(store *s, const char *id, int dim, ms_error *err)
                        STORE_DIM_MAX);
     if (s->embedder_id && strcmp(s->embedder_id, id) == 0 && s->embedder_dim == dim)
         return MS_OK;
+    ms_status need = store_require_writable(s, "record the embedder", err);
+    if (need)
+        return need;
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
                                 "INSERT OR REPLACE INTO meta(key, value) VALUES"

@@ -52,8 +52,9 @@ const char *store_path(const store *s);
 int store_is_readonly(const store *s);
 
 /* MS_READONLY with "cannot WHAT: store PATH is opened read-only" when the store
- * is read-only, else MS_OK. Writing commands call it before they start. */
-ms_status store_require_writable(const store *s, const char *what, ms_error *err);
+ * is read-only, else MS_OK. Writing commands call it before they start; the
+ * first call brings an older schema that was read as it is up to date. */
+ms_status store_require_writable(store *s, const char *what, ms_error *err);
 
 /* Select the profile every later call works in (default "default"). The name
  * is copied. */

@@ -178,6 +178,23 @@ ok "$([ -f empty.db ]; echo $?)" "an empty file: the store is created"
 schema=$(sed -n 's/^#define STORE_SCHEMA_VERSION \([0-9]*\).*/\1/p' "$SRC/store/store.h")
 is "$(sqlite3 empty.db 'PRAGMA user_version')" "$schema" "the new store has the current schema"
 
+# A schema-4 store (every vector dense) is read as it is: reading never
+# writes, not even the version; the first write upgrades it.
+"$MEMSCOPE" demo --db v4.db >/dev/null
+sqlite3 v4.db 'PRAGMA user_version=4'
+before=$(sha v4.db)
+run recall --db v4.db --json dentist appointment
+is "$rc" 0 "recall reads a schema-4 store"
+run list --db v4.db
+is "$(lines out)" 329 "list too"
+run export --db v4.db
+is "$(lines out)" 329 "export too"
+is "$(sha v4.db)" "$before" "and the file is byte for byte as it was"
+ok "$([ ! -s v4.db-wal ]; echo $?)" "with nothing in its WAL"
+run add --db v4.db a memory written after schema 4
+is "$rc" 0 "a write to it succeeds"
+is "$(sqlite3 v4.db 'PRAGMA user_version')" "$schema" "and upgraded it to the current schema"
+
 printf '\xef\xbb\xbf{"id":"c1","content":"first"}\r\n{"id":"c2","content":"second"}\r\n' >crlf.jsonl
 rm -f crlf.db
 run import --db crlf.db crlf.jsonl

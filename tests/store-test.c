@@ -256,10 +256,17 @@ static void test_migration(void)
     ok(before && after && n1 == n2 && memcmp(before, after, n1) == 0, "the file is unchanged");
     free(before);
     free(after);
-    ok(store_open(tpath("v4.db"), 0, &s, &err) == MS_OK, "a writable open upgrades it");
+    ok(store_open(tpath("v4.db"), 0, &s, &err) == MS_OK, "a writable open reads it too");
+    store_close(s);
+    is_int(raw_int(tpath("v4.db"), "PRAGMA user_version"), 4, "and leaves it at schema 4");
+    ok(store_open(tpath("v4.db"), 0, &s, &err) == MS_OK &&
+           store_use_profile(s, STORE_DEFAULT_PROFILE, &err) == MS_OK,
+       "open it again");
+    ok(s && put_simple(s, "new", "written after schema 4", NULL, NULL) > 0,
+       "the first write succeeds");
     store_close(s);
     is_int(raw_int(tpath("v4.db"), "PRAGMA user_version"), STORE_SCHEMA_VERSION,
-           "to the current schema");
+           "and brought the store to the current schema first");
 }
 
 /* Opening path must fail with want and leave its bytes exactly as they were. */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -450,8 +451,17 @@ static ms_status configure(store *s, ms_error *err)
 
 static ms_status load_embedder(store *s, ms_error *err);
 
+/* Once per process, before SQLite starts: no global memory statistics
+ * (nothing reads them), so an allocation takes no process-wide mutex. */
+static void sqlite_setup(void)
+{
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 ms_status store_open(const char *path, unsigned flags, store **out, ms_error *err)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, sqlite_setup);
     *out = NULL;
     int readonly = (flags & STORE_OPEN_READONLY) != 0;
     int exists = 0;

@@ -858,6 +858,14 @@ static int64_t put_event(store *s, const char *id, const char *content, const ch
     return rid;
 }
 
+/* How many entities of graph.db match the SQL condition where. */
+static long long graph_entities(const char *where)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM entities WHERE %s", where);
+    return raw_int(tpath("graph.db"), sql);
+}
+
 static void test_entities_edges(void)
 {
     store *s = open_new("graph.db");
@@ -977,12 +985,9 @@ static void test_entities_edges(void)
        "replace turn 3 with new text");
     is_int(has_entity(s, r[2], "the long way round", NULL), 1, "its new quoted phrase is linked");
     is_int(has_entity(s, r[2], "on the road again", NULL), 0, "its old one is not");
-    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM entities WHERE lower(name) LIKE"
-                                      " '%road again%'"),
-           0, "and the old one, linked by nothing now, is gone from the entity table");
-    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM entities WHERE lower(name) LIKE"
-                                      " '%long way round%'"),
-           1, "the new one is in it");
+    is_int(graph_entities("lower(name) LIKE '%road again%'"), 0,
+           "and the old one, linked by nothing now, is gone from the entity table");
+    is_int(graph_entities("lower(name) LIKE '%long way round%'"), 1, "the new one is in it");
     is_near(edge_weight(s, r[1], r[2], STORE_EDGE_SESSION), 1.0, 1e-9,
             "its session edges stay (same session)");
 
@@ -1034,23 +1039,20 @@ static void test_entities_edges(void)
     is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM feedback"), 0, "its feedback is gone");
     is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM vectors_q8"), 0,
            "its int8 vector is gone");
-    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM entities WHERE name IN"
-                                      " ('Caroline', 'Melanie', 'Rocky Mountains')"),
-           3, "the names it shared with other memories stay");
+    is_int(graph_entities("name IN ('Caroline', 'Melanie', 'Rocky Mountains')"), 3,
+           "the names it shared with other memories stay");
     int64_t z = put_simple(s, "zeb", "Caroline: Zebulon Quark called about the Rocky Mountains.",
                            "Caroline", "2");
-    ok(z && raw_int(tpath("graph.db"), "SELECT count(*) FROM entities WHERE name LIKE 'Zebulon%'") == 1,
-       "a memory naming Zebulon Quark adds him");
+    ok(z && graph_entities("name LIKE 'Zebulon%'") == 1, "a memory naming Zebulon Quark adds him");
     store_begin(s, &err);
     ok(store_delete(s, "zeb", &err) == MS_OK, "delete it");
     store_end(s, &err);
-    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM entities WHERE name LIKE 'Zebulon%'"),
-           0, "the name only it had is gone from the entity table");
-    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM entities WHERE name IN"
-                                      " ('Caroline', 'Rocky Mountains')"),
-           2, "names other memories have stay");
-    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM entities e WHERE NOT EXISTS"
-                                      " (SELECT 1 FROM memory_entities l WHERE l.eid=e.eid)"),
+    is_int(graph_entities("name LIKE 'Zebulon%'"), 0,
+           "the name only it had is gone from the entity table");
+    is_int(graph_entities("name IN ('Caroline', 'Rocky Mountains')"), 2,
+           "names other memories have stay");
+    is_int(graph_entities("NOT EXISTS (SELECT 1 FROM memory_entities l"
+                          " WHERE l.eid = entities.eid)"),
            0, "no entity is left that nothing links");
     /* the store deletes what ON DELETE CASCADE names itself (foreign keys
      * are not enforced on its connections): SQLite finds nothing amiss */

@@ -35,14 +35,6 @@ typedef struct interner {
     size_t cap, n;
 } interner;
 
-static uint32_t hash_str(const char *s)
-{
-    uint32_t h = 2166136261u;
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 16777619u;
-    return h;
-}
-
 static int interner_grow(interner *t)
 {
     size_t cap = t->cap ? 2 * t->cap : 256;
@@ -56,7 +48,7 @@ static int interner_grow(interner *t)
     for (size_t i = 0; i < t->cap; i++) {
         if (!t->keys[i])
             continue;
-        size_t j = hash_str(t->keys[i]) & (cap - 1);
+        size_t j = embed_fnv1a(t->keys[i], strlen(t->keys[i])) & (cap - 1);
         while (keys[j])
             j = (j + 1) & (cap - 1);
         keys[j] = t->keys[i];
@@ -74,7 +66,7 @@ static int32_t intern(interner *t, const char *key)
 {
     if ((t->n + 1) * 2 > t->cap && interner_grow(t))
         return -2;
-    size_t j = hash_str(key) & (t->cap - 1);
+    size_t j = embed_fnv1a(key, strlen(key)) & (t->cap - 1);
     while (t->keys[j]) {
         if (strcmp(t->keys[j], key) == 0)
             return t->ids[j];
@@ -377,7 +369,7 @@ static ms_status build_entity_map(snapshot *sn, ms_error *err)
         return ms_fail(err, MS_NOMEM, "out of memory loading entities");
     sn->ent_map_cap = cap;
     for (size_t i = 0; i < sn->n_ent; i++) {
-        size_t j = hash_str(sn->ent_norm[i]) & (cap - 1);
+        size_t j = embed_fnv1a(sn->ent_norm[i], strlen(sn->ent_norm[i])) & (cap - 1);
         while (sn->ent_map[j])
             j = (j + 1) & (cap - 1);
         sn->ent_map[j] = (uint32_t)i + 1;
@@ -389,7 +381,7 @@ long snapshot_entity(const snapshot *sn, const char *norm)
 {
     if (!sn->ent_map_cap)
         return -1;
-    size_t j = hash_str(norm) & (sn->ent_map_cap - 1);
+    size_t j = embed_fnv1a(norm, strlen(norm)) & (sn->ent_map_cap - 1);
     while (sn->ent_map[j]) {
         uint32_t i = sn->ent_map[j] - 1;
         if (strcmp(sn->ent_norm[i], norm) == 0)

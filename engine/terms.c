@@ -18,14 +18,6 @@ struct term_cache {
     size_t cap, n;
 };
 
-static uint32_t term_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 16777619u;
-    return h;
-}
-
 void term_cache_free(term_cache *c)
 {
     if (!c)
@@ -40,7 +32,7 @@ void term_cache_free(term_cache *c)
 /* The slot of term: its own, or the empty one where it would go. */
 static size_t term_slot(const term_cache *c, const char *term)
 {
-    size_t j = term_hash(term) & (c->cap - 1);
+    size_t j = embed_fnv1a(term, strlen(term)) & (c->cap - 1);
     while (c->key[j] && strcmp(c->key[j], term) != 0)
         j = (j + 1) & (c->cap - 1);
     return j;

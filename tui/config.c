@@ -79,8 +79,9 @@ static int config_column(const char *line, const char *word)
     return at ? (int)(at - line) + 1 : 1;
 }
 
-static int config_line(config *c, char *line, char *why, size_t len, int *col)
+static int config_line(void *ctx, char *line, char *why, size_t len, int *col)
 {
+    config *c = ctx;
     *col = 1;
     char *hash = strchr(line, '#');
     if (hash)
@@ -117,23 +118,10 @@ int config_load(config *c, const char *path, char *why, size_t len)
         snprintf(why, len, "%s: %s", path, strerror(errno));
         return -1;
     }
-    char line[512], reason[256];
-    int lineno = 0, rc = 0, col = 1;
-    while (!rc && fgets(line, sizeof line, f)) {
-        lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            snprintf(reason, sizeof reason, "line too long");
-            col = (int)sizeof line;
-            rc = -1;
-        } else {
-            rc = config_line(c, line, reason, sizeof reason, &col);
-        }
-    }
+    int rc = theme_read_lines(f, path, config_line, c, why, len);
     fclose(f);
-    if (rc) {
+    if (rc)
         config_defaults(c);
-        snprintf(why, len, "%s:%d:%d: %s", path, lineno, col, reason);
-    }
     return rc;
 }
 

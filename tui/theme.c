@@ -213,6 +213,33 @@ int theme_parse_line(theme *t, const char *line, char *why, size_t len)
     return theme_rule(t, w, n, why, len);
 }
 
+int theme_read_lines(FILE *f, const char *path, theme_line_fn fn, void *ctx, char *why,
+                     size_t len)
+{
+    char line[512], reason[256];
+    int lineno = 0, rc = 0, col = 1;
+    while (!rc && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            snprintf(reason, sizeof reason, "line too long");
+            col = (int)sizeof line;
+            rc = -1;
+        } else {
+            rc = fn(ctx, line, reason, sizeof reason, &col);
+        }
+    }
+    if (rc)
+        snprintf(why, len, "%s:%d:%d: %s", path, lineno, col, reason);
+    return rc;
+}
+
+static int theme_line(void *ctx, char *line, char *reason, size_t len, int *col)
+{
+    int rc = theme_parse_line(ctx, line, reason, len);
+    *col = theme_last_column();
+    return rc;
+}
+
 int theme_load_file(theme *t, const char *path, char *why, size_t len)
 {
     theme_builtin(t);
@@ -223,24 +250,10 @@ int theme_load_file(theme *t, const char *path, char *why, size_t len)
     }
     theme tmp;
     theme_builtin(&tmp);
-    char line[512], reason[256];
-    int lineno = 0, rc = 0, col = 1;
-    while (!rc && fgets(line, sizeof line, f)) {
-        lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            snprintf(reason, sizeof reason, "line too long");
-            col = (int)sizeof line;
-            rc = -1;
-        } else {
-            rc = theme_parse_line(&tmp, line, reason, sizeof reason);
-            col = theme_last_column();
-        }
-    }
+    int rc = theme_read_lines(f, path, theme_line, &tmp, why, len);
     fclose(f);
-    if (rc) {
-        snprintf(why, len, "%s:%d:%d: %s", path, lineno, col, reason);
+    if (rc)
         return -1;
-    }
     *t = tmp;
     return 0;
 }

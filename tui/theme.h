@@ -18,6 +18,7 @@
 #define MS_THEME_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Attribute bits (mapped to A_* by paint.c). */
 enum {
@@ -115,6 +116,13 @@ int theme_parse_line(theme *t, const char *line, char *why, size_t len);
 /* After theme_parse_line failed: the 1-based column of the word it
  * refused (for FILE:LINE:COL messages). */
 int theme_last_column(void);
+
+/* Feed the lines of f (the file at path, a theme or config file) to
+ * fn(ctx, line, reason, reason_len, &col) until one fails. Returns 0, or -1
+ * with "PATH:LINE:COL: reason" in why; a line of 512 bytes or more fails. */
+typedef int (*theme_line_fn)(void *ctx, char *line, char *reason, size_t len, int *col);
+int theme_read_lines(FILE *f, const char *path, theme_line_fn fn, void *ctx, char *why,
+                     size_t len);
 
 /* Load the theme file at path over a copy of the built-in default. On any
  * error t is the built-in default, and why says "PATH:LINE: reason";

@@ -23,43 +23,11 @@ static char tmpdir[] = "/tmp/memscope-import-test-XXXXXX";
 
 
 
-static int write_file(const char *path, const char *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return -1;
-    size_t w = fwrite(data, 1, len, f);
-    return fclose(f) == 0 && w == len ? 0 : -1;
-}
-
 static const char *write_text(const char *name, const char *text)
 {
     const char *p = tpath(name);
     write_file(p, text, strlen(text));
     return p;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0, got;
-    char *buf = malloc(cap + 1);
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *g = realloc(buf, (cap *= 2) + 1);
-            if (!g)
-                free(buf);
-            buf = g;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    *len = n;
-    return buf;
 }
 
 static store *open_new(const char *name)

@@ -23,38 +23,6 @@ static char tmpdir[] = "/tmp/memscope-store-test-XXXXXX";
 
 
 
-/* The whole file, or NULL when it cannot be read. Caller frees. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *g = realloc(buf, cap *= 2);
-            if (!g)
-                free(buf);
-            buf = g;
-        }
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
-static int write_file(const char *path, const char *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return -1;
-    size_t w = fwrite(data, 1, len, f);
-    return fclose(f) == 0 && w == len ? 0 : -1;
-}
-
 static int file_exists(const char *path)
 {
     struct stat sb;

@@ -34,13 +34,9 @@ static char tmpdir[] = "/tmp/memscope-view-test-XXXXXX";
 #include "tests/testdir.h"
 
 
-static void write_file(const char *path, const char *text)
+static void write_text(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
+    write_file(path, text, strlen(text));
 }
 
 /* ---- rows, escapes, widths ---------------------------------------------------- */
@@ -212,7 +208,7 @@ static void test_themes(void)
     ok(theme_load_file(&t, "themes/light", why, sizeof why) == 0, "themes/light loads");
     ok(theme_load_file(&t, "themes/high-contrast", why, sizeof why) == 0,
        "themes/high-contrast loads");
-    write_file(tpath("bad"), "# ok\ncolor normal default default\ncolor escape red pink\n");
+    write_text(tpath("bad"), "# ok\ncolor normal default default\ncolor escape red pink\n");
     ok(theme_load_file(&t, tpath("bad"), why, sizeof why) == -1, "a malformed theme fails");
     char want_why[600];
     snprintf(want_why, sizeof want_why, "%s:3:18: unknown colour 'pink'", tpath("bad"));
@@ -231,7 +227,7 @@ static void test_config(void)
 {
     config c;
     char why[512];
-    write_file(tpath("config"), "# mine\ntheme light\nranking off\nlimit 7\ndebounce 50\n"
+    write_text(tpath("config"), "# mine\ntheme light\nranking off\nlimit 7\ndebounce 50\n"
                                 "color escape black yellow bold\n");
     ok(config_load(&c, tpath("config"), why, sizeof why) == 0, "a config file loads");
     ok(!strcmp(c.theme, "light") && !c.ranking && c.limit == 7 && c.debounce_ms == 50 &&
@@ -240,7 +236,7 @@ static void test_config(void)
     theme_builtin(&t);
     ok(config_apply_colors(&c, &t, why, sizeof why) == 0 && t.role[ROLE_escape].fg == 0 &&
            t.role[ROLE_escape].bg == 3, "colour overrides apply over the theme");
-    write_file(tpath("config"), "limit 7\nlimit lots\n");
+    write_text(tpath("config"), "limit 7\nlimit lots\n");
     ok(config_load(&c, tpath("config"), why, sizeof why) == -1 && strstr(why, "config:2:7: ") &&
            c.limit == 10, "a bad value: file:line:col, and the defaults");
     ok(config_load(&c, tpath("none"), why, sizeof why) == 0, "no config file is fine");
@@ -484,7 +480,7 @@ static void test_model(void)
         ok(1, "# SKIP the model tests need $MEMSCOPE to write the demo store");
         return;
     }
-    write_file(tpath("evil.jsonl"),
+    write_text(tpath("evil.jsonl"),
                "{\"id\":\"evil1\",\"content\":\"wombat \\u001b]2;pwned\\u0007 \\u001b[2J "
                "\\u202e reversed\",\"trust\":{\"alpha\":9,\"beta\":1}}\n");
     snprintf(cmd, sizeof cmd, "'%s' import --db '%s' '%s' >/dev/null", bin, tpath("demo.db"),

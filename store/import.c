@@ -413,19 +413,34 @@ static ms_status json_error(importer *im, const place *pl, const char *t, size_t
     return fail_at(im, pl, base + off, MS_PARSE, "malformed JSON");
 }
 
-/* Parse and write the memory object t[0..len) found at offset base. */
-static ms_status import_object(importer *im, const place *pl, const char *t, size_t len,
-                               size_t base)
+/* Parse the memory object t[0..len) found at offset base into *m and its
+ * *profile (NULL when it names none); on an error both are left empty. */
+static ms_status parse_object(importer *im, const place *pl, const char *t, size_t len,
+                              size_t base, store_memory *m, char **profile)
 {
+    store_memory_init(m);
+    *profile = NULL;
     const char *end = NULL;
     cJSON *o = cJSON_ParseWithLengthOpts(t, len, &end, 0);
     if (!o)
         return json_error(im, pl, t, len, base, end);
-    store_memory m;
-    store_memory_init(&m);
-    char *profile = NULL;
-    ms_status st = to_memory(im, pl, t, len, base, o, &m, &profile);
+    ms_status st = to_memory(im, pl, t, len, base, o, m, profile);
     cJSON_Delete(o);
+    if (st) {
+        store_memory_clear(m);
+        free(*profile);
+        *profile = NULL;
+    }
+    return st;
+}
+
+/* Parse and write the memory object t[0..len) found at offset base. */
+static ms_status import_object(importer *im, const place *pl, const char *t, size_t len,
+                               size_t base)
+{
+    store_memory m;
+    char *profile;
+    ms_status st = parse_object(im, pl, t, len, base, &m, &profile);
     if (!st)
         st = put(im, pl, t, len, base, &m, profile);
     free(profile);
@@ -554,17 +569,8 @@ static int jsonl_next(jreader *rd, jrec *r, ms_status *st)
             continue;
         if ((*st = check_bytes(im, pl, buf, len)))
             return -1;
-        const char *end = NULL;
-        cJSON *o = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
-        if (!o) {
-            *st = json_error(im, pl, buf, len, 0, end);
-            return -1;
-        }
-        store_memory_init(&r->m);
-        r->profile = NULL;
         r->text = NULL;
-        *st = to_memory(im, pl, buf, len, 0, o, &r->m, &r->profile);
-        cJSON_Delete(o);
+        *st = parse_object(im, pl, buf, len, 0, &r->m, &r->profile);
         if (!*st && !(r->text = malloc(len + 1)))
             *st = ms_fail(im->err, MS_NOMEM, "out of memory");
         if (*st) {

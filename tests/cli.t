@@ -22,13 +22,6 @@ unset MEMSCOPE_DB MEMSCOPE_PROFILE
 export HOME="$T/home" XDG_DATA_HOME="$T/xdg"
 mkdir -p "$HOME"
 
-# run ARGS...: run memscope; sets rc, and the files out and err.
-run() {
-    "$MEMSCOPE" "$@" >out 2>err </dev/null
-    rc=$?
-}
-lines() { wc -l <"$1" | tr -d ' '; }
-sha() { sha256sum "$1" | cut -d' ' -f1; }
 # no_file_left DB: neither DB nor its -wal/-shm files exist
 no_file_left() { [ ! -e "$1" ] && [ ! -e "$1-wal" ] && [ ! -e "$1-shm" ]; }
 

@@ -28,12 +28,6 @@ unset MEMSCOPE_DB MEMSCOPE_PROFILE
 export HOME="$T/home" XDG_DATA_HOME="$T/xdg"
 mkdir -p "$HOME"
 
-run() { # run ARGS...: sets rc and the files out and err
-    "$MEMSCOPE" "$@" >out 2>err </dev/null
-    rc=$?
-}
-lines() { wc -l <"$1" | tr -d ' '; }
-sha() { sha256sum "$1" | cut -d' ' -f1; }
 count() { sqlite3 "$1" 'SELECT count(*) FROM memories'; }
 
 # refused NAME DB WORDS CMD...: CMD must exit 1 with exactly one stderr line

@@ -38,12 +38,6 @@ LINE_MAX=$(limit store/import.h IMPORT_LINE_MAX)
 DEPTH_MAX=$(limit store/import.h IMPORT_DEPTH_MAX)
 ENTITY_NAME_MAX=96 # store/memory.c validate()
 
-run() {
-    "$MEMSCOPE" "$@" >out 2>err </dev/null
-    rc=$?
-}
-lines() { wc -l <"$1" | tr -d ' '; }
-sha() { sha256sum "$1" | cut -d' ' -f1; }
 rep() { head -c "$2" /dev/zero | tr '\0' "$1"; } # rep CHAR COUNT
 
 # refused NAME STATUS WORDS CMD...: CMD exits STATUS with one "memscope"

@@ -22,13 +22,6 @@ unset MEMSCOPE_DB MEMSCOPE_PROFILE
 export HOME="$T/home" XDG_DATA_HOME="$T/xdg"
 mkdir -p "$HOME"
 
-# run ARGS...: run memscope; sets rc, and the files out and err.
-run() {
-    "$MEMSCOPE" "$@" >out 2>err </dev/null
-    rc=$?
-}
-lines() { wc -l <"$1" | tr -d ' '; }
-sha() { sha256sum "$1" | cut -d' ' -f1; }
 # pycheck FILE PROGRAM: run a python program with d = the JSON in FILE; it
 # prints problems, one a line; the check passes when it prints nothing.
 pycheck() {

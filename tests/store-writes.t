@@ -70,7 +70,6 @@ with open("bad.jsonl", "a") as f:
     f.write('{"id": "broken", "content": 7}\n')
 EOF
 
-run() { "$MEMSCOPE" "$@" >out 2>err </dev/null; rc=$?; }
 run import --db s.db a.jsonl
 is "$rc" 0 "import appends"
 run import --db s.db --on-duplicate replace b.jsonl

@@ -3,6 +3,8 @@
 #   . "$(dirname "$0")/tap.sh"
 #   ok STATUS "what"; is GOT WANT "what"; diag TEXT...; bail REASON
 #   ...; tap_done        (prints the plan; exit status 1 when any failed)
+#   run ARGS...          memscope ARGS; sets rc, and the files out and err
+#   lines FILE; sha FILE its line count; its sha256
 #
 # It also checks that $MEMSCOPE names an executable binary (`make test` sets
 # it to the absolute path of the one just built).
@@ -26,6 +28,12 @@ tap_done() {
     echo "1..$n"
     [ "$failed" -eq 0 ]
 }
+run() {
+    "$MEMSCOPE" "$@" >out 2>err </dev/null
+    rc=$?
+}
+lines() { wc -l <"$1" | tr -d ' '; }
+sha() { sha256sum "$1" | cut -d' ' -f1; }
 
 [ -n "${MEMSCOPE:-}" ] || bail "set MEMSCOPE to the absolute path of the memscope binary"
 [ -x "$MEMSCOPE" ] || bail "MEMSCOPE=$MEMSCOPE is not executable"

@@ -21,7 +21,7 @@ OPT      ?= -O2 -g
 SAN      ?=
 PKGS      = ncursesw sqlite3 libcjson libedit
 DEB_PKGS  = build-essential pkg-config libncurses-dev libsqlite3-dev libcjson-dev \
-            libedit-dev sqlite3 tmux perl python3 clang   # also in tools/demo.sh, .ci/run
+            libedit-dev sqlite3 tmux perl python3 clang clang-format   # also in tools/demo.sh, .ci/run
 Q         = $(if $(V),,@)
 
 PKG_CFLAGS := $(filter-out -D_XOPEN_SOURCE=% -D_DEFAULT_SOURCE,\
@@ -167,13 +167,19 @@ install: all
 	install -m 644 docs/memscope.1 $(DESTDIR)$(MANDIR)/memscope.1
 	install -m 644 themes/* $(DESTDIR)$(SHAREDIR)/themes/
 
+# Every C file the repository holds, formatted by .clang-format; CI runs
+# format-check and fails on any difference.
+FORMAT_SRC = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find store engine tui tests tools -name '*.[ch]')
+
 format:
-	clang-format -i $(STORE_SRC) $(ENGINE_SRC) $(TUI_SRC) store/*.h engine/*.h tui/*.h \
-	  $(TEST_SRC) tests/*.h
+	$(Q)clang-format -i $(FORMAT_SRC)
+
+format-check:
+	$(Q)clang-format --dry-run --Werror $(FORMAT_SRC)
 
 clean:
 	rm -rf build $(BIN) demo.db demo.db-wal demo.db-shm
 
 .PHONY: all test tests setup demo asan ubsan valgrind install format clean eval bench \
-        fuzz fuzz-build fuzz-smoke
+        fuzz fuzz-build fuzz-smoke format-check
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -111,8 +111,8 @@ static ms_status reserve(adaptive *a, size_t want, ms_error *err)
     return MS_OK;
 }
 
-ms_status adaptive_add(adaptive *a, store *s, int64_t rid, const char *text,
-                       const char *type_name, int label, unsigned channels, ms_error *err)
+ms_status adaptive_add(adaptive *a, store *s, int64_t rid, const char *text, const char *type_name,
+                       int label, unsigned channels, ms_error *err)
 {
     ms_status st = reserve(a, a->n + 1, err);
     if (st)
@@ -182,8 +182,8 @@ void adaptive_channels(const adaptive *a, int type, double delta[CH_COUNT])
             sum[c] += a->v[i].label * (((a->v[i].channels & CH_MASK(c)) ? 1.0 : 0.0) - share);
     }
     for (int c = 0; c < CH_COUNT; c++)
-        delta[c] = fmax(-ADAPT_CHANNEL_MAX,
-                        fmin(ADAPT_CHANNEL_MAX, sum[c] / ((double)n + ADAPT_SMOOTH)));
+        delta[c] =
+            fmax(-ADAPT_CHANNEL_MAX, fmin(ADAPT_CHANNEL_MAX, sum[c] / ((double)n + ADAPT_SMOOTH)));
 }
 
 static int shares_stem(const judgement *j, const query *q)
@@ -195,8 +195,8 @@ static int shares_stem(const judgement *j, const query *q)
     return 0;
 }
 
-double adaptive_factor(const adaptive *a, const query *q, const double delta[CH_COUNT],
-                       int64_t rid, unsigned ranked_by, int *judged)
+double adaptive_factor(const adaptive *a, const query *q, const double delta[CH_COUNT], int64_t rid,
+                       unsigned ranked_by, int *judged)
 {
     double f = 1;
     for (int c = 0; c < CH_COUNT; c++)

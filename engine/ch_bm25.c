@@ -66,8 +66,7 @@ static const char *health(const snapshot *sn, embedder *emb)
     return sn->n == 0 ? "store_empty" : NULL;
 }
 
-static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note,
-                         ms_error *err)
+static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note, ms_error *err)
 {
     if (c->q->n_terms == 0) {
         *note = "no content words in the query";

@@ -36,8 +36,7 @@ static size_t gather_pool(const channel_ctx *c, uint32_t *pool)
     return n;
 }
 
-static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note,
-                         ms_error *err)
+static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note, ms_error *err)
 {
     const snapshot *sn = c->sn;
     if (!c->q->qvec) {

@@ -144,8 +144,7 @@ static ms_status estimate(const channel_ctx *c, maybe_list *l, ms_error *err)
     return MS_OK;
 }
 
-static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note,
-                         ms_error *err)
+static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note, ms_error *err)
 {
     const snapshot *sn = c->sn;
     if (!c->q->qvec) {

@@ -80,8 +80,7 @@ static void through_entities(const snapshot *sn, uint32_t u, double a, spread *s
     }
 }
 
-static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note,
-                         ms_error *err)
+static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note, ms_error *err)
 {
     const snapshot *sn = c->sn;
     const ranked_list *seeds = c->seed_fusion;

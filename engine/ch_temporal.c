@@ -194,8 +194,7 @@ static ms_status recency_list(const channel_ctx *c, ranked_list *out, ms_error *
     return MS_OK;
 }
 
-static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note,
-                         ms_error *err)
+static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note, ms_error *err)
 {
     switch (temporal_mode(c->q)) {
     case TEMPORAL_DATE:

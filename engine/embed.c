@@ -135,8 +135,7 @@ static void token_features(features *f, const char *t, size_t n, float w)
 }
 
 /* Call fn for every token of text that is not a stop word. */
-static void each_token(const char *text, void (*fn)(void *ctx, const char *t, size_t n),
-                       void *ctx)
+static void each_token(const char *text, void (*fn)(void *ctx, const char *t, size_t n), void *ctx)
 {
     const unsigned char *p = (const unsigned char *)text;
     char tok[TOKEN_MAX];
@@ -175,8 +174,8 @@ static void on_token(void *p, const char *t, size_t n)
 }
 
 /* The vector of text into v[dim], with the empty table f (left empty). */
-static void embed_features(features *f, const char *text, float *v, int dim,
-                           embed_weight_fn weight, void *ctx)
+static void embed_features(features *f, const char *text, float *v, int dim, embed_weight_fn weight,
+                           void *ctx)
 {
     struct embed_ctx c = {f, weight, ctx};
     each_token(text, on_token, &c);
@@ -205,7 +204,6 @@ int embed_hash_weighted(const char *text, float *v, int dim, embed_weight_fn wei
     free(f);
     return 0;
 }
-
 
 static ms_status hash_embed(embedder *e, const char *const *texts, size_t n, float *out,
                             ms_error *err)
@@ -266,14 +264,13 @@ int embed_dim(const embedder *e)
     return e->dim;
 }
 
-ms_status embed_texts(embedder *e, const char *const *texts, size_t n, float *out,
-                      ms_error *err)
+ms_status embed_texts(embedder *e, const char *const *texts, size_t n, float *out, ms_error *err)
 {
     return e->ops->embed(e, texts, n, out, err);
 }
 
-ms_status embed_query(embedder *e, const char *text, embed_weight_fn weight, void *ctx,
-                      float *out, ms_error *err)
+ms_status embed_query(embedder *e, const char *text, embed_weight_fn weight, void *ctx, float *out,
+                      ms_error *err)
 {
     if (e->ops != &hash_ops || !weight)
         return embed_texts(e, &text, 1, out, err);
@@ -282,8 +279,7 @@ ms_status embed_query(embedder *e, const char *text, embed_weight_fn weight, voi
     return MS_OK;
 }
 
-static ms_status vectorize(void *ctx, const char *const *texts, size_t n, float *out,
-                           ms_error *err)
+static ms_status vectorize(void *ctx, const char *const *texts, size_t n, float *out, ms_error *err)
 {
     return embed_texts(ctx, texts, n, out, err);
 }

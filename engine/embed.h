@@ -22,8 +22,7 @@ typedef struct embedder_ops {
     const char *kind; /* "hash", "cmd" */
     /* Embed n texts into out[n * dim], each of unit length (or all zeros for
      * a text with no features). */
-    ms_status (*embed)(embedder *e, const char *const *texts, size_t n, float *out,
-                       ms_error *err);
+    ms_status (*embed)(embedder *e, const char *const *texts, size_t n, float *out, ms_error *err);
     void (*close)(embedder *e);
 } embedder_ops;
 
@@ -39,9 +38,7 @@ const char *embed_id(const embedder *e);
 int embed_dim(const embedder *e);
 
 /* Embed n texts into out[n * dim]. */
-ms_status embed_texts(embedder *e, const char *const *texts, size_t n, float *out,
-                      ms_error *err);
-
+ms_status embed_texts(embedder *e, const char *const *texts, size_t n, float *out, ms_error *err);
 
 /* A token's weight (its idf, say) for a query vector; t is lower-case. */
 typedef double (*embed_weight_fn)(void *ctx, const char *t, size_t n);
@@ -52,8 +49,8 @@ int embed_hash_weighted(const char *text, float *v, int dim, embed_weight_fn wei
 
 /* A query's vector: the built-in embedder weights tokens with weight (when
  * given); an external one embeds the text as it is. */
-ms_status embed_query(embedder *e, const char *text, embed_weight_fn weight, void *ctx,
-                      float *out, ms_error *err);
+ms_status embed_query(embedder *e, const char *text, embed_weight_fn weight, void *ctx, float *out,
+                      ms_error *err);
 
 /* 32-bit FNV-1a of data[0..n). */
 uint32_t embed_fnv1a(const void *data, size_t n);

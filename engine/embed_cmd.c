@@ -26,15 +26,18 @@ static ms_status take_vector(jsonproc *c, const cJSON *v, int dim, float *out, s
 {
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != dim)
         return ms_fail(err, MS_EXTERNAL, "embedder '%s': vector %zu has %d numbers, not %d",
-                       jsonproc_command(c), which, cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0, dim);
+                       jsonproc_command(c), which, cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0,
+                       dim);
     double norm = 0;
     int i = 0;
     const cJSON *x;
     cJSON_ArrayForEach(x, v)
     {
         if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > 1e30)
-            return ms_fail(err, MS_EXTERNAL, "embedder '%s': vector %zu holds a value that is "
-                                             "not a finite number", jsonproc_command(c), which);
+            return ms_fail(err, MS_EXTERNAL,
+                           "embedder '%s': vector %zu holds a value that is "
+                           "not a finite number",
+                           jsonproc_command(c), which);
         out[i] = (float)x->valuedouble;
         norm += (double)out[i] * out[i];
         i++;
@@ -61,8 +64,10 @@ static ms_status embed_batch(embedder *e, const char *const *texts, size_t n, fl
         return st;
     const cJSON *vs = cJSON_GetObjectItemCaseSensitive(reply, "vectors");
     if (!cJSON_IsArray(vs) || (size_t)cJSON_GetArraySize(vs) != n)
-        st = ms_fail(err, MS_EXTERNAL, "embedder '%s' must answer {\"vectors\": [...]} with %zu "
-                                       "vectors", jsonproc_command(c), n);
+        st = ms_fail(err, MS_EXTERNAL,
+                     "embedder '%s' must answer {\"vectors\": [...]} with %zu "
+                     "vectors",
+                     jsonproc_command(c), n);
     size_t i = 0;
     const cJSON *v;
     cJSON_ArrayForEach(v, vs)
@@ -114,7 +119,8 @@ static ms_status handshake(embedder *e, jsonproc *c, ms_error *err)
         cJSON_Delete(reply);
         return ms_fail(err, MS_EXTERNAL,
                        "embedder '%s' must answer {\"op\":\"info\"} with {\"id\": text, "
-                       "\"dim\": 1..%d}", jsonproc_command(c), STORE_DIM_MAX);
+                       "\"dim\": 1..%d}",
+                       jsonproc_command(c), STORE_DIM_MAX);
     }
     e->dim = dim->valueint;
     snprintf(e->id, sizeof e->id, "cmd:%s:%d", id->valuestring, e->dim);

@@ -27,8 +27,8 @@
 #define MISSES_MAX 5
 
 static const channel_ops *const channels[CH_COUNT] = {
-    [CH_SEMANTIC] = &ch_semantic_ops, [CH_BM25] = &ch_bm25_ops,
-    [CH_TEMPORAL] = &ch_temporal_ops, [CH_HOPFIELD] = &ch_hopfield_ops,
+    [CH_SEMANTIC] = &ch_semantic_ops,   [CH_BM25] = &ch_bm25_ops,
+    [CH_TEMPORAL] = &ch_temporal_ops,   [CH_HOPFIELD] = &ch_hopfield_ops,
     [CH_SPREADING] = &ch_spreading_ops,
 };
 
@@ -38,13 +38,13 @@ static const int stage_two[] = {CH_HOPFIELD, CH_SPREADING};
 
 struct engine {
     store *s;
-    embedder *emb;      /* NULL when the embedder could not be opened */
+    embedder *emb; /* NULL when the embedder could not be opened */
     char emb_error[sizeof(((ms_error *)0)->msg)];
     snapshot *sn;
-    adaptive *ad;       /* judgements learned from feedback */
-    reranker *rr;       /* NULL when none, or when it failed */
-    int rr_wanted;      /* a reranker was set (so "failed" rather than "off") */
-    char *rr_spec;      /* the spec it was set with */
+    adaptive *ad;  /* judgements learned from feedback */
+    reranker *rr;  /* NULL when none, or when it failed */
+    int rr_wanted; /* a reranker was set (so "failed" rather than "off") */
+    char *rr_spec; /* the spec it was set with */
     char rr_error[sizeof(((ms_error *)0)->msg)];
 };
 
@@ -170,7 +170,6 @@ void engine_close(engine *e)
     free(e);
 }
 
-
 /* Reload the snapshot when the profile or the store changed. Inside a read
  * transaction. */
 static ms_status refresh(engine *e, ms_error *err)
@@ -244,8 +243,8 @@ typedef struct run {
     double w[CH_COUNT];
     double k;
     ranked_list lists[CH_COUNT];
-    ranked_list seeds;   /* first fusion of stage one */
-    ranked_list fused;   /* final fusion, boosted, best first */
+    ranked_list seeds; /* first fusion of stage one */
+    ranked_list fused; /* final fusion, boosted, best first */
     double max_boosted;
     double adapt_delta[CH_COUNT]; /* learned channel nudges for this query type */
     int adapt_on;
@@ -554,8 +553,8 @@ static void rerank(run *x, recall_hit *hs, size_t n)
         for (size_t t = 0; t < n; t++) {
             double f = hi > lo ? 0.5 + (score[t] - lo) / (hi - lo) : 1.0;
             char d[96];
-            snprintf(d, sizeof d, "0.5 + (score %.4g - min %.4g) / (max - min %.4g)", score[t],
-                     lo, hi - lo);
+            snprintf(d, sizeof d, "0.5 + (score %.4g - min %.4g) / (max - min %.4g)", score[t], lo,
+                     hi - lo);
             add_adjustment(&hs[t], "rerank", f, d);
             ranking_of(&hs[t]);
         }
@@ -683,8 +682,8 @@ static ms_status explain(run *x, ms_error *err)
             in_any_top = 1;
         } else if (x->r->ch[c].active && (c == CH_SEMANTIC || c == CH_BM25 || c == CH_TEMPORAL)) {
             ranked_list full = {0};
-            channel_ctx ctx = {x->e->s, x->e->sn, &x->q, x->o, x->e->emb, x->e->sn->n,
-                               x->lists, &x->seeds};
+            channel_ctx ctx = {x->e->s,   x->e->sn,    &x->q,    x->o,
+                               x->e->emb, x->e->sn->n, x->lists, &x->seeds};
             const char *note = NULL;
             st = channels[c]->produce(&ctx, &full, &note, err);
             rank = st ? 0 : ranked_rank(&full, (uint32_t)i);
@@ -1000,8 +999,7 @@ ms_status engine_feedback(engine *e, const recall_result *r, const char *id, int
     return judge(e, r, id, label, 1, err);
 }
 
-ms_status engine_learn(engine *e, const recall_result *r, const char *id, int label,
-                       ms_error *err)
+ms_status engine_learn(engine *e, const recall_result *r, const char *id, int label, ms_error *err)
 {
     return judge(e, r, id, label, 0, err);
 }

@@ -54,20 +54,20 @@ void engine_close(engine *e);
 
 typedef struct recall_opts {
     const char *query;
-    int limit;                  /* results returned (default 10) */
-    int top_n;                  /* candidates per channel (default 50) */
-    double rrf_k;               /* < 0: the query type's default */
-    double weights[CH_COUNT];   /* overrides where weights_set has the bit */
+    int limit;                /* results returned (default 10) */
+    int top_n;                /* candidates per channel (default 50) */
+    double rrf_k;             /* < 0: the query type's default */
+    double weights[CH_COUNT]; /* overrides where weights_set has the bit */
     unsigned weights_set;
-    unsigned disabled;          /* channels switched off */
-    unsigned require;           /* channels that must be active, else MS_CHANNEL */
-    int no_floor;               /* keep candidates without evidence */
-    double floor_threshold;     /* cosine threshold of the floor; < 0: default */
-    int64_t as_of;              /* "now" for relative dates; STORE_TS_NONE: now */
-    int no_adaptive;            /* ignore learned feedback */
-    int no_rerank;              /* skip the reranker */
-    const char *reranker;       /* "cmd:PROGRAM": rerank with it (kept for later recalls) */
-    const char *explain_id;     /* also explain where this memory was cut */
+    unsigned disabled;      /* channels switched off */
+    unsigned require;       /* channels that must be active, else MS_CHANNEL */
+    int no_floor;           /* keep candidates without evidence */
+    double floor_threshold; /* cosine threshold of the floor; < 0: default */
+    int64_t as_of;          /* "now" for relative dates; STORE_TS_NONE: now */
+    int no_adaptive;        /* ignore learned feedback */
+    int no_rerank;          /* skip the reranker */
+    const char *reranker;   /* "cmd:PROGRAM": rerank with it (kept for later recalls) */
+    const char *explain_id; /* also explain where this memory was cut */
 } recall_opts;
 
 /* Defaults: limit 10, top_n 50, everything else off or from the profile. */
@@ -88,29 +88,29 @@ typedef struct trace_channel {
 typedef struct trace_adjustment {
     const char *name; /* "trust", "confidence", "recency", "feedback", ... */
     double factor;
-    char detail[96];  /* how the factor was derived */
+    char detail[96]; /* how the factor was derived */
 } trace_adjustment;
 
 typedef struct recall_hit {
-    store_memory mem;        /* the memory (content, times, speaker, trust...) */
+    store_memory mem; /* the memory (content, times, speaker, trust...) */
     trace_channel ch[CH_COUNT];
-    double fused;            /* sum of contributions */
-    int eg_spoken;           /* spoken by a speaker the query names */
-    int eg_mentions;         /* linked to another entity the query names */
-    double eg_factor;        /* (1 + eg_speaker * spoken) * (1 + eg_mention * mentions) */
-    double eg_score;         /* eg_factor - 1 */
-    double boosted;          /* fused * eg_factor */
+    double fused;     /* sum of contributions */
+    int eg_spoken;    /* spoken by a speaker the query names */
+    int eg_mentions;  /* linked to another entity the query names */
+    double eg_factor; /* (1 + eg_speaker * spoken) * (1 + eg_mention * mentions) */
+    double eg_score;  /* eg_factor - 1 */
+    double boosted;   /* fused * eg_factor */
     trace_adjustment adj[TRACE_ADJ_MAX];
     int n_adj;
-    double ranking_score;    /* boosted * product of adjustment factors */
-    double max_fused;        /* the best fused score possible for this query */
-    double relevance_score;  /* min(1, boosted / max_fused) */
-    double coverage;         /* idf-weighted share of query terms in it (diagnostic) */
-    double cosine;           /* dense similarity to the query (0 without vectors) */
-    const char *passed_by;   /* "pinned", "entity", "semantic", "lexical",
-                                "association", "no_floor", or NULL (cut) */
+    double ranking_score;              /* boosted * product of adjustment factors */
+    double max_fused;                  /* the best fused score possible for this query */
+    double relevance_score;            /* min(1, boosted / max_fused) */
+    double coverage;                   /* idf-weighted share of query terms in it (diagnostic) */
+    double cosine;                     /* dense similarity to the query (0 without vectors) */
+    const char *passed_by;             /* "pinned", "entity", "semantic", "lexical",
+                                          "association", "no_floor", or NULL (cut) */
     char associated[STORE_ID_MAX + 1]; /* for "association": the memory with evidence */
-    int rank_position;       /* 1-based in results (0 for misses) */
+    int rank_position;                 /* 1-based in results (0 for misses) */
 } recall_hit;
 
 typedef struct channel_status {
@@ -123,16 +123,16 @@ typedef struct channel_status {
 
 /* Why a memory was or was not returned (recall_opts.explain_id). */
 typedef struct recall_explain {
-    int found;               /* the id exists in the profile */
+    int found; /* the id exists in the profile */
     char *id;
     trace_channel ch[CH_COUNT]; /* rank and raw score in each channel's full list */
-    int in_top_n[CH_COUNT];  /* within the channel's top N */
+    int in_top_n[CH_COUNT];     /* within the channel's top N */
     double fused, boosted, ranking_score, relevance_score, coverage, cosine;
-    int passes_floor;        /* has evidence of its own, or by association in the pool */
-    int fused_rank;          /* position among all fused candidates, 0 = none */
-    const char *verdict;     /* returned / not_a_candidate / below_channel_top_n /
-                                below_floor / below_limit */
-    int rank_position;       /* when returned */
+    int passes_floor;    /* has evidence of its own, or by association in the pool */
+    int fused_rank;      /* position among all fused candidates, 0 = none */
+    const char *verdict; /* returned / not_a_candidate / below_channel_top_n /
+                            below_floor / below_limit */
+    int rank_position;   /* when returned */
 } recall_explain;
 
 typedef struct recall_result {
@@ -142,34 +142,34 @@ typedef struct recall_result {
     double weights[CH_COUNT];
     double eg_speaker, eg_mention; /* entity-graph factors of the profile */
     channel_status ch[CH_COUNT];
-    recall_hit *hits;              /* returned, best first */
+    recall_hit *hits; /* returned, best first */
     size_t n_hits;
-    recall_hit *misses;            /* nearest misses cut by the floor, best first */
+    recall_hit *misses; /* nearest misses cut by the floor, best first */
     size_t n_misses;
-    size_t candidates;             /* distinct memories any channel produced */
+    size_t candidates; /* distinct memories any channel produced */
     int abstained;
-    const char *abstention_reason; /* NULL, "no_candidates", "evidence_floor" */
+    const char *abstention_reason;                   /* NULL, "no_candidates", "evidence_floor" */
     char no_candidates_why[STORE_PROFILE_MAX + 160]; /* empty store, all disabled... */
     /* the floor (floor.c) */
-    const char *floor_rule;        /* in words */
-    double floor_threshold;        /* cosine threshold */
+    const char *floor_rule; /* in words */
+    double floor_threshold; /* cosine threshold */
     int floor_applied;
-    char *floor_best_id;           /* the pooled candidate with the best cosine */
-    double floor_best_value;       /* its cosine */
-    int floor_unknown_terms;       /* query terms no memory holds */
-    int floor_named;               /* speakers and entities of the store named */
-    int floor_other_pass;          /* a pooled memory passes without the cosine test */
+    char *floor_best_id;     /* the pooled candidate with the best cosine */
+    double floor_best_value; /* its cosine */
+    int floor_unknown_terms; /* query terms no memory holds */
+    int floor_named;         /* speakers and entities of the store named */
+    int floor_other_pass;    /* a pooled memory passes without the cosine test */
     /* query analysis */
-    char **terms;                  /* query terms as FTS5 sees them, stop words removed */
+    char **terms; /* query terms as FTS5 sees them, stop words removed */
     size_t n_terms;
-    char **entities;               /* entities of the store named in the query */
+    char **entities; /* entities of the store named in the query */
     size_t n_entities;
-    char **dates;                  /* dates found, as ranges "START..END" */
+    char **dates; /* dates found, as ranges "START..END" */
     size_t n_dates;
-    recall_explain *explain;       /* when asked */
-    const char *rerank_status;     /* "off", "applied" or "failed" */
-    char rerank_error[768];        /* why it failed (the ranking then stays as fused) */
-    size_t feedback_judgements;    /* judgements the feedback adjustment learned from */
+    recall_explain *explain;    /* when asked */
+    const char *rerank_status;  /* "off", "applied" or "failed" */
+    char rerank_error[768];     /* why it failed (the ranking then stays as fused) */
+    size_t feedback_judgements; /* judgements the feedback adjustment learned from */
     double timing_ms;
 } recall_result;
 
@@ -202,8 +202,7 @@ ms_status engine_feedback(engine *e, const recall_result *r, const char *id, int
                           ms_error *err);
 
 /* The same, learned for this engine only and never stored. */
-ms_status engine_learn(engine *e, const recall_result *r, const char *id, int label,
-                       ms_error *err);
+ms_status engine_learn(engine *e, const recall_result *r, const char *id, int label, ms_error *err);
 
 /* Forget every judgement of the current profile, stored ones included. */
 ms_status engine_feedback_reset(engine *e, ms_error *err);

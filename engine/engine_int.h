@@ -11,57 +11,57 @@
 
 /* ---- snapshot: the profile in memory ------------------------------------ */
 
-typedef struct vcache vcache; /* exact vectors read on demand (vectors.c) */
+typedef struct vcache vcache;         /* exact vectors read on demand (vectors.c) */
 typedef struct term_cache term_cache; /* document counts of terms (terms.c) */
 typedef struct snap_adj snap_adj;     /* one memory's edges (edges.c) */
 
 /* What recall works out once per snapshot, when it is first needed. */
 typedef struct snapshot_lazy {
-    uint8_t *time_marks;  /* [n] content says when (ch_temporal.c), or NULL */
-    term_cache *terms;    /* document counts asked so far, or NULL */
-    snap_adj **adj;       /* [n] edges read so far (edges.c), or NULL */
+    uint8_t *time_marks; /* [n] content says when (ch_temporal.c), or NULL */
+    term_cache *terms;   /* document counts asked so far, or NULL */
+    snap_adj **adj;      /* [n] edges read so far (edges.c), or NULL */
 } snapshot_lazy;
 
 /* Memories are addressed by index 0..n-1 (ascending rid). Built once per
  * store version; read-only afterwards (but for the cache of exact vectors). */
 typedef struct snapshot {
-    int64_t data_version;  /* store_data_version at load */
+    int64_t data_version; /* store_data_version at load */
     char profile[STORE_PROFILE_MAX + 1];
     size_t n;
-    int64_t n_all;         /* memories in every profile (for idf) */
-    int64_t *rid;          /* [n] ascending */
-    int32_t *rid_index;    /* [rid_span] rid - rid_base -> index or -1; NULL when
-                              the rids are too sparse (snapshot_find searches) */
+    int64_t n_all;      /* memories in every profile (for idf) */
+    int64_t *rid;       /* [n] ascending */
+    int32_t *rid_index; /* [rid_span] rid - rid_base -> index or -1; NULL when
+                           the rids are too sparse (snapshot_find searches) */
     int64_t rid_base;
     size_t rid_span;
-    int64_t *when;         /* [n] event time if known, else created time */
-    int64_t *created;      /* [n] */
-    int32_t *session;      /* [n] interned session, -1 when none */
-    int32_t *speaker_ent;  /* [n] entity index of the memory's speaker, -1 when none */
-    uint8_t *pinned;       /* [n] */
-    double *trust;         /* [n] alpha / (alpha + beta) */
-    double *confidence;    /* [n] memory_confidence */
-    int64_t newest;        /* the latest `when` of the profile */
+    int64_t *when;        /* [n] event time if known, else created time */
+    int64_t *created;     /* [n] */
+    int32_t *session;     /* [n] interned session, -1 when none */
+    int32_t *speaker_ent; /* [n] entity index of the memory's speaker, -1 when none */
+    uint8_t *pinned;      /* [n] */
+    double *trust;        /* [n] alpha / (alpha + beta) */
+    double *confidence;   /* [n] memory_confidence */
+    int64_t newest;       /* the latest `when` of the profile */
     /* vectors */
-    int dim;               /* 0 when none */
-    int8_t *qv;            /* [n * dim] int8 forms (store_qvec); 0 without a vector */
+    int dim;                            /* 0 when none */
+    int8_t *qv;                         /* [n * dim] int8 forms (store_qvec); 0 without a vector */
     double *q_scale, *q_resid, *q_norm; /* [n] of each int8 form */
-    uint8_t *has_vec;      /* [n] */
+    uint8_t *has_vec;                   /* [n] */
     size_t n_vec;
-    char *vec_embedder;    /* who made them */
-    vcache *exact;         /* exact vectors read so far (snapshot_vector) */
-    snapshot_lazy *lazy;   /* worked out on first use (never NULL) */
-    store *s;              /* the store they are read from (borrowed) */
+    char *vec_embedder;  /* who made them */
+    vcache *exact;       /* exact vectors read so far (snapshot_vector) */
+    snapshot_lazy *lazy; /* worked out on first use (never NULL) */
+    store *s;            /* the store they are read from (borrowed) */
     /* edges: read per memory on first use (snapshot_edges) */
-    int has_edges;         /* the profile holds at least one */
+    int has_edges; /* the profile holds at least one */
     /* entities: memory -> entities and entity -> memories, CSR */
     size_t n_ent;
-    char **ent_norm;       /* [n_ent] lower-case names */
-    uint8_t *ent_kind;     /* [n_ent] */
-    uint8_t *ent_speaker;  /* [n_ent] some memory of the profile is spoken by it */
+    char **ent_norm;           /* [n_ent] lower-case names */
+    uint8_t *ent_kind;         /* [n_ent] */
+    uint8_t *ent_speaker;      /* [n_ent] some memory of the profile is spoken by it */
     uint32_t *me_off, *me_ent; /* memory -> entity indices */
     uint32_t *em_off, *em_mem; /* entity -> memory indices */
-    uint32_t *ent_map;     /* open addressing over ent_norm: index + 1, 0 empty */
+    uint32_t *ent_map;         /* open addressing over ent_norm: index + 1, 0 empty */
     size_t ent_map_cap;
 } snapshot;
 
@@ -87,11 +87,11 @@ const float *snapshot_vector(const snapshot *sn, size_t i);
 
 /* A query vector's int8 form and what its error bounds need. */
 typedef struct vec_query {
-    const int8_t *q;   /* [dim] codes (the caller's buffer) */
-    double scale;      /* q ~= scale * codes */
-    double resid;      /* ||q - scale * codes|| */
-    double norm;       /* ||q|| */
-    double gamma;      /* relative rounding of the exact float dot product */
+    const int8_t *q; /* [dim] codes (the caller's buffer) */
+    double scale;    /* q ~= scale * codes */
+    double resid;    /* ||q - scale * codes|| */
+    double norm;     /* ||q|| */
+    double gamma;    /* relative rounding of the exact float dot product */
 } vec_query;
 
 void vectors_query(const float *qvec, int dim, int8_t *codes, vec_query *out);
@@ -149,11 +149,11 @@ typedef enum query_type {
 const char *query_type_name(query_type t);
 
 typedef struct query_term {
-    char text[64];  /* as FTS5 sees it (porter stem, lower case) */
+    char text[64];    /* as FTS5 sees it (porter stem, lower case) */
     char surface[64]; /* the word as written, lower case: what the bm25 query quotes */
     int start, end;   /* its bytes in the query text */
     int in_date;      /* part of a date expression ("8", "May", "2023") */
-    double idf;     /* log((N - df + 0.5) / (df + 0.5) + 1) */
+    double idf;       /* log((N - df + 0.5) / (df + 0.5) + 1) */
     int64_t df;
 } query_term;
 
@@ -171,12 +171,12 @@ typedef struct query {
     uint32_t qents[QUERY_ENTS_MAX]; /* other entities of the store named */
     int n_qents;
     int64_t now;
-    float *qvec;       /* [dim] query vector, NULL without embedder */
+    float *qvec; /* [dim] query vector, NULL without embedder */
 } query;
 
 /* Analyse text against the snapshot. q->qvec is allocated when emb. */
-ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char *text,
-                        int64_t now, query *q, ms_error *err);
+ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char *text, int64_t now,
+                        query *q, ms_error *err);
 void query_clear(query *q);
 
 /* The FTS5 stem of word[0..n) into out; 0 on success. */
@@ -185,8 +185,8 @@ int query_stem(store *s, const char *word, size_t n, char *out, size_t cap);
 /* ---- ranked lists -------------------------------------------------------- */
 
 typedef struct ranked {
-    uint32_t idx;  /* snapshot index */
-    double raw;    /* the channel's score */
+    uint32_t idx; /* snapshot index */
+    double raw;   /* the channel's score */
 } ranked;
 
 typedef struct ranked_list {
@@ -212,7 +212,7 @@ typedef struct channel_ctx {
     size_t top_n;
     /* for channels that build on others (hopfield, spreading): the lists of
      * the channels that ran before, and their first fusion */
-    const ranked_list *lists;     /* [CH_COUNT] */
+    const ranked_list *lists; /* [CH_COUNT] */
     const ranked_list *seed_fusion;
 } channel_ctx;
 
@@ -223,8 +223,7 @@ typedef struct channel_ops {
     const char *(*health)(const snapshot *sn, embedder *emb);
     /* Fill out with (index, raw score), best first, at most top_n. *note may
      * explain an empty answer. */
-    ms_status (*produce)(const channel_ctx *c, ranked_list *out, const char **note,
-                         ms_error *err);
+    ms_status (*produce)(const channel_ctx *c, ranked_list *out, const char **note, ms_error *err);
 } channel_ops;
 
 extern const channel_ops ch_semantic_ops, ch_bm25_ops, ch_temporal_ops, ch_hopfield_ops,
@@ -266,10 +265,10 @@ const weight_profile *profile_for(query_type t);
 /* ---- the evidence floor -------------------------------------------------- */
 
 #define FLOOR_COSINE_DEFAULT 0.28
-#define FLOOR_RULE                                                             \
-    "a memory passes when it is pinned, is spoken by or names an entity the "   \
-    "query names, has cosine >= threshold, or matches the query's words or "    \
-    "falls on its date while every query word occurs in the store; or when an " \
+#define FLOOR_RULE                                                                                 \
+    "a memory passes when it is pinned, is spoken by or names an entity the "                      \
+    "query names, has cosine >= threshold, or matches the query's words or "                       \
+    "falls on its date while every query word occurs in the store; or when an "                    \
     "edge joins it to one that passes"
 
 /* idf-weighted share of the query's terms found in text (diagnostic). */
@@ -283,8 +282,8 @@ adaptive *adaptive_new(void);
 void adaptive_free(adaptive *a);
 size_t adaptive_count(const adaptive *a);
 /* Learn one judgement (kept in memory only). */
-ms_status adaptive_add(adaptive *a, store *s, int64_t rid, const char *text,
-                       const char *type_name, int label, unsigned channels, ms_error *err);
+ms_status adaptive_add(adaptive *a, store *s, int64_t rid, const char *text, const char *type_name,
+                       int label, unsigned channels, ms_error *err);
 /* Replace the judgements that came from the store with its feedback table,
  * keeping those learned in this process. */
 ms_status adaptive_load(adaptive *a, store *s, ms_error *err);
@@ -293,8 +292,8 @@ void adaptive_clear(adaptive *a);
 void adaptive_channels(const adaptive *a, int type, double delta[CH_COUNT]);
 /* The feedback factor of memory rid, ranked by the channels in ranked_by,
  * for query q; *judged gets how many judgements of similar queries it has. */
-double adaptive_factor(const adaptive *a, const query *q, const double delta[CH_COUNT],
-                       int64_t rid, unsigned ranked_by, int *judged);
+double adaptive_factor(const adaptive *a, const query *q, const double delta[CH_COUNT], int64_t rid,
+                       unsigned ranked_by, int *judged);
 
 /* ---- an external reranker (rerank.c) ------------------------------------- */
 

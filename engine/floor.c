@@ -25,7 +25,8 @@ static int on_token(void *p, const char *tok, int len, int start, int end)
     (void)start;
     (void)end;
     for (int t = 0; t < c->q->n_terms && t < 64; t++)
-        if ((int)strlen(c->q->terms[t].text) == len && memcmp(c->q->terms[t].text, tok, (size_t)len) == 0)
+        if ((int)strlen(c->q->terms[t].text) == len &&
+            memcmp(c->q->terms[t].text, tok, (size_t)len) == 0)
             c->seen |= 1ull << t;
     return 0;
 }

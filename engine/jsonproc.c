@@ -105,8 +105,8 @@ static ms_status read_line(jsonproc *c, char **line, ms_error *err)
         }
         if (c->n + 65536 > c->cap) {
             if (c->cap >= REPLY_MAX)
-                return ms_fail(err, MS_EXTERNAL, "%s '%s' sent a reply over %d MiB",
-                               c->what, c->command, REPLY_MAX >> 20);
+                return ms_fail(err, MS_EXTERNAL, "%s '%s' sent a reply over %d MiB", c->what,
+                               c->command, REPLY_MAX >> 20);
             size_t cap = c->cap ? c->cap * 2 : 1 << 20;
             char *g = realloc(c->buf, cap);
             if (!g)
@@ -120,8 +120,8 @@ static ms_status read_line(jsonproc *c, char **line, ms_error *err)
         if (r < 0 && errno == EINTR)
             continue;
         if (r == 0)
-            return ms_fail(err, MS_EXTERNAL, "%s '%s' did not answer within %d ms",
-                           c->what, c->command, c->timeout_ms);
+            return ms_fail(err, MS_EXTERNAL, "%s '%s' did not answer within %d ms", c->what,
+                           c->command, c->timeout_ms);
         ssize_t got = read(c->from_fd, c->buf + c->n, c->cap - c->n - 1);
         if (got < 0 && errno == EINTR)
             continue;
@@ -160,8 +160,8 @@ ms_status jsonproc_request(jsonproc *c, const cJSON *req, cJSON **reply, ms_erro
     *reply = cJSON_Parse(line);
     consume_line(c);
     if (!*reply)
-        return ms_fail(err, MS_EXTERNAL, "%s '%s' answered with malformed JSON",
-                       c->what, c->command);
+        return ms_fail(err, MS_EXTERNAL, "%s '%s' answered with malformed JSON", c->what,
+                       c->command);
     return MS_OK;
 }
 

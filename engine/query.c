@@ -29,9 +29,9 @@
 #include "stopwords.h"
 
 static const char *const type_names[QT_COUNT] = {
-    [QT_GENERAL] = "general",     [QT_TEMPORAL] = "temporal", [QT_MULTI_HOP] = "multi_hop",
-    [QT_ENTITY] = "entity",       [QT_FACTUAL] = "factual",   [QT_RECENCY] = "recency",
-    [QT_OPINION] = "opinion",     [QT_AGGREGATION] = "aggregation", [QT_VAGUE] = "vague",
+    [QT_GENERAL] = "general", [QT_TEMPORAL] = "temporal",       [QT_MULTI_HOP] = "multi_hop",
+    [QT_ENTITY] = "entity",   [QT_FACTUAL] = "factual",         [QT_RECENCY] = "recency",
+    [QT_OPINION] = "opinion", [QT_AGGREGATION] = "aggregation", [QT_VAGUE] = "vague",
 };
 
 const char *query_type_name(query_type t)
@@ -73,17 +73,36 @@ typedef struct rule {
     int (*special)(const char *folded);
 } rule;
 
-static const char *const recency_any[] = {" latest ",    " most recent ", " most recently ",
-                                          " recently ",  " currently ",   " nowadays ",
-                                          " these days ", " last time ",   " now ",
-                                          NULL};
-static const char *const temporal_any[] = {
-    " what year ",  " what month ", " what date ",  " what day ",  " what time ",
-    " what week ",  " which year ", " which month ", " which date ", " which day ",
-    " which time ", " which week ", " how many days ", " how many weeks ",
-    " how many months ", " how many years ", " how much days ", " how much weeks ",
-    " how much months ", " how much years ", " since ", " until ", " before ", " after ",
-    " during ",     " ago ",        NULL};
+static const char *const recency_any[] = {
+    " latest ",   " most recent ", " most recently ", " recently ", " currently ",
+    " nowadays ", " these days ",  " last time ",     " now ",      NULL};
+static const char *const temporal_any[] = {" what year ",
+                                           " what month ",
+                                           " what date ",
+                                           " what day ",
+                                           " what time ",
+                                           " what week ",
+                                           " which year ",
+                                           " which month ",
+                                           " which date ",
+                                           " which day ",
+                                           " which time ",
+                                           " which week ",
+                                           " how many days ",
+                                           " how many weeks ",
+                                           " how many months ",
+                                           " how many years ",
+                                           " how much days ",
+                                           " how much weeks ",
+                                           " how much months ",
+                                           " how much years ",
+                                           " since ",
+                                           " until ",
+                                           " before ",
+                                           " after ",
+                                           " during ",
+                                           " ago ",
+                                           NULL};
 static const char *const temporal_start[] = {" when ", " how long ", NULL};
 static const char *const aggregation_any[] = {" how many ", " how often ", " how much ",
                                               " list ",     " all ",       " every ",
@@ -91,21 +110,22 @@ static const char *const aggregation_any[] = {" how many ", " how often ", " how
 static const char *const multi_hop_any[] = {" both ", " common ", " together ", NULL};
 static const char *const multi_hop_start[] = {" what are ", " what were ", " which are ",
                                               " which were ", NULL};
-static const char *const opinion_any[] = {
-    " would ", " might ",  " likely ",  " could ",   " think ",     " thinks ",     " feel ",
-    " feels ", " felt ",   " opinion ", " prefer ",  " favorite ",  " favourite ",  " why ",
-    NULL};
+static const char *const opinion_any[] = {" would ",     " might ",   " likely ", " could ",
+                                          " think ",     " thinks ",  " feel ",   " feels ",
+                                          " felt ",      " opinion ", " prefer ", " favorite ",
+                                          " favourite ", " why ",     NULL};
 static const char *const entity_any[] = {" name of ", " called ", NULL};
 static const char *const entity_start[] = {" who ", " whose ", " whom ", NULL};
-static const char *const factual_start[] = {" what ", " which ", " where ", " how ",
-                                            " did ",  " does ",  " do ",    " is ",
-                                            " was ",  " are ",   " were ",  " has ",
-                                            " have ", NULL};
+static const char *const factual_start[] = {" what ", " which ", " where ", " how ", " did ",
+                                            " does ", " do ",    " is ",    " was ", " are ",
+                                            " were ", " has ",   " have ",  NULL};
 
 /* "what|which <word ending in s> does|did|has|have|do ..." at the start. */
 static int plural_question(const char *f)
 {
-    const char *p = strncmp(f, " what ", 6) == 0 ? f + 6 : strncmp(f, " which ", 7) == 0 ? f + 7 : NULL;
+    const char *p = strncmp(f, " what ", 6) == 0    ? f + 6
+                    : strncmp(f, " which ", 7) == 0 ? f + 7
+                                                    : NULL;
     if (!p)
         return 0;
     const char *sp = strchr(p, ' ');
@@ -177,8 +197,7 @@ static int add_term(void *p, const char *tok, int len, int start, int end)
     if (stopword_is(surface, (size_t)sn))
         return 0;
     for (int i = 0; i < q->n_terms; i++)
-        if ((int)strlen(q->terms[i].text) == len &&
-            memcmp(q->terms[i].text, tok, (size_t)len) == 0)
+        if ((int)strlen(q->terms[i].text) == len && memcmp(q->terms[i].text, tok, (size_t)len) == 0)
             return 0;
     if (q->n_terms >= QUERY_TERMS_MAX)
         return 1;
@@ -286,8 +305,8 @@ static long named_speaker(const snapshot *sn, const char *span, long ent)
 
 /* One span of a capitalised run, lower-cased: a speaker, another entity of
  * the store, or nothing. */
-static void take_span(const snapshot *sn, const char *text, const word_span *a,
-                      const word_span *b, query *q)
+static void take_span(const snapshot *sn, const char *text, const word_span *a, const word_span *b,
+                      query *q)
 {
     char raw[256], span[4 * sizeof raw + 8];
     size_t o = 0;
@@ -356,8 +375,8 @@ static double token_weight(void *p, const char *t, size_t n)
 
 /* ---- the whole analysis ----------------------------------------------------- */
 
-ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char *text,
-                        int64_t now, query *q, ms_error *err)
+ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char *text, int64_t now,
+                        query *q, ms_error *err)
 {
     memset(q, 0, sizeof *q);
     q->text = text;

@@ -67,8 +67,10 @@ ms_status rerank_score(reranker *r, const char *question, const char *const *tex
         return st;
     const cJSON *sc = cJSON_GetObjectItemCaseSensitive(reply, "scores");
     if (!cJSON_IsArray(sc) || (size_t)cJSON_GetArraySize(sc) != n)
-        st = ms_fail(err, MS_EXTERNAL, "reranker '%s' must answer {\"scores\": [...]} with %zu "
-                                       "numbers", jsonproc_command(r->proc), n);
+        st = ms_fail(err, MS_EXTERNAL,
+                     "reranker '%s' must answer {\"scores\": [...]} with %zu "
+                     "numbers",
+                     jsonproc_command(r->proc), n);
     size_t i = 0;
     const cJSON *v;
     cJSON_ArrayForEach(v, sc)

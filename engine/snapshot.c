@@ -280,8 +280,7 @@ static ms_status load_vectors(store *s, snapshot *sn, ms_error *err)
     sn->q_resid = calloc(sn->n, sizeof *sn->q_resid);
     sn->q_norm = calloc(sn->n, sizeof *sn->q_norm);
     sn->exact = vcache_new(dim, sn->n);
-    if (!sn->qv || !sn->q_scale || !sn->q_resid || !sn->q_norm || !sn->exact ||
-        !sn->vec_embedder)
+    if (!sn->qv || !sn->q_scale || !sn->q_resid || !sn->q_norm || !sn->exact || !sn->vec_embedder)
         return ms_fail(err, MS_NOMEM, "out of memory loading vectors (%zu x %d)", sn->n, dim);
     struct vec_ctx c = {sn};
     return store_scan_qvectors(s, load_vector, &c, err);

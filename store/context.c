@@ -182,8 +182,8 @@ ms_status store_context_new(store *s, const store_memory *m, int64_t prev[2], in
     return *n_prev ? append_body_of(s, prev[0], context, &len, err) : MS_OK;
 }
 
-ms_status store_context_appended(store *s, const store_memory *m, const int64_t *prev,
-                                 int n_prev, ms_error *err)
+ms_status store_context_appended(store *s, const store_memory *m, const int64_t *prev, int n_prev,
+                                 ms_error *err)
 {
     /* m, the newest row, has no next turn: its context (written with it by
      * store_context_new) is the turn before it; that turn's is the one

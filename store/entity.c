@@ -19,34 +19,49 @@
 /* Capitalised words that are not names. Sorted for bsearch; lower case,
  * apostrophes as ASCII. */
 static const char *const stop_words[] = {
-    "a", "about", "absolutely", "actually", "after", "again", "ah", "all", "also", "although",
-    "always", "am", "amazing", "an", "and", "another", "any", "anything", "anyway", "apr", "april",
-    "are", "aren't", "as", "at", "aug", "august", "aw", "awesome", "aww", "b", "be", "because",
-    "been", "before", "being", "besides", "best", "both", "but", "by", "bye", "can", "can't",
-    "cheers", "cool", "could", "couldn't", "d", "dear", "dec", "december", "definitely", "did",
-    "didn't", "do", "does", "doesn't", "don't", "done", "during", "each", "either", "enjoy", "even",
-    "ever", "every", "everyone", "everything", "exactly", "excited", "feb", "february", "finally",
-    "first", "for", "fri", "friday", "from", "fun", "glad", "go", "good", "got", "great", "guess",
-    "ha", "had", "haha", "hahaha", "has", "have", "haven't", "having", "he", "he's", "hello", "her",
-    "here", "here's", "hey", "hi", "him", "his", "hmm", "hope", "how", "how's", "however", "i",
-    "i'd", "i'll", "i'm", "i've", "if", "in", "indeed", "is", "isn't", "it", "it'd", "it'll",
-    "it's", "its", "jan", "january", "jul", "july", "jun", "june", "just", "keep", "kind", "last",
-    "later", "let", "let's", "like", "lol", "look", "lots", "love", "mar", "march", "may", "maybe",
-    "me", "mine", "mon", "monday", "more", "most", "mr", "mrs", "ms", "much", "must", "my",
-    "myself", "never", "new", "next", "nice", "no", "nope", "nor", "not", "nothing", "nov",
-    "november", "now", "oct", "october", "of", "oh", "ok", "okay", "on", "once", "one", "only",
-    "or", "other", "our", "ours", "out", "over", "perhaps", "please", "plus", "pretty", "probably",
-    "quite", "re", "really", "right", "sat", "saturday", "see", "sep", "sept", "september", "she",
-    "she's", "should", "since", "so", "some", "someone", "something", "sometimes", "sorry",
-    "sounds", "still", "such", "sun", "sunday", "super", "sure", "take", "thank", "thanks", "that",
-    "that's", "the", "their", "them", "then", "there", "there's", "these", "they", "they're",
-    "thing", "things", "this", "those", "though", "thu", "thursday", "thx", "to", "today",
-    "tomorrow", "tonight", "too", "totally", "true", "tue", "tuesday", "ugh", "um", "umm", "until",
-    "up", "us", "very", "was", "wasn't", "we", "we'd", "we'll", "we're", "we've", "wed",
-    "wednesday", "well", "went", "were", "what", "what's", "whatever", "when", "where", "which",
-    "while", "who", "who's", "why", "will", "wish", "with", "without", "would", "wouldn't", "wow",
-    "yay", "yeah", "yep", "yes", "yesterday", "yet", "you", "you'd", "you'll", "you're", "you've",
-    "your", "yours", "yup",
+    "a",         "about",    "absolutely", "actually",   "after",    "again",      "ah",
+    "all",       "also",     "although",   "always",     "am",       "amazing",    "an",
+    "and",       "another",  "any",        "anything",   "anyway",   "apr",        "april",
+    "are",       "aren't",   "as",         "at",         "aug",      "august",     "aw",
+    "awesome",   "aww",      "b",          "be",         "because",  "been",       "before",
+    "being",     "besides",  "best",       "both",       "but",      "by",         "bye",
+    "can",       "can't",    "cheers",     "cool",       "could",    "couldn't",   "d",
+    "dear",      "dec",      "december",   "definitely", "did",      "didn't",     "do",
+    "does",      "doesn't",  "don't",      "done",       "during",   "each",       "either",
+    "enjoy",     "even",     "ever",       "every",      "everyone", "everything", "exactly",
+    "excited",   "feb",      "february",   "finally",    "first",    "for",        "fri",
+    "friday",    "from",     "fun",        "glad",       "go",       "good",       "got",
+    "great",     "guess",    "ha",         "had",        "haha",     "hahaha",     "has",
+    "have",      "haven't",  "having",     "he",         "he's",     "hello",      "her",
+    "here",      "here's",   "hey",        "hi",         "him",      "his",        "hmm",
+    "hope",      "how",      "how's",      "however",    "i",        "i'd",        "i'll",
+    "i'm",       "i've",     "if",         "in",         "indeed",   "is",         "isn't",
+    "it",        "it'd",     "it'll",      "it's",       "its",      "jan",        "january",
+    "jul",       "july",     "jun",        "june",       "just",     "keep",       "kind",
+    "last",      "later",    "let",        "let's",      "like",     "lol",        "look",
+    "lots",      "love",     "mar",        "march",      "may",      "maybe",      "me",
+    "mine",      "mon",      "monday",     "more",       "most",     "mr",         "mrs",
+    "ms",        "much",     "must",       "my",         "myself",   "never",      "new",
+    "next",      "nice",     "no",         "nope",       "nor",      "not",        "nothing",
+    "nov",       "november", "now",        "oct",        "october",  "of",         "oh",
+    "ok",        "okay",     "on",         "once",       "one",      "only",       "or",
+    "other",     "our",      "ours",       "out",        "over",     "perhaps",    "please",
+    "plus",      "pretty",   "probably",   "quite",      "re",       "really",     "right",
+    "sat",       "saturday", "see",        "sep",        "sept",     "september",  "she",
+    "she's",     "should",   "since",      "so",         "some",     "someone",    "something",
+    "sometimes", "sorry",    "sounds",     "still",      "such",     "sun",        "sunday",
+    "super",     "sure",     "take",       "thank",      "thanks",   "that",       "that's",
+    "the",       "their",    "them",       "then",       "there",    "there's",    "these",
+    "they",      "they're",  "thing",      "things",     "this",     "those",      "though",
+    "thu",       "thursday", "thx",        "to",         "today",    "tomorrow",   "tonight",
+    "too",       "totally",  "true",       "tue",        "tuesday",  "ugh",        "um",
+    "umm",       "until",    "up",         "us",         "very",     "was",        "wasn't",
+    "we",        "we'd",     "we'll",      "we're",      "we've",    "wed",        "wednesday",
+    "well",      "went",     "were",       "what",       "what's",   "whatever",   "when",
+    "where",     "which",    "while",      "who",        "who's",    "why",        "will",
+    "wish",      "with",     "without",    "would",      "wouldn't", "wow",        "yay",
+    "yeah",      "yep",      "yes",        "yesterday",  "yet",      "you",        "you'd",
+    "you'll",    "you're",   "you've",     "your",       "yours",    "yup",
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -80,8 +95,7 @@ static unsigned decode(const unsigned char *s, size_t avail, int *n)
         return ((s[0] & 0x1fu) << 6) | (s[1] & 0x3fu);
     if (len == 3)
         return ((s[0] & 0x0fu) << 12) | ((s[1] & 0x3fu) << 6) | (s[2] & 0x3fu);
-    return ((s[0] & 0x07u) << 18) | ((s[1] & 0x3fu) << 12) | ((s[2] & 0x3fu) << 6) |
-           (s[3] & 0x3fu);
+    return ((s[0] & 0x07u) << 18) | ((s[1] & 0x3fu) << 12) | ((s[2] & 0x3fu) << 6) | (s[3] & 0x3fu);
 }
 
 static int is_upper(unsigned cp)
@@ -103,8 +117,7 @@ static int is_word(unsigned cp)
     if (cp < 0x80)
         return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9');
     return !(cp >= 0x2000 && cp <= 0x206f) && cp != 0xa0 && cp != 0xab && cp != 0xbb &&
-           !(cp >= 0x3000 && cp <= 0x303f) && !(cp >= 0xfe00 && cp <= 0xfe0f) &&
-           !(cp >= 0x1f000);
+           !(cp >= 0x3000 && cp <= 0x303f) && !(cp >= 0xfe00 && cp <= 0xfe0f) && !(cp >= 0x1f000);
 }
 
 /* Lower-case match form of text[0..len): ASCII and Latin-1 upper case
@@ -143,10 +156,10 @@ void store_entity_norm(const char *text, size_t len, char *out, size_t cap)
 
 /* One word of the text. */
 typedef struct word {
-    int start, end;   /* byte range, possessive 's dropped */
-    int cap;          /* starts with an upper-case letter */
-    int first;        /* starts a sentence */
-    int joined;       /* only spaces between it and the previous word */
+    int start, end; /* byte range, possessive 's dropped */
+    int cap;        /* starts with an upper-case letter */
+    int first;      /* starts a sentence */
+    int joined;     /* only spaces between it and the previous word */
 } word;
 
 typedef struct found {
@@ -288,9 +301,9 @@ static void find_quotes(const char *text, size_t len, extraction *x)
             continue;
         size_t a = i + open_len, b = a;
         int words = 1;
-        while (b < len && text[b] != '"' && !((unsigned char)text[b] == 0xe2 && b + 2 < len &&
-                                              (unsigned char)text[b + 1] == 0x80 &&
-                                              (unsigned char)text[b + 2] == 0x9d)) {
+        while (b < len && text[b] != '"' &&
+               !((unsigned char)text[b] == 0xe2 && b + 2 < len &&
+                 (unsigned char)text[b + 1] == 0x80 && (unsigned char)text[b + 2] == 0x9d)) {
             if (text[b] == ' ')
                 words++;
             b++;
@@ -543,8 +556,8 @@ int store_given_entities_match(store *s, int64_t rid, const store_memory *m)
         distinct++;
     }
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM memory_entities WHERE rid=?1 AND given",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM memory_entities WHERE rid=?1 AND given", -1,
+                           &st, NULL) != SQLITE_OK)
         return 0;
     sqlite3_bind_int64(st, 1, rid);
     int same = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) == distinct;

@@ -20,8 +20,8 @@
 /* Where we are in the input, for error messages. */
 typedef struct place {
     const char *file;
-    const char *text;   /* start of the current line (or of the whole text) */
-    uint64_t line;      /* 1-based line of `text` */
+    const char *text; /* start of the current line (or of the whole text) */
+    uint64_t line;    /* 1-based line of `text` */
 } place;
 
 typedef struct importer {
@@ -51,11 +51,11 @@ static void locate(const place *pl, size_t off, uint64_t *line, uint64_t *col)
     }
 }
 
-static ms_status fail_at(importer *im, const place *pl, size_t off, ms_status code,
-                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static ms_status fail_at(importer *im, const place *pl, size_t off, ms_status code, const char *fmt,
+                         ...) __attribute__((format(printf, 5, 6)));
 
-static ms_status fail_at(importer *im, const place *pl, size_t off, ms_status code,
-                         const char *fmt, ...)
+static ms_status fail_at(importer *im, const place *pl, size_t off, ms_status code, const char *fmt,
+                         ...)
 {
     char what[600];
     va_list ap;
@@ -145,8 +145,8 @@ static ms_status check_bytes(importer *im, const place *pl, const char *t, size_
 
 /* ---- one memory object ------------------------------------------------- */
 
-static ms_status type_error(importer *im, const place *pl, const char *obj, size_t len,
-                            size_t base, const char *key, const char *want)
+static ms_status type_error(importer *im, const place *pl, const char *obj, size_t len, size_t base,
+                            const char *key, const char *want)
 {
     return fail_at(im, pl, base + key_offset(obj, len, key), MS_PARSE, "\"%s\" must be %s", key,
                    want);
@@ -158,9 +158,8 @@ static char *dup_string(const cJSON *v)
 }
 
 /* A string field (or an integer, written as text, when allow_int). */
-static ms_status get_text(importer *im, const place *pl, const char *obj, size_t len,
-                          size_t base, const cJSON *o, const char *key, int allow_int,
-                          char **out)
+static ms_status get_text(importer *im, const place *pl, const char *obj, size_t len, size_t base,
+                          const cJSON *o, const char *key, int allow_int, char **out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v || cJSON_IsNull(v))
@@ -173,14 +172,14 @@ static ms_status get_text(importer *im, const place *pl, const char *obj, size_t
         snprintf(buf, sizeof buf, "%.0f", v->valuedouble);
         *out = strdup(buf);
     } else {
-        return type_error(im, pl, obj, len, base, key, allow_int ? "a string or an integer"
-                                                                 : "a string");
+        return type_error(im, pl, obj, len, base, key,
+                          allow_int ? "a string or an integer" : "a string");
     }
     return *out ? MS_OK : ms_fail(im->err, MS_NOMEM, "out of memory");
 }
 
-static ms_status get_number(importer *im, const place *pl, const char *obj, size_t len,
-                            size_t base, const cJSON *o, const char *key, double *out)
+static ms_status get_number(importer *im, const place *pl, const char *obj, size_t len, size_t base,
+                            const cJSON *o, const char *key, double *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v || cJSON_IsNull(v))
@@ -188,14 +187,14 @@ static ms_status get_number(importer *im, const place *pl, const char *obj, size
     if (!cJSON_IsNumber(v))
         return type_error(im, pl, obj, len, base, key, "a number");
     if (!isfinite(v->valuedouble))
-        return fail_at(im, pl, base + key_offset(obj, len, key), MS_PARSE,
-                       "\"%s\" is out of range", key);
+        return fail_at(im, pl, base + key_offset(obj, len, key), MS_PARSE, "\"%s\" is out of range",
+                       key);
     *out = v->valuedouble;
     return MS_OK;
 }
 
-static ms_status get_trust(importer *im, const place *pl, const char *obj, size_t len,
-                           size_t base, const cJSON *o, store_memory *m)
+static ms_status get_trust(importer *im, const place *pl, const char *obj, size_t len, size_t base,
+                           const cJSON *o, store_memory *m)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "trust");
     if (!t || cJSON_IsNull(t))
@@ -265,8 +264,8 @@ static ms_status get_embedding(importer *im, const place *pl, const char *obj, s
 }
 
 /* Turn a parsed object into a memory. obj/len/base locate it for errors. */
-static ms_status to_memory(importer *im, const place *pl, const char *obj, size_t len,
-                           size_t base, const cJSON *o, store_memory *m, char **profile)
+static ms_status to_memory(importer *im, const place *pl, const char *obj, size_t len, size_t base,
+                           const cJSON *o, store_memory *m, char **profile)
 {
     if (!cJSON_IsObject(o))
         return fail_at(im, pl, base, MS_PARSE, "expected a memory object {...}");
@@ -338,8 +337,8 @@ static ms_status put(importer *im, const place *pl, const char *obj, size_t len,
     ms_error_clear(&e);
     ms_status st = store_use_profile(im->s, profile ? profile : im->home_profile, &e);
     if (st)
-        return fail_at(im, pl, base + key_offset(obj, len, "profile"), MS_PARSE,
-                       "\"profile\": %s", e.msg);
+        return fail_at(im, pl, base + key_offset(obj, len, "profile"), MS_PARSE, "\"profile\": %s",
+                       e.msg);
     store_put_result res = STORE_PUT_INSERTED;
     st = store_put(im->s, m, im->opts->dup, &res, &e);
     if (st) {
@@ -403,8 +402,8 @@ static int json_incomplete(const char *t, size_t len, size_t *from)
 /* Report where cJSON gave up on t[0..len). A value cut short is reported
  * just past its end (cJSON points into the open string, or clamps to the
  * last byte). */
-static ms_status json_error(importer *im, const place *pl, const char *t, size_t len,
-                            size_t base, const char *end)
+static ms_status json_error(importer *im, const place *pl, const char *t, size_t len, size_t base,
+                            const char *end)
 {
     size_t off = end && end >= t ? (size_t)(end - t) : 0, from = 0;
     if (json_incomplete(t, len, &from) && off >= from)
@@ -415,8 +414,8 @@ static ms_status json_error(importer *im, const place *pl, const char *t, size_t
 
 /* Parse the memory object t[0..len) found at offset base into *m and its
  * *profile (NULL when it names none); on an error both are left empty. */
-static ms_status parse_object(importer *im, const place *pl, const char *t, size_t len,
-                              size_t base, store_memory *m, char **profile)
+static ms_status parse_object(importer *im, const place *pl, const char *t, size_t len, size_t base,
+                              store_memory *m, char **profile)
 {
     store_memory_init(m);
     *profile = NULL;
@@ -708,9 +707,10 @@ static ms_status read_all(importer *im, const char *file, FILE *f, char **out, s
         if (n + 1 >= cap) {
             if (cap >= IMPORT_WHOLE_MAX) {
                 free(buf);
-                return ms_fail(im->err, MS_LIMIT, "%s: a JSON file over %d MiB cannot be read "
-                                                  "whole; use JSONL", file,
-                               IMPORT_WHOLE_MAX >> 20);
+                return ms_fail(im->err, MS_LIMIT,
+                               "%s: a JSON file over %d MiB cannot be read "
+                               "whole; use JSONL",
+                               file, IMPORT_WHOLE_MAX >> 20);
             }
             char *g = realloc(buf, cap * 2);
             if (!g)
@@ -818,9 +818,9 @@ static ms_status each_element(importer *im, const place *pl, const char *t, size
 
 /* ---- LoCoMo ------------------------------------------------------------ */
 
-static const char *const month_names[] = {"january", "february", "march",     "april",
-                                          "may",     "june",     "july",      "august",
-                                          "september", "october", "november", "december"};
+static const char *const month_names[] = {"january",   "february", "march",    "april",
+                                          "may",       "june",     "july",     "august",
+                                          "september", "october",  "november", "december"};
 
 int import_locomo_time(const char *text, int64_t *ts)
 {
@@ -856,7 +856,8 @@ static ms_status locomo_turn(importer *im, const place *pl, size_t base, const c
     if (!cJSON_IsString(sp) || !cJSON_IsString(id) || !cJSON_IsString(tx))
         return fail_at(im, pl, base, MS_PARSE,
                        "conversation %s, session %s: a turn needs string \"speaker\", "
-                       "\"dia_id\" and \"text\"", profile, session);
+                       "\"dia_id\" and \"text\"",
+                       profile, session);
     size_t n = strlen(sp->valuestring) + strlen(tx->valuestring) + 64 +
                (cJSON_IsString(cap) ? strlen(cap->valuestring) : 0);
     store_memory m;
@@ -925,8 +926,7 @@ static ms_status locomo_conversation(importer *im, const place *pl, const char *
         sessions++;
     }
     if (!st && sessions == 0)
-        st = fail_at(im, pl, base, MS_PARSE, "conversation %s has no sessions",
-                     sid->valuestring);
+        st = fail_at(im, pl, base, MS_PARSE, "conversation %s has no sessions", sid->valuestring);
     cJSON_Delete(o);
     return st;
 }

@@ -16,8 +16,8 @@
 #include "status.h"
 #include "store.h"
 
-#define IMPORT_LINE_MAX (8 * 1024 * 1024)   /* bytes of one JSONL line */
-#define IMPORT_DEPTH_MAX 32                 /* nesting of arrays and objects */
+#define IMPORT_LINE_MAX (8 * 1024 * 1024)    /* bytes of one JSONL line */
+#define IMPORT_DEPTH_MAX 32                  /* nesting of arrays and objects */
 #define IMPORT_WHOLE_MAX (512 * 1024 * 1024) /* bytes of a JSON array or LoCoMo file */
 
 typedef enum import_format {
@@ -32,9 +32,9 @@ int import_format_parse(const char *name);
 const char *import_format_name(import_format f);
 
 typedef struct import_stats {
-    uint64_t records;  /* memory objects read */
+    uint64_t records; /* memory objects read */
     uint64_t inserted, replaced, skipped;
-    uint64_t bytes;    /* input bytes consumed */
+    uint64_t bytes; /* input bytes consumed */
 } import_stats;
 
 typedef struct import_opts {

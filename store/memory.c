@@ -71,8 +71,8 @@ static ms_status check_unit(const char *field, double v, ms_error *err)
 static ms_status check_time(const char *field, const char *v, int64_t *ts, ms_error *err)
 {
     if (store_parse_time(v, ts))
-        return ms_fail(err, MS_PARSE,
-                       "\"%s\" is not an ISO 8601 time like 2023-05-08T13:56:00Z", field);
+        return ms_fail(err, MS_PARSE, "\"%s\" is not an ISO 8601 time like 2023-05-08T13:56:00Z",
+                       field);
     return MS_OK;
 }
 
@@ -95,17 +95,19 @@ static ms_status validate(const store_memory *m, ms_error *err)
         return st;
     if (!isfinite(m->trust_alpha) || !isfinite(m->trust_beta) || m->trust_alpha <= 0 ||
         m->trust_beta <= 0 || m->trust_alpha > 1e9 || m->trust_beta > 1e9)
-        return ms_fail(err, MS_PARSE, "\"trust\" alpha and beta must be numbers above 0 and "
-                                      "at most 1e9 (got %g, %g)", m->trust_alpha, m->trust_beta);
+        return ms_fail(err, MS_PARSE,
+                       "\"trust\" alpha and beta must be numbers above 0 and "
+                       "at most 1e9 (got %g, %g)",
+                       m->trust_alpha, m->trust_beta);
     if (m->n_entities > STORE_ENTITIES_MAX)
-        return ms_fail(err, MS_LIMIT, "\"entities\" has %zu names; the limit is %d",
-                       m->n_entities, STORE_ENTITIES_MAX);
+        return ms_fail(err, MS_LIMIT, "\"entities\" has %zu names; the limit is %d", m->n_entities,
+                       STORE_ENTITIES_MAX);
     for (size_t i = 0; i < m->n_entities; i++)
         if ((st = check_text("entities", m->entities[i], 96, 1, err)))
             return st;
     if (m->embedding && (m->dim <= 0 || m->dim > STORE_DIM_MAX))
-        return ms_fail(err, MS_LIMIT, "\"embedding\" has %d numbers; 1 to %d are allowed",
-                       m->dim, STORE_DIM_MAX);
+        return ms_fail(err, MS_LIMIT, "\"embedding\" has %d numbers; 1 to %d are allowed", m->dim,
+                       STORE_DIM_MAX);
     if (m->embedding)
         for (int i = 0; i < m->dim; i++)
             if (!isfinite(m->embedding[i]))
@@ -177,7 +179,8 @@ static ms_status generate_id(store *s, store_memory *m, ms_error *err)
     for (int tries = 0; tries < 1000; tries++) {
         char buf[48];
         snprintf(buf, sizeof buf, "m%llx%04x",
-                 (unsigned long long)now.tv_sec * 1000ull + (unsigned long long)now.tv_nsec / 1000000,
+                 (unsigned long long)now.tv_sec * 1000ull +
+                     (unsigned long long)now.tv_nsec / 1000000,
                  (counter++) & 0xffff);
         int64_t rid;
         ms_status st = find_rid(s, buf, &rid, err);
@@ -195,7 +198,7 @@ static ms_status generate_id(store *s, store_memory *m, ms_error *err)
  * (b is the memory being appended, and no other edge of this type joins
  * them): a plain insert, cheaper than the upsert. */
 static ms_status add_edge(store *s, int64_t a, int64_t b, int type, double w, int fresh,
-                         ms_error *err)
+                          ms_error *err)
 {
     if (a == b)
         return MS_OK;
@@ -227,8 +230,8 @@ static ms_status add_session_edges(store *s, const store_memory *m, const int64_
     return MS_OK;
 }
 
-static ms_status session_edges(store *s, const store_memory *m, int64_t prev[2], int *n,
-                               int append, ms_error *err)
+static ms_status session_edges(store *s, const store_memory *m, int64_t prev[2], int *n, int append,
+                               ms_error *err)
 {
     if (*n >= 0) /* known already */
         return add_session_edges(s, m, prev, *n, append, err);
@@ -348,8 +351,7 @@ static ms_status forget_derived(store *s, int64_t rid, int keep_session, ms_erro
 /* Record the vectorizer as the store's embedder when it is not yet. */
 static ms_status adopt_embedder(store *s, ms_error *err)
 {
-    if (!s->embedder_id || strcmp(s->embedder_id, s->vz.id) != 0 ||
-        s->embedder_dim != s->vz.dim)
+    if (!s->embedder_id || strcmp(s->embedder_id, s->vz.id) != 0 || s->embedder_dim != s->vz.dim)
         return store_set_embedder(s, s->vz.id, s->vz.dim, err);
     return MS_OK;
 }
@@ -397,8 +399,8 @@ static ms_status check_given_vector(const store *s, const store_memory *m, ms_er
 static ms_status put_given_vector(store *s, const store_memory *m, ms_error *err)
 {
     const char *id = m->embedder_id ? m->embedder_id : "given";
-    ms_status st = s->embedder_id ? check_given_vector(s, m, err)
-                                  : store_set_embedder(s, id, m->dim, err);
+    ms_status st =
+        s->embedder_id ? check_given_vector(s, m, err) : store_set_embedder(s, id, m->dim, err);
     if (st)
         return st;
     return store_put_vector(s, m->rid, m->embedding, m->dim, err);
@@ -495,14 +497,13 @@ static int same_graph_inputs(store *s, int64_t rid, const store_memory *m, int64
 
 /* The session of memory rid and its neighbours there. *session is NULL
  * when it has none; the caller frees it. */
-static ms_status old_neighbours(store *s, int64_t rid, char **session, int64_t *prev,
-                                int64_t *next, ms_error *err)
+static ms_status old_neighbours(store *s, int64_t rid, char **session, int64_t *prev, int64_t *next,
+                                ms_error *err)
 {
     *session = NULL;
     *prev = *next = 0;
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db, "SELECT session FROM memories WHERE rid=?1", -1, &st,
-                                NULL);
+    int rc = sqlite3_prepare_v2(s->db, "SELECT session FROM memories WHERE rid=?1", -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "reading a session", err);
     sqlite3_bind_int64(st, 1, rid);
@@ -558,8 +559,8 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
     /* a replacement that leaves its session leaves a gap to close there */
     int64_t old_prev = 0, old_next = 0;
     char *old_session = NULL;
-    if (existing && !keep_session && (st = old_neighbours(s, existing, &old_session, &old_prev,
-                                                           &old_next, err)))
+    if (existing && !keep_session &&
+        (st = old_neighbours(s, existing, &old_session, &old_prev, &old_next, err)))
         return st;
     if (existing)
         store_wcache_clear(s); /* only appends keep it */
@@ -702,13 +703,14 @@ ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_er
     return store_vector_write(s, rid, blob, len, dim, q, &qv, 0, err);
 }
 
-ms_status store_vector_write(store *s, int64_t rid, const unsigned char *blob, size_t len,
-                             int dim, const int8_t *q, const store_qvec *qv, int fresh,
-                             ms_error *err)
+ms_status store_vector_write(store *s, int64_t rid, const unsigned char *blob, size_t len, int dim,
+                             const int8_t *q, const store_qvec *qv, int fresh, ms_error *err)
 {
     if (!s->embedder_id || dim != s->embedder_dim)
-        return ms_fail(err, MS_USAGE, "vector of %d dimensions does not fit the store's "
-                                      "embedder (%d)", dim, s->embedder_dim);
+        return ms_fail(err, MS_USAGE,
+                       "vector of %d dimensions does not fit the store's "
+                       "embedder (%d)",
+                       dim, s->embedder_dim);
     sqlite3_stmt *st = store_stmt(s, fresh ? ST_VECTOR_ADD : ST_VECTOR_PUT, err);
     if (!st)
         return err ? err->code : MS_SQL;
@@ -721,7 +723,6 @@ ms_status store_vector_write(store *s, int64_t rid, const unsigned char *blob, s
         return store_sql_fail(s, rc, "writing a vector", err);
     return store_qvec_put(s, rid, q, dim, qv, fresh, err);
 }
-
 
 /* ---- reading ----------------------------------------------------------- */
 
@@ -736,8 +737,8 @@ static ms_status row_to_memory(sqlite3_stmt *st, store_memory *m)
     m->created_at = store_col_text(st, 4);
     m->created_ts = sqlite3_column_int64(st, 5);
     m->event_time = store_col_text(st, 6);
-    m->event_ts = sqlite3_column_type(st, 7) == SQLITE_NULL ? STORE_TS_NONE
-                                                            : sqlite3_column_int64(st, 7);
+    m->event_ts =
+        sqlite3_column_type(st, 7) == SQLITE_NULL ? STORE_TS_NONE : sqlite3_column_int64(st, 7);
     m->speaker = store_col_text(st, 8);
     m->session = store_col_text(st, 9);
     m->source = store_col_text(st, 10);
@@ -753,8 +754,8 @@ static ms_status row_to_memory(sqlite3_stmt *st, store_memory *m)
     return MS_OK;
 }
 
-static ms_status entities_of(store *s, int64_t rid, int given_only, store_entity **out,
-                             size_t *n, ms_error *err);
+static ms_status entities_of(store *s, int64_t rid, int given_only, store_entity **out, size_t *n,
+                             ms_error *err);
 
 /* m->entities from the links of m: all of them, or only the given ones. */
 static ms_status fill_entities(store *s, store_memory *m, int given_only, ms_error *err)
@@ -805,8 +806,8 @@ ms_status store_get(store *s, const char *id, int64_t rid, store_memory *out, ms
     if (rc == SQLITE_DONE)
         return id ? ms_fail(err, MS_NOT_FOUND, "no memory with id \"%s\" in profile \"%s\"", id,
                             s->profile)
-                  : ms_fail(err, MS_NOT_FOUND, "no memory #%lld in profile \"%s\"",
-                            (long long)rid, s->profile);
+                  : ms_fail(err, MS_NOT_FOUND, "no memory #%lld in profile \"%s\"", (long long)rid,
+                            s->profile);
     if (rc != SQLITE_ROW)
         return store_sql_fail(s, rc, "reading a memory", err);
     ms_status code = row_to_memory(st, out);
@@ -870,8 +871,8 @@ ms_status store_delete(store *s, const char *id, ms_error *err)
     return code;
 }
 
-ms_status store_scan(store *s, int all_profiles, int with_entities, store_memory_fn fn,
-                     void *ctx, ms_error *err)
+ms_status store_scan(store *s, int all_profiles, int with_entities, store_memory_fn fn, void *ctx,
+                     ms_error *err)
 {
     sqlite3_stmt *st;
     const char *sql = all_profiles
@@ -928,8 +929,7 @@ ms_status store_scan_meta(store *s, store_meta_fn fn, void *ctx, ms_error *err)
         store_meta m = {
             sqlite3_column_int64(st, 0),
             sqlite3_column_int64(st, 1),
-            sqlite3_column_type(st, 2) == SQLITE_NULL ? STORE_TS_NONE
-                                                      : sqlite3_column_int64(st, 2),
+            sqlite3_column_type(st, 2) == SQLITE_NULL ? STORE_TS_NONE : sqlite3_column_int64(st, 2),
             (const char *)sqlite3_column_text(st, 3),
             (const char *)sqlite3_column_text(st, 4),
             sqlite3_column_int(st, 5),
@@ -988,9 +988,8 @@ ms_status store_set_trust(store *s, int64_t rid, double alpha, double beta, ms_e
     if (!isfinite(alpha) || !isfinite(beta) || alpha <= 0 || beta <= 0)
         return ms_fail(err, MS_USAGE, "trust alpha and beta must be above 0");
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db,
-                                "UPDATE memories SET trust_alpha=?2, trust_beta=?3 WHERE rid=?1",
-                                -1, &st, NULL);
+    int rc = sqlite3_prepare_v2(
+        s->db, "UPDATE memories SET trust_alpha=?2, trust_beta=?3 WHERE rid=?1", -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "changing trust", err);
     sqlite3_bind_int64(st, 1, rid);
@@ -1049,8 +1048,8 @@ static ms_status read_entities(store *s, sqlite3_stmt *st, store_entity **out, s
     return MS_OK;
 }
 
-static ms_status entities_of(store *s, int64_t rid, int given_only, store_entity **out,
-                             size_t *n, ms_error *err)
+static ms_status entities_of(store *s, int64_t rid, int given_only, store_entity **out, size_t *n,
+                             ms_error *err)
 {
     sqlite3_stmt *st = store_stmt(s, ST_ENTITIES_OF, err);
     if (!st)

@@ -9,24 +9,24 @@
 
 #include <stddef.h>
 
-#define MS_STATUS_INFO(_)                                                      \
-    _(OK, "ok")                                                                \
-    _(NOMEM, "out of memory")                                                  \
-    _(IO, "input/output error")                                                \
-    _(USAGE, "invalid argument")                                               \
-    _(NOT_FOUND, "not found")                                                  \
-    _(DUPLICATE, "duplicate id")                                               \
-    _(PARSE, "malformed input")                                                \
-    _(LIMIT, "limit exceeded")                                                 \
-    _(NOT_STORE, "not a memscope store")                                       \
-    _(SCHEMA_NEWER, "store schema is newer than this memscope")                \
-    _(CORRUPT, "store is corrupt")                                             \
-    _(READONLY, "store is read-only")                                          \
-    _(BUSY, "store is locked by another process")                              \
-    _(FULL, "disk or file size limit is full")                                 \
-    _(SQL, "database error")                                                   \
-    _(CHANNEL, "a required channel is inactive")                               \
-    _(EXTERNAL, "external program failed")                                    \
+#define MS_STATUS_INFO(_)                                                                          \
+    _(OK, "ok")                                                                                    \
+    _(NOMEM, "out of memory")                                                                      \
+    _(IO, "input/output error")                                                                    \
+    _(USAGE, "invalid argument")                                                                   \
+    _(NOT_FOUND, "not found")                                                                      \
+    _(DUPLICATE, "duplicate id")                                                                   \
+    _(PARSE, "malformed input")                                                                    \
+    _(LIMIT, "limit exceeded")                                                                     \
+    _(NOT_STORE, "not a memscope store")                                                           \
+    _(SCHEMA_NEWER, "store schema is newer than this memscope")                                    \
+    _(CORRUPT, "store is corrupt")                                                                 \
+    _(READONLY, "store is read-only")                                                              \
+    _(BUSY, "store is locked by another process")                                                  \
+    _(FULL, "disk or file size limit is full")                                                     \
+    _(SQL, "database error")                                                                       \
+    _(CHANNEL, "a required channel is inactive")                                                   \
+    _(EXTERNAL, "external program failed")                                                         \
     _(EMBEDDER, "vectors come from another embedder")
 
 #define MS_STATUS_ENUM(name, text) MS_##name,

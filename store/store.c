@@ -21,7 +21,7 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
     " profile TEXT NOT NULL,"
     " id TEXT NOT NULL,"
     " content TEXT NOT NULL,"
-    " ptag TEXT NOT NULL," /* 'p' || hex(profile): the FTS profile filter */
+    " ptag TEXT NOT NULL,"               /* 'p' || hex(profile): the FTS profile filter */
     " context TEXT NOT NULL DEFAULT ''," /* neighbouring turns' text (context.c) */
     " created_at TEXT NOT NULL,"
     " created_ts INTEGER NOT NULL,"
@@ -227,8 +227,8 @@ static int io_errno(store *s)
 {
     int e = sqlite3_system_errno(s->db);
     sqlite3_file *f = NULL;
-    if (!e && sqlite3_file_control(s->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &f) ==
-                  SQLITE_OK && f && f->pMethods)
+    if (!e && sqlite3_file_control(s->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &f) == SQLITE_OK &&
+        f && f->pMethods)
         f->pMethods->xFileControl(f, SQLITE_FCNTL_LAST_ERRNO, &e);
     if (!e)
         sqlite3_file_control(s->db, "main", SQLITE_FCNTL_LAST_ERRNO, &e);
@@ -248,8 +248,8 @@ ms_status store_sql_fail(store *s, int rc, const char *doing, ms_error *err)
         why = strerror(sys);
     }
     if (code == MS_BUSY)
-        return ms_fail(err, code, "%s: store %s is locked by another process (waited %d ms)",
-                       doing, path, STORE_BUSY_MS);
+        return ms_fail(err, code, "%s: store %s is locked by another process (waited %d ms)", doing,
+                       path, STORE_BUSY_MS);
     if (code == MS_FULL)
         return ms_fail(err, code, "%s: %s (store %s); nothing was written", doing, why, path);
     if (code == MS_CORRUPT)
@@ -283,8 +283,8 @@ ms_status store_exec(store *s, const char *sql, ms_error *err)
 sqlite3_stmt *store_stmt(store *s, enum stmt_id i, ms_error *err)
 {
     if (!s->st[i]) {
-        int rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
-                                    NULL);
+        int rc =
+            sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL);
         if (rc != SQLITE_OK) {
             store_sql_fail(s, rc, "preparing a statement", err);
             s->st[i] = NULL;
@@ -393,15 +393,20 @@ static ms_status check_schema(store *s, ms_error *err)
         return st;
     }
     if (app != 0 && app != STORE_APPLICATION_ID)
-        return ms_fail(err, MS_NOT_STORE, "%s is an SQLite database of another application, "
-                                          "not a memscope store", s->path);
+        return ms_fail(err, MS_NOT_STORE,
+                       "%s is an SQLite database of another application, "
+                       "not a memscope store",
+                       s->path);
     if (app == 0 && tables > 0)
-        return ms_fail(err, MS_NOT_STORE, "%s is an SQLite database but not a memscope store "
-                                          "(it has tables of its own)", s->path);
+        return ms_fail(err, MS_NOT_STORE,
+                       "%s is an SQLite database but not a memscope store "
+                       "(it has tables of its own)",
+                       s->path);
     if (version > STORE_SCHEMA_VERSION)
         return ms_fail(err, MS_SCHEMA_NEWER,
                        "%s has schema version %lld; this memscope knows up to %d: "
-                       "upgrade memscope", s->path, (long long)version, STORE_SCHEMA_VERSION);
+                       "upgrade memscope",
+                       s->path, (long long)version, STORE_SCHEMA_VERSION);
     if (version == STORE_SCHEMA_VERSION)
         return MS_OK;
     if (version >= STORE_SCHEMA_READS_FROM) {
@@ -472,8 +477,10 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
         return ms_fail(err, MS_NOT_STORE, "%s is not a memscope store (not an SQLite database)",
                        path);
     if (!exists && (readonly || (flags & STORE_OPEN_NOCREATE)))
-        return ms_fail(err, MS_NOT_FOUND, "no store at %s (create one with `memscope import` "
-                                          "or `memscope demo`)", path);
+        return ms_fail(err, MS_NOT_FOUND,
+                       "no store at %s (create one with `memscope import` "
+                       "or `memscope demo`)",
+                       path);
     if (!exists && create_file(path, err))
         return err ? err->code : MS_IO;
 
@@ -549,11 +556,10 @@ int store_is_readonly(const store *s)
 ms_status store_require_writable(store *s, const char *what, ms_error *err)
 {
     if (s->denied)
-        return ms_fail(err, MS_READONLY, "cannot %s: store %s is not writable (%s)", what,
-                       s->path, strerror(s->denied));
+        return ms_fail(err, MS_READONLY, "cannot %s: store %s is not writable (%s)", what, s->path,
+                       strerror(s->denied));
     if (s->readonly)
-        return ms_fail(err, MS_READONLY, "cannot %s: store %s is opened read-only", what,
-                       s->path);
+        return ms_fail(err, MS_READONLY, "cannot %s: store %s is opened read-only", what, s->path);
     if (s->upgrade_from && !s->in_txn) { /* the first write brings the schema up to date */
         ms_status st = migrate(s, s->upgrade_from, err);
         if (st)
@@ -644,9 +650,13 @@ static ms_status check_pages(store *s, ms_error *err)
         code = store_sql_fail(s, rc, "checking the store", err);
     else if (!res || strcmp(res, "ok") != 0) {
         const char *nl = res ? strrchr(res, '\n') : NULL; /* after "*** in database main ***" */
-        code = ms_fail(err, MS_CORRUPT, "store %s is corrupt (%.200s); nothing was written: "
-                                        "`memscope export` saves what is still readable",
-                       s->path, nl ? nl + 1 : res ? res : "?");
+        code = ms_fail(err, MS_CORRUPT,
+                       "store %s is corrupt (%.200s); nothing was written: "
+                       "`memscope export` saves what is still readable",
+                       s->path,
+                       nl    ? nl + 1
+                       : res ? res
+                             : "?");
     }
     sqlite3_finalize(st);
     return code;
@@ -881,8 +891,8 @@ ms_status store_term_docs(store *s, const char *term, int64_t *docs, ms_error *e
     int rc = sqlite3_step(st);
     *docs = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     code = rc == SQLITE_ROW || rc == SQLITE_DONE
-                         ? MS_OK
-                         : store_sql_fail(s, rc, "reading term counts", err);
+               ? MS_OK
+               : store_sql_fail(s, rc, "reading term counts", err);
     /* A statement left on its row keeps the read transaction open after
      * store_end: the next recall would see the store as it was. */
     sqlite3_reset(st);

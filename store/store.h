@@ -21,7 +21,7 @@
 #include "status.h"
 
 #define STORE_SCHEMA_VERSION 5
-#define STORE_SCHEMA_READS_FROM 4 /* an older schema read as it is, without upgrading */
+#define STORE_SCHEMA_READS_FROM 4       /* an older schema read as it is, without upgrading */
 #define STORE_APPLICATION_ID 0x4d53434f /* "MSCO" */
 #define STORE_CONTENT_MAX (1024 * 1024) /* bytes of content per memory */
 #define STORE_ID_MAX 512                /* bytes of a memory id */
@@ -82,22 +82,22 @@ int64_t store_data_version(store *s);
 /* ---- memories ---------------------------------------------------------- */
 
 typedef struct store_memory {
-    int64_t rid;       /* internal row id; 0 before insertion */
-    char *id;          /* stable text id; generated when NULL on put */
-    char *profile;     /* profile it lives in (output only) */
-    char *content;     /* the text (required) */
-    char *created_at;  /* ISO 8601, normalised to UTC "YYYY-MM-DDTHH:MM:SSZ" */
-    int64_t created_ts;/* the same in Unix seconds */
-    char *event_time;  /* when it happened, or NULL */
-    int64_t event_ts;  /* Unix seconds, or STORE_TS_NONE */
+    int64_t rid;                      /* internal row id; 0 before insertion */
+    char *id;                         /* stable text id; generated when NULL on put */
+    char *profile;                    /* profile it lives in (output only) */
+    char *content;                    /* the text (required) */
+    char *created_at;                 /* ISO 8601, normalised to UTC "YYYY-MM-DDTHH:MM:SSZ" */
+    int64_t created_ts;               /* the same in Unix seconds */
+    char *event_time;                 /* when it happened, or NULL */
+    int64_t event_ts;                 /* Unix seconds, or STORE_TS_NONE */
     char *speaker, *session, *source; /* provenance, each may be NULL */
-    double memory_confidence; /* 0..1, default 0.7 */
-    double trust_alpha, trust_beta; /* Beta(alpha, beta), default (1, 1) */
-    double importance; /* 0..1, default 0.5 */
-    int pinned;        /* always passes the evidence floor */
+    double memory_confidence;         /* 0..1, default 0.7 */
+    double trust_alpha, trust_beta;   /* Beta(alpha, beta), default (1, 1) */
+    double importance;                /* 0..1, default 0.5 */
+    int pinned;                       /* always passes the evidence floor */
     int64_t access_count;
     char *last_accessed; /* ISO 8601 or NULL */
-    char **entities;   /* names; on put: given entities; on get: all linked */
+    char **entities;     /* names; on put: given entities; on get: all linked */
     size_t n_entities;
     float *embedding;  /* on put: a given vector (NULL = compute); on get: NULL */
     int dim;           /* length of embedding */
@@ -199,8 +199,7 @@ ms_status store_fts(store *s, const char *match, int limit, store_hit_fn fn, voi
  * rid order, unranked: cheaper than store_fts when the order and the score
  * do not matter. fn returns 0 to continue. */
 typedef int (*store_rid_fn)(void *ctx, int64_t rid);
-ms_status store_fts_match(store *s, const char *match, store_rid_fn fn, void *ctx,
-                          ms_error *err);
+ms_status store_fts_match(store *s, const char *match, store_rid_fn fn, void *ctx, ms_error *err);
 
 /* ---- entities and edges ------------------------------------------------ */
 
@@ -277,7 +276,7 @@ ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err)
 typedef struct store_vectorizer {
     const char *id; /* e.g. "hash3-5:512" */
     int dim;
-    size_t batch; /* texts per call (>= 1) */
+    size_t batch;   /* texts per call (>= 1) */
     int background; /* embed may run on a thread of the store's own (one call at a
                        time), overlapping the writes */
     /* Embed n texts into out[n * dim]; unit length. */
@@ -303,7 +302,6 @@ ms_status store_set_embedder(store *s, const char *id, int dim, ms_error *err);
 /* Write one memory's vector (dim floats of the recorded embedder). */
 ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_error *err);
 
-
 /* The exact vector of memory rid into out[dim]. MS_NOT_FOUND when it has
  * none of that dimension. */
 ms_status store_get_vector(store *s, int64_t rid, float *out, int dim, ms_error *err);
@@ -316,8 +314,8 @@ typedef struct store_qvec {
     int64_t rid;
     const int8_t *q; /* [dim] codes; valid during the callback */
     double scale;
-    double resid;    /* ||v - scale * q|| */
-    double qnorm;    /* ||scale * q|| */
+    double resid; /* ||v - scale * q|| */
+    double qnorm; /* ||scale * q|| */
 } store_qvec;
 
 /* The store's quantisation of v[dim] into q[dim] (caller's buffer), with

@@ -63,10 +63,10 @@ struct store {
     sqlite3 *db;
     char *path;
     int readonly;
-    int denied;  /* errno (EACCES, EROFS) when the OS refused write access */
+    int denied;           /* errno (EACCES, EROFS) when the OS refused write access */
     int64_t upgrade_from; /* an older schema read as it is, upgraded by the first
                              write (store_require_writable); 0 when current */
-    int checked; /* quick_check passed before this connection's first write */
+    int checked;          /* quick_check passed before this connection's first write */
     int in_txn;
     int writing; /* the open transaction is a write (store_begin) */
     char profile[STORE_PROFILE_MAX + 1];
@@ -79,19 +79,19 @@ struct store {
     store_vectorizer vz;
     pending_vec *pending;
     size_t n_pending, cap_pending;
-    vjob *vjob;             /* a batch of vectors being computed, or NULL */
+    vjob *vjob; /* a batch of vectors being computed, or NULL */
     /* tokenizer (FTS5's own) */
-    void *fts5_tok;         /* Fts5Tokenizer * */
-    void *fts5_tok_api;     /* fts5_tokenizer * */
+    void *fts5_tok;          /* Fts5Tokenizer * */
+    void *fts5_tok_api;      /* fts5_tokenizer * */
     int64_t profiles_cached; /* profile count, -1 when unknown */
     /* memories waiting for the text index (fts.c), in order, and a set */
-    int64_t *fts_list;      /* [fts_n] */
-    int64_t *fts_slot;      /* [fts_cap] open addressing, 0 = empty */
+    int64_t *fts_list; /* [fts_n] */
+    int64_t *fts_slot; /* [fts_cap] open addressing, 0 = empty */
     size_t fts_n, fts_cap;
-    wcache *wc;             /* what appends remember (wcache.c), or NULL */
-    uint64_t fts_gen;       /* moves with every write to the text index */
-    struct doclen *doclen;  /* row lengths for bm25 (bm25.c), or NULL */
-    int bm25_ready;         /* ms_bm25 is registered on the connection */
+    wcache *wc;            /* what appends remember (wcache.c), or NULL */
+    uint64_t fts_gen;      /* moves with every write to the text index */
+    struct doclen *doclen; /* row lengths for bm25 (bm25.c), or NULL */
+    int bm25_ready;        /* ms_bm25 is registered on the connection */
 };
 
 /* Statement i, reset and with bindings cleared; NULL with err set on failure. */
@@ -147,8 +147,7 @@ int store_vec_decode(const void *blob, size_t len, float *out, int dim);
  * (store_quantize into q, *qv) and its blob (store_vec_encode into blob);
  * returns the blob's bytes. Touches no database: the vector thread
  * (vjob.c) calls it. */
-size_t store_vec_prepare(const float *v, int dim, int8_t *q, store_qvec *qv,
-                         unsigned char *blob);
+size_t store_vec_prepare(const float *v, int dim, int8_t *q, store_qvec *qv, unsigned char *blob);
 
 /* vector.c: write the int8 form q of rid's vector (store_vector_write
  * does; fresh: rid has none yet); fill vectors_q8 from vectors (the schema
@@ -160,9 +159,8 @@ ms_status store_qvec_rebuild(store *s, ms_error *err);
 /* memory.c: write rid's vector of dim floats, as store_vec_prepare made
  * it: its blob[len] and its int8 form q, *qv. fresh: rid is a new memory
  * with no vector yet (plain inserts). */
-ms_status store_vector_write(store *s, int64_t rid, const unsigned char *blob, size_t len,
-                             int dim, const int8_t *q, const store_qvec *qv, int fresh,
-                             ms_error *err);
+ms_status store_vector_write(store *s, int64_t rid, const unsigned char *blob, size_t len, int dim,
+                             const int8_t *q, const store_qvec *qv, int fresh, ms_error *err);
 
 /* vjob.c: vectors on a second thread (store_vectorizer.background).
  * start: finish the batch in flight, then hand it the pending memories.
@@ -201,8 +199,8 @@ void store_wcache_set_newest(store *s, int64_t rid);
  * store_context_written does, with fewer queries. */
 ms_status store_context_new(store *s, const store_memory *m, int64_t prev[2], int *n_prev,
                             char **context, ms_error *err);
-ms_status store_context_appended(store *s, const store_memory *m, const int64_t *prev,
-                                 int n_prev, ms_error *err);
+ms_status store_context_appended(store *s, const store_memory *m, const int64_t *prev, int n_prev,
+                                 ms_error *err);
 
 /* bm25.c: FTS5's bm25 as ms_bm25(memories_fts), with row lengths read in
  * one scan. register: on the connection (fts5api is its fts5_api *).

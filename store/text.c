@@ -140,8 +140,7 @@ int store_parse_time(const char *text, int64_t *ts)
     }
     if (*p)
         return -1;
-    *ts = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec -
-          offset;
+    *ts = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec - offset;
     return 0;
 }
 

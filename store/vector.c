@@ -84,8 +84,7 @@ size_t store_vec_encode(const float *v, int dim, unsigned char *buf)
     return SPARSE_HEAD + 6 * nnz;
 }
 
-size_t store_vec_prepare(const float *v, int dim, int8_t *q, store_qvec *qv,
-                         unsigned char *blob)
+size_t store_vec_prepare(const float *v, int dim, int8_t *q, store_qvec *qv, unsigned char *blob)
 {
     store_quantize(v, dim, q, qv);
     return store_vec_encode(v, dim, blob);
@@ -209,8 +208,8 @@ ms_status store_get_vector(store *s, int64_t rid, float *out, int dim, ms_error 
     int rc = sqlite3_step(st);
     ms_status code = MS_OK;
     int found = rc == SQLITE_ROW && dim > 0 && dim <= STORE_DIM_MAX &&
-                store_vec_decode(sqlite3_column_blob(st, 0),
-                                 (size_t)sqlite3_column_bytes(st, 0), out, dim) == 0;
+                store_vec_decode(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0),
+                                 out, dim) == 0;
     if (!found && (rc == SQLITE_ROW || rc == SQLITE_DONE))
         code = ms_fail(err, MS_NOT_FOUND, "memory #%lld has no vector of %d dimensions",
                        (long long)rid, dim);

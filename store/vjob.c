@@ -20,9 +20,9 @@ struct vjob {
     pending_vec *items; /* owned: rids and texts */
     size_t n;
     int dim;
-    float *out;     /* [n * dim] */
-    int8_t *codes;  /* [n * dim] int8 forms */
-    store_qvec *qv; /* [n] */
+    float *out;           /* [n * dim] */
+    int8_t *codes;        /* [n * dim] int8 forms */
+    store_qvec *qv;       /* [n] */
     unsigned char *blobs; /* [n * dim * 4]: blob i at i * dim * 4 */
     size_t *len;          /* [n] bytes of each blob */
     ms_status st;

@@ -182,10 +182,17 @@ static void sparse_vector(float *v, int dim, double p)
         if (rand() / (double)RAND_MAX >= p)
             continue;
         switch (rand() % 8) {
-        case 0: v[j] = -0.0f; break;
-        case 1: v[j] = 1e-40f; break; /* subnormal */
-        case 2: v[j] = -3e38f; break;
-        default: v[j] = (float)(rand() / (double)RAND_MAX - 0.5);
+        case 0:
+            v[j] = -0.0f;
+            break;
+        case 1:
+            v[j] = 1e-40f;
+            break; /* subnormal */
+        case 2:
+            v[j] = -3e38f;
+            break;
+        default:
+            v[j] = (float)(rand() / (double)RAND_MAX - 0.5);
         }
     }
 }

@@ -32,8 +32,6 @@ static char tmpdir[] = "/tmp/memscope-engine-test-XXXXXX";
 #include "tests/testdir.h"
 static embedder *emb; /* the built-in embedder, shared by every store */
 
-
-
 /* ---- building stores ------------------------------------------------------ */
 
 typedef struct mem_spec {
@@ -307,9 +305,9 @@ static int no_answer_probability(const cJSON *node, int depth)
     for (const cJSON *c = node ? node->child : NULL; c; c = c->next) {
         const char *k = c->string;
         if (k && (strstr(k, "answer") || strstr(k, "probab") || strstr(k, "calibrat")) &&
-            !(depth == 0 && (strcmp(k, "answer_confidence") == 0 ||
-                             strcmp(k, "calibration_status") == 0 ||
-                             strcmp(k, "calibration_id") == 0)))
+            !(depth == 0 &&
+              (strcmp(k, "answer_confidence") == 0 || strcmp(k, "calibration_status") == 0 ||
+               strcmp(k, "calibration_id") == 0)))
             BAD("key \"%s\" at depth %d looks like an answer probability", k, depth);
         if (cJSON_IsObject(c) || cJSON_IsArray(c))
             bad += no_answer_probability(c, depth + 1);
@@ -326,8 +324,10 @@ static int distinct_ids(const cJSON *res, const cJSON *misses)
     for (int a = 0; a < 2; a++)
         for (const cJSON *h = lists[a] ? lists[a]->child : NULL; h; h = h->next)
             for (int b = a; b < 2; b++)
-                for (const cJSON *g = b == a ? h->next : lists[b] ? lists[b]->child : NULL; g;
-                     g = g->next)
+                for (const cJSON *g = b == a     ? h->next
+                                      : lists[b] ? lists[b]->child
+                                                 : NULL;
+                     g; g = g->next)
                     if (str(h, "id") && str(g, "id") && strcmp(str(h, "id"), str(g, "id")) == 0)
                         BAD("memory %s appears twice in the response", str(h, "id"));
     return bad;
@@ -364,11 +364,11 @@ static int close_rel(double a, double b)
     return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)) || fabs(a - b) <= 1e-15;
 }
 
-#define CHECK_CLOSE(what, got, want)                                                         \
-    do {                                                                                     \
-        double g_ = (got), w_ = (want);                                                      \
-        if (!close_rel(g_, w_))                                                              \
-            BAD("%s: %s is %.17g, recomputed %.17g", id, what, g_, w_);                      \
+#define CHECK_CLOSE(what, got, want)                                                               \
+    do {                                                                                           \
+        double g_ = (got), w_ = (want);                                                            \
+        if (!close_rel(g_, w_))                                                                    \
+            BAD("%s: %s is %.17g, recomputed %.17g", id, what, g_, w_);                            \
     } while (0)
 
 /* Does the temporal channel apply to this query (a date, a when- or a
@@ -464,8 +464,8 @@ static int recompute_hit(const cJSON *j, const cJSON *h)
     for (int a = 0; a < 4; a++)
         any |= close_rel(maxb, base * allowed[a]);
     if (!any)
-        BAD("%s: max_boosted %.17g is not the best fused %.17g times an entity factor", id,
-            maxb, base);
+        BAD("%s: max_boosted %.17g is not the best fused %.17g times an entity factor", id, maxb,
+            base);
     if (cJSON_GetArraySize(get(get(j, "analysis"), "entities")) == 0 && !close_rel(maxb, base))
         BAD("%s: no entity named, yet max_boosted %.17g != %.17g", id, maxb, base);
     if (boosted > maxb * (1 + 1e-12))
@@ -516,8 +516,7 @@ static int adjustments_documented(const cJSON *j)
             }
         }
         if (!seen_trust || !seen_conf || seen_recency != recency_q)
-            BAD("%s: adjustments are not trust, confidence%s", id,
-                recency_q ? " and recency" : "");
+            BAD("%s: adjustments are not trust, confidence%s", id, recency_q ? " and recency" : "");
     }
     return bad;
 }
@@ -843,8 +842,8 @@ static void test_top_n(void)
         else
             snprintf(texts[i], sizeof texts[i], "Person %d %s with friend %d", i % 17,
                      topics[i % 5], i % 7);
-        specs[i] = (mem_spec){ids[i], NULL, NULL, "2025-01-01T00:00:00Z", NULL, texts[i],
-                              0, 0, 0, 0};
+        specs[i] =
+            (mem_spec){ids[i], NULL, NULL, "2025-01-01T00:00:00Z", NULL, texts[i], 0, 0, 0, 0};
     }
     store *s = make_store("topn.db", specs, N, 1);
     engine *e = open_engine(s);
@@ -942,28 +941,93 @@ static void hostile_one(const char *q, const char *name)
     resp p = ask(life_engine, q);
     check_response(&p, name);
     const char *echo = p.j ? str(p.j, "query") : NULL;
-    ok(echo && store_utf8_invalid_at(echo, strlen(echo)) < 0,
-       "%s: the echoed query is valid UTF-8", name);
+    ok(echo && store_utf8_invalid_at(echo, strlen(echo)) < 0, "%s: the echoed query is valid UTF-8",
+       name);
     resp_free(&p);
 }
 
 static void test_hostile(void)
 {
     static const char *const hostile[] = {
-        "\"", "\"\"", "\"dentist", "dentist\"", "the \"unbalanced \"quotes",
-        "NEAR(", "NEAR(dentist biscuit, 2)", "NEAR(dentist", "col:", "content:",
-        "content: dentist", "context: dentist", "ptag: default", "{content}",
-        "{content context}: dentist", "- content : dentist", "AND", "OR", "NOT", "AND OR NOT",
-        "dentist AND", "OR biscuit", "NOT dentist", "*", "dent*", "^", "^dentist", "[", "]",
-        "[dentist]", "(", ")", "((((", "(dentist", "dentist)", "-", "+", "-dentist",
-        "+biscuit", "- + * ^ : ( ) [ ] { } \" ' , .", "'", "dentist's", "\\", "%", "_",
-        "; DROP TABLE memories; --", "' OR 1=1 --", "\xff\xfe\xfd",
-        "dentist \xc3\x28 biscuit", "\xe2\x82", "\xed\xa0\x80 surrogate", "\xf4\x90\x80\x80",
-        "\xc0\xaf overlong", "\x01\x02\x03 \x1b[31mred\x1b[0m", "🦷 dentist 🐕", "🦷🐕🏃‍♀️",
-        "مرحبا بالعالم", "שלום עולם dentist", "\xe2\x80\x8f\xe2\x80\xae override dentist",
-        "the of and a to in is it", "What is it?", "", "   ", "\t\n\r", "?", "!!!", "0",
-        "08:40", "2025-13-45", "on 31 February 2025", "14 October", "in 99999999999 days",
-        "last", "Leah Leah Leah Sam", "LEAH", "Leah's", "Biscuit'", "'s", "a'b'c'd",
+        "\"",
+        "\"\"",
+        "\"dentist",
+        "dentist\"",
+        "the \"unbalanced \"quotes",
+        "NEAR(",
+        "NEAR(dentist biscuit, 2)",
+        "NEAR(dentist",
+        "col:",
+        "content:",
+        "content: dentist",
+        "context: dentist",
+        "ptag: default",
+        "{content}",
+        "{content context}: dentist",
+        "- content : dentist",
+        "AND",
+        "OR",
+        "NOT",
+        "AND OR NOT",
+        "dentist AND",
+        "OR biscuit",
+        "NOT dentist",
+        "*",
+        "dent*",
+        "^",
+        "^dentist",
+        "[",
+        "]",
+        "[dentist]",
+        "(",
+        ")",
+        "((((",
+        "(dentist",
+        "dentist)",
+        "-",
+        "+",
+        "-dentist",
+        "+biscuit",
+        "- + * ^ : ( ) [ ] { } \" ' , .",
+        "'",
+        "dentist's",
+        "\\",
+        "%",
+        "_",
+        "; DROP TABLE memories; --",
+        "' OR 1=1 --",
+        "\xff\xfe\xfd",
+        "dentist \xc3\x28 biscuit",
+        "\xe2\x82",
+        "\xed\xa0\x80 surrogate",
+        "\xf4\x90\x80\x80",
+        "\xc0\xaf overlong",
+        "\x01\x02\x03 \x1b[31mred\x1b[0m",
+        "🦷 dentist 🐕",
+        "🦷🐕🏃‍♀️",
+        "مرحبا بالعالم",
+        "שלום עולם dentist",
+        "\xe2\x80\x8f\xe2\x80\xae override dentist",
+        "the of and a to in is it",
+        "What is it?",
+        "",
+        "   ",
+        "\t\n\r",
+        "?",
+        "!!!",
+        "0",
+        "08:40",
+        "2025-13-45",
+        "on 31 February 2025",
+        "14 October",
+        "in 99999999999 days",
+        "last",
+        "Leah Leah Leah Sam",
+        "LEAH",
+        "Leah's",
+        "Biscuit'",
+        "'s",
+        "a'b'c'd",
         "Ashton Court Ashton Court Ashton Court Ashton Court Ashton Court Ashton Court",
     };
     for (size_t i = 0; i < sizeof hostile / sizeof *hostile; i++)
@@ -1059,8 +1123,8 @@ static void test_limits(void)
     ok(engine_weight_list("bm25=0,semantic=2.5", w, &mask) == 0 && w[CH_BM25] == 0 &&
            w[CH_SEMANTIC] == 2.5 && mask == (CH_MASK(CH_BM25) | CH_MASK(CH_SEMANTIC)),
        "weight list 'bm25=0,semantic=2.5'");
-    static const char *const bad_weights[] = {"bm25", "bm25=", "bm25=-1", "bm25=nan",
-                                              "bm25=inf", "bm25=1x", "x=1", "bm25=1001"};
+    static const char *const bad_weights[] = {"bm25",     "bm25=",   "bm25=-1", "bm25=nan",
+                                              "bm25=inf", "bm25=1x", "x=1",     "bm25=1001"};
     int refused = 0;
     for (size_t i = 0; i < sizeof bad_weights / sizeof *bad_weights; i++)
         refused += engine_weight_list(bad_weights[i], w, &mask) != 0;
@@ -1081,17 +1145,18 @@ static void test_require_channels(void)
     o.query = "What does Biscuit like?";
     resp p = run(e, &o);
     check_response(&p, "store without vectors");
-    ok(p.r && !p.r->ch[CH_SEMANTIC].active && strcmp(p.r->ch[CH_SEMANTIC].reason, "no_vectors") == 0 &&
-           !p.r->ch[CH_HOPFIELD].active && strcmp(p.r->ch[CH_HOPFIELD].reason, "no_vectors") == 0,
+    ok(p.r && !p.r->ch[CH_SEMANTIC].active &&
+           strcmp(p.r->ch[CH_SEMANTIC].reason, "no_vectors") == 0 && !p.r->ch[CH_HOPFIELD].active &&
+           strcmp(p.r->ch[CH_HOPFIELD].reason, "no_vectors") == 0,
        "without vectors: semantic and hopfield inactive with no_vectors");
     ok(p.r && p.r->n_hits > 0, "without vectors the other channels still answer");
     resp_free(&p);
 
     o.require = CH_MASK(CH_SEMANTIC);
     p = run(e, &o);
-    ok(p.st == MS_CHANNEL && p.r == NULL, "--require-channels semantic without vectors: MS_CHANNEL");
-    ok(strstr(p.err.msg, "semantic") && strstr(p.err.msg, "no_vectors") &&
-           !strchr(p.err.msg, '\n'),
+    ok(p.st == MS_CHANNEL && p.r == NULL,
+       "--require-channels semantic without vectors: MS_CHANNEL");
+    ok(strstr(p.err.msg, "semantic") && strstr(p.err.msg, "no_vectors") && !strchr(p.err.msg, '\n'),
        "the error names the channel and its reason: %s", p.err.msg);
     resp_free(&p);
     o.require = CH_ALL;
@@ -1195,8 +1260,9 @@ static void test_explain(void)
     resp_free(&p);
 
     p = explain_run("What is the weather forecast for the week?", "r1", 10);
-    is_str(verdict_of(&p), "below_floor", "explain the best candidate of an off-topic query: "
-                                          "below_floor");
+    is_str(verdict_of(&p), "below_floor",
+           "explain the best candidate of an off-topic query: "
+           "below_floor");
     ok(p.r && p.r->explain && !p.r->explain->passes_floor, "it has no evidence of its own");
     resp_free(&p);
 
@@ -1213,8 +1279,8 @@ static void test_explain(void)
     resp_free(&p);
 
     /* explaining changes nothing about the answer */
-    resp a = explain_run("What does Biscuit like?", "g2", 10), b = ask(life_engine,
-                                                                        "What does Biscuit like?");
+    resp a = explain_run("What does Biscuit like?", "g2", 10),
+         b = ask(life_engine, "What does Biscuit like?");
     int same = a.r && b.r && a.r->n_hits == b.r->n_hits;
     for (size_t i = 0; same && i < a.r->n_hits; i++)
         same = strcmp(a.r->hits[i].mem.id, b.r->hits[i].mem.id) == 0 &&
@@ -1242,8 +1308,10 @@ static void test_health(void)
     for (int c = 0; j && c < CH_COUNT; c++)
         listed += cJSON_IsBool(get(get(get(j, "channels"), engine_channel_name(c)), "active"));
     is_int(listed, CH_COUNT, "health JSON lists the five channels with active");
-    ok(j && str(get(j, "embedder"), "id") && num(get(j, "embedder"), "dimension") == EMBED_HASH_DIM &&
-           num(get(j, "store"), "memories") == (double)N_LIFE && num(get(j, "store"), "pinned") == 1,
+    ok(j && str(get(j, "embedder"), "id") &&
+           num(get(j, "embedder"), "dimension") == EMBED_HASH_DIM &&
+           num(get(j, "store"), "memories") == (double)N_LIFE &&
+           num(get(j, "store"), "pinned") == 1,
        "health JSON has the embedder and the store counts");
     cJSON_Delete(j);
     free(text);
@@ -1264,8 +1332,8 @@ static void test_health(void)
     store_close(s);
 
     /* one memory without session, entities or time: spreading has no edges */
-    static const mem_spec lone = {"l1", NULL, NULL, "2025-01-01T00:00:00Z", NULL,
-                                  "a single lowercase note", 0, 0, 0, 0};
+    static const mem_spec lone = {
+        "l1", NULL, NULL, "2025-01-01T00:00:00Z", NULL, "a single lowercase note", 0, 0, 0, 0};
     s = make_store("lone.db", &lone, 1, 1);
     e = open_engine(s);
     ok(e && engine_health_get(e, &h, &err) == MS_OK && !h.ch[CH_SPREADING].active &&
@@ -1367,8 +1435,11 @@ static void test_store_changes_under_engine(void)
     store_vectorizer v;
     embed_vectorizer(emb, &v);
     store_set_vectorizer(w, &v);
-    static const mem_spec piano = {"k1", "Leah", "s9", "2025-10-02T10:00:00Z", NULL,
-                                   "Leah: The piano tuner comes on Friday morning.", 0, 0, 0, 0};
+    static const mem_spec piano = {"k1", "Leah",
+                                   "s9", "2025-10-02T10:00:00Z",
+                                   NULL, "Leah: The piano tuner comes on Friday morning.",
+                                   0,    0,
+                                   0,    0};
     ms_status st = w ? store_begin(w, &err) : MS_IO;
     if (!st)
         st = put_spec(w, &piano);

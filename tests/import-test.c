@@ -21,8 +21,6 @@
 static char tmpdir[] = "/tmp/memscope-import-test-XXXXXX";
 #include "tests/testdir.h"
 
-
-
 static const char *write_text(const char *name, const char *text)
 {
     const char *p = tpath(name);
@@ -599,8 +597,8 @@ static void test_reader_thread(void)
         if (i == 2600)
             fputs("{\"id\": \"broken\", \"content\": \n", f); /* malformed, late */
         else
-            fprintf(f, "{\"id\":\"m%d\",\"content\":\"line %d of the big file\"}\n",
-                    i == 5 ? 1 : i, i); /* line 5 repeats the id of line 1 */
+            fprintf(f, "{\"id\":\"m%d\",\"content\":\"line %d of the big file\"}\n", i == 5 ? 1 : i,
+                    i); /* line 5 repeats the id of line 1 */
     }
     fclose(f);
     store *s = open_new("big.db");
@@ -609,8 +607,7 @@ static void test_reader_thread(void)
     const char *fs[] = {tpath("big.jsonl"), NULL};
     ok(import_all(s, IMPORT_AUTO, STORE_DUP_ERROR, &st, &err, fs) == MS_DUPLICATE,
        "an early duplicate wins over a later malformed line");
-    ok(strstr(err.msg, "big.jsonl:5:") && strstr(err.msg, "\"m1\""), "at line 5 (%s)",
-       err.msg);
+    ok(strstr(err.msg, "big.jsonl:5:") && strstr(err.msg, "\"m1\""), "at line 5 (%s)", err.msg);
     is_int(count_memories(s), 0, "nothing was written");
     ok(import_all(s, IMPORT_AUTO, STORE_DUP_SKIP, &st, &err, fs) == MS_PARSE,
        "with duplicates skipped, the malformed line stops it");
@@ -619,8 +616,7 @@ static void test_reader_thread(void)
 
     f = fopen(tpath("big2.jsonl"), "w");
     for (int i = 1; i <= 3000; i++)
-        fprintf(f, "{\"id\":\"n%d\",\"content\":\"turn %d\",\"session\":\"s%d\"}\n", i,
-                i, i / 20);
+        fprintf(f, "{\"id\":\"n%d\",\"content\":\"turn %d\",\"session\":\"s%d\"}\n", i, i, i / 20);
     fclose(f);
     const char *fs2[] = {tpath("big2.jsonl"), NULL};
     ok(import_all(s, IMPORT_AUTO, STORE_DUP_ERROR, &st, &err, fs2) == MS_OK,

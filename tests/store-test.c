@@ -21,8 +21,6 @@
 static char tmpdir[] = "/tmp/memscope-store-test-XXXXXX";
 #include "tests/testdir.h"
 
-
-
 static int file_exists(const char *path)
 {
     struct stat sb;
@@ -210,8 +208,7 @@ static void test_migration(void)
     before = slurp(tpath("v4.db"), &n1);
     ms_error_clear(&err);
     st = store_open(tpath("v4.db"), STORE_OPEN_READONLY, &s, &err);
-    ok(st == MS_OK && s, "a read-only open reads a schema-4 store without upgrading (%s)",
-       err.msg);
+    ok(st == MS_OK && s, "a read-only open reads a schema-4 store without upgrading (%s)", err.msg);
     store_memory m;
     store_memory_init(&m);
     ok(s && store_use_profile(s, STORE_DEFAULT_PROFILE, &err) == MS_OK &&

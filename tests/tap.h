@@ -31,27 +31,27 @@ static inline int tap_ok(int cond, const char *file, int line, const char *fmt, 
 
 #define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 
-#define is_int(got, want, ...)                                                 \
-    do {                                                                       \
-        long long g_ = (long long)(got), w_ = (long long)(want);               \
-        if (!ok(g_ == w_, __VA_ARGS__))                                        \
-            printf("#          got: %lld\n#     expected: %lld\n", g_, w_);    \
+#define is_int(got, want, ...)                                                                     \
+    do {                                                                                           \
+        long long g_ = (long long)(got), w_ = (long long)(want);                                   \
+        if (!ok(g_ == w_, __VA_ARGS__))                                                            \
+            printf("#          got: %lld\n#     expected: %lld\n", g_, w_);                        \
     } while (0)
 
-#define is_str(got, want, ...)                                                 \
-    do {                                                                       \
-        const char *g_ = (got), *w_ = (want);                                  \
-        int same_ = (g_ && w_) ? strcmp(g_, w_) == 0 : g_ == w_;               \
-        if (!ok(same_, __VA_ARGS__))                                           \
-            printf("#          got: '%s'\n#     expected: '%s'\n",             \
-                   g_ ? g_ : "(null)", w_ ? w_ : "(null)");                    \
+#define is_str(got, want, ...)                                                                     \
+    do {                                                                                           \
+        const char *g_ = (got), *w_ = (want);                                                      \
+        int same_ = (g_ && w_) ? strcmp(g_, w_) == 0 : g_ == w_;                                   \
+        if (!ok(same_, __VA_ARGS__))                                                               \
+            printf("#          got: '%s'\n#     expected: '%s'\n", g_ ? g_ : "(null)",             \
+                   w_ ? w_ : "(null)");                                                            \
     } while (0)
 
-#define is_near(got, want, eps, ...)                                           \
-    do {                                                                       \
-        double g_ = (got), w_ = (want);                                        \
-        if (!ok(fabs(g_ - w_) <= (eps), __VA_ARGS__))                          \
-            printf("#          got: %.9g\n#     expected: %.9g\n", g_, w_);    \
+#define is_near(got, want, eps, ...)                                                               \
+    do {                                                                                           \
+        double g_ = (got), w_ = (want);                                                            \
+        if (!ok(fabs(g_ - w_) <= (eps), __VA_ARGS__))                                              \
+            printf("#          got: %.9g\n#     expected: %.9g\n", g_, w_);                        \
     } while (0)
 
 static inline void diag(const char *fmt, ...)

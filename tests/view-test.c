@@ -33,7 +33,6 @@
 static char tmpdir[] = "/tmp/memscope-view-test-XXXXXX";
 #include "tests/testdir.h"
 
-
 static void write_text(const char *path, const char *text)
 {
     write_file(path, text, strlen(text));
@@ -216,11 +215,13 @@ static void test_themes(void)
     theme_builtin(&want);
     ok(same_theme(&t, &want), "and the default theme is used");
     ok(theme_parse_line(&t, "color selection red blue", why, sizeof why) == -1 &&
-           strstr(why, "unknown role"), "unknown role");
+           strstr(why, "unknown role"),
+       "unknown role");
     ok(theme_parse_line(&t, "colour normal red blue", why, sizeof why) == -1, "unknown keyword");
     ok(theme_parse_line(&t, "color normal red", why, sizeof why) == -1, "too few words");
     ok(theme_parse_line(&t, "color normal red blue bold underline # note", why, sizeof why) == 0 &&
-           t.role[ROLE_normal].attrs == (THEME_BOLD | THEME_UNDERLINE), "attributes as words");
+           t.role[ROLE_normal].attrs == (THEME_BOLD | THEME_UNDERLINE),
+       "attributes as words");
 }
 
 static void test_config(void)
@@ -231,14 +232,17 @@ static void test_config(void)
                                 "color escape black yellow bold\n");
     ok(config_load(&c, tpath("config"), why, sizeof why) == 0, "a config file loads");
     ok(!strcmp(c.theme, "light") && !c.ranking && c.limit == 7 && c.debounce_ms == 50 &&
-           c.n_colors == 1, "its settings");
+           c.n_colors == 1,
+       "its settings");
     theme t;
     theme_builtin(&t);
     ok(config_apply_colors(&c, &t, why, sizeof why) == 0 && t.role[ROLE_escape].fg == 0 &&
-           t.role[ROLE_escape].bg == 3, "colour overrides apply over the theme");
+           t.role[ROLE_escape].bg == 3,
+       "colour overrides apply over the theme");
     write_text(tpath("config"), "limit 7\nlimit lots\n");
     ok(config_load(&c, tpath("config"), why, sizeof why) == -1 && strstr(why, "config:2:7: ") &&
-           c.limit == 10, "a bad value: file:line:col, and the defaults");
+           c.limit == 10,
+       "a bad value: file:line:col, and the defaults");
     ok(config_load(&c, tpath("none"), why, sizeof why) == 0, "no config file is fine");
 }
 
@@ -265,8 +269,8 @@ static void test_columns(void)
         strcat(all, "\n");
     }
     int every = 1;
-#define CHECK_HELP(id, section, keys, help, ...)                                          \
-    if (!all || !strstr(all, help) || !strstr(all, keys))                                  \
+#define CHECK_HELP(id, section, keys, help, ...)                                                   \
+    if (!all || !strstr(all, help) || !strstr(all, keys))                                          \
         every = 0;
     ACTIONS(CHECK_HELP)
 #undef CHECK_HELP
@@ -414,14 +418,14 @@ static void test_pin_detail(view_model *vm, view_screen *s)
     ok(view_detail_open(vm, id) == 0 && vm->det.open, "the detail view opens");
     text = layout_text(vm, s, 120, 50);
     ok(text && strstr(text, "alpha") && strstr(text, "memory_confidence") &&
-           strstr(text, "entities ("), "detail: trust as alpha/beta, fields, entities");
+           strstr(text, "entities ("),
+       "detail: trust as alpha/beta, fields, entities");
     free(text);
     if (vm->det.n_edges > 0) {
         view_act(vm, A_OPEN);
         ok(vm->det.open && vm->det.depth == 1, "Enter on an edge opens the other memory");
         view_act(vm, A_BACK);
-        ok(vm->det.open && vm->det.depth == 0 && strcmp(vm->det.m.id, id) == 0,
-           "Esc comes back");
+        ok(vm->det.open && vm->det.depth == 0 && strcmp(vm->det.m.id, id) == 0, "Esc comes back");
     }
     view_act(vm, A_BACK);
     ok(!vm->det.open, "Esc closes the detail view");

@@ -11,59 +11,63 @@
 #ifndef MS_ACTION_H
 #define MS_ACTION_H
 
-#define CTRL_KEY(c) ((c) & 0x1f)
+#define CTRL_KEY(c) ((c)&0x1f)
 
-#define ACTIONS(_)                                                                        \
-    _(UP, "Move", "Up k", "select the previous row (scroll in the lower pane)", KEY_UP, 'k') \
-    _(DOWN, "Move", "Down j", "select the next row (scroll in the lower pane)", KEY_DOWN, 'j') \
-    _(PAGE_UP, "Move", "PgUp", "one page up", KEY_PPAGE)                                  \
-    _(PAGE_DOWN, "Move", "PgDn", "one page down", KEY_NPAGE)                              \
-    _(HOME, "Move", "Home g", "first row", KEY_HOME, 'g')                                 \
-    _(END, "Move", "End G", "last row", KEY_END, 'G')                                     \
-    _(NEXT_PANE, "Move", "Tab", "next pane: query line, results, trace", '\t')            \
-    _(PREV_PANE, "Move", "Shift-Tab", "previous pane", KEY_BTAB)                          \
-    _(QUERY, "Move", "/", "go to the query line", '/')                                    \
-    _(BACK, "Move", "Esc Backspace", "leave the query line, close detail, help or tour",  \
-      27, KEY_BACKSPACE, 127)                                                             \
-    _(OPEN, "Move", "Enter", "open the selected memory (in detail: follow the edge)",     \
-      '\n', '\r', KEY_ENTER)                                                              \
-    _(MOUSE, "Move", "mouse", "click selects, double-click opens, wheel scrolls",         \
-      KEY_MOUSE)                                                                          \
-    _(PIN, "Why not", "p", "pin the selected memory (again: unpin); the lower pane says "  \
-      "where it ranks in each channel and where it was cut", 'p')                         \
-    _(PIN_ID, "Why not", "i", "pin a memory by its id", 'i')                              \
-    _(WI_CHANNEL, "What-if", "w", "choose the channel that + and - change", 'w')          \
-    _(WI_MORE, "What-if", "+", "raise that channel's weight by 0.25", '+', '=')           \
-    _(WI_LESS, "What-if", "-", "lower that channel's weight by 0.25", '-')                \
-    _(WI_TOGGLE, "What-if", "1-5", "switch channel 1-5 off or on (semantic bm25 temporal " \
-      "hopfield spreading)", '1', '2', '3', '4', '5')                                     \
-    _(WI_K_LESS, "What-if", "[", "RRF k minus 5", '[')                                    \
-    _(WI_K_MORE, "What-if", "]", "RRF k plus 5", ']')                                     \
-    _(WI_FLOOR, "What-if", "f", "evidence floor off or on", 'f')                          \
-    _(WI_RESET, "What-if", "0", "back to the baseline (no what-if)", '0')                 \
-    _(RELEVANT, "Feedback", "y", "mark the selected memory relevant to this query: the "   \
-      "engine learns from it (the feedback adjustment; memscope feedback --reset "       \
-      "forgets)", 'y')                                                                   \
-    _(IRRELEVANT, "Feedback", "x", "mark the selected memory not relevant to this query",  \
-      'x')                                                                               \
-    _(RANKING, "View", "r", "show or hide the Ranking column", 'r')                       \
-    _(REFRESH, "View", "R", "run the query again (after another process wrote)", 'R')     \
-    _(TOUR, "View", "T", "start or stop the demo tour", 'T')                              \
-    _(TOUR_NEXT, "View", "n Space", "next tour step", 'n', ' ')                           \
-    _(TOUR_PREV, "View", "N", "previous tour step", 'N')                                  \
-    _(HELP, "View", "? F1", "this help", '?', KEY_F(1))                                   \
-    _(REDRAW, "View", "Ctrl-L", "redraw the screen", CTRL_KEY('l'))                        \
-    _(SUSPEND, "View", "Ctrl-Z", "suspend to the shell", CTRL_KEY('z'))                    \
+#define ACTIONS(_)                                                                                 \
+    _(UP, "Move", "Up k", "select the previous row (scroll in the lower pane)", KEY_UP, 'k')       \
+    _(DOWN, "Move", "Down j", "select the next row (scroll in the lower pane)", KEY_DOWN, 'j')     \
+    _(PAGE_UP, "Move", "PgUp", "one page up", KEY_PPAGE)                                           \
+    _(PAGE_DOWN, "Move", "PgDn", "one page down", KEY_NPAGE)                                       \
+    _(HOME, "Move", "Home g", "first row", KEY_HOME, 'g')                                          \
+    _(END, "Move", "End G", "last row", KEY_END, 'G')                                              \
+    _(NEXT_PANE, "Move", "Tab", "next pane: query line, results, trace", '\t')                     \
+    _(PREV_PANE, "Move", "Shift-Tab", "previous pane", KEY_BTAB)                                   \
+    _(QUERY, "Move", "/", "go to the query line", '/')                                             \
+    _(BACK, "Move", "Esc Backspace", "leave the query line, close detail, help or tour", 27,       \
+      KEY_BACKSPACE, 127)                                                                          \
+    _(OPEN, "Move", "Enter", "open the selected memory (in detail: follow the edge)", '\n', '\r',  \
+      KEY_ENTER)                                                                                   \
+    _(MOUSE, "Move", "mouse", "click selects, double-click opens, wheel scrolls", KEY_MOUSE)       \
+    _(PIN, "Why not", "p",                                                                         \
+      "pin the selected memory (again: unpin); the lower pane says "                               \
+      "where it ranks in each channel and where it was cut",                                       \
+      'p')                                                                                         \
+    _(PIN_ID, "Why not", "i", "pin a memory by its id", 'i')                                       \
+    _(WI_CHANNEL, "What-if", "w", "choose the channel that + and - change", 'w')                   \
+    _(WI_MORE, "What-if", "+", "raise that channel's weight by 0.25", '+', '=')                    \
+    _(WI_LESS, "What-if", "-", "lower that channel's weight by 0.25", '-')                         \
+    _(WI_TOGGLE, "What-if", "1-5",                                                                 \
+      "switch channel 1-5 off or on (semantic bm25 temporal "                                      \
+      "hopfield spreading)",                                                                       \
+      '1', '2', '3', '4', '5')                                                                     \
+    _(WI_K_LESS, "What-if", "[", "RRF k minus 5", '[')                                             \
+    _(WI_K_MORE, "What-if", "]", "RRF k plus 5", ']')                                              \
+    _(WI_FLOOR, "What-if", "f", "evidence floor off or on", 'f')                                   \
+    _(WI_RESET, "What-if", "0", "back to the baseline (no what-if)", '0')                          \
+    _(RELEVANT, "Feedback", "y",                                                                   \
+      "mark the selected memory relevant to this query: the "                                      \
+      "engine learns from it (the feedback adjustment; memscope feedback --reset "                 \
+      "forgets)",                                                                                  \
+      'y')                                                                                         \
+    _(IRRELEVANT, "Feedback", "x", "mark the selected memory not relevant to this query", 'x')     \
+    _(RANKING, "View", "r", "show or hide the Ranking column", 'r')                                \
+    _(REFRESH, "View", "R", "run the query again (after another process wrote)", 'R')              \
+    _(TOUR, "View", "T", "start or stop the demo tour", 'T')                                       \
+    _(TOUR_NEXT, "View", "n Space", "next tour step", 'n', ' ')                                    \
+    _(TOUR_PREV, "View", "N", "previous tour step", 'N')                                           \
+    _(HELP, "View", "? F1", "this help", '?', KEY_F(1))                                            \
+    _(REDRAW, "View", "Ctrl-L", "redraw the screen", CTRL_KEY('l'))                                \
+    _(SUSPEND, "View", "Ctrl-Z", "suspend to the shell", CTRL_KEY('z'))                            \
     _(QUIT, "View", "q Ctrl-C", "quit (the terminal is restored)", 'q', CTRL_KEY('c'))
 
 /* The query line's own keys, for the help (qline.c handles them). */
-#define EDIT_KEYS(_)                                                                      \
-    _("typing", "edit the query; results follow as you type (after a pause)")            \
-    _("Enter", "run now, keep it in the history, go to the results")                     \
-    _("Left Right Home End", "move the cursor (Ctrl-A, Ctrl-E too)")                      \
-    _("Ctrl-W", "delete the word before the cursor")                                     \
-    _("Ctrl-U  Ctrl-K", "delete before / after the cursor")                              \
-    _("Up Down", "older / newer query from the history")                                 \
+#define EDIT_KEYS(_)                                                                               \
+    _("typing", "edit the query; results follow as you type (after a pause)")                      \
+    _("Enter", "run now, keep it in the history, go to the results")                               \
+    _("Left Right Home End", "move the cursor (Ctrl-A, Ctrl-E too)")                               \
+    _("Ctrl-W", "delete the word before the cursor")                                               \
+    _("Ctrl-U  Ctrl-K", "delete before / after the cursor")                                        \
+    _("Up Down", "older / newer query from the history")                                           \
     _("Ctrl-R", "search the history backwards (again: the next match)")
 
 #define ACTION_ENUM(id, section, keys, help, ...) A_##id,

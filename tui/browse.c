@@ -19,7 +19,7 @@
 #include "tour.h"
 #include "view.h"
 
-#define BROWSE_POLL_MS 1000 /* how often an idle browser checks the store */
+#define BROWSE_POLL_MS 1000  /* how often an idle browser checks the store */
 #define BROWSE_DOUBLE_MS 400 /* two clicks within this are a double click */
 
 typedef struct browse {
@@ -28,9 +28,9 @@ typedef struct browse {
     hist *hist;
     config cfg;
     theme th;
-    char notice[1024];  /* a theme or config error to show at start */
-    double due;         /* when the debounced query runs (ms clock), 0 = none */
-    double click_at;    /* the last click, for double clicks */
+    char notice[1024]; /* a theme or config error to show at start */
+    double due;        /* when the debounced query runs (ms clock), 0 = none */
+    double click_at;   /* the last click, for double clicks */
     int click_y;
 } browse;
 
@@ -111,9 +111,11 @@ static void browse_theme(browse *b, const char *name)
     if (!name || !*name)
         name = b->cfg.theme[0] ? b->cfg.theme : NULL;
     if (name && theme_find(name, path, sizeof path))
-        snprintf(b->notice, sizeof b->notice, "memscope: no theme '%s' (looked in "
+        snprintf(b->notice, sizeof b->notice,
+                 "memscope: no theme '%s' (looked in "
                  "$XDG_CONFIG_HOME/memscope/themes and the installed themes); using the "
-                 "default", name);
+                 "default",
+                 name);
     else if (name && theme_load_file(&b->th, path, why, sizeof why))
         snprintf(b->notice, sizeof b->notice, "memscope: %s; using the default theme", why);
     else if (name && strcmp(name, "monochrome") == 0)
@@ -155,11 +157,11 @@ static void browse_bind(int key, action_id a)
 static void browse_keys(void)
 {
     n_bindings = 0;
-#define BROWSE_BIND(id, section, keys, help, ...)                                       \
-    {                                                                                   \
-        static const int k[] = {__VA_ARGS__};                                           \
-        for (size_t i = 0; i < sizeof k / sizeof *k; i++)                               \
-            browse_bind(k[i], A_##id);                                                  \
+#define BROWSE_BIND(id, section, keys, help, ...)                                                  \
+    {                                                                                              \
+        static const int k[] = {__VA_ARGS__};                                                      \
+        for (size_t i = 0; i < sizeof k / sizeof *k; i++)                                          \
+            browse_bind(k[i], A_##id);                                                             \
     }
     ACTIONS(BROWSE_BIND)
 #undef BROWSE_BIND

@@ -212,8 +212,7 @@ int cli_usage(const cli_command *cmd, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     /* one line, with the hint on it */
-    return cli_error(EXIT_USAGE, "%s: %s (see 'memscope %s --help')", cmd->name, msg,
-                     cmd->name);
+    return cli_error(EXIT_USAGE, "%s: %s (see 'memscope %s --help')", cmd->name, msg, cmd->name);
 }
 
 int cli_bad_option(const cli_command *cmd, char **argv)

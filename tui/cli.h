@@ -35,13 +35,11 @@ enum {
 
 /* The common options as getopt_long entries, to splice into a command's
  * table with CLI_COMMON_OPTIONS. */
-#define CLI_COMMON_OPTIONS                                                     \
-    {"db", required_argument, NULL, OPT_DB},                                   \
-        {"profile", required_argument, NULL, OPT_PROFILE},                     \
-        {"read-only", no_argument, NULL, OPT_READONLY},                        \
-        {"help", no_argument, NULL, OPT_HELP},                                 \
-    {                                                                          \
-        "theme", required_argument, NULL, OPT_THEME                            \
+#define CLI_COMMON_OPTIONS                                                                         \
+    {"db", required_argument, NULL, OPT_DB}, {"profile", required_argument, NULL, OPT_PROFILE},    \
+        {"read-only", no_argument, NULL, OPT_READONLY}, {"help", no_argument, NULL, OPT_HELP},     \
+    {                                                                                              \
+        "theme", required_argument, NULL, OPT_THEME                                                \
     }
 
 /* A subcommand: its name, a one-line summary, usage text, and its entry. */
@@ -121,8 +119,7 @@ int cli_parse_double(const char *s, double lo, double hi, double *out);
 int cli_parse_int(const char *s, long lo, long hi, long *out);
 
 /* Every subcommand, in cmd_*.c. */
-extern const cli_command cmd_import, cmd_export, cmd_add, cmd_list, cmd_show, cmd_delete,
-    cmd_demo, cmd_health, cmd_recall, cmd_eval, cmd_bench, cmd_shell, cmd_reembed,
-    cmd_feedback, cmd_browse;
+extern const cli_command cmd_import, cmd_export, cmd_add, cmd_list, cmd_show, cmd_delete, cmd_demo,
+    cmd_health, cmd_recall, cmd_eval, cmd_bench, cmd_shell, cmd_reembed, cmd_feedback, cmd_browse;
 
 #endif

@@ -23,21 +23,20 @@ enum {
 };
 
 /* getopt_long entries for the options above. */
-#define RECALL_OPTIONS                                                         \
-    {"limit", required_argument, NULL, OPT_LIMIT},                             \
-        {"top-n", required_argument, NULL, OPT_TOP_N},                         \
-        {"weights", required_argument, NULL, OPT_WEIGHTS},                     \
-        {"rrf-k", required_argument, NULL, OPT_RRF_K},                         \
-        {"disable", required_argument, NULL, OPT_DISABLE},                     \
-        {"require-channels", required_argument, NULL, OPT_REQUIRE},            \
-        {"no-floor", no_argument, NULL, OPT_NO_FLOOR},                         \
-        {"floor", required_argument, NULL, OPT_FLOOR},                         \
-        {"as-of", required_argument, NULL, OPT_AS_OF},                         \
-        {"reranker", required_argument, NULL, OPT_RERANKER},                   \
-        {"no-rerank", no_argument, NULL, OPT_NO_RERANK},                       \
-        {"no-adaptive", no_argument, NULL, OPT_NO_ADAPTIVE},                   \
-    {                                                                          \
-        "embedder", required_argument, NULL, OPT_EMBEDDER                      \
+#define RECALL_OPTIONS                                                                             \
+    {"limit", required_argument, NULL, OPT_LIMIT}, {"top-n", required_argument, NULL, OPT_TOP_N},  \
+        {"weights", required_argument, NULL, OPT_WEIGHTS},                                         \
+        {"rrf-k", required_argument, NULL, OPT_RRF_K},                                             \
+        {"disable", required_argument, NULL, OPT_DISABLE},                                         \
+        {"require-channels", required_argument, NULL, OPT_REQUIRE},                                \
+        {"no-floor", no_argument, NULL, OPT_NO_FLOOR},                                             \
+        {"floor", required_argument, NULL, OPT_FLOOR},                                             \
+        {"as-of", required_argument, NULL, OPT_AS_OF},                                             \
+        {"reranker", required_argument, NULL, OPT_RERANKER},                                       \
+        {"no-rerank", no_argument, NULL, OPT_NO_RERANK},                                           \
+        {"no-adaptive", no_argument, NULL, OPT_NO_ADAPTIVE},                                       \
+    {                                                                                              \
+        "embedder", required_argument, NULL, OPT_EMBEDDER                                          \
     }
 
 /* Apply one recall option to ro (and *embedder): 1 handled, 0 not a recall

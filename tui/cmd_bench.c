@@ -393,8 +393,8 @@ static int next_turn(turns *g, turn *t)
                   rng_int(&g->r, 8 * 3600, 20 * 3600);
     }
     int who = (g->k + (int)(g->session & 1)) & 1;
-    make_turn(g->w, &g->r, g->i, g->when, speaker_names[g->pair[who]],
-              speaker_names[g->pair[!who]], g->session, t);
+    make_turn(g->w, &g->r, g->i, g->when, speaker_names[g->pair[who]], speaker_names[g->pair[!who]],
+              g->session, t);
     g->when += rng_int(&g->r, 20, 240);
     g->k++;
     g->i++;

@@ -28,7 +28,8 @@ int cli_recall_option(const cli_command *cmd, int opt, const char *arg, recall_o
         if (engine_weight_list(arg, ro->weights, &ro->weights_set))
             return cli_usage(cmd, "--weights takes channel=weight,... with channels "
                                   "semantic, bm25, temporal, hopfield, spreading and "
-                                  "weights from 0 to 1000"), -1;
+                                  "weights from 0 to 1000"),
+                   -1;
         return 1;
     case OPT_RRF_K:
         if (cli_parse_double(arg, 0, 10000, &v))
@@ -42,7 +43,8 @@ int cli_recall_option(const cli_command *cmd, int opt, const char *arg, recall_o
     case OPT_REQUIRE:
         if (engine_channel_list(arg, &ro->require))
             return cli_usage(cmd, "--require-channels takes a comma list of channels or "
-                                  "all"), -1;
+                                  "all"),
+                   -1;
         return 1;
     case OPT_NO_FLOOR:
         ro->no_floor = 1;
@@ -147,8 +149,8 @@ static void print_trace(const recall_result *r, const recall_hit *h)
             printf("      %-9s  -\n", engine_channel_name(ch));
         else
             printf("      %-9s  rank %-3d raw %-10.4g w %-5.2f  %.2f/(%.0f+%d) = %.6f\n",
-                   engine_channel_name(ch), tc->rank, tc->raw, tc->weight, tc->weight,
-                   r->rrf_k, tc->rank, tc->contribution);
+                   engine_channel_name(ch), tc->rank, tc->raw, tc->weight, tc->weight, r->rrf_k,
+                   tc->rank, tc->contribution);
     }
     printf("      fused %.6f  x entity %.4f%s%s = %.6f", h->fused, h->eg_factor,
            h->eg_spoken ? " (speaker named)" : "", h->eg_mentions ? " (entity named)" : "",
@@ -170,8 +172,8 @@ static void print_row(const recall_hit *h, int rank)
         snprintf(date, sizeof date, "%.10s", h->mem.created_at);
     printf("%3d  %.3f ", rank, h->relevance_score);
     bar(h->relevance_score, 5);
-    printf("  %.2f  %.2f   %-10.4g %s  ", store_trust_score(&h->mem),
-           h->mem.memory_confidence, h->ranking_score, date);
+    printf("  %.2f  %.2f   %-10.4g %s  ", store_trust_score(&h->mem), h->mem.memory_confidence,
+           h->ranking_score, date);
     put_column(h->mem.speaker ? h->mem.speaker : "-", 10);
     char *snip = cli_safe(h->mem.content, 60, cli_mark(1), NULL);
     printf(" %s\n", snip ? snip : "?");
@@ -313,8 +315,10 @@ static int run_recall(cli_common *c, int argc, char **argv)
             int bad = recall_audit(r, report, sizeof report);
             if (bad) {
                 fputs(report, stderr);
-                status = cli_error(EXIT_RUNTIME, "audit: %d score(s) do not follow from their "
-                                                 "trace", bad);
+                status = cli_error(EXIT_RUNTIME,
+                                   "audit: %d score(s) do not follow from their "
+                                   "trace",
+                                   bad);
             } else if (!json) {
                 printf("audit: every score recomputed from its trace\n");
             }
@@ -336,8 +340,8 @@ static const char health_usage[] =
     "stored vectors, and how many memories, entities, edges and vectors there are.\n";
 
 static int run_health(cli_common *c, int argc, char **argv);
-const cli_command cmd_health = {"health", "channel status, embedder and store counts",
-                                health_usage, run_health};
+const cli_command cmd_health = {"health", "channel status, embedder and store counts", health_usage,
+                                run_health};
 
 static int run_health(cli_common *c, int argc, char **argv)
 {
@@ -384,8 +388,8 @@ static int run_health(cli_common *c, int argc, char **argv)
         printf("memories   %lld, entities %lld, links %lld, edges %lld, vectors %lld, pinned "
                "%lld\n",
                (long long)h.counts.memories, (long long)h.counts.entities,
-               (long long)h.counts.links, (long long)h.counts.edges,
-               (long long)h.counts.vectors, (long long)h.counts.pinned);
+               (long long)h.counts.links, (long long)h.counts.edges, (long long)h.counts.vectors,
+               (long long)h.counts.pinned);
         put_safe("embedder   %s", h.embedder_id ? h.embedder_id : "none");
         printf(" (%d dimensions); ", h.embedder_dim);
         /* the stored one comes from the file: hostile */
@@ -393,8 +397,8 @@ static int run_health(cli_common *c, int argc, char **argv)
         printf("; %lld missing\n", (long long)h.vectors_missing);
         for (int ch = 0; ch < CH_COUNT; ch++)
             printf("%-10s %s%s%s\n", engine_channel_name(ch),
-                   h.ch[ch].active ? "active" : "inactive",
-                   h.ch[ch].active ? "" : ": ", h.ch[ch].active ? "" : h.ch[ch].reason);
+                   h.ch[ch].active ? "active" : "inactive", h.ch[ch].active ? "" : ": ",
+                   h.ch[ch].active ? "" : h.ch[ch].reason);
     }
     engine_close(e);
     store_close(s);

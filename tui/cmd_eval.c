@@ -16,7 +16,7 @@
 #include "cli_recall.h"
 
 #define K_MAX 8
-#define CATS 5    /* categories 1..4 scored; index 0 = overall */
+#define CATS 5 /* categories 1..4 scored; index 0 = overall */
 #define SWEEP_STEPS 11
 
 enum { OPT_JSON = OPT_RECALL_END, OPT_QUERIES, OPT_K, OPT_OFFTOPIC, OPT_SWEEP, OPT_LEARN };
@@ -47,8 +47,8 @@ typedef struct eval_state {
     int learn_split; /* learn from every other scored question, score the rest */
 } eval_state;
 
-static const char *const cat_names[CATS] = {"overall", "1 multi-hop", "2 temporal",
-                                            "3 open-domain", "4 single-hop"};
+static const char *const cat_names[CATS] = {"overall", "1 multi-hop", "2 temporal", "3 open-domain",
+                                            "4 single-hop"};
 
 static int parse_k(const char *arg, eval_state *st)
 {
@@ -194,8 +194,8 @@ static int run_file(eval_state *st, engine *e, const char *file, int offtopic)
             break;
         }
         int c = cJSON_IsNumber(cat) ? cat->valueint : 0;
-        int scored = !offtopic && c >= 1 && c <= 4 && cJSON_IsArray(ev) &&
-                     cJSON_GetArraySize(ev) > 0;
+        int scored =
+            !offtopic && c >= 1 && c <= 4 && cJSON_IsArray(ev) && cJSON_GetArraySize(ev) > 0;
         if (scored && st->learn_split && nth_scored++ % 2 == 0) {
             status = learn(st, e, q->valuestring, ev);
             st->done++;
@@ -335,8 +335,8 @@ static const char eval_usage[] =
     "--as-of --embedder, as for recall.\n";
 
 static int run_eval(cli_common *c, int argc, char **argv);
-const cli_command cmd_eval = {"eval", "score recall on query files (Recall@k, MRR)",
-                              eval_usage, run_eval};
+const cli_command cmd_eval = {"eval", "score recall on query files (Recall@k, MRR)", eval_usage,
+                              run_eval};
 
 static int eval_store(eval_state *st, cli_common *c, const job *jobs, int nj, int j,
                       const char *offtopic)
@@ -404,8 +404,7 @@ static int run_eval(cli_common *c, int argc, char **argv)
             offtopic = optarg;
         else if (opt == OPT_K) {
             if (parse_k(optarg, &st))
-                return cli_usage(&cmd_eval, "--k takes a comma list of up to %d numbers",
-                                 K_MAX);
+                return cli_usage(&cmd_eval, "--k takes a comma list of up to %d numbers", K_MAX);
         } else if (opt == OPT_QUERIES) {
             if (nj >= 64)
                 return cli_usage(&cmd_eval, "at most 64 --queries");

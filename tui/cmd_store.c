@@ -47,8 +47,10 @@ static char embedder_note[256];
 static void print_embedder_note(void)
 {
     if (embedder_note[0])
-        fprintf(stderr, "memscope: note: the store's vectors come from %s; new memories "
-                        "get none until `memscope reembed`\n", embedder_note);
+        fprintf(stderr,
+                "memscope: note: the store's vectors come from %s; new memories "
+                "get none until `memscope reembed`\n",
+                embedder_note);
 }
 
 /* Attach an embedder so memories imported without vectors get one: spec, or
@@ -227,9 +229,8 @@ const cli_command cmd_export = {"export", "write memories as JSONL", export_usag
 
 static int run_export(cli_common *c, int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_COMMON_OPTIONS,
-                                         {"output", required_argument, NULL, 'o'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        CLI_COMMON_OPTIONS, {"output", required_argument, NULL, 'o'}, {0, 0, 0, 0}};
     const char *outpath = NULL;
     int opt;
     while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
@@ -342,13 +343,33 @@ static int parse_add(cli_common *c, int argc, char **argv, store_memory *m)
         if (cli_common_option(c, opt, &cmd_add))
             continue;
         switch (opt) {
-        case OPT_ID: free(m->id); m->id = strdup(optarg); break;
-        case OPT_AT: free(m->created_at); m->created_at = strdup(optarg); break;
-        case OPT_EVENT: free(m->event_time); m->event_time = strdup(optarg); break;
-        case OPT_SPEAKER: free(m->speaker); m->speaker = strdup(optarg); break;
-        case OPT_SESSION: free(m->session); m->session = strdup(optarg); break;
-        case OPT_SOURCE: free(m->source); m->source = strdup(optarg); break;
-        case OPT_PIN: m->pinned = 1; break;
+        case OPT_ID:
+            free(m->id);
+            m->id = strdup(optarg);
+            break;
+        case OPT_AT:
+            free(m->created_at);
+            m->created_at = strdup(optarg);
+            break;
+        case OPT_EVENT:
+            free(m->event_time);
+            m->event_time = strdup(optarg);
+            break;
+        case OPT_SPEAKER:
+            free(m->speaker);
+            m->speaker = strdup(optarg);
+            break;
+        case OPT_SESSION:
+            free(m->session);
+            m->session = strdup(optarg);
+            break;
+        case OPT_SOURCE:
+            free(m->source);
+            m->source = strdup(optarg);
+            break;
+        case OPT_PIN:
+            m->pinned = 1;
+            break;
         case OPT_ENTITY:
             if (add_entity(m, optarg))
                 return cli_error(EXIT_RUNTIME, "out of memory");
@@ -711,7 +732,6 @@ enum { OPT_FORCE = OPT_FIRST_OWN, OPT_TOUR };
 static int run_demo(cli_common *c, int argc, char **argv);
 const cli_command cmd_demo = {"demo", "write the bundled demo store", demo_usage, run_demo};
 
-
 static const char *demo_path(const cli_common *c)
 {
     static char path[PATH_MAX];
@@ -774,8 +794,10 @@ static int run_demo(cli_common *c, int argc, char **argv)
         return cli_usage(&cmd_demo, "unexpected argument '%s'", argv[optind]);
     c->db = demo_path(c);
     if (c->readonly)
-        return cli_error(EXIT_RUNTIME, "cannot write the demo store: --read-only was given "
-                                       "(store %s)", c->db);
+        return cli_error(EXIT_RUNTIME,
+                         "cannot write the demo store: --read-only was given "
+                         "(store %s)",
+                         c->db);
     struct stat sb;
     if (stat(c->db, &sb) == 0) {
         if (!force && !tour)

@@ -67,8 +67,7 @@ static int config_setting(config *c, const char *key, const char *val, char *why
         !strcmp(key, "debounce"))
         snprintf(why, len, "bad value '%.60s' for %s", val, key);
     else
-        snprintf(why, len, "unknown setting '%.60s' (theme, ranking, limit, debounce, color)",
-                 key);
+        snprintf(why, len, "unknown setting '%.60s' (theme, ranking, limit, debounce, color)", key);
     return -1;
 }
 

@@ -19,8 +19,8 @@
 #define CONFIG_COLORS_MAX 64
 
 typedef struct config {
-    char theme[256];  /* "" = default */
-    int ranking;      /* 1 = show the Ranking column */
+    char theme[256]; /* "" = default */
+    int ranking;     /* 1 = show the Ranking column */
     int limit;
     int debounce_ms;
     char colors[CONFIG_COLORS_MAX][512]; /* "color ..." lines, in order */

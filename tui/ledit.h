@@ -14,8 +14,8 @@
 
 typedef struct ledit {
     wchar_t buf[LEDIT_MAX + 1]; /* NUL-terminated */
-    int len;                     /* characters in buf */
-    int cur;                     /* cursor, 0..len */
+    int len;                    /* characters in buf */
+    int cur;                    /* cursor, 0..len */
 } ledit;
 
 void ledit_clear(ledit *e);
@@ -37,9 +37,9 @@ int ledit_insert(ledit *e, wchar_t c);
  * cursor moved or nothing happened. */
 int ledit_backspace(ledit *e);
 int ledit_delete(ledit *e);
-int ledit_kill_word(ledit *e);   /* Ctrl-W: the word before the cursor */
-int ledit_kill_start(ledit *e);  /* Ctrl-U: everything before the cursor */
-int ledit_kill_end(ledit *e);    /* Ctrl-K: everything after the cursor */
+int ledit_kill_word(ledit *e);  /* Ctrl-W: the word before the cursor */
+int ledit_kill_start(ledit *e); /* Ctrl-U: everything before the cursor */
+int ledit_kill_end(ledit *e);   /* Ctrl-K: everything after the cursor */
 void ledit_left(ledit *e);
 void ledit_right(ledit *e);
 void ledit_home(ledit *e);

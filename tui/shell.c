@@ -18,23 +18,24 @@
 #include "theme.h"
 #include "view_fmt.h"
 
-#define SHELL_COMMANDS(_)                                                                 \
-    _(recall, "recall QUERY", "recall memories for QUERY: a compact table")              \
-    _(explain, "explain ID QUERY", "why memory ID was or was not returned for QUERY")     \
-    _(show, "show ID", "every stored field of one memory")                               \
-    _(weights, "weights [ch=w,...|reset]", "channel weights for later recalls (sticky); " \
-      "without an argument, show them")                                                  \
-    _(trace, "trace N", "the trace of result N of the last recall (mN: nearest miss N)")  \
-    _(help, "help", "this list")                                                          \
+#define SHELL_COMMANDS(_)                                                                          \
+    _(recall, "recall QUERY", "recall memories for QUERY: a compact table")                        \
+    _(explain, "explain ID QUERY", "why memory ID was or was not returned for QUERY")              \
+    _(show, "show ID", "every stored field of one memory")                                         \
+    _(weights, "weights [ch=w,...|reset]",                                                         \
+      "channel weights for later recalls (sticky); "                                               \
+      "without an argument, show them")                                                            \
+    _(trace, "trace N", "the trace of result N of the last recall (mN: nearest miss N)")           \
+    _(help, "help", "this list")                                                                   \
     _(quit, "quit", "leave (also exit, or Ctrl-D)")
 
 typedef struct shell {
     engine *e;
     store *s;
-    recall_opts opts;     /* sticky options: weights, limit, ... */
-    recall_result *last;  /* the last recall, for trace */
-    int width;            /* columns of the tables */
-    int failed;           /* a command failed */
+    recall_opts opts;    /* sticky options: weights, limit, ... */
+    recall_result *last; /* the last recall, for trace */
+    int width;           /* columns of the tables */
+    int failed;          /* a command failed */
 } shell;
 
 enum { SHELL_OK = 0, SHELL_FAIL = -1, SHELL_QUIT = 1 };
@@ -68,7 +69,7 @@ static void shell_row(shell *sh, const recall_hit *h, const char *rank)
     vrow_addf(&l, ROLE_normal, "%3s  ", rank);
     vrow_stored_cell(&l, ROLE_normal, h->mem.id, 8);
     vrow_addf(&l, ROLE_normal, "  %-9.3f  %-5.2f  %-8.2f  %-8.4f ", h->relevance_score,
-               store_trust_score(&h->mem), h->mem.memory_confidence, h->ranking_score);
+              store_trust_score(&h->mem), h->mem.memory_confidence, h->ranking_score);
     vrow_stored_cell(&l, ROLE_normal, h->mem.created_at ? h->mem.created_at : "-", 10);
     vrow_add(&l, ROLE_normal, "  ");
     vrow_stored_cell(&l, ROLE_normal, h->mem.speaker ? h->mem.speaker : "-", 10);
@@ -125,8 +126,7 @@ static void shell_table(shell *sh, const recall_result *r)
         shell_row(sh, &r->hits[i], rank);
     }
     if (r->n_misses)
-        printf("(%zu nearest misses cut by the floor: trace m1..m%zu)\n", r->n_misses,
-               r->n_misses);
+        printf("(%zu nearest misses cut by the floor: trace m1..m%zu)\n", r->n_misses, r->n_misses);
 }
 
 /* ---- commands ------------------------------------------------------------------ */
@@ -156,8 +156,8 @@ static int shell_recall(shell *sh, const char *rest)
     return SHELL_OK;
 }
 
-static void shell_lines(shell *sh, int (*fmt)(vrow *, int, const recall_result *,
-                                              const recall_hit *),
+static void shell_lines(shell *sh,
+                        int (*fmt)(vrow *, int, const recall_result *, const recall_hit *),
                         const recall_result *r, const recall_hit *h)
 {
     vrow lines[32];
@@ -202,8 +202,7 @@ static int shell_trace(shell *sh, int argc, const char **argv)
     long n;
     size_t count = miss ? sh->last->n_misses : sh->last->n_hits;
     if (cli_parse_int(argv[1] + miss, 1, 100000, &n) || (size_t)n > count)
-        return shell_fail(sh, "trace takes %s1 to %s%zu", miss ? "m" : "", miss ? "m" : "",
-                          count);
+        return shell_fail(sh, "trace takes %s1 to %s%zu", miss ? "m" : "", miss ? "m" : "", count);
     const recall_hit *h = miss ? &sh->last->misses[n - 1] : &sh->last->hits[n - 1];
     vrow l;
     vrow_init(&l, sh->width);
@@ -236,9 +235,9 @@ static int shell_show(shell *sh, int argc, const char **argv)
     char *content = text_escape(m.content, strlen(m.content), 1);
     printf("%s\n", content ? content : "?");
     free(content);
-    const char *f[][2] = {{"id", m.id}, {"created_at", m.created_at},
-                          {"event_time", m.event_time}, {"speaker", m.speaker},
-                          {"session", m.session}, {"source", m.source}};
+    const char *f[][2] = {
+        {"id", m.id},           {"created_at", m.created_at}, {"event_time", m.event_time},
+        {"speaker", m.speaker}, {"session", m.session},       {"source", m.source}};
     for (size_t k = 0; k < sizeof f / sizeof *f; k++)
         shell_field(sh, f[k][0], f[k][1]);
     printf("%-18s%.2f\n%-18salpha %g, beta %g: %.3f\n%-18s%s\n", "memory_confidence",
@@ -259,7 +258,7 @@ static int shell_weights(shell *sh, int argc, const char **argv)
         unsigned set = 0;
         if (engine_weight_list(argv[1], w, &set))
             return shell_fail(sh, "weights takes ch=w,... (channels semantic bm25 temporal "
-                              "hopfield spreading, weights 0 to 1000) or reset");
+                                  "hopfield spreading, weights 0 to 1000) or reset");
         for (int c = 0; c < CH_COUNT; c++)
             if (set & CH_MASK(c))
                 sh->opts.weights[c] = w[c];

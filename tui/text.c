@@ -10,8 +10,8 @@ int text_is_hidden(unsigned cp)
 {
     if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
         return 1; /* C0, DEL, C1 */
-    if (cp == 0xad || cp == 0x34f || cp == 0x61c || cp == 0x115f || cp == 0x1160 ||
-        cp == 0x180e || cp == 0x3164 || cp == 0xfeff || cp == 0xffa0)
+    if (cp == 0xad || cp == 0x34f || cp == 0x61c || cp == 0x115f || cp == 0x1160 || cp == 0x180e ||
+        cp == 0x3164 || cp == 0xfeff || cp == 0xffa0)
         return 1; /* soft hyphen, fillers, Arabic letter mark, BOM */
     if (cp >= 0x200b && cp <= 0x200f)
         return 1; /* zero-width space/joiners, LRM, RLM */
@@ -148,4 +148,3 @@ int text_width(const char *safe)
     }
     return w;
 }
-

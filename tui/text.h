@@ -29,5 +29,4 @@ char *text_escape(const char *s, size_t n, int keep_ws);
  * measured with wcwidth; unknown widths count 1. */
 int text_width(const char *safe);
 
-
 #endif

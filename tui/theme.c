@@ -50,9 +50,10 @@ void theme_mono(theme *t)
 }
 
 static const char *const color_names[16] = {
-    "black",        "red",        "green",        "yellow",        "blue",        "magenta",
-    "cyan",         "white",      "bright-black", "bright-red",    "bright-green",
-    "bright-yellow", "bright-blue", "bright-magenta", "bright-cyan", "bright-white",
+    "black",        "red",           "green",       "yellow",         "blue",
+    "magenta",      "cyan",          "white",       "bright-black",   "bright-red",
+    "bright-green", "bright-yellow", "bright-blue", "bright-magenta", "bright-cyan",
+    "bright-white",
 };
 
 int theme_color_parse(const char *name, short *out)
@@ -66,8 +67,8 @@ int theme_color_parse(const char *name, short *out)
         return 0;
     }
     for (int c = 0; c < 16; c++)
-        if (strcmp(name, color_names[c]) == 0 ||
-            (c >= 8 && strncmp(name, "bright", 6) == 0 && strcmp(name + 6, color_names[c] + 7) == 0)) {
+        if (strcmp(name, color_names[c]) == 0 || (c >= 8 && strncmp(name, "bright", 6) == 0 &&
+                                                  strcmp(name + 6, color_names[c] + 7) == 0)) {
             *out = (short)c;
             return 0;
         }
@@ -84,9 +85,14 @@ static const struct {
     const char *name;
     unsigned bit;
 } attr_names[] = {
-    {"normal", 0},           {"bold", THEME_BOLD},       {"dim", THEME_DIM},
-    {"reverse", THEME_REVERSE}, {"underline", THEME_UNDERLINE}, {"standout", THEME_STANDOUT},
-    {"italic", THEME_ITALIC}, {"blink", THEME_BLINK},
+    {"normal", 0},
+    {"bold", THEME_BOLD},
+    {"dim", THEME_DIM},
+    {"reverse", THEME_REVERSE},
+    {"underline", THEME_UNDERLINE},
+    {"standout", THEME_STANDOUT},
+    {"italic", THEME_ITALIC},
+    {"blink", THEME_BLINK},
 };
 
 static int attr_word(const char *w, size_t n, unsigned *bits)
@@ -151,8 +157,10 @@ static int theme_rule_attrs(char **w, int n, unsigned *attrs, char *why, size_t 
         unsigned bits;
         if (theme_attrs_parse(w[i], &bits)) {
             theme_blame(w[i]);
-            snprintf(why, len, "unknown attribute '%.40s' (bold dim reverse underline "
-                     "standout italic blink normal)", w[i]);
+            snprintf(why, len,
+                     "unknown attribute '%.40s' (bold dim reverse underline "
+                     "standout italic blink normal)",
+                     w[i]);
             return -1;
         }
         *attrs |= bits;
@@ -177,8 +185,7 @@ static int theme_rule(theme *t, char **w, int n, char *why, size_t len)
     for (int k = 0; k < 2; k++)
         if (theme_color_parse(w[2 + k], k ? &st.bg : &st.fg)) {
             theme_blame(w[2 + k]);
-            snprintf(why, len, "unknown colour '%.40s' (a name, default, or 0 to 255)",
-                     w[2 + k]);
+            snprintf(why, len, "unknown colour '%.40s' (a name, default, or 0 to 255)", w[2 + k]);
             return -1;
         }
     if (theme_rule_attrs(w, n, &st.attrs, why, len))
@@ -206,15 +213,16 @@ int theme_parse_line(theme *t, const char *line, char *why, size_t len)
         return 0;
     if (strcmp(w[0], "color") != 0) {
         theme_blame(w[0]);
-        snprintf(why, len, "unknown keyword '%.40s' (a theme line is 'color ROLE FG BG "
-                 "[ATTRS]')", w[0]);
+        snprintf(why, len,
+                 "unknown keyword '%.40s' (a theme line is 'color ROLE FG BG "
+                 "[ATTRS]')",
+                 w[0]);
         return -1;
     }
     return theme_rule(t, w, n, why, len);
 }
 
-int theme_read_lines(FILE *f, const char *path, theme_line_fn fn, void *ctx, char *why,
-                     size_t len)
+int theme_read_lines(FILE *f, const char *path, theme_line_fn fn, void *ctx, char *why, size_t len)
 {
     char line[512], reason[256];
     int lineno = 0, rc = 0, col = 1;

@@ -34,46 +34,46 @@ enum {
 #define THEME_DEFAULT_COLOR (-1)
 
 /* Every role: name, default theme (fg, bg, attrs), monochrome attrs. */
-#define THEME_ROLES(_)                                                                   \
-    _(normal, -1, -1, 0, 0)                                                              \
-    _(query_prompt, 81, -1, THEME_BOLD, THEME_BOLD)                                      \
-    _(query_text, 255, -1, 0, 0)                                                         \
-    _(legend, 246, -1, 0, THEME_DIM)                                                     \
-    _(header, 252, 237, THEME_BOLD, THEME_BOLD | THEME_UNDERLINE)                        \
-    _(result_selected, 255, 24, THEME_BOLD, THEME_REVERSE)                               \
-    _(miss, 243, -1, 0, THEME_DIM)                                                       \
-    _(gone, 241, -1, 0, THEME_DIM)                                                       \
-    _(move_up, 114, -1, THEME_BOLD, THEME_BOLD)                                          \
-    _(move_down, 209, -1, THEME_BOLD, THEME_BOLD)                                        \
-    _(move_new, 221, -1, THEME_BOLD, THEME_BOLD | THEME_UNDERLINE)                       \
-    _(bar_relevance, 117, -1, 0, 0)                                                      \
-    _(bar_trust, 150, -1, 0, 0)                                                          \
-    _(bar_confidence, 180, -1, 0, 0)                                                     \
-    _(channel_semantic, 75, -1, 0, 0)                                                    \
-    _(channel_bm25, 214, -1, 0, 0)                                                       \
-    _(channel_temporal, 114, -1, 0, 0)                                                   \
-    _(channel_hopfield, 176, -1, 0, 0)                                                   \
-    _(channel_spreading, 80, -1, 0, 0)                                                   \
-    _(channel_off, 231, 88, THEME_BOLD, THEME_REVERSE)                                   \
-    _(channel_empty, 16, 214, THEME_BOLD, THEME_REVERSE | THEME_UNDERLINE)               \
-    _(trace_label, 250, -1, THEME_BOLD, THEME_BOLD)                                      \
-    _(trace_total, 255, -1, THEME_BOLD, THEME_BOLD)                                      \
-    _(floor_pass, 114, -1, THEME_BOLD, THEME_BOLD)                                       \
-    _(floor_cut, 203, -1, THEME_BOLD, THEME_BOLD | THEME_UNDERLINE)                      \
-    _(abstain_banner, 231, 124, THEME_BOLD, THEME_REVERSE | THEME_BOLD)                  \
-    _(abstain_text, 217, -1, 0, 0)                                                       \
-    _(pane_title, 250, 236, 0, THEME_UNDERLINE)                                          \
-    _(pane_title_focused, 16, 81, THEME_BOLD, THEME_REVERSE | THEME_BOLD)                \
-    _(status, 252, 236, 0, THEME_REVERSE)                                                \
-    _(message, 229, -1, 0, THEME_BOLD)                                                   \
-    _(error, 231, 160, THEME_BOLD, THEME_REVERSE | THEME_BOLD)                           \
-    _(escape, 16, 213, THEME_BOLD, THEME_UNDERLINE | THEME_BOLD)                         \
-    _(whatif, 16, 221, THEME_BOLD, THEME_REVERSE)                                        \
-    _(tour_caption, 16, 153, 0, THEME_REVERSE)                                           \
-    _(help, 252, 235, 0, 0)                                                              \
-    _(help_key, 221, 235, THEME_BOLD, THEME_BOLD)                                        \
-    _(detail_field, 110, -1, THEME_BOLD, THEME_BOLD)                                     \
-    _(pinned, 16, 180, THEME_BOLD, THEME_REVERSE | THEME_UNDERLINE)                      \
+#define THEME_ROLES(_)                                                                             \
+    _(normal, -1, -1, 0, 0)                                                                        \
+    _(query_prompt, 81, -1, THEME_BOLD, THEME_BOLD)                                                \
+    _(query_text, 255, -1, 0, 0)                                                                   \
+    _(legend, 246, -1, 0, THEME_DIM)                                                               \
+    _(header, 252, 237, THEME_BOLD, THEME_BOLD | THEME_UNDERLINE)                                  \
+    _(result_selected, 255, 24, THEME_BOLD, THEME_REVERSE)                                         \
+    _(miss, 243, -1, 0, THEME_DIM)                                                                 \
+    _(gone, 241, -1, 0, THEME_DIM)                                                                 \
+    _(move_up, 114, -1, THEME_BOLD, THEME_BOLD)                                                    \
+    _(move_down, 209, -1, THEME_BOLD, THEME_BOLD)                                                  \
+    _(move_new, 221, -1, THEME_BOLD, THEME_BOLD | THEME_UNDERLINE)                                 \
+    _(bar_relevance, 117, -1, 0, 0)                                                                \
+    _(bar_trust, 150, -1, 0, 0)                                                                    \
+    _(bar_confidence, 180, -1, 0, 0)                                                               \
+    _(channel_semantic, 75, -1, 0, 0)                                                              \
+    _(channel_bm25, 214, -1, 0, 0)                                                                 \
+    _(channel_temporal, 114, -1, 0, 0)                                                             \
+    _(channel_hopfield, 176, -1, 0, 0)                                                             \
+    _(channel_spreading, 80, -1, 0, 0)                                                             \
+    _(channel_off, 231, 88, THEME_BOLD, THEME_REVERSE)                                             \
+    _(channel_empty, 16, 214, THEME_BOLD, THEME_REVERSE | THEME_UNDERLINE)                         \
+    _(trace_label, 250, -1, THEME_BOLD, THEME_BOLD)                                                \
+    _(trace_total, 255, -1, THEME_BOLD, THEME_BOLD)                                                \
+    _(floor_pass, 114, -1, THEME_BOLD, THEME_BOLD)                                                 \
+    _(floor_cut, 203, -1, THEME_BOLD, THEME_BOLD | THEME_UNDERLINE)                                \
+    _(abstain_banner, 231, 124, THEME_BOLD, THEME_REVERSE | THEME_BOLD)                            \
+    _(abstain_text, 217, -1, 0, 0)                                                                 \
+    _(pane_title, 250, 236, 0, THEME_UNDERLINE)                                                    \
+    _(pane_title_focused, 16, 81, THEME_BOLD, THEME_REVERSE | THEME_BOLD)                          \
+    _(status, 252, 236, 0, THEME_REVERSE)                                                          \
+    _(message, 229, -1, 0, THEME_BOLD)                                                             \
+    _(error, 231, 160, THEME_BOLD, THEME_REVERSE | THEME_BOLD)                                     \
+    _(escape, 16, 213, THEME_BOLD, THEME_UNDERLINE | THEME_BOLD)                                   \
+    _(whatif, 16, 221, THEME_BOLD, THEME_REVERSE)                                                  \
+    _(tour_caption, 16, 153, 0, THEME_REVERSE)                                                     \
+    _(help, 252, 235, 0, 0)                                                                        \
+    _(help_key, 221, 235, THEME_BOLD, THEME_BOLD)                                                  \
+    _(detail_field, 110, -1, THEME_BOLD, THEME_BOLD)                                               \
+    _(pinned, 16, 180, THEME_BOLD, THEME_REVERSE | THEME_UNDERLINE)                                \
     _(too_small, 231, 124, THEME_BOLD, THEME_REVERSE)
 
 #define THEME_ROLE_ENUM(name, fg, bg, attr, mono) ROLE_##name,
@@ -121,8 +121,7 @@ int theme_last_column(void);
  * fn(ctx, line, reason, reason_len, &col) until one fails. Returns 0, or -1
  * with "PATH:LINE:COL: reason" in why; a line of 512 bytes or more fails. */
 typedef int (*theme_line_fn)(void *ctx, char *line, char *reason, size_t len, int *col);
-int theme_read_lines(FILE *f, const char *path, theme_line_fn fn, void *ctx, char *why,
-                     size_t len);
+int theme_read_lines(FILE *f, const char *path, theme_line_fn fn, void *ctx, char *why, size_t len);
 
 /* Load the theme file at path over a copy of the built-in default. On any
  * error t is the built-in default, and why says "PATH:LINE: reason";

@@ -9,7 +9,7 @@ typedef void (*tour_caption_fn)(view_model *vm, char *out, size_t len);
 typedef struct tour_step {
     const char *title;
     const char *query;
-    int limit;              /* results for this step */
+    int limit;               /* results for this step */
     tour_caption_fn caption; /* selects the row it talks about, writes the text */
 } tour_step;
 
@@ -41,18 +41,21 @@ static int tour_channels_ranking(const recall_hit *h)
 static void tour_confident(view_model *vm, char *out, size_t len)
 {
     if (!vm->cur || vm->cur->n_hits == 0) {
-        snprintf(out, len, "This query should find its answer in the demo store, but the "
+        snprintf(out, len,
+                 "This query should find its answer in the demo store, but the "
                  "engine returned nothing here: check `memscope health`.");
         return;
     }
     const recall_hit *h = &vm->cur->hits[0];
     vm->sel = 0;
-    snprintf(out, len, "%s ranks first with Relevance %.3f, and %d of 5 "
+    snprintf(out, len,
+             "%s ranks first with Relevance %.3f, and %d of 5 "
              "channels ranked it. The trace below shows each channel's w/(k+rank); their sum "
              "is the fused score, and Relevance = boosted / the best score possible for this "
              "query. Trust %.2f and Mem.Conf %.2f are separate columns: they describe the "
-             "memory, not this query.", h->mem.id, h->relevance_score, tour_channels_ranking(h),
-             store_trust_score(&h->mem), h->mem.memory_confidence);
+             "memory, not this query.",
+             h->mem.id, h->relevance_score, tour_channels_ranking(h), store_trust_score(&h->mem),
+             h->mem.memory_confidence);
 }
 
 static double tour_temporal_score(const recall_hit *h)
@@ -65,17 +68,20 @@ static void tour_temporal(view_model *vm, char *out, size_t len)
     const recall_result *r = vm->cur;
     int i = r ? tour_best(vm, tour_temporal_score) : -1;
     if (i < 0) {
-        snprintf(out, len, "A temporal question. The temporal channel found nothing here: "
+        snprintf(out, len,
+                 "A temporal question. The temporal channel found nothing here: "
                  "its row in the status bar says why.");
         return;
     }
     vm->sel = i;
     const recall_hit *h = vm->rows[i].h;
-    snprintf(out, len, "Query type %s: the query analysis read a date range into it: %s. "
+    snprintf(out, len,
+             "Query type %s: the query analysis read a date range into it: %s. "
              "The temporal channel ranks memories by how close their event time is to "
              "it: %s is its rank %d, contributing %.6f to the fused %.6f (the temporal row of "
-             "the trace).", r->query_type, r->n_dates ? r->dates[0] : "none",
-             h->mem.id, h->ch[CH_TEMPORAL].rank, h->ch[CH_TEMPORAL].contribution, h->fused);
+             "the trace).",
+             r->query_type, r->n_dates ? r->dates[0] : "none", h->mem.id, h->ch[CH_TEMPORAL].rank,
+             h->ch[CH_TEMPORAL].contribution, h->fused);
 }
 
 /* Spreading's share of the fused score, doubled when the memory passed the
@@ -92,18 +98,20 @@ static void tour_spreading(view_model *vm, char *out, size_t len)
 {
     int i = vm->cur ? tour_best(vm, tour_spread_score) : -1;
     if (i < 0) {
-        snprintf(out, len, "A multi-hop question, but spreading activation found nothing "
+        snprintf(out, len,
+                 "A multi-hop question, but spreading activation found nothing "
                  "here: the store may have no edges (see the status bar).");
         return;
     }
     vm->sel = i;
     const recall_hit *h = vm->rows[i].h;
     int assoc = h->passed_by && strcmp(h->passed_by, "association") == 0;
-    snprintf(out, len, "The answer often sits next to the turn that matches the words. "
+    snprintf(out, len,
+             "The answer often sits next to the turn that matches the words. "
              "Spreading activation walks the stored edges (adjacent turns, shared entities, "
              "close dates) from the matching memories: %s gets spreading rank %d, %.0f%% of "
-             "its fused score. %s%s%s", h->mem.id, h->ch[CH_SPREADING].rank,
-             100 * h->ch[CH_SPREADING].contribution / h->fused,
+             "its fused score. %s%s%s",
+             h->mem.id, h->ch[CH_SPREADING].rank, 100 * h->ch[CH_SPREADING].contribution / h->fused,
              assoc ? "It has no evidence of its own and passes the floor by association via "
                    : "Press Enter for its edges; Enter on an edge follows it.",
              assoc ? h->associated : "", assoc ? "." : "");
@@ -119,19 +127,21 @@ static void tour_trust(view_model *vm, char *out, size_t len)
 {
     int i = vm->cur ? tour_best(vm, tour_low_trust_score) : -1;
     if (i < 0 || vm->cur->n_hits == 0) {
-        snprintf(out, len, "Relevance, Trust and Mem.Conf are separate: no low-trust memory "
+        snprintf(out, len,
+                 "Relevance, Trust and Mem.Conf are separate: no low-trust memory "
                  "came up for this query, but the columns show each.");
         return;
     }
     vm->sel = i;
     const recall_hit *h = vm->rows[i].h, *top = &vm->cur->hits[0];
-    snprintf(out, len, "%s (rank %d) matches the question with "
+    snprintf(out, len,
+             "%s (rank %d) matches the question with "
              "Relevance %.3f, but its Trust is %.2f (alpha %.0f, beta %.0f) and Mem.Conf %.2f. "
              "%s at rank 1 has Trust %.2f. Relevance says how well a memory matches the "
              "question, never whether it is true; Ranking weighs trust and confidence in, "
-             "which is why the trusted one leads.", h->mem.id, h->rank_position,
-             h->relevance_score, store_trust_score(&h->mem), h->mem.trust_alpha,
-             h->mem.trust_beta, h->mem.memory_confidence, top->mem.id,
+             "which is why the trusted one leads.",
+             h->mem.id, h->rank_position, h->relevance_score, store_trust_score(&h->mem),
+             h->mem.trust_alpha, h->mem.trust_beta, h->mem.memory_confidence, top->mem.id,
              store_trust_score(&top->mem));
 }
 
@@ -139,12 +149,15 @@ static void tour_floor(view_model *vm, char *out, size_t len)
 {
     const recall_result *r = vm->cur;
     if (!r || !r->abstained) {
-        snprintf(out, len, "An off-topic question. The engine did not abstain here (%zu "
-                 "results): the floor found some evidence.", r ? r->n_hits : (size_t)0);
+        snprintf(out, len,
+                 "An off-topic question. The engine did not abstain here (%zu "
+                 "results): the floor found some evidence.",
+                 r ? r->n_hits : (size_t)0);
         return;
     }
     vm->sel = 0;
-    snprintf(out, len, "The store knows nothing about the world. The channels still find "
+    snprintf(out, len,
+             "The store knows nothing about the world. The channels still find "
              "%zu faint candidates, but none has evidence: the question names nobody the "
              "store knows, %d of its words never occur in it, and the best cosine is %.3f "
              "against %.2f. So the engine abstains (%s) instead of returning the least-bad "
@@ -162,15 +175,16 @@ static int tour_no_candidates(const view_model *vm)
 static void tour_none(view_model *vm, char *out, size_t len)
 {
     if (tour_no_candidates(vm))
-        snprintf(out, len, "Nothing at all: no word of this query occurs in the store and no "
+        snprintf(out, len,
+                 "Nothing at all: no word of this query occurs in the store and no "
                  "memory resembles it, so no channel produced a single candidate and the "
                  "engine abstains with no_candidates (not evidence_floor): %s.",
                  vm->cur->no_candidates_why);
     else
-        snprintf(out, len, "No word of this query occurs in the store, yet the engine found "
+        snprintf(out, len,
+                 "No word of this query occurs in the store, yet the engine found "
                  "candidates: it answers with %s.",
-                 vm->cur && vm->cur->abstention_reason ? vm->cur->abstention_reason
-                                                       : "results");
+                 vm->cur && vm->cur->abstention_reason ? vm->cur->abstention_reason : "results");
 }
 
 static const tour_step steps[] = {
@@ -213,8 +227,8 @@ int tour_go(view_model *vm, int step)
     vm->sel = 0;
     char text[900];
     s->caption(vm, text, sizeof text);
-    snprintf(vm->caption, sizeof vm->caption, "Tour %d/%d, %s. %s", step + 1, TOUR_STEPS,
-             s->title, text);
+    snprintf(vm->caption, sizeof vm->caption, "Tour %d/%d, %s. %s", step + 1, TOUR_STEPS, s->title,
+             text);
     vm->focus = FOCUS_RESULTS;
     view_message(vm, ROLE_message, "tour: n or Space next, N back, Esc ends the tour");
     return VIEW_HANDLED | VIEW_REDRAW | VIEW_FULL;

@@ -32,7 +32,7 @@ void view_message(view_model *vm, int role, const char *fmt, ...)
  * cannot (a statement left active pins the read snapshot). */
 static long long view_file_sig(const char *path)
 {
-    char wal[sizeof ((view_model *)0)->db_path + 8];
+    char wal[sizeof((view_model *)0)->db_path + 8];
     struct stat sb;
     long long sig = 0;
     snprintf(wal, sizeof wal, "%s-wal", path);
@@ -245,12 +245,12 @@ int view_model_update(view_model *vm)
 int view_poll_store(view_model *vm)
 {
     int64_t v = store_data_version(vm->st);
-    if ((v == vm->data_version && view_file_sig(vm->db_path) == vm->file_sig) ||
-        vm->store_changed)
+    if ((v == vm->data_version && view_file_sig(vm->db_path) == vm->file_sig) || vm->store_changed)
         return 0;
     vm->store_changed = 1;
-    view_message(vm, ROLE_message, "The store changed (another process wrote to it): press R "
-                                    "to run the query again.");
+    view_message(vm, ROLE_message,
+                 "The store changed (another process wrote to it): press R "
+                 "to run the query again.");
     return 1;
 }
 
@@ -265,8 +265,9 @@ int view_pin(view_model *vm, const char *id)
     }
     snprintf(vm->pinned, sizeof vm->pinned, "%s", id);
     vm->low_top = 0;
-    view_message(vm, ROLE_message, "pinned: the lower pane says where it ranks in each "
-                                    "channel and where it was cut (p again unpins)");
+    view_message(vm, ROLE_message,
+                 "pinned: the lower pane says where it ranks in each "
+                 "channel and where it was cut (p again unpins)");
     return VIEW_HANDLED | VIEW_REDRAW | VIEW_RECALL;
 }
 

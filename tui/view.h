@@ -26,19 +26,19 @@
 /* Smallest terminal the browser draws in; below it: "terminal too small". */
 #define VIEW_MIN_COLS 60
 #define VIEW_MIN_ROWS 14
-#define VIEW_YMAP_MAX 512   /* screen rows the mouse map covers */
+#define VIEW_YMAP_MAX 512    /* screen rows the mouse map covers */
 #define VIEW_DETAIL_DEPTH 32 /* edges followed before the oldest is forgotten */
 
 /* Flags a key handler returns; only the main loop redraws. */
 enum {
-    VIEW_HANDLED = 1,  /* the key meant something */
-    VIEW_REDRAW = 2,   /* the screen must be laid out again */
-    VIEW_RECALL = 4,   /* run the query now */
-    VIEW_DEBOUNCE = 8, /* run the query after a pause in typing */
-    VIEW_FULL = 16,    /* clear and repaint every cell (Ctrl-L, resize) */
-    VIEW_QUIT = 32,    /* leave the browser */
-    VIEW_SUSPEND = 64, /* stop the process (Ctrl-Z) */
-    VIEW_HISTORY = 128,/* the query line asked for history (qline.c) */
+    VIEW_HANDLED = 1,   /* the key meant something */
+    VIEW_REDRAW = 2,    /* the screen must be laid out again */
+    VIEW_RECALL = 4,    /* run the query now */
+    VIEW_DEBOUNCE = 8,  /* run the query after a pause in typing */
+    VIEW_FULL = 16,     /* clear and repaint every cell (Ctrl-L, resize) */
+    VIEW_QUIT = 32,     /* leave the browser */
+    VIEW_SUSPEND = 64,  /* stop the process (Ctrl-Z) */
+    VIEW_HISTORY = 128, /* the query line asked for history (qline.c) */
 };
 
 typedef enum view_focus { FOCUS_QUERY, FOCUS_RESULTS, FOCUS_LOWER, FOCUS_COUNT } view_focus;
@@ -49,84 +49,84 @@ typedef enum view_row_kind { ROW_HIT, ROW_MISS, ROW_GONE } view_row_kind;
 typedef struct view_row {
     const recall_hit *h; /* into cur (hits, misses) or base (gone rows) */
     view_row_kind kind;
-    int move;            /* baseline rank - current rank (what-if) */
-    int is_new;          /* not in the baseline's results */
+    int move;   /* baseline rank - current rank (what-if) */
+    int is_new; /* not in the baseline's results */
 } view_row;
 
 /* What-if overrides of the baseline recall. */
 typedef struct view_whatif {
     double weights[CH_COUNT]; /* valid where weights_set has the bit */
     unsigned weights_set;
-    unsigned disabled;        /* channels switched off */
-    double rrf_k;             /* < 0: the query type's default */
+    unsigned disabled; /* channels switched off */
+    double rrf_k;      /* < 0: the query type's default */
     int no_floor;
-    int channel;              /* the channel + and - change */
+    int channel; /* the channel + and - change */
 } view_whatif;
 
 /* The detail view of one memory and its edges. */
 typedef struct view_detail {
     int open;
-    store_memory m;              /* the memory (owned) */
-    store_entity *ents;          /* owned, n_ents */
+    store_memory m;     /* the memory (owned) */
+    store_entity *ents; /* owned, n_ents */
     size_t n_ents;
-    store_edge *edges;           /* owned, n_edges, strongest first */
+    store_edge *edges; /* owned, n_edges, strongest first */
     size_t n_edges;
-    store_memory *other;         /* the memory at the other end of each edge (owned) */
-    int sel;                     /* selected edge */
-    int top;                     /* first line shown */
-    int follow;                  /* keep the selected edge in view */
+    store_memory *other; /* the memory at the other end of each edge (owned) */
+    int sel;             /* selected edge */
+    int top;             /* first line shown */
+    int follow;          /* keep the selected edge in view */
     char stack[VIEW_DETAIL_DEPTH][STORE_ID_MAX + 1]; /* ids opened before, for Esc */
     int depth;
 } view_detail;
 
 /* Geometry of the last layout, for mouse clicks and page sizes. */
 typedef struct view_geom {
-    int res_y, res_h;     /* first row of result rows, how many */
-    int res_first;        /* index of the row at res_y */
-    int low_y, low_h;     /* the lower pane's text rows */
+    int res_y, res_h;                     /* first row of result rows, how many */
+    int res_first;                        /* index of the row at res_y */
+    int low_y, low_h;                     /* the lower pane's text rows */
     int detail_y, detail_h, detail_edge0; /* detail text rows; line of edge 0 */
     int help_h;
     int ymap[VIEW_YMAP_MAX]; /* screen row -> result row (or edge in detail), -1 */
 } view_geom;
 
 typedef struct view_model {
-    engine *eng;                 /* borrowed */
-    store *st;                   /* borrowed */
+    engine *eng; /* borrowed */
+    store *st;   /* borrowed */
     char db_path[1024];
     long long db_bytes;
-    int64_t memories;            /* in the profile */
+    int64_t memories;                /* in the profile */
     channel_status health[CH_COUNT]; /* before the first query */
 
-    ledit query;                 /* the query line */
-    ledit prompt;                /* pin-by-id or history-search text */
+    ledit query;  /* the query line */
+    ledit prompt; /* pin-by-id or history-search text */
     view_prompt prompting;
     char search_match[ENGINE_QUERY_MAX + 1]; /* Ctrl-R: the entry found */
-    recall_result *cur;          /* the recall shown (with what-if) */
-    recall_result *base;         /* the baseline, only while what-if is on */
-    char ran[ENGINE_QUERY_MAX + 1]; /* the query cur answers */
-    view_row *rows;              /* selectable rows, n_rows */
+    recall_result *cur;                      /* the recall shown (with what-if) */
+    recall_result *base;                     /* the baseline, only while what-if is on */
+    char ran[ENGINE_QUERY_MAX + 1];          /* the query cur answers */
+    view_row *rows;                          /* selectable rows, n_rows */
     size_t n_rows;
     view_whatif wi;
-    int limit;                   /* results per recall */
-    int base_limit;              /* the limit outside the tour (config) */
-    int sel;                     /* selected row */
-    int res_top;                 /* first result-pane line shown (scroll) */
-    int low_top;                 /* scroll of the lower pane */
+    int limit;      /* results per recall */
+    int base_limit; /* the limit outside the tour (config) */
+    int sel;        /* selected row */
+    int res_top;    /* first result-pane line shown (scroll) */
+    int low_top;    /* scroll of the lower pane */
     view_focus focus;
-    int help, help_top;          /* help overlay open, its scroll */
+    int help, help_top; /* help overlay open, its scroll */
     int show_ranking;
     char pinned[STORE_ID_MAX + 1]; /* why-not memory, "" = none */
     view_detail det;
-    char msg[768];               /* one-line message, "" = key hints */
+    char msg[768]; /* one-line message, "" = key hints */
     int msg_role;
-    int tour;                    /* current step, -1 = no tour */
-    char caption[1024];          /* the tour step's caption */
-    int64_t data_version;        /* store_data_version at the last recall */
-    long long file_sig;          /* size and time of the store file and its WAL then */
-    int store_changed;           /* another process wrote since */
+    int tour;                         /* current step, -1 = no tour */
+    char caption[1024];               /* the tour step's caption */
+    int64_t data_version;             /* store_data_version at the last recall */
+    long long file_sig;               /* size and time of the store file and its WAL then */
+    int store_changed;                /* another process wrote since */
     int mouse_y, mouse_x, mouse_kind; /* the event MOUSE handles */
-    int key;                     /* the key that triggered the action */
-    double last_ms;              /* duration of the last update */
+    int key;                          /* the key that triggered the action */
+    double last_ms;                   /* duration of the last update */
     view_geom g;
 } view_model;
 
@@ -181,10 +181,10 @@ int view_poll_store(view_model *vm);
 /* A laid-out screen: rows lines of at most cols columns. */
 typedef struct view_screen {
     int cols, rows;
-    vrow *lines;      /* rows lines, owned */
+    vrow *lines;            /* rows lines, owned */
     int cursor_y, cursor_x; /* where the terminal cursor goes */
     int cursor_on;
-    int too_small;     /* the "terminal too small" notice is all there is */
+    int too_small; /* the "terminal too small" notice is all there is */
 } view_screen;
 
 void view_screen_init(view_screen *s);

@@ -55,8 +55,8 @@ static int view_move(view_model *vm, int delta, int scroll)
 
 static int view_page(const view_model *vm)
 {
-    int h = vm->help ? vm->g.help_h
-            : vm->det.open ? vm->g.detail_h
+    int h = vm->help                   ? vm->g.help_h
+            : vm->det.open             ? vm->g.detail_h
             : vm->focus == FOCUS_LOWER ? vm->g.low_h
                                        : vm->g.res_h;
     return h > 2 ? h - 1 : 1;
@@ -175,7 +175,7 @@ static int view_click(view_model *vm, int dbl)
 
 static int act_MOUSE(view_model *vm)
 {
-    int wheel = vm->mouse_kind == VIEW_MOUSE_WHEEL_UP ? -3
+    int wheel = vm->mouse_kind == VIEW_MOUSE_WHEEL_UP     ? -3
                 : vm->mouse_kind == VIEW_MOUSE_WHEEL_DOWN ? 3
                                                           : 0;
     if (wheel && !vm->help && !vm->det.open) {
@@ -228,9 +228,11 @@ static int view_whatif_changed(view_model *vm)
     char k[32] = "default";
     if (w->rrf_k >= 0)
         snprintf(k, sizeof k, "%g", w->rrf_k);
-    view_message(vm, ROLE_message, "what-if: %d weight(s) changed, %d channel(s) off, k %s, "
-                 "floor %s; 0 resets", __builtin_popcount(w->weights_set),
-                 __builtin_popcount(w->disabled), k, w->no_floor ? "off" : "on");
+    view_message(vm, ROLE_message,
+                 "what-if: %d weight(s) changed, %d channel(s) off, k %s, "
+                 "floor %s; 0 resets",
+                 __builtin_popcount(w->weights_set), __builtin_popcount(w->disabled), k,
+                 w->no_floor ? "off" : "on");
     return H | R | VIEW_RECALL;
 }
 
@@ -342,9 +344,10 @@ static int view_judge(view_model *vm, int label)
         view_message(vm, ROLE_error, "memscope: %s", err.msg);
         return H | R;
     }
-    view_message(vm, ROLE_message, "marked %s %s to this query; the engine learns from it "
-                 "(the feedback adjustment in the trace)", id,
-                 label > 0 ? "relevant" : "not relevant");
+    view_message(vm, ROLE_message,
+                 "marked %s %s to this query; the engine learns from it "
+                 "(the feedback adjustment in the trace)",
+                 id, label > 0 ? "relevant" : "not relevant");
     return H | R | VIEW_RECALL;
 }
 
@@ -442,8 +445,15 @@ static int (*const handlers[A_COUNT])(view_model *vm) = {ACTIONS(ACTION_HANDLER)
 static int view_help_key(view_model *vm, action_id a)
 {
     switch (a) {
-    case A_UP: case A_DOWN: case A_PAGE_UP: case A_PAGE_DOWN: case A_HOME: case A_END:
-    case A_REDRAW: case A_MOUSE: case A_SUSPEND:
+    case A_UP:
+    case A_DOWN:
+    case A_PAGE_UP:
+    case A_PAGE_DOWN:
+    case A_HOME:
+    case A_END:
+    case A_REDRAW:
+    case A_MOUSE:
+    case A_SUSPEND:
         return handlers[a](vm);
     default:
         if (a == A_QUIT && vm->key == CTRL_KEY('c'))

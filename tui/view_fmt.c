@@ -289,7 +289,7 @@ void vfmt_bar(double v, int cols, char *out, size_t len)
     size_t o = 0;
     out[0] = '\0';
     for (int c = 0; c < cols && o + 4 < len; c++, units -= 8) {
-        const char *cell = units >= 8 ? (vfmt_ascii ? "#" : "█")
+        const char *cell = units >= 8  ? (vfmt_ascii ? "#" : "█")
                            : units > 0 ? (vfmt_ascii ? "+" : eighth[units])
                                        : (vfmt_ascii ? "." : " ");
         o += (size_t)snprintf(out + o, len - o, "%s", cell);

@@ -135,7 +135,7 @@ static void view_too_small(view_screen *s)
     int y = s->rows / 2;
     vrow *l = &s->lines[y];
     vrow_addf(l, ROLE_too_small, "terminal too small (%dx%d; needs %dx%d)", s->cols, s->rows,
-               VIEW_MIN_COLS, VIEW_MIN_ROWS);
+              VIEW_MIN_COLS, VIEW_MIN_ROWS);
     l->fill = ROLE_too_small;
 }
 
@@ -219,8 +219,8 @@ static void view_whatif_line(const view_model *vm, vrow *l)
     const recall_result *r = vm->cur;
     vrow_add(l, ROLE_whatif, " WHAT-IF ");
     if (vm->base && r) {
-        int of, shared = vfmt_overlap(r->hits, r->n_hits, vm->base->hits, vm->base->n_hits, 10,
-                                      &of);
+        int of,
+            shared = vfmt_overlap(r->hits, r->n_hits, vm->base->hits, vm->base->n_hits, 10, &of);
         vrow_addf(l, ROLE_trace_total, " overlap@10 %d/%d vs baseline │", shared, of);
     }
     for (int c = 0; c < CH_COUNT; c++) {
@@ -331,8 +331,9 @@ static void view_message_line(const view_model *vm, view_screen *s, int y)
         l->fill = vm->msg_role == ROLE_error ? ROLE_error : -1;
         return;
     }
-    vrow_add(l, ROLE_legend, " ? help  / query  Tab pane  Enter open  p pin  w + - 1-5 [ ] f "
-              "what-if  0 reset  T tour  q quit");
+    vrow_add(l, ROLE_legend,
+             " ? help  / query  Tab pane  Enter open  p pin  w + - 1-5 [ ] f "
+             "what-if  0 reset  T tour  q quit");
 }
 
 /* ---- layout ------------------------------------------------------------------------ */

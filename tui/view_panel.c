@@ -10,21 +10,21 @@
 #define VIEW_CONTENT_LINES_MAX 5000 /* wrapped content lines in the detail view */
 
 /* Every column of the result table and what it means (help and docs). */
-#define VIEW_COLUMNS(_)                                                                   \
-    _("#", "rank_position: the place in the returned list (- for misses and gone rows)")  \
-    _("Move", "what-if only: movement against the baseline (up, down, = same, new, gone)") \
-    _("ID", "the memory's id")                                                            \
-    _("Relevance", "relevance_score 0..1 = boosted / max_boosted: how well the memory "   \
-      "matches THIS query, relative to the best possible; not an answer probability")    \
-    _("Trust", "trust_score = alpha / (alpha + beta) of the memory's source; a property " \
-      "of the memory, not of the answer")                                                 \
-    _("Mem.Conf", "memory_confidence stored with the memory; not query relevance")       \
-    _("Ranking", "ranking_score = boosted x adjustments (trust, confidence, recency): the " \
-      "order of the list; diagnostic and unbounded (r hides it)")                         \
-    _("Date", "created_at, the day the memory was stored")                               \
-    _("Speaker", "who said or wrote it")                                                  \
-    _("Content", "the text; control characters and escape sequences shown as visible "   \
-      "escapes in their own colour")
+#define VIEW_COLUMNS(_)                                                                            \
+    _("#", "rank_position: the place in the returned list (- for misses and gone rows)")           \
+    _("Move", "what-if only: movement against the baseline (up, down, = same, new, gone)")         \
+    _("ID", "the memory's id")                                                                     \
+    _("Relevance", "relevance_score 0..1 = boosted / max_boosted: how well the memory "            \
+                   "matches THIS query, relative to the best possible; not an answer probability") \
+    _("Trust", "trust_score = alpha / (alpha + beta) of the memory's source; a property "          \
+               "of the memory, not of the answer")                                                 \
+    _("Mem.Conf", "memory_confidence stored with the memory; not query relevance")                 \
+    _("Ranking", "ranking_score = boosted x adjustments (trust, confidence, recency): the "        \
+                 "order of the list; diagnostic and unbounded (r hides it)")                       \
+    _("Date", "created_at, the day the memory was stored")                                         \
+    _("Speaker", "who said or wrote it")                                                           \
+    _("Content", "the text; control characters and escape sequences shown as visible "             \
+                 "escapes in their own colour")
 
 /* ---- detail ----------------------------------------------------------------------- */
 
@@ -97,8 +97,7 @@ static void view_entities(vlist *list, const view_detail *d)
         vrow_add(l, ROLE_normal, "    ");
         vrow_stored(l, ROLE_normal, d->ents[i].name, strlen(d->ents[i].name));
         int k = d->ents[i].kind >= 1 && d->ents[i].kind <= 4 ? d->ents[i].kind : 0;
-        vrow_addf(l, ROLE_legend, "  (%s, in %lld memories)", kinds[k],
-                   (long long)d->ents[i].docs);
+        vrow_addf(l, ROLE_legend, "  (%s, in %lld memories)", kinds[k], (long long)d->ents[i].docs);
     }
 }
 
@@ -108,16 +107,17 @@ static void view_edges(view_model *vm, vlist *list)
     vrow *l = vlist_add(list);
     if (l)
         vrow_addf(l, ROLE_detail_field, "  edges (%zu)%s", d->n_edges,
-                   d->n_edges ? ": Up/Down choose, Enter opens the memory at the other end" : "");
+                  d->n_edges ? ": Up/Down choose, Enter opens the memory at the other end" : "");
     vm->g.detail_edge0 = list->n;
     for (size_t i = 0; i < d->n_edges && (l = vlist_add(list)); i++) {
         const store_memory *o = &d->other[i];
         list->tag[list->n - 1] = (int)i;
         vrow_addf(l, ROLE_normal, "    %-9s %.2f  ", store_edge_type_name(d->edges[i].type),
-                   d->edges[i].weight);
+                  d->edges[i].weight);
         vrow_stored_cell(l, ROLE_trace_label, o->id ? o->id : "?", 10);
         vrow_add(l, ROLE_normal, " ");
-        vrow_stored(l, ROLE_normal, o->content ? o->content : "", o->content ? strlen(o->content) : 0);
+        vrow_stored(l, ROLE_normal, o->content ? o->content : "",
+                    o->content ? strlen(o->content) : 0);
         if ((int)i == d->sel)
             vrow_recolor(l, ROLE_result_selected);
     }
@@ -132,8 +132,10 @@ static void view_detail_lines(view_model *vm, vlist *list)
     view_content_ctx ctx = {list, 0};
     vfmt_wrap(m->content, list->width - 3, view_content_row, &ctx);
     if (ctx.cut && (l = vlist_add(list)))
-        vrow_addf(l, ROLE_legend, "  (the rest of the content is not shown: more than %d "
-                   "lines)", VIEW_CONTENT_LINES_MAX);
+        vrow_addf(l, ROLE_legend,
+                  "  (the rest of the content is not shown: more than %d "
+                  "lines)",
+                  VIEW_CONTENT_LINES_MAX);
     vlist_add(list);
     view_fields(list, m);
     vlist_add(list);
@@ -149,7 +151,7 @@ void view_detail_pane(view_model *vm, view_screen *s, int y, int bottom)
     vrow_add(t, ROLE_pane_title_focused, " Memory ");
     vrow_stored(t, ROLE_pane_title_focused, d->m.id, strlen(d->m.id));
     vrow_addf(t, ROLE_pane_title_focused, "  (Esc back%s, p pin, PgUp/PgDn scroll) ",
-               d->depth ? " to the previous memory" : "");
+              d->depth ? " to the previous memory" : "");
     t->fill = ROLE_pane_title_focused;
     vlist list = {.width = s->cols};
     view_detail_lines(vm, &list);
@@ -196,9 +198,9 @@ int view_help_lines(vrow *out, int max, int cols)
         return 0;
     vrow_add(&out[n], ROLE_help_key, " memscope browser: every key (Esc closes, arrows scroll)");
     out[n++].fill = ROLE_help;
-#define VIEW_HELP_ACTION(id, sec, keys, help, ...)                                          \
-    if (strcmp(section, sec) != 0)                                                         \
-        view_help_title(out, max, &n, (section = sec));                                    \
+#define VIEW_HELP_ACTION(id, sec, keys, help, ...)                                                 \
+    if (strcmp(section, sec) != 0)                                                                 \
+        view_help_title(out, max, &n, (section = sec));                                            \
     view_help_entry(out, max, &n, cols, keys, help);
     ACTIONS(VIEW_HELP_ACTION)
 #undef VIEW_HELP_ACTION
@@ -211,7 +213,8 @@ int view_help_lines(vrow *out, int max, int cols)
     VIEW_COLUMNS(VIEW_HELP_COLUMN)
 #undef VIEW_HELP_COLUMN
     view_help_title(out, max, &n, "Status bar");
-    view_help_entry(out, max, &n, cols, "channels", "each channel: candidates and ms when it "
+    view_help_entry(out, max, &n, cols, "channels",
+                    "each channel: candidates and ms when it "
                     "ran; EMPTY when it found nothing; OFF:reason when inactive (disabled, "
                     "no_vectors, no_edges, store_empty...), in their own colours");
     return n;

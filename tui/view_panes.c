@@ -9,16 +9,25 @@
 
 /* Fixed widths: rank, relevance ("0.910 █████"), trust ("0.90 ▆"),
  * Mem.Conf, ranking, date, move. */
-enum { CW_RANK = 3, CW_REL = 11, CW_TRUST = 6, CW_CONF = 8, CW_RANKING = 8, CW_DATE = 10,
-       CW_MOVE = 5, CW_SPEAKER = 10, CW_CONTENT_MIN = 20 };
+enum {
+    CW_RANK = 3,
+    CW_REL = 11,
+    CW_TRUST = 6,
+    CW_CONF = 8,
+    CW_RANKING = 8,
+    CW_DATE = 10,
+    CW_MOVE = 5,
+    CW_SPEAKER = 10,
+    CW_CONTENT_MIN = 20
+};
 
 void view_columns_for(int cols, int whatif, int ranking, int id_width, view_columns *c)
 {
     c->move = whatif ? CW_MOVE : 0;
     c->id = id_width < 2 ? 2 : id_width;
     c->ranking = ranking ? CW_RANKING : 0;
-    int fixed = CW_RANK + 1 + (c->move ? c->move + 1 : 0) + c->id + 1 + CW_REL + 1 +
-                CW_TRUST + 1 + CW_CONF + 1 + (c->ranking ? c->ranking + 1 : 0);
+    int fixed = CW_RANK + 1 + (c->move ? c->move + 1 : 0) + c->id + 1 + CW_REL + 1 + CW_TRUST + 1 +
+                CW_CONF + 1 + (c->ranking ? c->ranking + 1 : 0);
     int rest = cols - fixed;
     c->date = CW_DATE;
     c->speaker = CW_SPEAKER;
@@ -51,8 +60,8 @@ static void view_header(const view_model *vm, vrow *l, const view_columns *c)
     vrow_addf(l, role, "%*s ", CW_RANK, "#");
     if (c->move)
         vrow_addf(l, role, "%-*s ", c->move, "Move");
-    vrow_addf(l, role, "%-*s %-*s %-*s %-*s ", c->id, "ID", CW_REL, "Relevance", CW_TRUST,
-               "Trust", CW_CONF, "Mem.Conf");
+    vrow_addf(l, role, "%-*s %-*s %-*s %-*s ", c->id, "ID", CW_REL, "Relevance", CW_TRUST, "Trust",
+              CW_CONF, "Mem.Conf");
     if (c->ranking)
         vrow_addf(l, role, "%-*s ", c->ranking, "Ranking");
     if (c->date)
@@ -104,8 +113,8 @@ static void view_scores(vrow *l, const recall_hit *h, const view_columns *c)
         vrow_addf(l, ROLE_normal, "%-*.4f ", c->ranking, h->ranking_score);
 }
 
-static void view_row_line(const view_model *vm, vrow *l, const view_row *row,
-                          const view_columns *c, int selected)
+static void view_row_line(const view_model *vm, vrow *l, const view_row *row, const view_columns *c,
+                          int selected)
 {
     const recall_hit *h = row->h;
     if (row->kind == ROW_HIT)
@@ -146,20 +155,23 @@ static void view_banner(const view_model *vm, vlist *list)
     if (!l)
         return;
     vrow_addf(l, ROLE_abstain_banner, " ABSTAINED %s %s ", vfmt_ascii ? "--" : "—",
-               r->abstention_reason);
+              r->abstention_reason);
     l->fill = ROLE_abstain_banner;
     char text[1024];
     if (strcmp(r->abstention_reason, "no_candidates") == 0) {
-        snprintf(text, sizeof text, "No channel produced a single candidate: %s. Nothing to "
-                 "rank, so nothing is returned.", r->no_candidates_why);
+        snprintf(text, sizeof text,
+                 "No channel produced a single candidate: %s. Nothing to "
+                 "rank, so nothing is returned.",
+                 r->no_candidates_why);
         view_wrap_into(list, ROLE_abstain_text, text);
         return;
     }
-    snprintf(text, sizeof text, "%zu candidates, none with evidence. Floor rule: %s. Best "
+    snprintf(text, sizeof text,
+             "%zu candidates, none with evidence. Floor rule: %s. Best "
              "cosine %.3f vs threshold %.2f; entities of the store named: %d; query words "
-             "the store has never seen: %d.", r->candidates,
-             r->floor_rule ? r->floor_rule : "?", r->floor_best_value, r->floor_threshold,
-             r->floor_named, r->floor_unknown_terms);
+             "the store has never seen: %d.",
+             r->candidates, r->floor_rule ? r->floor_rule : "?", r->floor_best_value,
+             r->floor_threshold, r->floor_named, r->floor_unknown_terms);
     view_wrap_into(list, ROLE_abstain_text, text);
 }
 
@@ -223,8 +235,9 @@ static void view_lower_title(const view_model *vm, vrow *l)
     if (row->kind == ROW_HIT)
         vrow_addf(l, role, ", rank %d ", row->h->rank_position);
     else
-        vrow_add(l, role, row->kind == ROW_MISS ? ", a nearest miss (cut by the floor) "
-                                                 : " in the baseline (gone under what-if) ");
+        vrow_add(l, role,
+                 row->kind == ROW_MISS ? ", a nearest miss (cut by the floor) "
+                                       : " in the baseline (gone under what-if) ");
 }
 
 static void view_lower_lines(const view_model *vm, vlist *list)

@@ -12,19 +12,25 @@
 #include "theme.h"
 
 /* Column widths of a channel row. */
-enum { TW_NAME = 11, TW_STATE = 8, TW_RANK = 5, TW_RAW = 10, TW_W = 7, TW_CONTRIB = 25,
-       TW_BAR = 6 };
+enum {
+    TW_NAME = 11,
+    TW_STATE = 8,
+    TW_RANK = 5,
+    TW_RAW = 10,
+    TW_W = 7,
+    TW_CONTRIB = 25,
+    TW_BAR = 6
+};
 
 static void vfmt_trace_header(vrow *l)
 {
-    vrow_addf(l, ROLE_trace_label, "%-*s%-*s%*s  %-*s%-*s%-*s%s", TW_NAME, "channel",
-               TW_STATE, "state", TW_RANK - 2, "rank", TW_RAW, "raw", TW_W, "weight",
-               TW_CONTRIB, "w/(k+rank) = contrib.", "share of fused");
+    vrow_addf(l, ROLE_trace_label, "%-*s%-*s%*s  %-*s%-*s%-*s%s", TW_NAME, "channel", TW_STATE,
+              "state", TW_RANK - 2, "rank", TW_RAW, "raw", TW_W, "weight", TW_CONTRIB,
+              "w/(k+rank) = contrib.", "share of fused");
 }
 
 /* "off: no_vectors", "empty: no date in the query", "not ranked". */
-static void vfmt_channel_state(const recall_result *r, int c, const trace_channel *tc,
-                               vrow *l)
+static void vfmt_channel_state(const recall_result *r, int c, const trace_channel *tc, vrow *l)
 {
     const channel_status *cs = &r->ch[c];
     if (!cs->active) {
@@ -32,11 +38,11 @@ static void vfmt_channel_state(const recall_result *r, int c, const trace_channe
         vrow_addf(l, ROLE_normal, "  weight %.2f, contributes nothing", tc->weight);
     } else if (cs->candidates == 0) {
         vrow_addf(l, ROLE_channel_empty, "empty%s%s", cs->note ? ": " : "",
-                   cs->note ? cs->note : "");
+                  cs->note ? cs->note : "");
         vrow_add(l, ROLE_normal, "  no candidates, contributes nothing");
     } else {
-        vrow_addf(l, ROLE_miss, "%-*s%*s  %-*s%-*.2f%s", TW_STATE, "-", TW_RANK - 2, "-",
-                   TW_RAW, "-", TW_W, tc->weight, "not ranked by this channel: 0");
+        vrow_addf(l, ROLE_miss, "%-*s%*s  %-*s%-*.2f%s", TW_STATE, "-", TW_RANK - 2, "-", TW_RAW,
+                  "-", TW_W, tc->weight, "not ranked by this channel: 0");
     }
 }
 
@@ -54,8 +60,8 @@ static void vfmt_channel_row(vrow *l, const recall_result *r, const recall_hit *
     vfmt_contribution(tc, r->rrf_k, contrib, sizeof contrib);
     double share = h->fused > 0 ? tc->contribution / h->fused : 0;
     vfmt_bar(share, TW_BAR, bar, sizeof bar);
-    vrow_addf(l, ROLE_normal, "%-*s%*d  %-*s%-*.2f%-*s", TW_STATE, "active", TW_RANK - 2,
-               tc->rank, TW_RAW, raw, TW_W, tc->weight, TW_CONTRIB, contrib);
+    vrow_addf(l, ROLE_normal, "%-*s%*d  %-*s%-*.2f%-*s", TW_STATE, "active", TW_RANK - 2, tc->rank,
+              TW_RAW, raw, TW_W, tc->weight, TW_CONTRIB, contrib);
     vrow_add(l, role, bar);
     vrow_addf(l, ROLE_normal, " %5.1f%%", share * 100);
 }
@@ -65,10 +71,11 @@ static void vfmt_adjustments(vrow *out, int max, int *n, const recall_result *r,
 {
     vrow *l = &out[(*n)++];
     vrow_addf(l, ROLE_trace_label, "%-*s", TW_NAME, "entity");
-    vrow_addf(l, ROLE_normal, "x %.4f  (speaker named: %s x%.0f, entity named: %s x%.0f)  "
-               "boosted = %.6f x %.4f = ", h->eg_factor, h->eg_spoken ? "yes" : "no",
-               1 + r->eg_speaker, h->eg_mentions ? "yes" : "no", 1 + r->eg_mention, h->fused,
-               h->eg_factor);
+    vrow_addf(l, ROLE_normal,
+              "x %.4f  (speaker named: %s x%.0f, entity named: %s x%.0f)  "
+              "boosted = %.6f x %.4f = ",
+              h->eg_factor, h->eg_spoken ? "yes" : "no", 1 + r->eg_speaker,
+              h->eg_mentions ? "yes" : "no", 1 + r->eg_mention, h->fused, h->eg_factor);
     vrow_addf(l, ROLE_trace_total, "%.6f", h->boosted);
     for (int a = 0; a < h->n_adj && *n < max; a++) {
         l = &out[(*n)++];
@@ -83,10 +90,12 @@ static void vfmt_floor_row(vrow *l, const recall_result *r, const recall_hit *h)
     vrow_addf(l, ROLE_trace_label, "%-*s", TW_NAME, "floor");
     if (!h->passed_by) {
         vrow_add(l, ROLE_floor_cut, "cut");
-        vrow_addf(l, ROLE_normal, ": names nothing the query names, cosine %.3f < %.2f, %s, "
-                   "not pinned, no edge to a passing memory", h->cosine, r->floor_threshold,
-                   r->floor_unknown_terms ? "query words unknown to the store"
-                                          : "no query word in it");
+        vrow_addf(l, ROLE_normal,
+                  ": names nothing the query names, cosine %.3f < %.2f, %s, "
+                  "not pinned, no edge to a passing memory",
+                  h->cosine, r->floor_threshold,
+                  r->floor_unknown_terms ? "query words unknown to the store"
+                                         : "no query word in it");
         return;
     }
     vrow_addf(l, ROLE_floor_pass, "passed by %s", h->passed_by);
@@ -117,7 +126,7 @@ int vfmt_trace(vrow *out, int max, const recall_result *r, const recall_hit *h)
     l = &out[n++];
     vrow_addf(l, ROLE_trace_label, "%-*s", TW_NAME, "relevance");
     vrow_addf(l, ROLE_normal, "min(1, boosted / max_boosted) = %.6f / %.6f = ", h->boosted,
-               h->max_fused);
+              h->max_fused);
     vrow_addf(l, ROLE_trace_total, "%.4f", h->relevance_score);
     vfmt_floor_row(&out[n++], r, h);
     return n;
@@ -161,10 +170,10 @@ static void vfmt_explain_channel(vrow *l, const recall_result *r, int c)
     char raw[32];
     vfmt_raw(tc->raw, raw, sizeof raw);
     vrow_addf(l, ROLE_normal, "%-*s%*d  %-*s", TW_STATE, ex->in_top_n[c] ? "top N" : "below",
-               TW_RANK - 2, tc->rank, TW_RAW, raw);
+              TW_RANK - 2, tc->rank, TW_RAW, raw);
     if (ex->in_top_n[c])
         vrow_addf(l, ROLE_normal, "%.2f/(%g+%d) = %.6f", tc->weight, r->rrf_k, tc->rank,
-                   tc->contribution);
+                  tc->contribution);
     else
         vrow_add(l, ROLE_floor_cut, "below the channel's top N: contributes 0");
 }
@@ -180,7 +189,7 @@ int vfmt_explain(vrow *out, int max, const recall_result *r)
     vrow_stored(l, ROLE_pinned, ex->id, strlen(ex->id));
     vrow_add(l, ROLE_pinned, "?");
     vrow_addf(l, ex->rank_position ? ROLE_floor_pass : ROLE_floor_cut, " %s",
-               ex->verdict ? ex->verdict : "unknown");
+              ex->verdict ? ex->verdict : "unknown");
     if (ex->rank_position)
         vrow_addf(l, ROLE_normal, " (rank %d)", ex->rank_position);
     vrow_addf(&out[n++], ROLE_normal, "%s", vfmt_verdict_text(ex->verdict));
@@ -189,12 +198,14 @@ int vfmt_explain(vrow *out, int max, const recall_result *r)
     for (int c = 0; c < CH_COUNT; c++)
         vfmt_explain_channel(&out[n++], r, c);
     l = &out[n++];
-    vrow_addf(l, ROLE_normal, "fused %.6f (position %d of %zu candidates), boosted %.6f, "
-               "ranking %.6f, relevance %.4f", ex->fused, ex->fused_rank, r->candidates,
-               ex->boosted, ex->ranking_score, ex->relevance_score);
+    vrow_addf(l, ROLE_normal,
+              "fused %.6f (position %d of %zu candidates), boosted %.6f, "
+              "ranking %.6f, relevance %.4f",
+              ex->fused, ex->fused_rank, r->candidates, ex->boosted, ex->ranking_score,
+              ex->relevance_score);
     l = &out[n++];
     vrow_addf(l, ROLE_normal, "evidence: %s; cosine %.3f (floor %.2f)%s",
-               ex->passes_floor ? "has evidence of its own" : "no evidence of its own",
-               ex->cosine, r->floor_threshold, r->floor_applied ? "" : "; the floor is off");
+              ex->passes_floor ? "has evidence of its own" : "no evidence of its own", ex->cosine,
+              r->floor_threshold, r->floor_applied ? "" : "; the floor is off");
     return n;
 }

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const int64_t lo = -62167219200LL; /* 0000-01-01 */
     static const int64_t hi = 253402300799LL; /* 9999-12-31T23:59:59 */
-    int64_t now = 1700000000; /* 2023-11-14 */
+    int64_t now = 1700000000;                 /* 2023-11-14 */
     if (size >= 9 && data[0] == 0) {
         uint64_t v;
         memcpy(&v, data + 1, 8);

@@ -84,7 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ms_error_clear(&err);
     ms_status st = engine_recall(fz_engine, &o, &r, &err);
     if (st) {
-        FUZZ_CHECK(st == MS_LIMIT && strlen(q) > ENGINE_QUERY_MAX, "recall fails only on the limit");
+        FUZZ_CHECK(st == MS_LIMIT && strlen(q) > ENGINE_QUERY_MAX,
+                   "recall fails only on the limit");
         FUZZ_CHECK(r == NULL, "no response on failure");
     } else {
         check(r);

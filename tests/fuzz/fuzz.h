@@ -20,13 +20,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Stop the run: an invariant does not hold (libFuzzer saves the input). */
-#define FUZZ_CHECK(cond, what)                                                 \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n", what,       \
-                    __FILE__, __LINE__);                                       \
-            abort();                                                           \
-        }                                                                      \
+#define FUZZ_CHECK(cond, what)                                                                     \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n", what, __FILE__, __LINE__);      \
+            abort();                                                                               \
+        }                                                                                          \
     } while (0)
 
 static char fuzz_paths[4][256];

@@ -564,6 +564,21 @@ static void rerank(run *x, recall_hit *hs, size_t n)
     free(score);
 }
 
+/* The second stage's adjustments over the pool (stage2.c). */
+static void second_stage(run *x, recall_hit *hs, size_t n)
+{
+    uint32_t *idx = malloc((n + 1) * sizeof *idx);
+    if (!idx)
+        return;
+    for (size_t t = 0; t < n; t++)
+        idx[t] = x->fused.v[t].idx;
+    stage2_in in = {x->e->s, x->e->sn, &x->q, x->prof->eg_speaker};
+    stage2_apply(&in, hs, idx, n);
+    for (size_t t = 0; t < n; t++)
+        ranking_of(&hs[t]);
+    free(idx);
+}
+
 /* Build, adjust, hydrate and floor the pool; fill hits and misses. */
 static ms_status select_hits(run *x, ms_error *err)
 {
@@ -607,6 +622,7 @@ static ms_status select_hits(run *x, ms_error *err)
         free(hs);
         return st;
     }
+    second_stage(x, hs, pool);
     rerank(x, hs, pool);
     if (!x->o->no_floor)
         floor_associate(x, hs, pool);

@@ -12,8 +12,9 @@ the questions that name exactly one of the conversation's two speakers:
             does not name;
 
 plus Recall@5/@10 and MRR by category (categories 1-4, as `memscope eval`
-scores them, so the two can be compared) and category 5's evidence Recall@10
-(no abstention is expected there; the evidence is what is asked for).
+scores them, so the two can be compared), category 5's evidence recall (no
+abstention is expected there; the evidence is what is asked for), and all
+five categories together.
 
 LoCoMo is CC BY-NC evaluation data, read from ../shared/data/locomo (or
 $LOCOMO_DIR) and never copied into the repository; without it the script
@@ -124,7 +125,7 @@ def main(argv):
         print("speakers-eval: LoCoMo data not found in %s; skipping (set LOCOMO_DIR)" % DATA)
         return 0
     cats = {c: Tally() for c in (1, 2, 3, 4, 5)}
-    overall = Tally()
+    overall, all5 = Tally(), Tally()
     turns = {"named": [0, 0], "other": [0, 0]}  # [in top 10, total]
     for k in samples:
         mems = load_jsonl(os.path.join(DATA, "sample%d.memories.jsonl" % k))
@@ -135,6 +136,7 @@ def main(argv):
         for q, top in zip(qs, tops):
             ev = q["evidence"]
             cats[q["category"]].add(ev, top)
+            all5.add(ev, top)
             if q["category"] == 5:
                 continue
             overall.add(ev, top)
@@ -150,6 +152,7 @@ def main(argv):
         "options": extra,
         "by_category": {str(c): t.row() for c, t in cats.items()},
         "overall": overall.row(),
+        "all_categories": all5.row(),
         "evidence_in_top10": {s: {"found": v[0], "turns": v[1], "share": v[0] / max(v[1], 1)} for s, v in turns.items()},
     }
     if as_json:
@@ -165,6 +168,8 @@ def main(argv):
     print("%-15s %7d   %.3f   %.3f   %.3f" % ("overall 1-4", r["queries"], r["r5"], r["r10"], r["mrr"]))
     r = res["by_category"]["5"]
     print("%-15s %7d   %.3f   %.3f   %.3f" % (label[5], r["queries"], r["r5"], r["r10"], r["mrr"]))
+    r = res["all_categories"]
+    print("%-15s %7d   %.3f   %.3f   %.3f" % ("all 1-5", r["queries"], r["r5"], r["r10"], r["mrr"]))
     print("evidence turns in the top 10, questions naming one speaker:")
     for s in ("named", "other"):
         v = res["evidence_in_top10"][s]

@@ -3,14 +3,15 @@
  * relevance_score stays query-relative, as the contract says).
  *
  * The exchange. A question that names a person is often answered by the
- * other person: "How does Tim stay motivated?" is answered by John's reply
- * to Tim asking him. The entity enhancement multiplies a turn the named
- * speaker spoke by (1 + eg_speaker), which buries that reply. A turn that
- * answers a pooled turn of the named speaker (the next turn of the same
- * session, spoken by someone the query does not name) belongs to the named
- * speaker's exchange: it gets sqrt(1 + eg_speaker), half of the speaker
- * boost on the log scale, so it competes with the named speaker's turns on
- * its own evidence without outranking an equally matched one. Measured in
+ * other person: "How does Priya keep calm before an exam?" is answered by
+ * Sam's reply to Priya asking him (tests/fixtures/recall/exchange.test).
+ * The entity enhancement multiplies a turn the named speaker spoke by
+ * (1 + eg_speaker), which buries that reply. A turn that answers a pooled
+ * turn of the named speaker (the next turn of the same session, spoken by
+ * someone the query does not name) belongs to the named speaker's
+ * exchange: it gets sqrt(1 + eg_speaker), half of the speaker boost on the
+ * log scale, so it competes with the named speaker's turns on its own
+ * evidence without outranking an equally matched one. Measured in
  * docs/QUALITY.md (tools/speakers-eval.py). */
 #include "engine_int.h"
 

@@ -728,9 +728,16 @@ static ms_status explain(run *x, ms_error *err)
     ex->ranking_score = h.ranking_score;
     ex->relevance_score = h.relevance_score;
     ex->verdict = verdict(ex, x->r, in_any_top);
+    /* a pooled memory was ranked with the pool's adjustments too (the
+     * second stage, the reranker): report the score it was ranked by */
     for (size_t t = 0; t < x->r->n_hits; t++)
-        if (strcmp(x->r->hits[t].mem.id, ex->id) == 0)
+        if (strcmp(x->r->hits[t].mem.id, ex->id) == 0) {
             ex->rank_position = (int)t + 1;
+            ex->ranking_score = x->r->hits[t].ranking_score;
+        }
+    for (size_t t = 0; t < x->r->n_misses; t++)
+        if (strcmp(x->r->misses[t].mem.id, ex->id) == 0)
+            ex->ranking_score = x->r->misses[t].ranking_score;
     return st;
 }
 

@@ -565,18 +565,19 @@ static void rerank(run *x, recall_hit *hs, size_t n)
 }
 
 /* The second stage's adjustments over the pool (stage2.c). */
-static void second_stage(run *x, recall_hit *hs, size_t n)
+static ms_status second_stage(run *x, recall_hit *hs, size_t n, ms_error *err)
 {
     uint32_t *idx = malloc((n + 1) * sizeof *idx);
     if (!idx)
-        return;
+        return ms_fail(err, MS_NOMEM, "out of memory");
     for (size_t t = 0; t < n; t++)
         idx[t] = x->fused.v[t].idx;
-    stage2_in in = {x->e->s, x->e->sn, &x->q, x->prof->eg_speaker};
-    stage2_apply(&in, hs, idx, n);
+    stage2_in in = {x->e->sn, &x->q, x->prof->eg_speaker};
+    ms_status st = stage2_apply(&in, hs, idx, n, err);
     for (size_t t = 0; t < n; t++)
         ranking_of(&hs[t]);
     free(idx);
+    return st;
 }
 
 /* Build, adjust, hydrate and floor the pool; fill hits and misses. */
@@ -616,13 +617,14 @@ static ms_status select_hits(run *x, ms_error *err)
             r->floor_best_value = h->cosine;
         }
     }
+    if (!st)
+        st = second_stage(x, hs, pool, err);
     if (st) {
         for (size_t t = 0; t < pool; t++)
             store_memory_clear(&hs[t].mem);
         free(hs);
         return st;
     }
-    second_stage(x, hs, pool);
     rerank(x, hs, pool);
     if (!x->o->no_floor)
         floor_associate(x, hs, pool);

@@ -83,7 +83,7 @@ typedef struct trace_channel {
     double contribution; /* w_c / (k + rank) */
 } trace_channel;
 
-#define TRACE_ADJ_MAX 12
+#define TRACE_ADJ_MAX 8
 
 typedef struct trace_adjustment {
     const char *name; /* "trust", "confidence", "recency", "feedback", ... */

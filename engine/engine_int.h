@@ -308,7 +308,6 @@ ms_status rerank_score(reranker *r, const char *question, const char *const *tex
 /* ---- the second stage (stage2.c) ----------------------------------------- */
 
 typedef struct stage2_in {
-    store *s; /* for tokenising and reading neighbours */
     const snapshot *sn;
     const query *q;
     double eg_speaker; /* the entity enhancement's speaker factor - 1 */
@@ -316,7 +315,8 @@ typedef struct stage2_in {
 
 /* Append the second stage's adjustments to each of the n pooled hits
  * (idx[t] is hs[t]'s snapshot index; hs[t].mem is hydrated). The caller
- * recomputes ranking_score. */
-void stage2_apply(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n);
+ * recomputes ranking_score. MS_OK, or MS_NOMEM with nothing added. */
+ms_status stage2_apply(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n,
+                       ms_error *err);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void add(recall_hit *h, const char *name, double factor, const char *detail)
@@ -46,18 +47,30 @@ static long previous_turn(const snapshot *sn, uint32_t i)
     return (long)i - 1;
 }
 
-/* Pool position of snapshot index i, or -1. */
-static long pool_position(const uint32_t *idx, size_t n, uint32_t i)
+/* A pooled memory: its snapshot index and its position in the pool. */
+typedef struct pooled {
+    uint32_t idx;
+    uint32_t pos;
+} pooled;
+
+static int by_index(const void *a, const void *b)
 {
-    for (size_t t = 0; t < n; t++)
-        if (idx[t] == i)
-            return (long)t;
-    return -1;
+    const pooled *x = a, *y = b;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Pool position of snapshot index i in the sorted pool, or -1. */
+static long pool_position(const pooled *sorted, size_t n, uint32_t i)
+{
+    pooled key = {i, 0};
+    const pooled *p = bsearch(&key, sorted, n, sizeof *sorted, by_index);
+    return p ? (long)p->pos : -1;
 }
 
 /* The exchange adjustment of pooled hit t, if it replies to a pooled turn
  * of a speaker the query names. */
-static void exchange(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n, size_t t)
+static void exchange(const stage2_in *in, recall_hit *hs, const uint32_t *idx, const pooled *sorted,
+                     size_t n, size_t t)
 {
     const snapshot *sn = in->sn;
     if (!in->q->n_named || spoken_by_named(in->q, sn, idx[t]))
@@ -65,7 +78,7 @@ static void exchange(const stage2_in *in, recall_hit *hs, const uint32_t *idx, s
     long prev = previous_turn(sn, idx[t]);
     if (prev < 0 || !spoken_by_named(in->q, sn, (uint32_t)prev))
         return;
-    long p = pool_position(idx, n, (uint32_t)prev);
+    long p = pool_position(sorted, n, (uint32_t)prev);
     if (p < 0)
         return;
     char d[96];
@@ -74,8 +87,19 @@ static void exchange(const stage2_in *in, recall_hit *hs, const uint32_t *idx, s
     add(&hs[t], "exchange", sqrt(1 + in->eg_speaker), d);
 }
 
-void stage2_apply(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n)
+ms_status stage2_apply(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n,
+                       ms_error *err)
 {
+    if (!in->q->n_named || n == 0)
+        return MS_OK;
+    pooled *sorted = malloc(n * sizeof *sorted);
+    if (!sorted)
+        return ms_fail(err, MS_NOMEM, "out of memory");
     for (size_t t = 0; t < n; t++)
-        exchange(in, hs, idx, n, t);
+        sorted[t] = (pooled){idx[t], (uint32_t)t};
+    qsort(sorted, n, sizeof *sorted, by_index);
+    for (size_t t = 0; t < n; t++)
+        exchange(in, hs, idx, sorted, n, t);
+    free(sorted);
+    return MS_OK;
 }

@@ -81,7 +81,9 @@ def pools(k, jobs):
 
     def ask(q):
         cmd = [MEMSCOPE, "recall", "--db", db, "--json", "--trace", "--no-floor", "--limit", "30"]
-        out = subprocess.run(cmd + ["--", q["question"]], capture_output=True, text=True, check=True)
+        out = subprocess.run(cmd + ["--", q["question"]], capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit("pool-ablation: memscope recall failed on %s: %s" % (db, out.stderr.strip()))
         hits = json.loads(out.stdout)["results"]
         for h in hits:
             h["sess"], h["turn"] = where.get(h["id"], ("?", -1))

@@ -60,10 +60,13 @@ def store_for(k):
 def ask_all(db, questions, extra):
     """Top-10 ids of each question, in order, via one `memscope shell`."""
     script = "".join("recall %s\n" % " ".join(q.split()) for q in questions)
-    out = subprocess.run(
+    p = subprocess.run(
         [MEMSCOPE, "shell", "--db", db, "--limit", "10"] + extra,
-        input=script, capture_output=True, text=True, check=True,
-    ).stdout
+        input=script, capture_output=True, text=True,
+    )
+    if p.returncode != 0:
+        sys.exit("speakers-eval: memscope shell failed on %s: %s" % (db, p.stderr.strip()))
+    out = p.stdout
     answers, cur = [], None
     for line in out.splitlines():
         if " query, k " in line and "candidates" in line:

@@ -564,6 +564,22 @@ static void rerank(run *x, recall_hit *hs, size_t n)
     free(score);
 }
 
+/* The second stage's adjustments over the pool (stage2.c). */
+static ms_status second_stage(run *x, recall_hit *hs, size_t n, ms_error *err)
+{
+    uint32_t *idx = malloc((n + 1) * sizeof *idx);
+    if (!idx)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    for (size_t t = 0; t < n; t++)
+        idx[t] = x->fused.v[t].idx;
+    stage2_in in = {x->e->sn, &x->q, x->prof->eg_speaker};
+    ms_status st = stage2_apply(&in, hs, idx, n, err);
+    for (size_t t = 0; t < n; t++)
+        ranking_of(&hs[t]);
+    free(idx);
+    return st;
+}
+
 /* Build, adjust, hydrate and floor the pool; fill hits and misses. */
 static ms_status select_hits(run *x, ms_error *err)
 {
@@ -601,6 +617,8 @@ static ms_status select_hits(run *x, ms_error *err)
             r->floor_best_value = h->cosine;
         }
     }
+    if (!st)
+        st = second_stage(x, hs, pool, err);
     if (st) {
         for (size_t t = 0; t < pool; t++)
             store_memory_clear(&hs[t].mem);
@@ -712,9 +730,16 @@ static ms_status explain(run *x, ms_error *err)
     ex->ranking_score = h.ranking_score;
     ex->relevance_score = h.relevance_score;
     ex->verdict = verdict(ex, x->r, in_any_top);
+    /* a pooled memory was ranked with the pool's adjustments too (the
+     * second stage, the reranker): report the score it was ranked by */
     for (size_t t = 0; t < x->r->n_hits; t++)
-        if (strcmp(x->r->hits[t].mem.id, ex->id) == 0)
+        if (strcmp(x->r->hits[t].mem.id, ex->id) == 0) {
             ex->rank_position = (int)t + 1;
+            ex->ranking_score = x->r->hits[t].ranking_score;
+        }
+    for (size_t t = 0; t < x->r->n_misses; t++)
+        if (strcmp(x->r->misses[t].mem.id, ex->id) == 0)
+            ex->ranking_score = x->r->misses[t].ranking_score;
     return st;
 }
 

@@ -305,4 +305,18 @@ void rerank_close(reranker *r);
 ms_status rerank_score(reranker *r, const char *question, const char *const *texts, size_t n,
                        double *scores, ms_error *err);
 
+/* ---- the second stage (stage2.c) ----------------------------------------- */
+
+typedef struct stage2_in {
+    const snapshot *sn;
+    const query *q;
+    double eg_speaker; /* the entity enhancement's speaker factor - 1 */
+} stage2_in;
+
+/* Append the second stage's adjustments to each of the n pooled hits
+ * (idx[t] is hs[t]'s snapshot index; hs[t].mem is hydrated). The caller
+ * recomputes ranking_score. MS_OK, or MS_NOMEM with nothing added. */
+ms_status stage2_apply(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n,
+                       ms_error *err);
+
 #endif

@@ -622,6 +622,32 @@ after=$("$MEMSCOPE" recall --db "$T/fb.db" --json "$QF" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["id"])')
 ok $([ "$after" != "$first" ]; echo $?) "the memory marked not relevant no longer ranks first"
 
+# ---- the second stage's adjustments in the trace pane -----------------------------
+
+# The second stage's adjustments come from the trace data: the other
+# speaker's reply to a turn of the named speaker carries the exchange
+# adjustment (engine/stage2.c), and its row in the trace pane shows it.
+Q_LEAH="What did Leah say about the dentist?"
+"$MEMSCOPE" recall --db "$DB" --json --trace "$Q_LEAH" >"$T/leah.json" || bail "recall failed"
+ex=$(python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))["results"]
+print(next((i for i, h in enumerate(r) if any(a["name"] == "exchange" for a in h["trace"]["adjustments"])), -1))' "$T/leah.json")
+[ "$ex" -ge 0 ]
+ok $? "a reply in the demo store carries the exchange adjustment"
+start 120 50 "$MEMSCOPE" --db "$DB"
+wait_for "Query ▸"
+query "$Q_LEAH"
+wait_for "Trace of $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["id"])' "$T/leah.json"), rank 1"
+for _ in $(seq 1 "$ex"); do keys Down; done
+exid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]["id"])' "$T/leah.json" "$ex")
+wait_for "Trace of $exid, rank $((ex + 1))"
+ok $? "Down reaches the reply $exid"
+check results "$T/screen" "$T/leah.json" "$ex"
+grep -q "exchange *x 2.0000" "$T/screen"
+ok $? "the trace pane shows the exchange adjustment"
+keys q
+wait_rc >/dev/null
+
 # ---- the demo tour ----------------------------------------------------------------------
 
 start 100 40 "$MEMSCOPE" demo --db "$T/tour.db" --tour

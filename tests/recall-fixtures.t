@@ -197,6 +197,21 @@ my %check = (
         my $got = join(" ", ($eg->{speaker_named} ? "speaker" : ()), ($eg->{entity_named} ? "mention" : ())) || "none";
         return ($got eq $v, "$id entity-graph: $v", "got $got");
     },
+    adjusted => sub {
+        my ($j, $id, $v) = @_;
+        my $r = result($j, $id) or return (0, "$id adjusted by $v", "$id not returned: " . shown($j));
+        my %by = map { $_->{name} => 1 } @{$r->{trace}{adjustments}};
+        my @want = split(' ', $v);
+        my @bad = grep { !$by{$_} } @want;
+        return (!@bad, "$id adjusted by $v", "adjustments: " . (join(" ", sort keys %by) || "none"));
+    },
+    "not-adjusted" => sub {
+        my ($j, $id, $v) = @_;
+        my $r = result($j, $id) or return (0, "$id not adjusted by $v", "$id not returned: " . shown($j));
+        my %by = map { $_->{name} => 1 } @{$r->{trace}{adjustments}};
+        my @bad = grep { $by{$_} } split(' ', $v);
+        return (!@bad, "$id not adjusted by $v", "adjusted by @bad");
+    },
     dates => sub {
         my ($j, undef, $v) = @_;
         my $got = join(" ", @{$j->{analysis}{dates}}) || "none";

@@ -279,6 +279,17 @@ run recall --db off.db --json --explain w1 "What is the weather forecast for the
 cp out r.json
 check "--explain a memory cut by the floor: below_floor" r.json '
 if d["explain"]["verdict"] != "below_floor": print(d["explain"])'
+# A returned memory's explained ranking_score is the one it was ranked by,
+# with every adjustment of the pool (here the exchange of Assistant's reply
+# to Leah's turn), not only its own.
+run recall --db demo.db --json --trace --explain m0125 "$ASOF" "What did Leah say about the dentist?"
+cp out x.json
+check "--explain a returned memory: its ranking_score is the result's, exchange included" x.json '
+r = [h for h in d["results"] if h["id"] == "m0125"]
+if not r or not any(a["name"] == "exchange" for a in r[0]["trace"]["adjustments"]):
+    print("m0125 is not returned with an exchange adjustment", [h["id"] for h in d["results"]])
+elif abs(d["explain"]["ranking_score"] - r[0]["ranking_score"]) > 1e-12 * r[0]["ranking_score"]:
+    print("explain", d["explain"]["ranking_score"], "result", r[0]["ranking_score"])'
 
 # ---- health ---------------------------------------------------------------------------------
 

@@ -1405,6 +1405,50 @@ static void test_date_anchor(void)
     store_close(s);
 }
 
+/* Is memory id in the temporal channel's list of the traced response? */
+static int in_temporal(const resp *p, const char *id)
+{
+    const cJSON *res = p->j ? get(p->j, "results") : NULL, *h;
+    cJSON_ArrayForEach(h, res)
+    {
+        const cJSON *ch = get(get(h, "trace"), "channels");
+        if (strcmp(str(h, "id"), id) == 0)
+            return get(ch, "temporal") != NULL;
+    }
+    return -1;
+}
+
+/* A when-question: the temporal channel keeps the memories that say when
+ * in their own words, in the forms the date parser reads ("on the 15th",
+ * "over the weekend", "at Christmas"), and not the others. */
+static void test_when_marks(void)
+{
+    static const mem_spec said[] = {
+        {"w1", "Ana", "s1", "2023-05-20T10:00:00Z", NULL, "Ana: I met the choir on the 15th.", 0, 0,
+         0, 0},
+        {"w2", "Ana", "s2", "2023-05-21T10:00:00Z", NULL, "Ana: I met the choir at the hall.", 0, 0,
+         0, 0},
+        {"w3", "Ana", "s3", "2023-05-22T10:00:00Z", NULL, "Ana: The choir sang at Christmas.", 0, 0,
+         0, 0},
+        {"w4", "Ana", "s4", "2023-05-23T10:00:00Z", NULL, "Ana: The choir rested over the weekend.",
+         0, 0, 0, 0},
+    };
+    store *s = make_store("when.db", said, 4, 0);
+    engine *e = open_engine(s);
+    recall_opts o;
+    recall_opts_init(&o);
+    o.query = "When did the choir meet?";
+    o.no_floor = 1;
+    resp p = run(e, &o);
+    is_int(in_temporal(&p, "w1"), 1, "'on the 15th' says when");
+    is_int(in_temporal(&p, "w2"), 0, "'at the hall' does not");
+    is_int(in_temporal(&p, "w3"), 1, "'at Christmas' says when");
+    is_int(in_temporal(&p, "w4"), 1, "'over the weekend' says when");
+    resp_free(&p);
+    engine_close(e);
+    store_close(s);
+}
+
 /* SQL on a file through a connection of its own. */
 static int raw_exec(const char *path, const char *sql)
 {
@@ -1534,6 +1578,7 @@ int main(void)
     test_health();
     test_query_types();
     test_date_anchor();
+    test_when_marks();
     test_never_writes();
     test_store_changes_under_engine();
     engine_close(life_engine);

@@ -14,7 +14,8 @@
  * Every range is whole UTC days [start, end): a day, a Monday-Sunday week, a
  * calendar month, a season, a year, or a run of days.
  *
- * Absolute forms. Case-insensitive; ordinals 1st 2nd 3rd 8th; the comma and
+ * Absolute forms. Case-insensitive; ordinals 1st 2nd 3rd 8th, or in words
+ * (first..thirty-first: "the first of June", "May first"); the comma and
  * "of" are optional; a leading weekday ("Mon, May 8") is allowed and
  * ignored; months may be abbreviated Jan Feb Mar Apr Jun Jul Aug Sep Sept
  * Oct Nov Dec, with or without a '.':
@@ -138,7 +139,7 @@
  *     number or a year all of these count ("may 8", "Sep 2022").
  *   - A bare year is a 4-digit number 1900-2099 with nothing numeric glued
  *     to it ("$2022", "2022.5", "x2022", "2022s", "555-2022" are not years;
- *     "mid-2022" is), not after room, number, page, flight, about, over...,
+ *     the 2022 of "mid-2022" is), not after room, number, page, flight, about, over...,
  *     and it must read as a year: followed by no word (end of text,
  *     punctuation), or by was, is, and, when, we, now...; or preceded by
  *     in, since, during, until, before, after, through, circa, early, mid,
@@ -2132,11 +2133,11 @@ static int form_at(const ctx *c, const win *w, int i, int level, date_range *r)
         return 0;
     m = &mw->memo[level][i];
     if (!(w->done[level] & (1u << i))) {
-        m->k = 0;
+        m->k = level > LV_BASIC ? form_at(c, w, i, level - 1, &m->r) : 0;
         for (f = 0; f < sizeof recognisers / sizeof *recognisers; f++) {
             date_range x = {0};
             int k;
-            if (recognisers[f].level > level)
+            if (recognisers[f].level != level)
                 continue;
             k = recognisers[f].f(c, w, i, &x);
             if (k > m->k) {
@@ -2294,8 +2295,8 @@ int dates_parse(const char *text, int64_t now, date_range *out, int max)
     if (!text || !out || max <= 0)
         return 0;
     n = parse_pass(text, now, out, max);
-    if (n < 1 || (anchor = named_anchor(text, out, n)) == INT64_MIN)
-        return n;
+    if (n < 2 || (anchor = named_anchor(text, out, n)) == INT64_MIN)
+        return n; /* one range has nothing else to anchor */
     n = parse_pass(text, anchor * DAY_SECS + DAY_SECS / 2, out, max);
     for (i = 0; i < n; i++)
         if (!vague_recent(text, &out[i]))

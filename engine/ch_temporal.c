@@ -10,7 +10,9 @@
  *    bm25 rank. raw = -(distance in days) - bm25_rank / 1000.
  *  - a "when / how long" question (type temporal): the bm25 list kept to
  *    memories that carry a time expression ("last Friday", "two years
- *    ago", a month, a year), in bm25 order. raw = the bm25 score.
+ *    ago", a month, a year, a weekend, a holiday, a day of the month such
+ *    as "on the 15th": the words engine/dates.c reads), in bm25 order.
+ *    raw = the bm25 score.
  *  - a recency question: the first RECENCY_POOL of the bm25 list, newest
  *    first, ties in bm25 order. raw = day number - bm25_rank / 1000.
  * With no date and neither question type it has nothing to say. */
@@ -38,7 +40,11 @@ static const char time_expression[] =
     "\"this week\" OR \"this weekend\" OR \"this month\" OR "
     "\"this year\" OR \"this summer\" OR \"next week\" OR "
     "\"next weekend\" OR \"next month\" OR \"next year\" OR "
-    "\"past week\" OR \"past month\" OR \"past year\"";
+    "\"past week\" OR \"past month\" OR \"past year\" OR weekend OR fortnight OR "
+    "christmas OR xmas OR easter OR thanksgiving OR halloween OR valentine OR "
+    "1st OR 2nd OR 3rd OR 4th OR 5th OR 6th OR 7th OR 8th OR 9th "
+    "OR 10th OR 11th OR 12th OR 13th OR 14th OR 15th OR 16th OR 17th OR 18th OR 19th OR 20th OR "
+    "21st OR 22nd OR 23rd OR 24th OR 25th OR 26th OR 27th OR 28th OR 29th OR 30th OR 31st";
 
 static int64_t day_of(int64_t ts)
 {

@@ -14,7 +14,8 @@
  * Every range is whole UTC days [start, end): a day, a Monday-Sunday week, a
  * calendar month, a season, a year, or a run of days.
  *
- * Absolute forms. Case-insensitive; ordinals 1st 2nd 3rd 8th; the comma and
+ * Absolute forms. Case-insensitive; ordinals 1st 2nd 3rd 8th, or in words
+ * (first..thirty-first: "the first of June", "May first"); the comma and
  * "of" are optional; a leading weekday ("Mon, May 8") is allowed and
  * ignored; months may be abbreviated Jan Feb Mar Apr Jun Jul Aug Sep Sept
  * Oct Nov Dec, with or without a '.':
@@ -69,6 +70,53 @@
  *   the next N days|..., the next week: the window [tomorrow, tomorrow + N
  *       units); "next week" alone is the calendar week.
  *   recently, lately         the past 14 days, today included; grain DAY
+ *       ("more|most|less recently" compare and name no days)
+ *   the other day            the 7 days before today
+ *   earlier|later this week|month|year   up to and with today / from today
+ *   a week ago today, a week from today|tomorrow   that very day
+ *   a fortnight              two weeks ("a fortnight ago", "the past fortnight")
+ *   N Mondays|weekends ago   the Nth before today ("two Saturdays ago")
+ *   the week|month|year|weekend|Monday|summer before last   two back
+ *   the 15th, on the 2nd     the latest such day on or before today; only
+ *       with the ordinal and with no noun after it ("the 15th century")
+ *
+ * Parts of a period P (a month, year or season with or without its year,
+ * "last month", "next week"...; see tests/data/dates.tsv for each):
+ *   early|mid|late P, mid-P, later in P, the beginning|start|middle|end of P
+ *       thirds: a month 1-10, 11-20, 21-end; a week Mon-Wed, Tue-Thu,
+ *       Thu-Sun; a year or season by months (Jan-Apr, May-Aug, Sep-Dec)
+ *   the first|second half of P       a month split after the 15th; a year
+ *                                    after June
+ *   [the] first|last|final [N] days|weeks|months of|in P, the second week
+ *       of P: counted from P's first day or back from its last
+ *   the first|...|fifth|last Monday|weekend of|in P: the nth Monday (the
+ *       nth Saturday and the Sunday after it); none when P has no fifth
+ *   the first|last quarter of 2023, Q1 2023: three months
+ *
+ * Holidays, [last|this|next] H [[,|of] 2022], without a year the latest on
+ * or before today: Christmas (Eve, Day), Xmas, Boxing Day, New Year's Eve
+ * and Day, Halloween, Valentine's Day, St Patrick's Day, Independence Day
+ * (fixed days); Thanksgiving (4th Thursday of November), Mother's Day (2nd
+ * Sunday of May), Father's Day (3rd Sunday of June), Memorial Day (last
+ * Monday of May), Labor Day (1st Monday of September): US usage; Easter
+ * (Gregorian computus), Good Friday, Easter Monday. "'s" may be written
+ * "’s", "s" or left out.
+ *
+ * Built on another date X (any form above):
+ *   the day|week|month|year before X    the unit just before X starts
+ *   the day|week|month|year after X     the unit just after X ends
+ *   the weekend|Monday before|after X   the nearest one wholly before/after
+ *   N days|weeks|... before|after X     "N ... ago|from now" with X as now
+ *   X to|through|until Y, between X and Y, from X to Y: X's start to Y's
+ *       end; an X without a year takes Y's ("from June to August 2023")
+ *   May 5-12, 5-12 May 2023, May 5 to 12: days of one month
+ *
+ * One anchor. A date the text names outright (one whose range is the same
+ * whatever now is, and that names its year) anchors everything relative
+ * in the same text: "last week, as mentioned on November 6, 2023" is the
+ * week before 6 November 2023, never a week before now on top of it. Next
+ * to such a date "recently" gives no range (it says "shortly before",
+ * which the temporal channel's one-sided distance already says).
  *
  * Choices.
  *   - Weeks start on Monday. Seasons are the northern meteorological ones:
@@ -91,7 +139,7 @@
  *     number or a year all of these count ("may 8", "Sep 2022").
  *   - A bare year is a 4-digit number 1900-2099 with nothing numeric glued
  *     to it ("$2022", "2022.5", "x2022", "2022s", "555-2022" are not years;
- *     "mid-2022" is), not after room, number, page, flight, about, over...,
+ *     the 2022 of "mid-2022" is), not after room, number, page, flight, about, over...,
  *     and it must read as a year: followed by no word (end of text,
  *     punctuation), or by was, is, and, when, we, now...; or preceded by
  *     in, since, during, until, before, after, through, circa, early, mid,
@@ -392,6 +440,21 @@ static int64_t months_on(const ctx *c, int64_t n)
     return dates_days_from_civil(y, (unsigned)mm, (unsigned)d);
 }
 
+/* A context whose today is day. */
+static ctx ctx_at(int64_t day)
+{
+    ctx c;
+    ctx_init(&c, day * DAY_SECS);
+    return c;
+}
+
+/* day moved by n months, its day of the month clamped to the month's length. */
+static int64_t add_months(int64_t day, int64_t n)
+{
+    ctx c = ctx_at(day);
+    return months_on(&c, n);
+}
+
 /* The day n units g from today (back if n < 0). */
 static int64_t days_on(const ctx *c, int g, int64_t n)
 {
@@ -543,11 +606,22 @@ static int lex(lexer *lx, tok *t)
 }
 
 /* A window of tokens from the current position, and the token before it. */
+/* The longest form found at a token, at each level of nesting (see
+ * form_at()); worked out once per window position. */
+enum { LV_BASIC, LV_PART, LV_REL, LV_ALL, LV_N };
+
+typedef struct memo {
+    int k; /* tokens of the form, 0: none */
+    date_range r;
+} memo;
+
 typedef struct win {
     tok t[WIN];
     int n;    /* tokens in t; fewer than WIN only near the end of the text */
     tok prev; /* the token before t[0], TK_NONE at the start */
     lexer lx;
+    unsigned done[LV_N]; /* bit i: memo[level][i] is worked out */
+    memo memo[LV_N][WIN];
 } win;
 
 static void win_init(win *w, const char *text)
@@ -567,6 +641,7 @@ static void win_shift(win *w)
     w->n--;
     if (lex(&w->lx, &w->t[w->n]))
         w->n++;
+    memset(w->done, 0, sizeof w->done);
 }
 
 /* Token i of the window: -1 is the one before it, past the end is TK_NONE. */
@@ -648,9 +723,17 @@ static const name seasons[] = {
 };
 
 static const name units[] = {
-    {"day", GRAIN_DAY, 0},    {"days", GRAIN_DAY, 0},    {"week", GRAIN_WEEK, 0},
-    {"weeks", GRAIN_WEEK, 0}, {"month", GRAIN_MONTH, 0}, {"months", GRAIN_MONTH, 0},
-    {"year", GRAIN_YEAR, 0},  {"years", GRAIN_YEAR, 0},  {NULL, 0, 0},
+    {"day", GRAIN_DAY, 0},
+    {"days", GRAIN_DAY, 0},
+    {"week", GRAIN_WEEK, 0},
+    {"weeks", GRAIN_WEEK, 0},
+    {"month", GRAIN_MONTH, 0},
+    {"months", GRAIN_MONTH, 0},
+    {"year", GRAIN_YEAR, 0},
+    {"years", GRAIN_YEAR, 0},
+    {"fortnight", GRAIN_WEEK, 2},
+    {"fortnights", GRAIN_WEEK, 2},
+    {NULL, 0, 0},
 };
 
 static const name rel_words[] = {
@@ -661,6 +744,36 @@ static const name rel_words[] = {
 
 static const name ordinals[] = {
     {"st", 0, 0}, {"nd", 0, 0}, {"rd", 0, 0}, {"th", 0, 0}, {NULL, 0, 0},
+};
+
+/* Days of the month as ordinal words ("the first of May", "June tenth");
+ * "twenty" and "thirty" combine with first..ninth ("twenty-first"). */
+static const name ordinal_words[] = {
+    {"first", 1, 0},        {"second", 2, 0},      {"third", 3, 0},       {"fourth", 4, 0},
+    {"fifth", 5, 0},        {"sixth", 6, 0},       {"seventh", 7, 0},     {"eighth", 8, 0},
+    {"ninth", 9, 0},        {"tenth", 10, 0},      {"eleventh", 11, 0},   {"twelfth", 12, 0},
+    {"thirteenth", 13, 0},  {"fourteenth", 14, 0}, {"fifteenth", 15, 0},  {"sixteenth", 16, 0},
+    {"seventeenth", 17, 0}, {"eighteenth", 18, 0}, {"nineteenth", 19, 0}, {"twentieth", 20, 0},
+    {"thirtieth", 30, 0},   {NULL, 0, 0},
+};
+
+static const name tens_words[] = {{"twenty", 20, 0}, {"thirty", 30, 0}, {NULL, 0, 0}};
+
+/* Which one of several in a period: "the first weekend", "the last week". */
+static const name positions[] = {
+    {"first", 1, 0}, {"second", 2, 0}, {"third", 3, 0},  {"fourth", 4, 0},
+    {"fifth", 5, 0}, {"last", -1, 0},  {"final", -1, 0}, {NULL, 0, 0},
+};
+
+/* Thirds of a period: early, mid, late, and their "the ... of" forms. */
+static const name third_words[] = {
+    {"early", 0, 0},
+    {"mid", 1, 0},
+    {"late", 2, 0},
+    {NULL, 0, 0},
+};
+static const name third_nouns[] = {
+    {"beginning", 0, 0}, {"start", 0, 0}, {"middle", 1, 0}, {"end", 2, 0}, {NULL, 0, 0},
 };
 
 /* Words before a date word that say it is one. LIC_YEAR: a bare 4-digit
@@ -729,7 +842,8 @@ static const name year_followers[] = {
 
 /* Words that make the next tokens' date part of the span ("in May"). */
 static const name wrappers[] = {
-    {"in", 0, 0}, {"on", 0, 0}, {"during", 0, 0}, {"over", 0, 0}, {"at", 0, 0}, {NULL, 0, 0},
+    {"in", 0, 0},   {"on", 0, 0},      {"during", 0, 0},  {"over", 0, 0},   {"at", 0, 0},
+    {"from", 0, 0}, {"between", 0, 0}, {"towards", 0, 0}, {"toward", 0, 0}, {NULL, 0, 0},
 };
 
 /* Words that say "when" for dates_has_expression() without being a date. */
@@ -790,6 +904,9 @@ static const phrase day_phrases[] = {
     {"tomorrow", 1, 2},
     {"recently", -13, 1},
     {"lately", -13, 1},
+    {"the other day", -7, 0},
+    {"earlier today", 0, 1},
+    {"later today", 0, 1},
     {NULL, 0, 0},
 };
 
@@ -902,12 +1019,35 @@ static int skip_weekday(const win *w, int i)
     return i;
 }
 
+/* A day of the month in words at i ("first", "twenty-first", "twenty
+ * first"); returns its tokens, 0 if none. */
+static int day_word_at(const win *w, int i, int *day)
+{
+    const name *tens = find_name(at(w, i), tens_words), *o;
+    int k = 0;
+    if (tens) {
+        k = 1 + (is_punct(at(w, 1 + i), '-') && at(w, i + 1)->glue == TK_WORD);
+        o = find_name(at(w, i + k), ordinal_words);
+        if (o && o->value <= 9 && (tens->value == 20 || o->value == 1)) {
+            *day = tens->value + o->value;
+            return k + 1;
+        }
+        return 0;
+    }
+    if (!(o = find_name(at(w, i), ordinal_words)))
+        return 0;
+    *day = o->value;
+    return 1;
+}
+
 /* A day number at i, one or two digits, maybe with its ordinal ("8th").
  * Returns its tokens (1 or 2), 0 if none; *day may still be out of range. */
 static int day_at(const win *w, int i, int *day)
 {
     const tok *t = at(w, i), *suffix = at(w, i + 1);
     int k = 1;
+    if (t->kind == TK_WORD)
+        return day_word_at(w, i, day);
     if (!num_digits(t, 1, 2) || !clean_left(w, i))
         return 0;
     if (suffix->kind == TK_WORD && suffix->glue != TK_NONE) {
@@ -956,6 +1096,13 @@ static int unit_at(const win *w, int i, int *g)
     if (u)
         *g = u->value;
     return u != NULL;
+}
+
+/* How many of its grain the unit at i is: 2 for a fortnight, else 1. */
+static int unit_factor(const win *w, int i)
+{
+    const name *u = find_name(at(w, i), units);
+    return u && u->flags ? (int)u->flags : 1;
 }
 
 /* The end of a day-month form at token j: an optional year, else a clean
@@ -1034,11 +1181,14 @@ static int rec_numeric(const ctx *c, const win *w, int i, date_range *r)
     return 5;
 }
 
-/* [Mon,] May 8[th][,] [2023] */
+/* [Mon,] May [the] 8[th][,] [2023] */
 static int rec_month_day(const ctx *c, const win *w, int i, date_range *r)
 {
     int j = skip_weekday(w, i), k, dk, day;
     const name *m = month_at(w, j, &k);
+    if (m && word_is(at(w, j + k), "the") && at(w, j + k + 2)->kind == TK_WORD &&
+        at(w, j + k + 1)->kind == TK_NUM)
+        k++; /* "April the 30th": only with the ordinal */
     if (!m || !(dk = day_at(w, j + k, &day)))
         return 0;
     return finish_date(c, w, i, j + k + dk, m->value, day, r);
@@ -1146,8 +1296,12 @@ static int rec_day_phrase(const ctx *c, const win *w, int i, date_range *r)
 {
     int k;
     const phrase *p = find_phrase(w, i, day_phrases, &k);
+    const tok *before = at(w, i - 1);
     if (!p)
         return 0;
+    if (p->a == -13 && (word_is(before, "more") || word_is(before, "most") ||
+                        word_is(before, "less") || word_is(before, "least")))
+        return 0; /* "more recently" compares; it names no days */
     set_days(r, c->today + p->a, c->today + p->b, GRAIN_DAY);
     return k;
 }
@@ -1170,11 +1324,25 @@ static int rec_weekend(const ctx *c, const win *w, int i, date_range *r)
 static int rec_ago(const ctx *c, const win *w, int i, date_range *r)
 {
     int n, g, k = quantity(w, i, &n), ahead;
+    int64_t d;
     if (!k || !unit_at(w, i + k, &g))
         return 0;
+    n *= unit_factor(w, i + k);
     if (word_is(at(w, i + k + 1), "ago")) {
+        if (word_is(at(w, i + k + 2), "today")) { /* a week ago today: that very day */
+            d = days_on(c, g, -(int64_t)n);
+            set_days(r, d, d + 1, GRAIN_DAY);
+            return k + 3;
+        }
         set_shift(c, g, -(int64_t)n, r);
         return k + 2;
+    }
+    if (word_is(at(w, i + k + 1), "from") &&
+        (word_is(at(w, i + k + 2), "today") || word_is(at(w, i + k + 2), "tomorrow"))) {
+        ctx a = ctx_at(c->today + word_is(at(w, i + k + 2), "tomorrow"));
+        d = days_on(&a, g, n);
+        set_days(r, d, d + 1, GRAIN_DAY);
+        return k + 3;
     }
     if (!(ahead = match_words(w, i + k + 1, "from now")))
         return 0;
@@ -1188,7 +1356,7 @@ static int rec_in(const ctx *c, const win *w, int i, date_range *r)
     int n, g, k;
     if (!word_is(at(w, i), "in") || !(k = quantity(w, i + 1, &n)) || !unit_at(w, i + 1 + k, &g))
         return 0;
-    set_shift(c, g, n, r);
+    set_shift(c, g, (int64_t)n * unit_factor(w, i + 1 + k), r);
     return 2 + k;
 }
 
@@ -1197,7 +1365,7 @@ static int rec_rel_unit(const ctx *c, const win *w, int i, date_range *r)
 {
     const name *rel = find_name(at(w, i), rel_words);
     int g;
-    if (!rel || !unit_at(w, i + 1, &g) || g == GRAIN_DAY)
+    if (!rel || !unit_at(w, i + 1, &g) || g == GRAIN_DAY || unit_factor(w, i + 1) != 1)
         return 0;
     set_shift(c, g, rel->value, r);
     return 2;
@@ -1217,6 +1385,7 @@ static int rec_window(const ctx *c, const win *w, int i, date_range *r)
         return 0;
     if (!unit_at(w, i + the + 1 + k, &g))
         return 0;
+    n *= unit_factor(w, i + the + 1 + k);
     set_window(c, g, ahead ? n : -n, r);
     return the + 2 + k;
 }
@@ -1266,34 +1435,732 @@ static int rec_season(const ctx *c, const win *w, int i, date_range *r)
     return the + 1;
 }
 
-typedef int (*recogniser)(const ctx *c, const win *w, int i, date_range *r);
+/* ------------------------------------------------------------------ holidays */
 
-static const recogniser recognisers[] = {
-    rec_iso_day,    rec_iso_month, rec_numeric,    rec_month_day, rec_day_month,
-    rec_month_year, rec_month_rel, rec_month,      rec_year_span, rec_year,
-    rec_day_phrase, rec_weekend,   rec_ago,        rec_in,        rec_rel_unit,
-    rec_window,     rec_weekday,   rec_season_rel, rec_season,
+/* A holiday: a fixed day (month, day), the nth weekday of a month (wd, n;
+ * n = -1 the last), or Easter Sunday plus day days (month = 0). */
+typedef struct holiday {
+    const char *words; /* lower case; "'s" is a possessive, also written "s" */
+    int month, day, wd, n;
+} holiday;
+
+static const holiday holidays[] = {
+    {"christmas eve", 12, 24, 0, 0},
+    {"christmas day", 12, 25, 0, 0},
+    {"christmas", 12, 25, 0, 0},
+    {"xmas", 12, 25, 0, 0},
+    {"boxing day", 12, 26, 0, 0},
+    {"new year's eve", 12, 31, 0, 0},
+    {"new year's day", 1, 1, 0, 0},
+    {"halloween", 10, 31, 0, 0},
+    {"valentine's day", 2, 14, 0, 0},
+    {"st patrick's day", 3, 17, 0, 0},
+    {"saint patrick's day", 3, 17, 0, 0},
+    {"independence day", 7, 4, 0, 0},
+    {"thanksgiving day", 11, 0, 3, 4},
+    {"thanksgiving", 11, 0, 3, 4},
+    {"mother's day", 5, 0, 6, 2},
+    {"father's day", 6, 0, 6, 3},
+    {"memorial day", 5, 0, 0, -1},
+    {"labor day", 9, 0, 0, 1},
+    {"labour day", 9, 0, 0, 1},
+    {"good friday", 0, -2, 0, 0},
+    {"easter sunday", 0, 0, 0, 0},
+    {"easter monday", 0, 1, 0, 0},
+    {"easter", 0, 0, 0, 0},
+    {NULL, 0, 0, 0, 0},
 };
 
-/* ------------------------------------------------------------------ driver */
+/* The day of the nth weekday wd of month m of year y (n = -1: the last),
+ * or INT64_MIN when the month has no such day. */
+static int64_t nth_weekday(int64_t y, int m, int wd, int n)
+{
+    int64_t first = month_start(y, m), next = month_start(y, m + 1), d;
+    if (n < 0)
+        return next - 1 - floor_mod(weekday(next - 1) - wd, 7);
+    d = first + floor_mod(wd - weekday(first), 7) + 7 * (int64_t)(n - 1);
+    return d < next ? d : INT64_MIN;
+}
+
+/* Easter Sunday of year y (the Gregorian computus, anonymous algorithm). */
+static int64_t easter_day(int64_t y)
+{
+    int64_t a = y % 19, b = y / 100, cc = y % 100, d = b / 4, e = b % 4, f = (b + 8) / 25;
+    int64_t g = (b - f + 1) / 3, h = (19 * a + b - d - g + 15) % 30, i = cc / 4, k = cc % 4;
+    int64_t l = (32 + 2 * e + 2 * i - h - k) % 7, m = (a + 11 * h + 22 * l) / 451;
+    int64_t n = h + l - 7 * m + 114;
+    return dates_days_from_civil(y, (unsigned)(n / 31), (unsigned)(n % 31 + 1));
+}
+
+static int64_t holiday_day(const holiday *h, int64_t y)
+{
+    if (y < 1 || y > 9999)
+        return INT64_MIN;
+    if (h->month == 0)
+        return easter_day(y) + h->day;
+    if (h->day > 0)
+        return dates_days_from_civil(y, (unsigned)h->month, (unsigned)h->day);
+    return nth_weekday(y, h->month, h->wd, h->n);
+}
+
+/* How many tokens from i spell the holiday's words; "'s" may be "'s", "’s",
+ * "s" glued to the word, or missing; "st" may take a '.'. 0 if they do not. */
+static int match_holiday(const win *w, int i, const char *p)
+{
+    int k = 0;
+    while (*p) {
+        const char *sp = strchr(p, ' ');
+        size_t n = sp ? (size_t)(sp - p) : strlen(p);
+        int poss = n > 2 && p[n - 2] == '\'' && p[n - 1] == 's';
+        char word[24];
+        const tok *t = at(w, i + k);
+        if (n >= sizeof word)
+            return 0;
+        memcpy(word, p, n - 2 * poss);
+        word[n - 2 * poss] = 0;
+        if (poss && !word_is(t, word)) {
+            char plural[26];
+            size_t wn = strlen(word);
+            memcpy(plural, word, wn); /* "valentines day" */
+            plural[wn] = 's';
+            plural[wn + 1] = 0;
+            if (!word_is(t, plural))
+                return 0;
+            k++;
+        } else if (word_is(t, word)) {
+            k++;
+            if (poss && (is_punct(at(w, i + k), '\'') || is_punct(at(w, i + k), '"')) &&
+                at(w, i + k)->glue == TK_WORD && word_is(at(w, i + k + 1), "s") &&
+                at(w, i + k + 1)->glue == TK_PUNCT)
+                k += 2;
+            else if (strcmp(word, "st") == 0 && is_punct(at(w, i + k), '.'))
+                k++;
+        } else {
+            return 0;
+        }
+        p += n;
+        p += *p == ' ';
+    }
+    return k;
+}
+
+static const holiday *holiday_at(const win *w, int i, int *k)
+{
+    const holiday *h;
+    for (h = holidays; h->words; h++)
+        if ((*k = match_holiday(w, i, h->words)))
+            return h;
+    return NULL;
+}
+
+/* The day of h that mode picks around today: the latest on or before it
+ * (PICK_RECENT), the latest before it, this calendar year's, the first
+ * after it. */
+static int64_t pick_holiday(const ctx *c, const holiday *h, int mode)
+{
+    int64_t y, d;
+    if (mode == PICK_THIS)
+        return holiday_day(h, c->y);
+    if (mode == PICK_NEXT) {
+        for (y = c->y; y <= c->y + 1; y++)
+            if ((d = holiday_day(h, y)) != INT64_MIN && d > c->today)
+                return d;
+        return INT64_MIN;
+    }
+    for (y = c->y; y >= c->y - 1; y--) {
+        d = holiday_day(h, y);
+        if (d != INT64_MIN && (d < c->today || (mode == PICK_RECENT && d == c->today)))
+            return d;
+    }
+    return INT64_MIN;
+}
+
+/* [last|this|next] Christmas [[,|of] 2022] */
+static int rec_holiday(const ctx *c, const win *w, int i, date_range *r)
+{
+    const name *rel = find_name(at(w, i), rel_words);
+    int j = i + (rel != NULL), k, yk;
+    const holiday *h = holiday_at(w, j, &k);
+    int64_t y, d;
+    if (!h)
+        return 0;
+    if (!rel && (yk = year_after(w, j + k, &y))) {
+        d = holiday_day(h, y);
+        k += yk;
+    } else {
+        d = pick_holiday(c, h, rel ? rel->value : PICK_RECENT);
+        r->no_year = !rel;
+    }
+    if (d == INT64_MIN)
+        set_invalid(r);
+    else
+        set_days(r, d, d + 1, GRAIN_DAY);
+    return j + k - i;
+}
+
+/* ------------------------------------------------------------------ nesting
+ * Forms built on other forms ("the first weekend of June 2023", "the week
+ * before Christmas", "from June to August 2023") read the inner form with
+ * form_at(), which tries only the recognisers of lower levels: LV_PART
+ * builds on LV_BASIC, LV_REL on LV_PART, LV_ALL on LV_REL. The inner form
+ * always starts after the outer one's first token, so nothing recurses
+ * forever, and each (level, token) is worked out once per position. */
+
+static int form_at(const ctx *c, const win *w, int i, int level, date_range *r);
+
+static int64_t day_of_secs(int64_t secs)
+{
+    return floor_div(secs, DAY_SECS);
+}
+
+/* Does [from, to) start on the first of a month and end on one, and how
+ * many months is it? 0 if not. */
+static int64_t whole_months(int64_t from, int64_t to)
+{
+    int y0, y1;
+    unsigned m0, d0, m1, d1;
+    dates_civil_from_days(from, &y0, &m0, &d0);
+    dates_civil_from_days(to, &y1, &m1, &d1);
+    if (d0 != 1 || d1 != 1 || to <= from)
+        return 0;
+    return ((int64_t)y1 - y0) * 12 + (int64_t)m1 - (int64_t)m0;
+}
+
+/* Set r to [from, to) if that is non-empty and inside [lo, hi); else invalid. */
+static void set_inside(date_range *r, int64_t from, int64_t to, int64_t lo, int64_t hi,
+                       date_grain g)
+{
+    int no_year = r->no_year;
+    if (from < lo || to > hi || from >= to)
+        set_invalid(r);
+    else
+        set_days(r, from, to, g);
+    r->no_year = no_year;
+}
+
+/* Position at i: first..fifth, last, final, or 1st..5th. */
+static int position_at(const win *w, int i, int *pos)
+{
+    const name *p = find_name(at(w, i), positions);
+    const tok *t = at(w, i), *sfx = at(w, i + 1);
+    if (p) {
+        *pos = p->value;
+        return 1;
+    }
+    if (num_digits(t, 1, 1) && t->val >= 1 && t->val <= 5 && sfx->glue == TK_NUM &&
+        find_name(sfx, ordinals)) {
+        *pos = t->val;
+        return 2;
+    }
+    return 0;
+}
+
+/* The part of [s, e) that pos, n and the unit u name: n days or weeks
+ * (u = 1 or 7) from the start (pos 1), back from the end (pos -1), or the
+ * pos-th one. */
+static void set_run_part(date_range *r, int64_t s, int64_t e, int pos, int n, int u)
+{
+    date_grain g = u == 7 ? GRAIN_WEEK : GRAIN_DAY;
+    int64_t len = (int64_t)n * u;
+    if (pos < 0)
+        set_inside(r, e - len, e, s, e, g);
+    else
+        set_inside(r, s + len * (pos - 1), s + len * pos, s, e, g);
+}
+
+/* The pos-th (or last) n months of [s, e), which must be whole months. */
+static void set_month_part(date_range *r, int64_t s, int64_t e, int pos, int n, int per)
+{
+    int64_t len = (int64_t)n * per;
+    if (!whole_months(s, e))
+        set_invalid(r);
+    else if (pos < 0)
+        set_inside(r, add_months(e, -len), e, s, e, GRAIN_MONTH);
+    else
+        set_inside(r, add_months(s, len * (pos - 1)), add_months(s, len * pos), s, e, GRAIN_MONTH);
+}
+
+/* The halves of [s, e): a month splits after the 15th, whole months by
+ * months, anything else at its middle day. */
+static void set_half(date_range *r, int64_t s, int64_t e, date_grain g, int second)
+{
+    int64_t nmon = whole_months(s, e), mid;
+    if (g == GRAIN_MONTH && nmon == 1)
+        mid = s + 15;
+    else if (nmon >= 2 && nmon % 2 == 0)
+        mid = add_months(s, nmon / 2);
+    else
+        mid = s + (e - s) / 2;
+    set_inside(r, second ? mid : s, second ? e : mid, s, e, nmon >= 2 ? GRAIN_MONTH : GRAIN_DAY);
+}
+
+/* The nth weekday wd of [s, e) (n = -1: the last); a weekend is its
+ * Saturday and the Sunday after. */
+static void set_nth_day(date_range *r, int64_t s, int64_t e, int wd, int n, int weekend)
+{
+    int64_t d = n < 0 ? e - 1 - floor_mod(weekday(e - 1) - wd, 7)
+                      : s + floor_mod(wd - weekday(s), 7) + 7 * (int64_t)(n - 1);
+    if (d < s || d >= e)
+        set_invalid(r);
+    else
+        set_days(r, d, d + 1 + weekend, GRAIN_DAY);
+}
+
+/* A weekday named in full or abbreviated ("monday", "fri"), or its plural
+ * ("mondays") when plural; its number, -1 if none. */
+static int weekday_word(const tok *t, int plural)
+{
+    const name *d;
+    tok base = *t;
+    if (t->kind != TK_WORD)
+        return -1;
+    if (plural) {
+        if (t->len < 2 || (t->s[t->len - 1] | 32) != 's')
+            return -1;
+        base.len--;
+    }
+    d = find_name(&base, weekdays);
+    return d && (!plural || !(d->flags & N_ABBR)) ? d->value : -1;
+}
+
+/* [the] first|second|...|last [N] day(s)|week(s)|month(s)|quarter|half|
+ * weekend|<weekday> of|in P: a part of the period P that follows. */
+static int rec_part(const ctx *c, const win *w, int i, date_range *r)
+{
+    int j = i + word_is(at(w, i), "the"), pos, n = 1, k, wd = -1, u = 0, pk;
+    const tok *unit;
+    date_range p = {0};
+    int64_t s, e;
+    if (!(k = position_at(w, j, &pos)))
+        return 0;
+    j += k;
+    if (pos == 1 || pos == -1)
+        j += quantity(w, j, &n);
+    unit = at(w, j);
+    if (word_is(unit, "day") || word_is(unit, "days"))
+        u = 1;
+    else if (word_is(unit, "week") || word_is(unit, "weeks"))
+        u = 7;
+    else if (word_is(unit, "month") || word_is(unit, "months"))
+        u = 30;
+    else if (word_is(unit, "quarter"))
+        u = 90;
+    else if (word_is(unit, "half"))
+        u = 180;
+    else if (word_is(unit, "weekend"))
+        wd = 5;
+    else
+        wd = weekday_word(unit, 0);
+    if ((!u && wd < 0) || (n != 1 && !u) || (n != 1 && pos != 1 && pos != -1))
+        return 0;
+    if (!(word_is(at(w, j + 1), "of") || word_is(at(w, j + 1), "in")))
+        return 0;
+    if (!(pk = form_at(c, w, j + 2, LV_BASIC, &p)))
+        return 0;
+    s = day_of_secs(p.start);
+    e = day_of_secs(p.end);
+    r->no_year = p.no_year;
+    if (p.end <= p.start)
+        set_invalid(r);
+    else if (wd >= 0)
+        set_nth_day(r, s, e, wd, pos, word_is(unit, "weekend"));
+    else if (u <= 7)
+        set_run_part(r, s, e, pos, n, u);
+    else if (u == 30)
+        set_month_part(r, s, e, pos, n, 1);
+    else if (u == 90)
+        set_month_part(r, s, e, pos < 0 ? 4 : pos, 1, 3);
+    else
+        set_half(r, s, e, p.grain, pos != 1);
+    r->no_year = p.no_year;
+    return j + 2 + pk - i;
+}
+
+/* Q1..Q4 2023 */
+static int rec_quarter(const ctx *c, const win *w, int i, date_range *r)
+{
+    const tok *n = at(w, i + 1);
+    int64_t y;
+    int yk;
+    (void)c;
+    if (!word_is(at(w, i), "q") || !num_digits(n, 1, 1) || n->glue != TK_WORD || n->val < 1 ||
+        n->val > 4 || !(yk = year_after(w, i + 2, &y)) || y < 1)
+        return 0;
+    set_month(r, y, 3 * n->val - 2);
+    r->end = month_start(y, 3 * n->val + 1) * DAY_SECS;
+    r->grain = GRAIN_SEASON;
+    return 2 + yk;
+}
+
+/* The third t (0 early, 1 mid, 2 late) of [s, e): a month by days 1-10,
+ * 11-20, 21-end; a week Mon-Wed, Tue-Thu, Thu-Sun; whole months by months;
+ * anything else by days. A day or two stays itself. */
+static void set_third(date_range *r, int64_t s, int64_t e, date_grain g, int t)
+{
+    int64_t nmon = whole_months(s, e), len = e - s;
+    int no_year = r->no_year;
+    if (g == GRAIN_MONTH && nmon == 1)
+        set_days(r, t == 0 ? s : s + 10 * t, t == 2 ? e : s + 10 * (t + 1), GRAIN_DAY);
+    else if (g == GRAIN_WEEK && len == 7)
+        set_days(r,
+                 s + (t == 0   ? 0
+                      : t == 1 ? 1
+                               : 3),
+                 s + (t == 0   ? 3
+                      : t == 1 ? 4
+                               : 7),
+                 GRAIN_DAY);
+    else if (nmon >= 3 && nmon % 3 == 0)
+        set_days(r, add_months(s, nmon / 3 * t), add_months(s, nmon / 3 * (t + 1)), GRAIN_MONTH);
+    else if (len >= 3)
+        set_days(r, s + len / 3 * t, t == 2 ? e : s + len / 3 * (t + 1), GRAIN_DAY);
+    else
+        set_days(r, s, e, g);
+    r->no_year = no_year;
+}
+
+/* early|mid|late [-] [in] P, later in P, [the] beginning|start|middle|end of P */
+static int rec_third(const ctx *c, const win *w, int i, date_range *r)
+{
+    const name *t = find_name(at(w, i), third_words);
+    int j = i + 1, pk;
+    date_range p = {0};
+    if (t) {
+        if (is_punct(at(w, j), '-') && at(w, j)->glue == TK_WORD)
+            j++;
+        else if (word_is(at(w, j), "in"))
+            j++;
+    } else if (word_is(at(w, i), "later") && word_is(at(w, i + 1), "in")) {
+        t = &third_words[2];
+        j = i + 2;
+    } else {
+        j = i + word_is(at(w, i), "the");
+        if (!(t = find_name(at(w, j), third_nouns)) || !word_is(at(w, j + 1), "of"))
+            return 0;
+        j += 2;
+    }
+    if (!(pk = form_at(c, w, j, LV_BASIC, &p)) || p.end <= p.start)
+        return 0;
+    r->no_year = p.no_year;
+    set_third(r, day_of_secs(p.start), day_of_secs(p.end), p.grain, t->value);
+    return j + pk - i;
+}
+
+/* earlier|later this week|month|year: the part of it up to and with today,
+ * or from today on. */
+static int rec_earlier(const ctx *c, const win *w, int i, date_range *r)
+{
+    int later = word_is(at(w, i), "later"), g;
+    date_range u = {0};
+    if (!(later || word_is(at(w, i), "earlier")) || !word_is(at(w, i + 1), "this") ||
+        !unit_at(w, i + 2, &g) || g == GRAIN_DAY)
+        return 0;
+    set_shift(c, g, 0, &u);
+    if (later)
+        set_days(r, c->today, day_of_secs(u.end), GRAIN_DAY);
+    else
+        set_days(r, day_of_secs(u.start), c->today + 1, GRAIN_DAY);
+    return 3;
+}
+
+/* N Saturdays ago, two weekends ago: the nth before today. */
+static int rec_weekday_ago(const ctx *c, const win *w, int i, date_range *r)
+{
+    int n, k = quantity(w, i, &n), wd;
+    const tok *t = at(w, i + k);
+    int64_t d;
+    if (!k || !word_is(at(w, i + k + 1), "ago"))
+        return 0;
+    if (word_is(t, "weekends")) {
+        d = c->today - c->wd + 5 - 7 * (int64_t)n;
+        set_days(r, d, d + 2, GRAIN_DAY);
+        return k + 2;
+    }
+    if ((wd = weekday_word(t, n > 1)) < 0)
+        return 0;
+    d = pick_weekday(c, wd, PICK_LAST) - 7 * (int64_t)(n - 1);
+    set_days(r, d, d + 1, GRAIN_DAY);
+    return k + 2;
+}
+
+/* the week|month|year|weekend|<weekday>|summer before last */
+static void set_before_last(const ctx *c, const tok *u, int g, int wd, date_range *r)
+{
+    const name *sn = find_name(u, seasons);
+    int64_t d;
+    if (sn) {
+        int y;
+        set_season_pick(c, sn->value, PICK_LAST, r);
+        dates_civil_from_days(day_of_secs(r->start), &y, NULL, NULL);
+        set_season(r, y - 1, sn->value);
+    } else if (word_is(u, "weekend")) {
+        d = c->today - c->wd + 5 - 14;
+        set_days(r, d, d + 2, GRAIN_DAY);
+    } else if (wd >= 0) {
+        d = pick_weekday(c, wd, PICK_LAST) - 7;
+        set_days(r, d, d + 1, GRAIN_DAY);
+    } else {
+        set_shift(c, g, -2, r);
+    }
+}
+
+/* The unit u (day, week, month, year; a weekend or weekday wd) just before
+ * [xs, xe) starts, or just after it ends. */
+static void set_next_to(date_range *r, int g, int weekend, int wd, int after, int64_t xs,
+                        int64_t xe)
+{
+    int64_t d;
+    if (weekend) {
+        d = after ? xe + floor_mod(5 - weekday(xe), 7) : xs - 2 - floor_mod(weekday(xs - 2) - 5, 7);
+        set_days(r, d, d + 2, GRAIN_DAY);
+    } else if (wd >= 0) {
+        d = after ? xe + floor_mod(wd - weekday(xe), 7)
+                  : xs - 1 - floor_mod(weekday(xs - 1) - wd, 7);
+        set_days(r, d, d + 1, GRAIN_DAY);
+    } else if (g == GRAIN_DAY || g == GRAIN_WEEK) {
+        int64_t len = g == GRAIN_DAY ? 1 : 7;
+        set_days(r, after ? xe : xs - len, after ? xe + len : xs, (date_grain)g);
+    } else {
+        int64_t nmon = g == GRAIN_MONTH ? 1 : 12;
+        set_days(r, after ? xe : add_months(xs, -nmon), after ? add_months(xe, nmon) : xs,
+                 (date_grain)g);
+    }
+}
+
+/* the day|week|month|year|weekend|<weekday> before|after X; the same
+ * "before last"; N days|weeks|... before|after X. X is the anchor: what
+ * is counted is counted from it, never from now. */
+static int rec_before_after(const ctx *c, const win *w, int i, date_range *r)
+{
+    int the = word_is(at(w, i), "the"), n = 0, k = 0, g = GRAIN_DAY, wd = -1, after, xk, f;
+    const tok *u;
+    date_range x = {0};
+    if (!the && !(k = quantity(w, i, &n)))
+        return 0;
+    u = at(w, i + the + k);
+    if (!unit_at(w, i + the + k, &g)) {
+        wd = weekday_word(u, 0);
+        if (!the || (wd < 0 && !word_is(u, "weekend") && !find_name(u, seasons)))
+            return 0;
+    } else if (the && (u->s[u->len - 1] | 32) == 's') {
+        return 0; /* "the days before": no single unit */
+    }
+    f = unit_factor(w, i + the + k);
+    after = word_is(at(w, i + the + k + 1), "after");
+    if (!after && !word_is(at(w, i + the + k + 1), "before"))
+        return 0;
+    xk = form_at(c, w, i + the + k + 2, LV_PART, &x);
+    if (the && !after && word_is(at(w, i + the + k + 2), "last") && xk < 2) {
+        set_before_last(c, u, g, wd, r);
+        return the + k + 3;
+    }
+    if (find_name(u, seasons) || !xk)
+        return 0;
+    if (x.end <= x.start) {
+        set_invalid(r);
+        return the + k + 2 + xk;
+    }
+    if (the) {
+        set_next_to(r, g, word_is(u, "weekend"), wd, after, day_of_secs(x.start),
+                    day_of_secs(x.end));
+    } else {
+        ctx a = ctx_at(after ? day_of_secs(x.end) - 1 : day_of_secs(x.start));
+        set_shift(&a, g, after ? (int64_t)n * f : -(int64_t)n * f, r);
+    }
+    r->no_year = x.no_year;
+    return the + k + 2 + xk;
+}
+
+/* X to|through|until Y, between X and Y, May 5-12, 5-12 May: from the
+ * start of X to the end of Y. An X without a year takes Y's year. */
+static void set_run(date_range *r, date_range x, const date_range *y)
+{
+    if (x.no_year && !y->no_year) {
+        int y0, y1, yy;
+        unsigned m0, d0, m1, d1;
+        int64_t s, e;
+        dates_civil_from_days(day_of_secs(x.start), &y0, &m0, &d0);
+        dates_civil_from_days(day_of_secs(x.end), &y1, &m1, &d1);
+        dates_civil_from_days(day_of_secs(y->end) - 1, &yy, NULL, NULL);
+        s = dates_days_from_civil(yy, m0, d0);
+        e = dates_days_from_civil(yy + (y1 - y0), m1, d1);
+        if (s * DAY_SECS >= y->end) {
+            s = dates_days_from_civil(yy - 1, m0, d0);
+            e = dates_days_from_civil(yy - 1 + (y1 - y0), m1, d1);
+        }
+        x.start = s * DAY_SECS;
+        x.end = e * DAY_SECS;
+    }
+    if (x.start >= y->end) {
+        set_invalid(r);
+        return;
+    }
+    r->start = x.start;
+    r->end = y->end;
+    r->grain = x.grain > y->grain ? x.grain : y->grain;
+    r->no_year = x.no_year && y->no_year;
+}
+
+/* A word or '-' that joins the two ends of a run; "and" only after
+ * "between". */
+static int run_joiner(const win *w, int i, int between)
+{
+    const tok *t = at(w, i);
+    if (word_is(t, "to") || word_is(t, "through") || word_is(t, "thru") || word_is(t, "until") ||
+        word_is(t, "till"))
+        return 1;
+    return (between && word_is(t, "and")) || is_punct(t, '-');
+}
+
+/* The second day of a run ("12" in "5-12"): a day number, glued or not. */
+static int day_num_at(const win *w, int i, int *day)
+{
+    const tok *t = at(w, i), *sfx = at(w, i + 1);
+    if (!num_digits(t, 1, 2))
+        return 0;
+    *day = t->val;
+    return 1 + (sfx->kind == TK_WORD && sfx->glue == TK_NUM && find_name(sfx, ordinals) != NULL);
+}
+
+/* D1-D2 May [2023], May D1-D2[,] [2023]: days of one month. */
+static int rec_day_run(const ctx *c, const win *w, int i, date_range *r)
+{
+    int between = word_is(at(w, i - 1), "between"), k1, k2, mk, d1, d2, j;
+    const name *m;
+    date_range a = {0}, b = {0};
+    if ((m = month_at(w, i, &mk))) {
+        if (!(k1 = day_at(w, i + mk, &d1)) || !run_joiner(w, i + mk + k1, between) ||
+            !(k2 = day_num_at(w, i + mk + k1 + 1, &d2)))
+            return 0;
+        j = finish_date(c, w, i + mk + k1 + 1, i + mk + k1 + 1 + k2, m->value, d2, &b);
+        if (!j)
+            return 0;
+        j += i + mk + k1 + 1;
+    } else {
+        if (!(k1 = day_at(w, i, &d1)) || at(w, i)->kind != TK_NUM ||
+            !run_joiner(w, i + k1, between))
+            return 0;
+        if (!(k2 = day_num_at(w, i + k1 + 1, &d2)) || !(m = month_at(w, i + k1 + 1 + k2, &mk)))
+            return 0;
+        j = finish_date(c, w, i, i + k1 + 1 + k2 + mk, m->value, d2, &b);
+        if (!j)
+            return 0;
+        j += i;
+    }
+    if (b.end <= b.start || d1 >= d2 || d1 < 1)
+        set_invalid(r);
+    else {
+        a = b;
+        a.start = b.start - (int64_t)(d2 - d1) * DAY_SECS;
+        set_run(r, a, &b);
+        r->grain = GRAIN_DAY;
+        r->no_year = b.no_year;
+    }
+    return j - i;
+}
+
+/* X to|through|until Y; between X and Y (X and Y forms of their own). */
+static int rec_run(const ctx *c, const win *w, int i, date_range *r)
+{
+    int between = word_is(at(w, i - 1), "between"), xk, yk;
+    date_range x = {0}, y = {0};
+    if (!(xk = form_at(c, w, i, LV_REL, &x)) || is_punct(at(w, i + xk), '-') ||
+        !run_joiner(w, i + xk, between))
+        return 0;
+    if (!(yk = form_at(c, w, i + xk + 1, LV_REL, &y)))
+        return 0;
+    if (x.end <= x.start || y.end <= y.start)
+        set_invalid(r);
+    else
+        set_run(r, x, &y);
+    return xk + 1 + yk;
+}
+
+/* the 15th, on the 2nd: the latest such day of a month on or before today.
+ * Only a number with its ordinal, and only where no noun follows ("the
+ * 15th century" is not a date). */
+static int rec_nth_day(const ctx *c, const win *w, int i, date_range *r)
+{
+    const tok *n;
+    int k, day, back;
+    if (!word_is(at(w, i), "the") || at(w, i + 1)->kind != TK_NUM ||
+        (k = day_at(w, i + 1, &day)) != 2 || day < 1 || day > 31)
+        return 0;
+    n = at(w, i + 1 + k);
+    if (n->kind == TK_WORD && !find_name(n, year_followers) && !word_is(n, "at"))
+        return 0;
+    for (back = 0; back < 12; back++) {
+        int64_t m = c->m - back, y = c->y + floor_div(m - 1, 12), mm = floor_mod(m - 1, 12) + 1;
+        if (valid_date(y, mm, day) &&
+            dates_days_from_civil(y, (unsigned)mm, (unsigned)day) <= c->today) {
+            set_ymd(r, y, mm, day);
+            r->no_year = 1;
+            return 1 + k;
+        }
+    }
+    set_invalid(r);
+    return 1 + k;
+}
+
+typedef int (*recogniser)(const ctx *c, const win *w, int i, date_range *r);
+
+/* Every form, with the level of nesting it belongs to (see form_at()). */
+static const struct {
+    recogniser f;
+    int level;
+} recognisers[] = {
+    {rec_iso_day, LV_BASIC},   {rec_iso_month, LV_BASIC},  {rec_numeric, LV_BASIC},
+    {rec_month_day, LV_BASIC}, {rec_day_month, LV_BASIC},  {rec_month_year, LV_BASIC},
+    {rec_month_rel, LV_BASIC}, {rec_month, LV_BASIC},      {rec_year_span, LV_BASIC},
+    {rec_year, LV_BASIC},      {rec_day_phrase, LV_BASIC}, {rec_weekend, LV_BASIC},
+    {rec_ago, LV_BASIC},       {rec_in, LV_BASIC},         {rec_rel_unit, LV_BASIC},
+    {rec_window, LV_BASIC},    {rec_weekday, LV_BASIC},    {rec_season_rel, LV_BASIC},
+    {rec_season, LV_BASIC},    {rec_holiday, LV_BASIC},    {rec_quarter, LV_BASIC},
+    {rec_nth_day, LV_BASIC},   {rec_earlier, LV_BASIC},    {rec_weekday_ago, LV_BASIC},
+    {rec_part, LV_PART},       {rec_third, LV_PART},       {rec_before_after, LV_REL},
+    {rec_day_run, LV_ALL},     {rec_run, LV_ALL},
+};
+
+/* The longest form at token i of a level up to level; its tokens (0: none)
+ * and its range in *r. Worked out once per window position: the window is
+ * not const to this cache only. */
+static int form_at(const ctx *c, const win *w, int i, int level, date_range *r)
+{
+    win *mw = (win *)w;
+    memo *m;
+    size_t f;
+    if (i < 0 || i >= w->n)
+        return 0;
+    m = &mw->memo[level][i];
+    if (!(w->done[level] & (1u << i))) {
+        m->k = level > LV_BASIC ? form_at(c, w, i, level - 1, &m->r) : 0;
+        for (f = 0; f < sizeof recognisers / sizeof *recognisers; f++) {
+            date_range x = {0};
+            int k;
+            if (recognisers[f].level != level)
+                continue;
+            k = recognisers[f].f(c, w, i, &x);
+            if (k > m->k) {
+                m->k = k;
+                m->r = x;
+            }
+        }
+        mw->done[level] |= 1u << i;
+    }
+    if (m->k)
+        *r = m->r;
+    return m->k;
+}
 
 /* The longest form starting at token i, with its byte span; 0 if none. */
 static int longest_at(const ctx *c, const win *w, int i, date_range *best)
 {
-    size_t f;
-    int found = 0;
-    for (f = 0; f < sizeof recognisers / sizeof *recognisers; f++) {
-        date_range r = {0};
-        int k = recognisers[f](c, w, i, &r);
-        const tok *last = at(w, i + k - 1);
-        if (k <= 0 || (found && last->off + last->len <= best->end_off))
-            continue;
-        *best = r;
-        best->start_off = at(w, i)->off;
-        best->end_off = last->off + last->len;
-        found = 1;
-    }
-    return found;
+    int k = form_at(c, w, i, LV_ALL, best);
+    if (!k)
+        return 0;
+    best->start_off = at(w, i)->off;
+    best->end_off = at(w, i + k - 1)->off + at(w, i + k - 1)->len;
+    return 1;
 }
 
 /* The longest form at the window's first token, or after it when that is
@@ -1339,13 +2206,26 @@ static void sink_offer(sink *k, const date_range *r)
     k->has_pending = 1;
 }
 
-int dates_parse(const char *text, int64_t now, date_range *out, int max)
+/* strncasecmp for ASCII letters, without the locale. */
+static int strncasecmp_ascii(const char *a, const char *b, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+        x = x >= 'A' && x <= 'Z' ? x | 32 : x;
+        y = y >= 'A' && y <= 'Z' ? y | 32 : y;
+        if (x != y)
+            return x - y;
+    }
+    return 0;
+}
+
+/* One reading of text with now as the anchor. */
+static int parse_pass(const char *text, int64_t now, date_range *out, int max)
 {
     ctx c;
     win w;
     sink k = {out, max, 0, {0, 0, GRAIN_DAY, 0, 0, 0}, 0};
-    if (!text || !out || max <= 0)
-        return 0;
     ctx_init(&c, now);
     for (win_init(&w, text); w.n > 0 && k.n < max; win_shift(&w)) {
         date_range r;
@@ -1354,6 +2234,74 @@ int dates_parse(const char *text, int64_t now, date_range *out, int max)
     }
     sink_flush(&k);
     return k.n;
+}
+
+/* The range of a with r's span, if its value is r's; NULL if none. */
+static const date_range *same_span(const date_range *a, int n, const date_range *r)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        if (a[i].start_off == r->start_off && a[i].end_off == r->end_off)
+            return a[i].start == r->start && a[i].end == r->end ? &a[i] : NULL;
+    return NULL;
+}
+
+/* The day a date the text names outright anchors the rest to: the last day
+ * of the first range that reads the same whatever now is (read against two
+ * instants millennia apart) and names its year. INT64_MIN if none, or if
+ * every range is such a date (nothing to anchor). */
+static int64_t named_anchor(const char *text, const date_range *out, int n)
+{
+    enum { PROBES = 64 };
+    date_range a[PROBES], b[PROBES];
+    int na = parse_pass(text, dates_days_from_civil(1200, 6, 15) * DAY_SECS, a, PROBES);
+    int nb = parse_pass(text, dates_days_from_civil(4800, 2, 10) * DAY_SECS, b, PROBES);
+    int64_t anchor = INT64_MIN;
+    int i, relative = 0;
+    for (i = 0; i < n; i++) {
+        int fixed = same_span(a, na, &out[i]) && same_span(b, nb, &out[i]) && !out[i].no_year;
+        if (fixed && anchor == INT64_MIN)
+            anchor = floor_div(out[i].end, DAY_SECS) - 1;
+        relative |= !fixed;
+    }
+    return relative ? anchor : INT64_MIN;
+}
+
+/* Is r's span "recently" or "lately" (after a wrapper word)? Next to a
+ * named date it says only "shortly before", which the temporal channel's
+ * one-sided distance already says; as a window of its own it would widen
+ * the named date. */
+static int vague_recent(const char *text, const date_range *r)
+{
+    static const char *const words[] = {"recently", "lately"};
+    const char *end = text + r->end_off;
+    size_t i;
+    for (i = 0; i < 2; i++) {
+        size_t n = strlen(words[i]);
+        if (r->end_off - r->start_off >= (int)n && strncasecmp_ascii(end - n, words[i], n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Dates the text names outright ("May 2023", "Christmas 2022") are read
+ * first; when there is one, whatever is relative ("last week", "the 15th")
+ * is read against its last day rather than against now: one anchor per
+ * question, never now on top of a named date. */
+int dates_parse(const char *text, int64_t now, date_range *out, int max)
+{
+    int n, i, kept = 0;
+    int64_t anchor;
+    if (!text || !out || max <= 0)
+        return 0;
+    n = parse_pass(text, now, out, max);
+    if (n < 2 || (anchor = named_anchor(text, out, n)) == INT64_MIN)
+        return n; /* one range has nothing else to anchor */
+    n = parse_pass(text, anchor * DAY_SECS + DAY_SECS / 2, out, max);
+    for (i = 0; i < n; i++)
+        if (!vague_recent(text, &out[i]))
+            out[kept++] = out[i];
+    return kept;
 }
 
 /* ------------------------------------------------------------------ cues */

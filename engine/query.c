@@ -3,11 +3,12 @@
  *
  * Query types come from a rule table tested in order on the question's
  * words (case folded); the first rule that matches wins (docs/ENGINE.md):
- *   recency      latest, most recent(ly), recently, currently, nowadays,
- *                these days, last time, now
+ *   recency      latest, most recent(ly), recently (not "more|less
+ *                recently"), currently, nowadays, these days, last time, now
  *   temporal     starts "when" or "how long"; what/which year|month|date|
  *                day|time|week; how many|much days|weeks|months|years;
- *                since, until, before, after, during, ago
+ *                since, until, before, after, during, ago, more|less
+ *                recently
  *   aggregation  how many, how often, how much, list, all, every, total,
  *                number of
  *   multi_hop    both, common, together; starts "what|which are|were";
@@ -73,9 +74,9 @@ typedef struct rule {
     int (*special)(const char *folded);
 } rule;
 
-static const char *const recency_any[] = {
-    " latest ",   " most recent ", " most recently ", " recently ", " currently ",
-    " nowadays ", " these days ",  " last time ",     " now ",      NULL};
+static const char *const recency_any[] = {" latest ",    " most recent ", " most recently ",
+                                          " currently ", " nowadays ",    " these days ",
+                                          " last time ", " now ",         NULL};
 static const char *const temporal_any[] = {" what year ",
                                            " what month ",
                                            " what date ",
@@ -102,6 +103,8 @@ static const char *const temporal_any[] = {" what year ",
                                            " after ",
                                            " during ",
                                            " ago ",
+                                           " more recently ",
+                                           " less recently ",
                                            NULL};
 static const char *const temporal_start[] = {" when ", " how long ", NULL};
 static const char *const aggregation_any[] = {" how many ", " how often ", " how much ",
@@ -141,8 +144,22 @@ static int plural_question(const char *f)
     return 0;
 }
 
+/* "recently" on its own asks for the latest; "more recently", "less
+ * recently" compare two times (a temporal question). */
+static int recently_alone(const char *f)
+{
+    for (const char *p = strstr(f, " recently "); p; p = strstr(p + 1, " recently ")) {
+        size_t before = (size_t)(p - f);
+        if (!(before >= 5 && strncmp(p - 5, " more", 5) == 0) &&
+            !(before >= 5 && strncmp(p - 5, " less", 5) == 0) &&
+            !(before >= 6 && strncmp(p - 6, " least", 6) == 0))
+            return 1;
+    }
+    return 0;
+}
+
 static const rule rules[] = {
-    {QT_RECENCY, recency_any, NULL, NULL},
+    {QT_RECENCY, recency_any, NULL, recently_alone},
     {QT_TEMPORAL, temporal_any, temporal_start, NULL},
     {QT_AGGREGATION, aggregation_any, NULL, NULL},
     {QT_MULTI_HOP, multi_hop_any, multi_hop_start, plural_question},

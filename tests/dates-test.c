@@ -151,8 +151,8 @@ static const pcase cases[] = {
     {"it's 2023 now", N1, 1, "2023-01-01", "2024-01-01", Y, "2023"},
     {"1:56 pm on 8 May, 2023", N1, 1, "2023-05-08", "2023-05-09", D, "on 8 May, 2023"},
     {"our 2019 trip", N1, 1, "2019-01-01", "2020-01-01", Y, "2019"},
-    {"mid-2022", N1, 1, "2022-01-01", "2023-01-01", Y, "2022"},
-    {"From 2020 to 2022", N1, 2, "2020-01-01", "2021-01-01", Y, "2020"},
+    {"mid-2022", N1, 1, "2022-05-01", "2022-09-01", M, "mid-2022"},
+    {"From 2020 to 2022", N1, 1, "2020-01-01", "2023-01-01", Y, "From 2020 to 2022"},
     {"2010-2015", N1, 1, "2010-01-01", "2016-01-01", Y, "2010-2015"},
     {"the 2019-20 season", N1, 1, "2019-01-01", "2021-01-01", Y, "2019-20"},
     {"2011-12", N1, 1, "2011-12-01", "2012-01-01", M, "2011-12"},
@@ -327,6 +327,35 @@ static void test_no_double(void)
        "spans do not overlap");
 }
 
+/* A date named outright anchors whatever else is relative, never now. */
+static void test_named_anchor(void)
+{
+    const char *t1 = "In May 2023, what did she do last week?";
+    const char *t2 = "What did she start recently, as mentioned on 3 June 2023?";
+    const char *t3 = "What was the issue last week, as mentioned on November 6, 2023?";
+    date_range r[MAXR];
+    int n = parse(t1, N2, r, MAXR);
+    is_int(n, 2, "'%s': two ranges", t1);
+    if (n == 2) {
+        is_str(day_str(r[1].start), "2023-05-22", "last week: the week before 31 May 2023");
+        is_str(day_str(r[1].end), "2023-05-29", "last week ends on a Monday");
+    }
+    n = parse(t3, N1, r, MAXR);
+    is_int(n, 2, "'%s': two ranges", t3);
+    if (n == 2)
+        is_str(day_str(r[0].start), "2023-10-30", "last week: before 6 Nov 2023, not before now");
+    n = parse(t2, N1, r, MAXR);
+    is_int(n, 1, "recently next to a named date adds no window of its own");
+    if (n == 1)
+        is_str(span(t2, &r[0]), "on 3 June 2023", "the named date stays");
+    is_int(parse("the 15th, in March 2023", N1, r, MAXR), 2, "the 15th and March 2023");
+    is_str(day_str(r[0].start), "2023-03-15", "the 15th of the named month");
+    is_int(parse("in 2020 and last year", N1, r, MAXR), 2, "a year and last year");
+    is_str(day_str(r[1].start), "2019-01-01", "last year: the year before 2020");
+    is_int(parse("last week and yesterday", N1, r, MAXR), 2, "nothing named: now anchors");
+    is_str(day_str(r[0].start), "2023-05-08", "last week of now");
+}
+
 static void test_bad_arguments(void)
 {
     date_range r[2];
@@ -471,8 +500,84 @@ static void test_civil_anchors(void)
     ok(y < -1000000000 && d >= 1 && d <= 31, "INT64_MIN days is clamped, no overflow");
     ok(dates_days_from_civil(INT64_MAX, 12, 31) > 0, "INT64_MAX years is clamped");
     ok(dates_days_from_civil(INT64_MIN, 1, 1) < 0, "INT64_MIN years is clamped");
-    dates_civil_from_days(0, NULL, NULL, NULL);
-    ok(1, "NULL outputs are allowed");
+    dates_civil_from_days(0, NULL, NULL, NULL); /* a crash (or a sanitizer) fails here */
+    y = 0;
+    dates_civil_from_days(19497, &y, NULL, NULL);
+    is_int(y, 2023, "NULL month and day: the year is still set");
+    m = d = 0;
+    dates_civil_from_days(19497, NULL, &m, &d);
+    ok(m == 5 && d == 20, "NULL year: month and day are still set (%u-%u)", m, d);
+}
+
+/* ------------------------------------------------------------------ the table */
+
+#define DATES_TSV "tests/data/dates.tsv"
+#define TSV_MIN_ROWS 300
+
+/* One row of tests/data/dates.tsv (its format is described at its top):
+ * anchor, expression, start, end, split in place at the tabs. 0 if the
+ * line is not four fields. */
+static int tsv_fields(char *line, char **f)
+{
+    int n = 0;
+    char *p = line;
+    line[strcspn(line, "\r\n")] = 0;
+    while (n < 4) {
+        f[n++] = p;
+        if (!(p = strchr(p, '\t')))
+            break;
+        *p++ = 0;
+    }
+    return n == 4 && !p;
+}
+
+/* Does the row hold? Exactly one interval [start, end), or none for "-". */
+static int tsv_row_holds(char **f, char *got, size_t cap)
+{
+    char anchor[40];
+    date_range r[MAXR];
+    int n, want_none = strcmp(f[2], "-") == 0;
+    snprintf(anchor, sizeof anchor, "%sT12:00:00Z", f[0]);
+    n = parse(f[1], anchor, r, MAXR);
+    if (n < 1)
+        snprintf(got, cap, "no date");
+    else
+        snprintf(got, cap, "%d: [%s, %s) '%s'%s", n, day_str(r[0].start), day_str(r[0].end),
+                 span(f[1], &r[0]), n > 1 ? " and more" : "");
+    if (want_none)
+        return n == 0;
+    return n == 1 && strcmp(day_str(r[0].start), f[2]) == 0 && strcmp(day_str(r[0].end), f[3]) == 0;
+}
+
+static void test_tsv(void)
+{
+    FILE *fp = fopen(DATES_TSV, "r");
+    char line[512], got[400];
+    int lineno = 0, rows = 0, failed = 0, malformed = 0;
+    ok(fp != NULL, "%s opens (run from the repository root)", DATES_TSV);
+    if (!fp)
+        return;
+    while (fgets(line, sizeof line, fp)) {
+        char *f[4];
+        lineno++;
+        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0)
+            continue;
+        if (!tsv_fields(line, f)) {
+            malformed++;
+            ok(0, "%s:%d: four tab-separated fields", DATES_TSV, lineno);
+            continue;
+        }
+        rows++;
+        if (!ok(tsv_row_holds(f, got, sizeof got), "%s:%d: '%s' @%s is [%s, %s)", DATES_TSV, lineno,
+                f[1], f[0], f[2], f[3])) {
+            failed++;
+            diag("     got %s", got);
+        }
+    }
+    fclose(fp);
+    ok(rows >= TSV_MIN_ROWS, "%d rows in the table (at least %d)", rows, TSV_MIN_ROWS);
+    is_int(malformed, 0, "no malformed rows");
+    diag("%s: %d of %d rows hold", DATES_TSV, rows - failed, rows);
 }
 
 /* ------------------------------------------------------------------ hostile */
@@ -643,8 +748,10 @@ static void test_bytes(void)
 int main(void)
 {
     test_parse_table();
+    test_tsv();
     test_many();
     test_no_double();
+    test_named_anchor();
     test_bad_arguments();
     test_has_expression();
     test_civil_walk();

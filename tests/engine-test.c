@@ -1349,6 +1349,10 @@ static void test_query_types(void)
         const char *q, *type;
     } cases[] = {
         {"What is the most recent news about the office?", "recency"},
+        {"What did Leah buy recently?", "recency"},
+        {"What did Leah do most recently?", "recency"},
+        {"Which did Sam do more recently, the walk or the swim?", "temporal"},
+        {"Did Leah run less recently than Sam?", "temporal"},
         {"When is my dentist appointment?", "temporal"},
         {"How many dogs does Sam have?", "aggregation"},
         {"What do Leah and Sam both like?", "multi_hop"},
@@ -1365,6 +1369,84 @@ static void test_query_types(void)
         is_str(p.r ? p.r->query_type : NULL, cases[i].type, "recall reports the same type");
         resp_free(&p);
     }
+}
+
+/* Relative dates are read against --as-of; a date the query names anchors
+ * the rest of the query, whatever --as-of says. */
+static void test_date_anchor(void)
+{
+    static const mem_spec talk[] = {
+        {"a1", "Ana", "s1", "2023-05-08T10:00:00Z", NULL, "Ana: We walked along the river.", 0, 0,
+         0, 0},
+        {"a2", "Ana", "s2", "2023-05-20T10:00:00Z", NULL, "Ana: I baked bread for the party.", 0, 0,
+         0, 0},
+    };
+    store *s = make_store("anchor.db", talk, 2, 0);
+    engine *e = open_engine(s);
+    resp p;
+    recall_opts o;
+    recall_opts_init(&o);
+    o.query = "What did Ana do last week?";
+    store_parse_time("2025-10-01T12:00:00Z", &o.as_of);
+    p = run(e, &o);
+    ok(p.r && p.r->n_dates == 1 &&
+           strcmp(p.r->dates[0], "2025-09-22T00:00:00Z..2025-09-29T00:00:00Z") == 0,
+       "--as-of given: last week is the week before it (%s)",
+       p.r && p.r->n_dates ? p.r->dates[0] : "none");
+    resp_free(&p);
+    o.query = "What did Ana do in the week before May 8, 2023?";
+    p = run(e, &o);
+    ok(p.r && p.r->n_dates == 1 &&
+           strcmp(p.r->dates[0], "2023-05-01T00:00:00Z..2023-05-08T00:00:00Z") == 0,
+       "a named date anchors, whatever --as-of says (%s)",
+       p.r && p.r->n_dates ? p.r->dates[0] : "none");
+    resp_free(&p);
+    engine_close(e);
+    store_close(s);
+}
+
+/* Is memory id in the temporal channel's list of the traced response? */
+static int in_temporal(const resp *p, const char *id)
+{
+    const cJSON *res = p->j ? get(p->j, "results") : NULL, *h;
+    cJSON_ArrayForEach(h, res)
+    {
+        const cJSON *ch = get(get(h, "trace"), "channels");
+        if (strcmp(str(h, "id"), id) == 0)
+            return get(ch, "temporal") != NULL;
+    }
+    return -1;
+}
+
+/* A when-question: the temporal channel keeps the memories that say when
+ * in their own words, in the forms the date parser reads ("on the 15th",
+ * "over the weekend", "at Christmas"), and not the others. */
+static void test_when_marks(void)
+{
+    static const mem_spec said[] = {
+        {"w1", "Ana", "s1", "2023-05-20T10:00:00Z", NULL, "Ana: I met the choir on the 15th.", 0, 0,
+         0, 0},
+        {"w2", "Ana", "s2", "2023-05-21T10:00:00Z", NULL, "Ana: I met the choir at the hall.", 0, 0,
+         0, 0},
+        {"w3", "Ana", "s3", "2023-05-22T10:00:00Z", NULL, "Ana: The choir sang at Christmas.", 0, 0,
+         0, 0},
+        {"w4", "Ana", "s4", "2023-05-23T10:00:00Z", NULL, "Ana: The choir rested over the weekend.",
+         0, 0, 0, 0},
+    };
+    store *s = make_store("when.db", said, 4, 0);
+    engine *e = open_engine(s);
+    recall_opts o;
+    recall_opts_init(&o);
+    o.query = "When did the choir meet?";
+    o.no_floor = 1;
+    resp p = run(e, &o);
+    is_int(in_temporal(&p, "w1"), 1, "'on the 15th' says when");
+    is_int(in_temporal(&p, "w2"), 0, "'at the hall' does not");
+    is_int(in_temporal(&p, "w3"), 1, "'at Christmas' says when");
+    is_int(in_temporal(&p, "w4"), 1, "'over the weekend' says when");
+    resp_free(&p);
+    engine_close(e);
+    store_close(s);
 }
 
 /* SQL on a file through a connection of its own. */
@@ -1495,6 +1577,8 @@ int main(void)
     test_explain();
     test_health();
     test_query_types();
+    test_date_anchor();
+    test_when_marks();
     test_never_writes();
     test_store_changes_under_engine();
     engine_close(life_engine);

@@ -412,6 +412,61 @@ static ms_status json_error(importer *im, const place *pl, const char *t, size_t
     return fail_at(im, pl, base + off, MS_PARSE, "malformed JSON");
 }
 
+/* Offset in t[0..len) of the second occurrence of the key "name" (as
+ * written, followed by ':'), where a duplicate key is; 0 when the key is
+ * written with escapes and cannot be found as it is. */
+static size_t second_key_offset(const char *t, size_t len, const char *name)
+{
+    size_t k = strlen(name), seen = 0;
+    for (size_t i = 0; i + k + 2 <= len; i++) {
+        if (t[i] != '"' || strncmp(t + i + 1, name, k) != 0 || t[i + 1 + k] != '"')
+            continue;
+        size_t j = i + k + 2;
+        while (j < len && (t[j] == ' ' || t[j] == '\t' || t[j] == '\r' || t[j] == '\n'))
+            j++;
+        if (j < len && t[j] == ':' && ++seen == 2)
+            return i;
+    }
+    return 0;
+}
+
+/* The first key that an object anywhere in v holds twice, or NULL. cJSON
+ * keeps every member of an object and answers lookups with the first. */
+static const char *duplicate_key(const cJSON *v)
+{
+    const cJSON *a;
+    cJSON_ArrayForEach(a, v)
+    {
+        if (cJSON_IsObject(v))
+            for (const cJSON *b = a->next; b; b = b->next)
+                if (strcmp(a->string, b->string) == 0)
+                    return a->string;
+        const char *d = duplicate_key(a);
+        if (d)
+            return d;
+    }
+    return NULL;
+}
+
+static size_t skip_ws(const char *t, size_t i, size_t len);
+
+/* cJSON parses the first value of the text and stops: what follows it must
+ * be white space (a JSONL line holds one object), and no key may appear
+ * twice in one object (only the first would count). */
+static ms_status check_parsed(importer *im, const place *pl, const char *t, size_t len, size_t base,
+                              const char *end, const cJSON *o)
+{
+    size_t i = skip_ws(t, (size_t)(end - t), len);
+    if (i < len)
+        return fail_at(im, pl, base + i, MS_PARSE,
+                       "unexpected text after the JSON object (one object a line)");
+    const char *dup = duplicate_key(o);
+    if (dup)
+        return fail_at(im, pl, base + second_key_offset(t, len, dup), MS_PARSE,
+                       "the key \"%s\" appears twice in one object", dup);
+    return MS_OK;
+}
+
 /* Parse the memory object t[0..len) found at offset base into *m and its
  * *profile (NULL when it names none); on an error both are left empty. */
 static ms_status parse_object(importer *im, const place *pl, const char *t, size_t len, size_t base,
@@ -423,7 +478,9 @@ static ms_status parse_object(importer *im, const place *pl, const char *t, size
     cJSON *o = cJSON_ParseWithLengthOpts(t, len, &end, 0);
     if (!o)
         return json_error(im, pl, t, len, base, end);
-    ms_status st = to_memory(im, pl, t, len, base, o, m, profile);
+    ms_status st = check_parsed(im, pl, t, len, base, end, o);
+    if (!st)
+        st = to_memory(im, pl, t, len, base, o, m, profile);
     cJSON_Delete(o);
     if (st) {
         store_memory_clear(m);

@@ -1,6 +1,7 @@
 /* cmd_store.c - the commands that read and write memories: import, export,
  * add, list, show, delete, demo. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,8 @@ static int run_import(cli_common *c, int argc, char **argv)
 
 /* ---- export ------------------------------------------------------------ */
 
+enum { OPT_FORCE = OPT_FIRST_OWN }; /* export and demo */
+
 /* export_jsonl to out, through cli_print_json when out is a terminal. */
 static ms_status export_to(store *s, FILE *out, int all_profiles, ms_error *err)
 {
@@ -218,26 +221,170 @@ static ms_status export_to(store *s, FILE *out, int all_profiles, ms_error *err)
 }
 
 static const char export_usage[] =
-    "usage: memscope export [--db PATH] [--profile NAME] [-o FILE]\n"
+    "usage: memscope export [--db PATH] [--profile NAME] [-o FILE] [--force]\n"
     "\n"
     "Write memories as JSONL: every profile, or only the one named with --profile.\n"
     "Each line carries its profile and given entities, so export, import and export\n"
-    "again gives the same file. -o writes FILE atomically (default standard output).\n";
+    "again gives the same file. -o writes FILE atomically (default standard output);\n"
+    "a FIFO or a device is written into. -o never writes over the store it reads, and\n"
+    "replaces an existing file only when it is a previous export (or empty), unless\n"
+    "--force is given.\n";
 
 static int run_export(cli_common *c, int argc, char **argv);
 const cli_command cmd_export = {"export", "write memories as JSONL", export_usage, run_export};
 
+/* path made absolute with its directory's symbolic links resolved (the
+ * file itself need not exist) into out; -1 when its directory does not
+ * resolve. */
+static int canonical_path(const char *path, char out[PATH_MAX])
+{
+    char full[PATH_MAX];
+    if (realpath(path, full)) {
+        snprintf(out, PATH_MAX, "%s", full);
+        return 0;
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (slash)
+        *slash = '\0';
+    if (!realpath(slash ? (dir[0] ? dir : "/") : ".", full))
+        return -1;
+    int n = snprintf(out, PATH_MAX, "%s/%s", strcmp(full, "/") == 0 ? "" : full, base);
+    return n < PATH_MAX ? 0 : -1;
+}
+
+/* Is outpath the store db, or its -wal or -shm file, under any name? */
+static int is_the_store(const char *outpath, const char *db)
+{
+    char out[PATH_MAX], store_path[PATH_MAX], side[PATH_MAX + 8];
+    if (canonical_path(outpath, out) || canonical_path(db, store_path))
+        return 0;
+    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        snprintf(side, sizeof side, "%s%s", store_path, suffixes[i]);
+        struct stat a, b;
+        if (strcmp(out, side) == 0 || (stat(outpath, &a) == 0 && stat(side, &b) == 0 &&
+                                       a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+            return 1;
+    }
+    return 0;
+}
+
+/* Does the regular file at path look like a previous export: empty, or a
+ * first line that is a memory object (JSON with a string "content")? */
+static int is_previous_export(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n = getline(&line, &cap, f);
+    int empty = n < 0 && !ferror(f);
+    fclose(f);
+    cJSON *o = n > 0 ? cJSON_ParseWithLength(line, (size_t)n) : NULL;
+    int yes = empty || cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "content"));
+    cJSON_Delete(o);
+    free(line);
+    return yes;
+}
+
+/* Open a FIFO or a character device to write into: a FIFO that no process
+ * reads is an error, not a wait. */
+static FILE *open_direct(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENXIO)
+            cli_error(EXIT_RUNTIME, "cannot write %s: no process is reading the FIFO", path);
+        else
+            cli_error(EXIT_RUNTIME, "cannot write %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        cli_error(EXIT_RUNTIME, "cannot write %s: %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+/* Where export -o writes: checks outpath (see export_usage) and opens a
+ * temporary file beside it (*tmp set, renamed over it at the end), or the
+ * FIFO or device itself (*tmp = ""). A symbolic link is followed: its
+ * target is replaced, the link stays. Prints the refusal and returns NULL. */
+static FILE *open_export(const char *outpath, const char *db, int force, char tmp[PATH_MAX],
+                         char target[PATH_MAX])
+{
+    tmp[0] = '\0';
+    snprintf(target, PATH_MAX, "%s", outpath);
+    struct stat sb;
+    int refused = 1;
+    if (is_the_store(outpath, db))
+        cli_error(EXIT_RUNTIME, "cannot write %s: it is the store being exported (%s)", outpath,
+                  db);
+    else if (lstat(outpath, &sb) == 0 && S_ISLNK(sb.st_mode) && !realpath(outpath, target))
+        cli_error(EXIT_RUNTIME, "cannot write %s: it is a symbolic link to nothing", outpath);
+    else if (stat(target, &sb) != 0 || S_ISFIFO(sb.st_mode) || S_ISCHR(sb.st_mode))
+        refused = 0;
+    else if (!S_ISREG(sb.st_mode))
+        cli_error(EXIT_RUNTIME, "cannot write %s: it is %s, not a regular file", outpath,
+                  S_ISDIR(sb.st_mode) ? "a directory" : "a special file");
+    else if (!force && !is_previous_export(target))
+        cli_error(EXIT_RUNTIME, "%s exists and is not a memscope export; use --force to replace it",
+                  outpath);
+    else
+        refused = 0;
+    if (refused)
+        return NULL;
+    if (stat(target, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISCHR(sb.st_mode)))
+        return open_direct(target);
+    int fd = -1;
+    if (snprintf(tmp, PATH_MAX, "%.*s.tmp-XXXXXX", PATH_MAX - 16, target) < PATH_MAX)
+        fd = mkstemp(tmp);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!out) {
+        cli_error(EXIT_RUNTIME, "cannot write %s: %s", outpath, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+    }
+    return out;
+}
+
+/* Close an export -o wrote and move it into place (or remove it, when code
+ * is an error). Returns code, or the error of the close or the rename. */
+static ms_status finish_export(FILE *out, const char *outpath, const char *tmp, const char *target,
+                               ms_status code, ms_error *err)
+{
+    if (fclose(out) != 0 && !code)
+        code = ms_fail(err, MS_IO, "cannot write %s: %s", outpath, strerror(errno));
+    if (tmp[0] && !code && rename(tmp, target) != 0)
+        code = ms_fail(err, MS_IO, "cannot write %s: %s", outpath, strerror(errno));
+    if (tmp[0] && code)
+        unlink(tmp);
+    return code;
+}
+
 static int run_export(cli_common *c, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CLI_COMMON_OPTIONS, {"output", required_argument, NULL, 'o'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {CLI_COMMON_OPTIONS,
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"force", no_argument, NULL, OPT_FORCE},
+                                         {0, 0, 0, 0}};
     const char *outpath = NULL;
-    int opt;
+    int force = 0, opt;
     while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
         if (cli_common_option(c, opt, &cmd_export))
             continue;
         if (opt == 'o')
             outpath = optarg;
+        else if (opt == OPT_FORCE)
+            force = 1;
         else
             return cli_bad_option(&cmd_export, argv);
     }
@@ -246,16 +393,11 @@ static int run_export(cli_common *c, int argc, char **argv)
     store *s = cli_open(c, 0, NULL);
     if (!s)
         return EXIT_RUNTIME;
-    char tmp[PATH_MAX];
-    FILE *out = stdout;
-    if (outpath) {
-        snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", outpath);
-        int fd = mkstemp(tmp);
-        out = fd >= 0 ? fdopen(fd, "w") : NULL;
-        if (!out) {
-            store_close(s);
-            return cli_error(EXIT_RUNTIME, "cannot write %s: %s", outpath, strerror(errno));
-        }
+    char tmp[PATH_MAX], target[PATH_MAX];
+    FILE *out = outpath ? open_export(outpath, cli_db_path(c), force, tmp, target) : stdout;
+    if (!out) {
+        store_close(s);
+        return EXIT_RUNTIME;
     }
     ms_error err;
     ms_error_clear(&err);
@@ -269,14 +411,8 @@ static int run_export(cli_common *c, int argc, char **argv)
     }
     store_end(s, NULL);
     store_close(s);
-    if (outpath) {
-        if (fclose(out) != 0 && !code)
-            code = ms_fail(&err, MS_IO, "cannot write %s: %s", outpath, strerror(errno));
-        if (!code && rename(tmp, outpath) != 0)
-            code = ms_fail(&err, MS_IO, "cannot write %s: %s", outpath, strerror(errno));
-        if (code)
-            unlink(tmp);
-    }
+    if (outpath)
+        code = finish_export(out, outpath, tmp, target, code, &err);
     return code ? cli_fail(&err) : EXIT_OK;
 }
 
@@ -727,7 +863,7 @@ static const char demo_usage[] =
     "An existing store at PATH is replaced only with --force. --tour then opens the\n"
     "browser on it and steps through a guided tour.\n";
 
-enum { OPT_FORCE = OPT_FIRST_OWN, OPT_TOUR };
+enum { OPT_TOUR = OPT_FIRST_OWN + 1 };
 
 static int run_demo(cli_common *c, int argc, char **argv);
 const cli_command cmd_demo = {"demo", "write the bundled demo store", demo_usage, run_demo};

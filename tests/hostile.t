@@ -1,0 +1,121 @@
+#!/bin/bash
+# hostile.t - hostile paths, inputs and outputs, as a new user would try
+# them (issue 16): export -o over the store, a symbolic link, a FIFO, a
+# device or a stranger's file; demo --force on files that are not memscope
+# stores; reading commands on a zero-byte file; a write whose summary
+# cannot be printed; FIFOs as --db and as import sources; read-only stores;
+# no usable HOME; the exact wording of messages that used to mislead.
+#
+# Each refusal is checked for its exit status, its one line on stderr, and
+# the bytes of every file it must not touch (sha256 before and after).
+#
+# Needs $MEMSCOPE (make test sets it), sqlite3, sha256sum, timeout.
+set -u
+
+. "$(dirname "$0")/tap.sh"
+for tool in sqlite3 sha256sum timeout; do
+    command -v $tool >/dev/null || bail "$tool is needed"
+done
+T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-hostile-t.XXXXXX") || bail "mktemp failed"
+trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+cd "$T" || bail "cannot enter $T"
+unset MEMSCOPE_DB MEMSCOPE_PROFILE
+export HOME="$T/home" XDG_DATA_HOME="$T/xdg"
+mkdir -p "$HOME"
+
+# run_t ARGS...: run, but killed after 10 s (a command that could block).
+run_t() {
+    timeout 10 "$MEMSCOPE" "$@" >out 2>err </dev/null
+    rc=$?
+}
+
+# refused NAME WORDS ARGS...: memscope ARGS (through $RUN, default run) exits
+# 1 with one stderr line "memscope: ..." matching the extended regexp WORDS.
+refused() {
+    local name=$1 words=$2
+    shift 2
+    ${RUN:-run} "$@"
+    is "$rc" 1 "$name: exit status 1"
+    is "$(lines err)" 1 "$name: one line on stderr"
+    if grep -Eq -- "^memscope: .*($words)" err; then
+        ok 0 "$name: the message says /$words/"
+    else
+        ok 1 "$name: the message says /$words/"
+        diag "got: $(cat err)"
+    fi
+}
+
+run demo --db base.db
+[ "$rc" -eq 0 ] || bail "cannot write the demo store: $(cat err)"
+base_sha=$(sha base.db)
+
+# ---- 1. text after a JSONL object is refused, not dropped --------------------
+
+printf '{"content":"x"} {"content":"y"}\n' >two.jsonl
+refused "two objects on a line" "two.jsonl:1:17: unexpected text after the JSON object" \
+    import --db new1.db two.jsonl
+ok "$([ ! -e new1.db ]; echo $?)" "two objects on a line: no store is left behind"
+printf '{"content":"x"}garbage\n' >glued.jsonl
+refused "text glued to an object" "glued.jsonl:1:16: unexpected text" import --db base.db glued.jsonl
+is "$(sha base.db)" "$base_sha" "text glued to an object: the store is unchanged"
+
+# ---- 2. export -o never writes over the store, a device or a stranger -------
+
+cp base.db self.db
+self_sha=$(sha self.db)
+refused "export -o the store itself" "it is the store being exported" \
+    export --db self.db -o self.db
+refused "export -o ./the store" "it is the store being exported" export --db self.db -o ./self.db
+refused "export -o the store's -wal" "it is the store being exported" \
+    export --db self.db -o self.db-wal
+ok "$([ ! -e self.db-wal ]; echo $?)" "export -o the store's -wal: no -wal file appears"
+ln -s self.db link.db
+refused "export -o a symlink to the store" "it is the store being exported" \
+    export --db self.db -o link.db
+ok "$([ -L link.db ]; echo $?)" "export -o a symlink to the store: the link stays a link"
+is "$(sha self.db)" "$self_sha" "after every refusal the store is byte-for-byte unchanged"
+
+mkfifo fifo.out
+timeout 10 cat fifo.out >from-fifo &
+reader=$!
+sleep 0.2
+run export --db self.db -o fifo.out
+wait $reader
+is "$rc" 0 "export -o a FIFO with a reader: exit status 0"
+is "$(lines from-fifo)" 329 "export -o a FIFO: the reader gets every memory"
+ok "$([ -p fifo.out ]; echo $?)" "export -o a FIFO: it stays a FIFO"
+RUN=run_t refused "export -o a FIFO nobody reads" \
+    "cannot write fifo.out: no process is reading the FIFO" export --db self.db -o fifo.out
+ok "$([ -p fifo.out ]; echo $?)" "export -o a FIFO nobody reads: it stays a FIFO"
+
+refused "export -o /dev/full" "cannot write /dev/full: No space left on device" \
+    export --db self.db -o /dev/full
+ok "$([ -c /dev/full ]; echo $?)" "export -o /dev/full: it is still a character device"
+run export --db self.db -o /dev/null
+is "$rc" 0 "export -o /dev/null: exit status 0"
+ok "$([ -c /dev/null ]; echo $?)" "export -o /dev/null: it is still a character device"
+mkdir adir
+refused "export -o a directory" "cannot write adir: it is a directory" export --db self.db -o adir
+
+printf 'my notes\n' >notes.txt
+notes_sha=$(sha notes.txt)
+refused "export -o a file that is not an export" \
+    "notes.txt exists and is not a memscope export; use --force" export --db self.db -o notes.txt
+is "$(sha notes.txt)" "$notes_sha" "export -o a file that is not an export: the file is unchanged"
+run export --db self.db -o notes.txt --force
+is "$rc" 0 "export -o a stranger's file with --force: exit status 0"
+is "$(lines notes.txt)" 329 "export --force: the file is the export"
+run export --db self.db --profile nobody -o notes.txt
+is "$rc" 0 "export -o a previous export: replaced without --force"
+is "$(lines notes.txt)" 0 "export -o a previous export: it holds the new (empty) export"
+run export --db self.db -o notes.txt
+is "$rc" 0 "export -o an empty previous export: replaced without --force"
+ln -s notes.txt notes-link
+run export --db self.db -o notes-link
+is "$rc" 0 "export -o a symlink to an export: exit status 0"
+ok "$([ -L notes-link ] && [ "$(lines notes.txt)" = 329 ]; echo $?)" \
+    "export -o a symlink to an export: the link stays, its target gets the export"
+ls ./*.tmp-* >/dev/null 2>&1
+ok "$([ $? -ne 0 ]; echo $?)" "no temporary file is left behind"
+
+tap_done

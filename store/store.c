@@ -340,6 +340,22 @@ static int probe_file(const char *path, int *exists)
     return 0;
 }
 
+int store_file_is_store(const char *path)
+{
+    unsigned char head[100];
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0)
+        return 0;
+    ssize_t n = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? read(fd, head, sizeof head) : -1;
+    close(fd);
+    if (n != (ssize_t)sizeof head || memcmp(head, sqlite_magic, sizeof sqlite_magic) != 0)
+        return 0;
+    uint32_t app = (uint32_t)head[68] << 24 | (uint32_t)head[69] << 16 | (uint32_t)head[70] << 8 |
+                   head[71]; /* big-endian, at offset 68 */
+    return app == STORE_APPLICATION_ID;
+}
+
 static ms_status create_file(const char *path, ms_error *err)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

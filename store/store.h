@@ -48,6 +48,11 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
 /* Close and free; NULL is fine. Rolls back an open transaction. */
 void store_close(store *s);
 
+/* Is the file at path a memscope store: a regular file that starts with
+ * SQLite's header and memscope's application id? Reads its first 100 bytes
+ * and never opens it with SQLite. 0 for a missing, empty or other file. */
+int store_file_is_store(const char *path);
+
 const char *store_path(const store *s);
 int store_is_readonly(const store *s);
 

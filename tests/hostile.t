@@ -118,4 +118,25 @@ ok "$([ -L notes-link ] && [ "$(lines notes.txt)" = 329 ]; echo $?)" \
 ls ./*.tmp-* >/dev/null 2>&1
 ok "$([ $? -ne 0 ]; echo $?)" "no temporary file is left behind"
 
+# ---- 3. demo --force replaces only a memscope store --------------------------
+
+sqlite3 theirs.db 'CREATE TABLE t(x); INSERT INTO t VALUES (1)'
+theirs_sha=$(sha theirs.db)
+refused "demo --force on another program's SQLite database" \
+    "theirs.db is another file, not a memscope store: demo --force replaces only a memscope store" \
+    demo --db theirs.db --force
+is "$(sha theirs.db)" "$theirs_sha" "demo --force: the other database is byte-for-byte unchanged"
+printf 'precious\n' >precious.txt
+refused "demo --force on a text file" "precious.txt is another file, not a memscope store" \
+    demo --db precious.txt --force
+is "$(cat precious.txt)" precious "demo --force: the text file is unchanged"
+mkdir demo-dir
+refused "demo --force on a directory" "demo-dir is a directory, not a memscope store" \
+    demo --db demo-dir --force
+ok "$([ -d demo-dir ]; echo $?)" "demo --force on a directory: it is still there"
+cp base.db old-demo.db
+run demo --db old-demo.db --force
+is "$rc" 0 "demo --force on a memscope store: replaced"
+is "$(sqlite3 old-demo.db 'SELECT count(*) FROM memories')" 329 "demo --force: the new demo store"
+
 tap_done

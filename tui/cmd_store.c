@@ -860,8 +860,9 @@ static const char demo_usage[] =
     "with dated events, recurring people, multi-session threads, contradicting\n"
     "facts from sources of different trust and some low-confidence guesses.\n"
     "The default PATH is $XDG_DATA_HOME/memscope/demo.db (never your own store).\n"
-    "An existing store at PATH is replaced only with --force. --tour then opens the\n"
-    "browser on it and steps through a guided tour.\n";
+    "An existing memscope store at PATH is replaced only with --force; any other\n"
+    "file is never replaced. --tour then opens the browser on it and steps through\n"
+    "a guided tour.\n";
 
 enum { OPT_TOUR = OPT_FIRST_OWN + 1 };
 
@@ -938,6 +939,11 @@ static int run_demo(cli_common *c, int argc, char **argv)
     if (stat(c->db, &sb) == 0) {
         if (!force && !tour)
             return cli_error(EXIT_RUNTIME, "%s exists; use --force to replace it", c->db);
+        if (force && !store_file_is_store(c->db))
+            return cli_error(EXIT_RUNTIME,
+                             "%s is %s, not a memscope store: demo --force replaces only a "
+                             "memscope store",
+                             c->db, S_ISDIR(sb.st_mode) ? "a directory" : "another file");
         if (force)
             cli_unlink_store(c->db);
     }

@@ -315,29 +315,51 @@ static ms_status query_int(store *s, const char *sql, int64_t *out, ms_error *er
 
 static const char sqlite_magic[16] = "SQLite format 3";
 
-/* Look at the file's first bytes without SQLite: 1 empty or missing, 0 an
- * SQLite file, -1 something else. */
-static int probe_file(const char *path, int *exists)
+/* Look at the file's first bytes without SQLite: 1 missing, 2 empty, 0 an
+ * SQLite file, -1 something else, -2 unreadable (errno), -3 not a regular
+ * file (*mode says what). */
+static int probe_file(const char *path, int *exists, mode_t *mode)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO that no process writes must not wait */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         *exists = errno != ENOENT;
         return errno == ENOENT ? 1 : -2;
     }
     *exists = 1;
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        *mode = sb.st_mode;
+        close(fd);
+        return -3;
+    }
     char head[16];
     ssize_t n = read(fd, head, sizeof head);
     int read_errno = errno;
     close(fd);
-    if (n < 0) { /* a directory, an unreadable device: say why */
+    if (n < 0) { /* an unreadable file: say why */
         errno = read_errno;
         return -2;
     }
     if (n == 0)
-        return 1;
+        return 2;
     if (n < (ssize_t)sizeof head || memcmp(head, sqlite_magic, sizeof head) != 0)
         return -1;
     return 0;
+}
+
+/* What a file that is not regular is, for a message. */
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "a device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "a special file";
 }
 
 int store_file_is_store(const char *path)
@@ -429,6 +451,11 @@ static ms_status check_schema(store *s, ms_error *err)
         s->upgrade_from = version; /* readable as it is: reading never writes */
         return MS_OK;
     }
+    if (version == 0 && s->nocreate)
+        return ms_fail(err, MS_NOT_FOUND,
+                       "%s is an empty SQLite database: no store yet (create one with "
+                       "`memscope import` or `memscope demo`)",
+                       s->path);
     if (s->denied)
         return ms_fail(err, MS_READONLY, "%s needs %s, but it is not writable (%s)", s->path,
                        version == 0 ? "initialising" : "a schema upgrade", strerror(s->denied));
@@ -486,11 +513,22 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
     *out = NULL;
     int readonly = (flags & STORE_OPEN_READONLY) != 0;
     int exists = 0;
-    int kind = probe_file(path, &exists);
+    mode_t mode = 0;
+    int kind = probe_file(path, &exists, &mode);
     if (kind == -2)
         return ms_fail(err, MS_IO, "cannot read store %s: %s", path, strerror(errno));
     if (kind == -1)
         return ms_fail(err, MS_NOT_STORE, "%s is not a memscope store (not an SQLite database)",
+                       path);
+    if (kind == -3)
+        return ms_fail(err, MS_NOT_STORE, "%s is %s, not a memscope store (a store is a file)",
+                       path, file_kind(mode));
+    /* A reader never creates or initialises a store, not even in an empty
+     * file. */
+    if (kind == 2 && (flags & STORE_OPEN_NOCREATE))
+        return ms_fail(err, MS_NOT_FOUND,
+                       "%s is empty: no store yet (create one with `memscope import` or "
+                       "`memscope demo`)",
                        path);
     if (!exists && (readonly || (flags & STORE_OPEN_NOCREATE)))
         return ms_fail(err, MS_NOT_FOUND,
@@ -506,6 +544,7 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
         return ms_fail(err, MS_NOMEM, "out of memory opening %s", path);
     }
     s->readonly = readonly;
+    s->nocreate = (flags & STORE_OPEN_NOCREATE) != 0;
     s->profiles_cached = -1;
     store_use_profile(s, STORE_DEFAULT_PROFILE, NULL);
     int oflags = (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX;

@@ -37,7 +37,7 @@ typedef struct store store;
 
 enum store_open_flags {
     STORE_OPEN_READONLY = 1, /* SQLITE_OPEN_READONLY; every write refuses */
-    STORE_OPEN_NOCREATE = 2, /* a missing file is an error, not a new store */
+    STORE_OPEN_NOCREATE = 2, /* a reader: a missing or empty file is an error, never a new store */
 };
 
 /* Open (or create, mode 0600) the store at path. On failure *out is NULL, err

@@ -139,4 +139,32 @@ run demo --db old-demo.db --force
 is "$rc" 0 "demo --force on a memscope store: replaced"
 is "$(sqlite3 old-demo.db 'SELECT count(*) FROM memories')" 329 "demo --force: the new demo store"
 
+# ---- 4. a reading command never creates or initialises a store -------------
+
+for cmd in "list" "export" "show x" "recall dentist" "health" "feedback --list"; do
+    : >zero.db
+    # shellcheck disable=SC2086
+    refused "$cmd on a zero-byte file" "zero.db is empty: no store yet" $cmd --db zero.db
+    is "$(wc -c <zero.db | tr -d ' ')" 0 "$cmd on a zero-byte file: it stays zero bytes"
+    ok "$([ ! -e zero.db-wal ] && [ ! -e zero.db-shm ] && [ ! -e zero.db-journal ]; echo $?)" \
+        "$cmd on a zero-byte file: no -wal, -shm or -journal"
+done
+sqlite3 bare.db 'PRAGMA user_version=0; CREATE TABLE x(a); DROP TABLE x'
+bare_sha=$(sha bare.db)
+refused "list on an SQLite file with no tables" "bare.db is an empty SQLite database: no store yet" \
+    list --db bare.db
+is "$(sha bare.db)" "$bare_sha" "list on an SQLite file with no tables: unchanged"
+
+# ---- 15. a --db that is not a regular file is refused, never waited on ------
+
+refused "list --db /dev/null" "/dev/null is a device, not a memscope store" list --db /dev/null
+ok "$([ ! -e /dev/null-journal ] && [ ! -e /dev/null-wal ]; echo $?)" \
+    "list --db /dev/null: no /dev/null-journal or -wal"
+mkfifo db.fifo
+RUN=run_t refused "list --db a FIFO" "db.fifo is a FIFO, not a memscope store" list --db db.fifo
+RUN=run_t refused "import --db a FIFO" "db.fifo is a FIFO, not a memscope store" \
+    import --db db.fifo glued.jsonl
+refused "list --db a directory" "demo-dir is a directory, not a memscope store" \
+    list --db demo-dir
+
 tap_done

@@ -167,4 +167,41 @@ RUN=run_t refused "import --db a FIFO" "db.fifo is a FIFO, not a memscope store"
 refused "list --db a directory" "demo-dir is a directory, not a memscope store" \
     list --db demo-dir
 
+# ---- 11. a committed write is reported as done, even when stdout fails -------
+
+count() { sqlite3 "$1" 'SELECT count(*) FROM memories'; }
+cp base.db full.db
+# committed NAME WORDS ARGS...: memscope ARGS >/dev/full exits 0 with one
+# stderr note matching WORDS.
+committed() {
+    local name=$1 words=$2
+    shift 2
+    "$MEMSCOPE" "$@" >/dev/full 2>err </dev/null
+    is "$?" 0 "$name > /dev/full: exit status 0 (the write was committed)"
+    is "$(lines err)" 1 "$name > /dev/full: one line on stderr"
+    if grep -Eq -- "^memscope: note: ($words) was saved, but its report could not be written to standard output \(No space left on device\)$" err; then
+        ok 0 "$name > /dev/full: the note says it was saved"
+    else
+        ok 1 "$name > /dev/full: the note says it was saved"
+        diag "got: $(cat err)"
+    fi
+}
+committed "add" "memory full-1" add --db full.db --id full-1 a memory to keep
+is "$(count full.db)" 330 "add > /dev/full: the memory is in the store once"
+printf '{"id":"full-2","content":"imported once"}\n' >full.jsonl
+committed "import" "the import" import --db full.db full.jsonl
+is "$(count full.db)" 331 "import > /dev/full: the memory is in the store once"
+committed "delete" "the deletion" delete --db full.db full-1
+is "$(count full.db)" 330 "delete > /dev/full: the memory is gone"
+committed "feedback" "the judgement" feedback --db full.db --query 'imported once' full-2 +
+is "$(sqlite3 full.db 'SELECT count(*) FROM feedback')" 1 "feedback > /dev/full: recorded"
+committed "feedback --reset" "the reset" feedback --db full.db --reset
+committed "reembed" "the reembedding" reembed --db full.db
+committed "demo" "the demo store" demo --db full-demo.db
+is "$(count full-demo.db)" 329 "demo > /dev/full: the store is written"
+"$MEMSCOPE" list --db full.db >/dev/full 2>err
+is "$?" 1 "a reading command whose output fails still exits 1"
+is "$(cat err)" "memscope: cannot write standard output: No space left on device" \
+    "list > /dev/full: says so"
+
 tap_done

@@ -194,8 +194,27 @@ int cli_fail(const ms_error *err)
     return cli_error(status, "%s", err->msg[0] ? err->msg : ms_status_text(err->code));
 }
 
+/* Set by cli_committed: standard output failed after a committed write,
+ * which was reported already. */
+static int stdout_reported;
+
+int cli_committed(const char *what)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return EXIT_OK;
+    cli_error(EXIT_OK,
+              "note: %s was saved, but its report could not be written to standard output "
+              "(%s)",
+              what, errno ? strerror(errno) : "write error");
+    stdout_reported = 1;
+    return EXIT_OK;
+}
+
 int cli_finish(int status)
 {
+    if (stdout_reported)
+        return status;
     errno = 0;
     int failed = fflush(stdout) != 0;
     if ((failed || ferror(stdout)) && status == EXIT_OK)

@@ -65,6 +65,13 @@ int cli_fail(const ms_error *err);
  * command should exit with. */
 int cli_finish(int status);
 
+/* After a write has committed and its report was printed: flush standard
+ * output. When that fails, the write still happened: say so on stderr
+ * ("memscope: note: WHAT was saved, but ...") and return EXIT_OK, so a
+ * script that retries on failure does not write it twice; cli_finish then
+ * keeps EXIT_OK. */
+int cli_committed(const char *what);
+
 /* Usage error for cmd: "memscope CMD: message" and a hint; returns 2. */
 int cli_usage(const cli_command *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -119,5 +119,5 @@ static int run_reembed(cli_common *c, int argc, char **argv)
     free(x.out);
     embed_close(x.e);
     store_close(s);
-    return st ? cli_fail(&err) : EXIT_OK;
+    return st ? cli_fail(&err) : cli_committed("the reembedding");
 }

@@ -75,7 +75,7 @@ static int judge(store *s, const char *query, const char *id, int label)
     }
     recall_free(r);
     engine_close(e);
-    return st ? cli_fail(&err) : EXIT_OK;
+    return st ? cli_fail(&err) : cli_committed("the judgement");
 }
 
 static int run_feedback(cli_common *c, int argc, char **argv)
@@ -128,8 +128,10 @@ static int run_feedback(cli_common *c, int argc, char **argv)
             st = engine_feedback_reset(e, &err);
         engine_close(e);
         status = st ? cli_fail(&err) : EXIT_OK;
-        if (!st)
+        if (!st) {
             printf("forgot every judgement of profile %s\n", store_profile(s));
+            status = cli_committed("the reset");
+        }
     } else {
         status = judge(s, query, argv[optind], label);
     }

@@ -194,7 +194,7 @@ static int run_import(cli_common *c, int argc, char **argv)
     printf("imported %llu memories (%llu new, %llu replaced, %llu skipped) in %.2f s into %s\n",
            (unsigned long long)st.records, (unsigned long long)st.inserted,
            (unsigned long long)st.replaced, (unsigned long long)st.skipped, dt, cli_db_path(c));
-    return EXIT_OK;
+    return cli_committed("the import");
 }
 
 /* ---- export ------------------------------------------------------------ */
@@ -566,6 +566,9 @@ static int run_add(cli_common *c, int argc, char **argv)
             print_embedder_note();
             cli_print_safe(stdout, m.id);
             putchar('\n');
+            char what[STORE_ID_MAX + 16];
+            snprintf(what, sizeof what, "memory %s", m.id);
+            status = cli_committed(what);
         }
         store_close(s);
         if (code && created)
@@ -845,7 +848,7 @@ static int run_delete(cli_common *c, int argc, char **argv)
     if (code)
         return cli_fail(&err);
     printf("deleted %d %s\n", argc - optind, argc - optind == 1 ? "memory" : "memories");
-    return EXIT_OK;
+    return cli_committed("the deletion");
 }
 
 /* ---- demo -------------------------------------------------------------- */
@@ -964,6 +967,7 @@ static int run_demo(cli_common *c, int argc, char **argv)
             return cli_fail(&err);
         }
         printf("wrote the demo store to %s\n", c->db);
+        cli_committed("the demo store");
     }
     if (tour)
         return browse_run(c, 1);

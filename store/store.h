@@ -355,8 +355,16 @@ ms_status store_feedback_reset(store *s, ms_error *err);
 
 /* ---- time -------------------------------------------------------------- */
 
+/* The times a store keeps: 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z,
+ * the ones that format back into four-digit years. */
+#define STORE_TIME_MIN (-62167219200LL)
+#define STORE_TIME_MAX 253402300799LL
+
 /* Parse ISO 8601 ("2023-05-08", "2023-05-08T13:56", "...:00Z", "+02:00",
- * fractional seconds, a space for T) into Unix seconds UTC. 0 on success. */
+ * fractional seconds, a space for T) into Unix seconds UTC. 0 on success,
+ * -1 when text is not such a time, -2 when it is one outside
+ * [STORE_TIME_MIN, STORE_TIME_MAX] (a leap second or an offset can carry
+ * 9999-12-31 into year 10000). */
 int store_parse_time(const char *text, int64_t *ts);
 /* Format ts as "YYYY-MM-DDTHH:MM:SSZ" into buf (>= 21 bytes). */
 void store_format_time(int64_t ts, char *buf, size_t len);

@@ -30,12 +30,13 @@ run_t() {
 }
 
 # refused NAME WORDS ARGS...: memscope ARGS (through $RUN, default run) exits
-# 1 with one stderr line "memscope: ..." matching the extended regexp WORDS.
+# $RC (default 1) with one stderr line "memscope: ..." matching the extended
+# regexp WORDS.
 refused() {
     local name=$1 words=$2
     shift 2
     ${RUN:-run} "$@"
-    is "$rc" 1 "$name: exit status 1"
+    is "$rc" "${RC:-1}" "$name: exit status ${RC:-1}"
     is "$(lines err)" 1 "$name: one line on stderr"
     if grep -Eq -- "^memscope: .*($words)" err; then
         ok 0 "$name: the message says /$words/"
@@ -203,5 +204,23 @@ is "$(count full-demo.db)" 329 "demo > /dev/full: the store is written"
 is "$?" 1 "a reading command whose output fails still exits 1"
 is "$(cat err)" "memscope: cannot write standard output: No space left on device" \
     "list > /dev/full: says so"
+
+# ---- 9. times stay within years 0000-9999, so every export re-imports -------
+
+printf '{"content":"x","created_at":"9999-12-31T23:59:60Z"}\n' >y10k.jsonl
+refused "a leap second into year 10000" \
+    'y10k.jsonl:1:29: "created_at" is outside the years 0000 to 9999 \(in UTC\)' \
+    import --db base.db y10k.jsonl
+is "$(sha base.db)" "$base_sha" "year 10000: the store is unchanged"
+printf '{"id":"edge","content":"x","created_at":"9999-12-31T23:59:59Z","event_time":"0000-01-01T00:00:00Z"}\n' >edge.jsonl
+run import --db edge.db edge.jsonl
+is "$rc" 0 "the last and first second of the range import"
+"$MEMSCOPE" export --db edge.db >edge-out.jsonl 2>err
+run import --db edge2.db edge-out.jsonl
+is "$rc" 0 "their export imports again"
+"$MEMSCOPE" export --db edge2.db >edge-out2.jsonl 2>err
+is "$(sha edge-out2.jsonl)" "$(sha edge-out.jsonl)" "and exports the same bytes"
+RC=2 refused "add --event-time past 9999" "add: --event-time '9999-12-31T23:59:60Z' is outside the years 0000 to 9999" \
+    add --db edge.db --event-time 9999-12-31T23:59:60Z text
 
 tap_done

@@ -454,6 +454,21 @@ static int add_entity(store_memory *m, const char *name)
     return m->entities[m->n_entities++] ? 0 : -1;
 }
 
+/* A TIME option's value: 0 when it is one the store keeps, else a usage
+ * error that names the option (not the field it fills). */
+static int check_time_option(const char *option, const char *value)
+{
+    int64_t ts;
+    int bad = store_parse_time(value, &ts);
+    if (bad == -2)
+        return cli_usage(&cmd_add, "%s '%s' is outside the years 0000 to 9999 (in UTC)", option,
+                         value);
+    if (bad)
+        return cli_usage(&cmd_add, "%s takes an ISO 8601 time like 2023-05-08T13:56:00Z, not '%s'",
+                         option, value);
+    return 0;
+}
+
 /* Parse add's options into m; returns 0 or a usage status. */
 static int parse_add(cli_common *c, int argc, char **argv, store_memory *m)
 {
@@ -484,12 +499,11 @@ static int parse_add(cli_common *c, int argc, char **argv, store_memory *m)
             m->id = strdup(optarg);
             break;
         case OPT_AT:
-            free(m->created_at);
-            m->created_at = strdup(optarg);
-            break;
         case OPT_EVENT:
-            free(m->event_time);
-            m->event_time = strdup(optarg);
+            if (check_time_option(opt == OPT_AT ? "--at" : "--event-time", optarg))
+                return EXIT_USAGE;
+            free(opt == OPT_AT ? m->created_at : m->event_time);
+            *(opt == OPT_AT ? &m->created_at : &m->event_time) = strdup(optarg);
             break;
         case OPT_SPEAKER:
             free(m->speaker);

@@ -270,6 +270,46 @@ static void test_locomo(void)
     ok(import_locomo_time("yesterday", &ts) != 0, "free text is rejected");
 }
 
+/* Every "session_N" key is read, whatever its digits: past 999 and
+ * zero-padded, in the order of N. */
+static void test_locomo_sessions(void)
+{
+    const char *p = write_text("sessions.json",
+                               "[{\"sample_id\":\"s\",\"conversation\":{"
+                               "\"session_1000_date_time\":\"1:00 pm on 3 May, 2023\","
+                               "\"session_1000\":[{\"speaker\":\"A\",\"dia_id\":\"D1000:1\","
+                               "\"text\":\"late\"}],"
+                               "\"session_01_date_time\":\"1:00 pm on 1 May, 2023\","
+                               "\"session_01\":[{\"speaker\":\"A\",\"dia_id\":\"D1:1\","
+                               "\"text\":\"first\"}],"
+                               "\"session_12345678901234567890_date_time\":\"1:00 pm on 4 May, "
+                               "2023\",\"session_12345678901234567890\":[{\"speaker\":\"B\","
+                               "\"dia_id\":\"Dbig:1\",\"text\":\"huge\"}],"
+                               "\"session_7_date_time\":\"1:00 pm on 2 May, 2023\","
+                               "\"session_7\":[{\"speaker\":\"B\",\"dia_id\":\"D7:1\","
+                               "\"text\":\"middle\"}],"
+                               "\"session_x\":[], \"session_7_date\":\"not a session\"}}]");
+    store *s = open_new("sessions.db");
+    import_stats st;
+    ms_error err;
+    ok(import_one(s, IMPORT_AUTO, p, &st, &err) == MS_OK, "sessions past 999 and zero-padded (%s)",
+       err.msg);
+    is_int((long long)st.inserted, 4, "every session_N is read: 4 turns");
+    static const char *const want[][2] = {
+        {"D1:1", "1"}, {"D7:1", "7"}, {"D1000:1", "1000"}, {"Dbig:1", "12345678901234567890"}};
+    store_use_profile(s, "s", NULL);
+    for (size_t i = 0; i < 4; i++) {
+        store_memory m;
+        if (store_get(s, want[i][0], 0, &m, &err)) {
+            ok(0, "%s is stored (%s)", want[i][0], err.msg);
+            continue;
+        }
+        is_str(m.session, want[i][1], "%s is in session %s", want[i][0], want[i][1]);
+        store_memory_clear(&m);
+    }
+    store_close(s);
+}
+
 static void test_format_names(void)
 {
     is_int(import_format_parse("auto"), IMPORT_AUTO, "format auto");
@@ -470,7 +510,17 @@ static void test_malformed(void)
         {"LoCoMo bad session time",
          "[{\"sample_id\":\"x\",\"conversation\":{\"session_1_date_time\":\"soon\","
          "\"session_1\":[]}}]",
-         0, IMPORT_LOCOMO, "1:2: "},
+         0, IMPORT_LOCOMO, "1:57: "},
+        {"LoCoMo session not a list",
+         "[{\"sample_id\":\"x\",\"conversation\":{\n\"session_1_date_time\":\"1:56 pm on 8 May, "
+         "2023\",\n\"session_1\":{}}}]",
+         0, IMPORT_LOCOMO, "3:13: "},
+        {"LoCoMo turn without text",
+         "[{\"sample_id\":\"x\",\"conversation\":{\"session_2_date_time\":\"1:56 pm on 8 May, "
+         "2023\",\n \"session_2\":[{\"speaker\":\"A\",\"dia_id\":\"D2:1\"}]}}]",
+         0, IMPORT_LOCOMO, "2:14: "},
+        {"LoCoMo with no sessions", "[{\"sample_id\":\"x\",\n\"conversation\":{}}]", 0,
+         IMPORT_LOCOMO, "2:16: "},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const struct bad_case *c = &cases[i];
@@ -667,6 +717,7 @@ int main(void)
     test_jsonl();
     test_json_array();
     test_locomo();
+    test_locomo_sessions();
     test_format_names();
     test_round_trip();
     test_encodings();

@@ -223,4 +223,26 @@ is "$(sha edge-out2.jsonl)" "$(sha edge-out.jsonl)" "and exports the same bytes"
 RC=2 refused "add --event-time past 9999" "add: --event-time '9999-12-31T23:59:60Z' is outside the years 0000 to 9999" \
     add --db edge.db --event-time 9999-12-31T23:59:60Z text
 
+# ---- 15. an import from a FIFO says it waits, and Ctrl-C leaves nothing -----
+
+mkfifo src.fifo
+timeout -k 5 --preserve-status -s INT 1 "$MEMSCOPE" import --db fifo-new.db src.fifo \
+    >out 2>err </dev/null
+is "$?" 1 "import FIFO with no writer, then Ctrl-C: exit status 1"
+is "$(cat err)" "memscope: note: src.fifo is a FIFO: waiting for a process to write it (Ctrl-C stops, importing nothing)
+memscope: interrupted (Ctrl-C): nothing was imported (store fifo-new.db)" \
+    "import FIFO: it says it waits, and that Ctrl-C imported nothing"
+ok "$([ ! -e fifo-new.db ] && [ ! -e fifo-new.db-wal ]; echo $?)" \
+    "import FIFO, Ctrl-C: no store is left behind"
+cp base.db fifo-old.db
+timeout -k 5 --preserve-status -s INT 1 "$MEMSCOPE" import --db fifo-old.db src.fifo \
+    >/dev/null 2>&1 </dev/null
+is "$(sha fifo-old.db)" "$base_sha" "import FIFO into a store, Ctrl-C: the store is unchanged"
+(sleep 0.3 && printf '{"content":"through a FIFO"}\n' >src.fifo) &
+run_t import --db fifo-new.db src.fifo
+wait
+is "$rc" 0 "import FIFO with a late writer: exit status 0"
+is "$(sqlite3 fifo-new.db 'SELECT content FROM memories')" "through a FIFO" \
+    "import FIFO with a late writer: the memory is imported"
+
 tap_done

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -90,6 +91,43 @@ static embedder *attach_embedder(store *s, const char *spec, int *failed, ms_err
     return e;
 }
 
+/* Ctrl-C during an import: set by on_interrupt, checked before the commit. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+/* Catch SIGINT for the import (on = 1), without SA_RESTART, so that an
+ * open(2) waiting for a FIFO's writer returns; restore it (on = 0). */
+static void catch_interrupt(int on)
+{
+    static struct sigaction old;
+    if (on) {
+        struct sigaction sa = {0};
+        sa.sa_handler = on_interrupt;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old);
+    } else {
+        sigaction(SIGINT, &old, NULL);
+    }
+}
+
+/* A FIFO as a source waits in open(2) until a process writes it: say so,
+ * and that Ctrl-C stops it. */
+static void note_fifos(int argc, char **argv, int from)
+{
+    struct stat sb;
+    for (int i = from; i < argc; i++)
+        if (strcmp(argv[i], "-") != 0 && stat(argv[i], &sb) == 0 && S_ISFIFO(sb.st_mode))
+            cli_error(EXIT_OK,
+                      "note: %s is a FIFO: waiting for a process to write it "
+                      "(Ctrl-C stops, importing nothing)",
+                      argv[i]);
+}
+
 static const char import_usage[] =
     "usage: memscope import [--db PATH] [--profile NAME] [--format auto|jsonl|json|locomo]\n"
     "                       [--on-duplicate error|skip|replace] [--embedder-id ID]\n"
@@ -152,15 +190,20 @@ static int run_import(cli_common *c, int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage(&cmd_import, "name at least one FILE");
+    note_fifos(argc, argv, optind);
+    catch_interrupt(1); /* from here, Ctrl-C leaves no store behind */
     int created;
     store *s = cli_open(c, 1, &created);
-    if (!s)
+    if (!s) {
+        catch_interrupt(0);
         return EXIT_RUNTIME;
+    }
     ms_error err;
     ms_error_clear(&err);
     int failed;
     embedder *e = attach_embedder(s, spec, &failed, &err);
     if (failed) {
+        catch_interrupt(0);
         store_close(s);
         if (created)
             cli_unlink_store(cli_db_path(c));
@@ -174,12 +217,16 @@ static int run_import(cli_common *c, int argc, char **argv)
     }
     import_stats st = {0};
     ms_status code = store_begin(s, &err);
-    for (int i = optind; !code && i < argc; i++)
+    for (int i = optind; !code && !interrupted && i < argc; i++)
         code = import_file(s, argv[i], &io, &st, &err);
+    if (interrupted) /* whatever the import's own error: say why it stopped */
+        code = ms_fail(&err, MS_IO, "interrupted (Ctrl-C): nothing was imported (store %s)",
+                       cli_db_path(c));
     if (!code)
         code = store_end(s, &err);
     else
         store_rollback(s);
+    catch_interrupt(0);
     if (p.shown)
         fputc('\n', stderr);
     store_close(s);

@@ -130,7 +130,7 @@ bad "a duplicate id inside the file" dup-in-file.jsonl 2:1
 
 printf '[{"sample_id":"x","conversation":{"session_1_date_time":"1:56 pm on 8 May, 2023",' >bad-locomo.json
 printf '"session_1":[{"speaker":"A","dia_id":"D1:1"}]}}]\n' >>bad-locomo.json
-bad "a LoCoMo turn without text" bad-locomo.json 1:2 --format locomo
+bad "a LoCoMo turn without text" bad-locomo.json 1:94 --format locomo # at its session
 
 # A store whose vectors come from another embedder: a failing import still
 # prints one line (a note about the vectors belongs to a successful one).

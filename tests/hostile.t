@@ -16,6 +16,7 @@ set -u
 for tool in sqlite3 sha256sum timeout; do
     command -v $tool >/dev/null || bail "$tool is needed"
 done
+SRC=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-hostile-t.XXXXXX") || bail "mktemp failed"
 trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 cd "$T" || bail "cannot enter $T"
@@ -244,5 +245,15 @@ wait
 is "$rc" 0 "import FIFO with a late writer: exit status 0"
 is "$(sqlite3 fifo-new.db 'SELECT content FROM memories')" "through a FIFO" \
     "import FIFO with a late writer: the memory is imported"
+
+# ---- 6. one printing layer: no command prints but through tui/cli.c --------
+
+# printf, fprintf to a terminal stream, puts, fputs, fwrite, vprintf: only
+# cli.c (the layer) may call them; cmd_bench.c's fprintf into its own data
+# file is the one write to a FILE it opened.
+raw=$(cd "$SRC" && grep -nE '(^|[^a-z_])(printf|puts|fputs|fwrite|vprintf|vfprintf)\(|fprintf\((stdout|stderr)|fputc\([^'"'"']|putchar\([^'"'"']' \
+    tui/cmd_*.c tui/shell.c tui/main.c tui/browse.c tui/tour.c | grep -v '^tui/cli\.c')
+ok "$([ -f "$SRC/tui/cmd_store.c" ] && [ -f "$SRC/tui/shell.c" ]; echo $?)" "the sources are found"
+is "$raw" "" "no command writes to stdout or stderr except through the output layer (tui/cli.c)"
 
 tap_done

@@ -93,6 +93,36 @@ void cli_unlink_store(const char *path);
 /* Is stdout (fd 1) / stderr (fd 2) a terminal? */
 int cli_tty(int fd);
 
+/* ---- the output layer --------------------------------------------------
+ * Every command, the shell and the browser's messages outside curses print
+ * through these functions, and only these (tests/hostile.t checks that no
+ * other file of tui/ calls printf, fputs or puts). Text that came from a
+ * store, a file, an argument or the environment reaches a terminal only as
+ * a %s argument of cli_printf, which escapes it. */
+
+/* printf to out, where the format is the program's own text (a literal,
+ * written as it is) and every %s argument is untrusted: on a terminal each
+ * is made one line and terminal-safe (cli_safe: every control, escape, C1,
+ * bidi and zero-width character shown as a marked escape) before the
+ * width and precision are applied; raw otherwise, so pipes get the bytes
+ * unchanged. The other conversions (d i u x c f g e p, with the length
+ * modifiers hh h l ll z j t L, and * widths) format as printf does; %c is
+ * escaped like %s. */
+void cli_printf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The program's own multi-line text (usage, help, a report it built from
+ * escaped parts), written as it is. Never pass it stored or typed text. */
+void cli_put_own(FILE *out, const char *text);
+
+/* text cut to cols display columns (with "…"), padded to them when pad,
+ * always made terminal-safe (cli_safe; marked on a terminal): a column of
+ * a table, the same on a terminal and in a pipe. */
+void cli_put_cut(FILE *out, const char *text, int cols, int pad);
+
+/* Multi-line stored text (a memory's content), made terminal-safe with its
+ * newlines and tabs kept (text_escape keep_ws), on a terminal or not. */
+void cli_put_text(FILE *out, const char *text);
+
 /* Print text made safe for a terminal when out is one; raw otherwise. */
 void cli_print_safe(FILE *out, const char *text);
 

@@ -35,9 +35,9 @@ static void show_progress(void *ctx, const import_stats *st)
 {
     struct progress *p = ctx;
     double dt = seconds_since(&p->start);
-    fprintf(stderr, "\rimporting: %llu memories, %.1f MB, %.0f/s   ",
-            (unsigned long long)st->records, (double)st->bytes / 1e6,
-            dt > 0 ? (double)st->records / dt : 0.0);
+    cli_printf(stderr, "\rimporting: %llu memories, %.1f MB, %.0f/s   ",
+               (unsigned long long)st->records, (double)st->bytes / 1e6,
+               dt > 0 ? (double)st->records / dt : 0.0);
     p->shown = 1;
 }
 
@@ -49,10 +49,10 @@ static char embedder_note[256];
 static void print_embedder_note(void)
 {
     if (embedder_note[0])
-        fprintf(stderr,
-                "memscope: note: the store's vectors come from %s; new memories "
-                "get none until `memscope reembed`\n",
-                embedder_note);
+        cli_printf(stderr,
+                   "memscope: note: the store's vectors come from %s; new memories "
+                   "get none until `memscope reembed`\n",
+                   embedder_note);
 }
 
 /* Attach an embedder so memories imported without vectors get one: spec, or
@@ -238,9 +238,10 @@ static int run_import(cli_common *c, int argc, char **argv)
     }
     print_embedder_note();
     double dt = seconds_since(&p.start);
-    printf("imported %llu memories (%llu new, %llu replaced, %llu skipped) in %.2f s into %s\n",
-           (unsigned long long)st.records, (unsigned long long)st.inserted,
-           (unsigned long long)st.replaced, (unsigned long long)st.skipped, dt, cli_db_path(c));
+    cli_printf(stdout,
+               "imported %llu memories (%llu new, %llu replaced, %llu skipped) in %.2f s into %s\n",
+               (unsigned long long)st.records, (unsigned long long)st.inserted,
+               (unsigned long long)st.replaced, (unsigned long long)st.skipped, dt, cli_db_path(c));
     return cli_committed("the import");
 }
 
@@ -733,7 +734,7 @@ const cli_command cmd_show = {"show", "print one memory with entities and edges"
 
 static void show_line(const char *label, const char *value)
 {
-    printf("%-18s ", label);
+    cli_printf(stdout, "%-18s ", label);
     put_field(value ? value : "-");
     putchar('\n');
 }
@@ -770,7 +771,7 @@ static void show_text(store_memory *m, store_edge *edges, size_t ne, store *s)
             continue;
         snprintf(num, sizeof num, "%s %.2f ->", store_edge_type_name(edges[i].type),
                  edges[i].weight);
-        printf("%-18s %s ", i ? "" : "edges", num);
+        cli_printf(stdout, "%-18s %s ", i ? "" : "edges", num);
         put_field(o.id);
         putchar('\n');
         store_memory_clear(&o);
@@ -908,7 +909,8 @@ static int run_delete(cli_common *c, int argc, char **argv)
     store_close(s);
     if (code)
         return cli_fail(&err);
-    printf("deleted %d %s\n", argc - optind, argc - optind == 1 ? "memory" : "memories");
+    cli_printf(stdout, "deleted %d %s\n", argc - optind,
+               argc - optind == 1 ? "memory" : "memories");
     return cli_committed("the deletion");
 }
 
@@ -1027,7 +1029,7 @@ static int run_demo(cli_common *c, int argc, char **argv)
             cli_unlink_store(c->db);
             return cli_fail(&err);
         }
-        printf("wrote the demo store to %s\n", c->db);
+        cli_printf(stdout, "wrote the demo store to %s\n", c->db);
         cli_committed("the demo store");
     }
     if (tour)

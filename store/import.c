@@ -1024,7 +1024,8 @@ static ms_status locomo_conversation(importer *im, const place *pl, const char *
     size_t k = 0;
     if (!st) {
         cJSON_ArrayForEach(c, conv) if (session_digits(c->string)) sessions[k++] = c;
-        qsort(sessions, n, sizeof *sessions, session_cmp);
+        if (n)
+            qsort(sessions, n, sizeof *sessions, session_cmp);
     }
     for (k = 0; !st && k < n; k++)
         st = locomo_session(im, pl, t, len, base, conv, sessions[k], sid->valuestring);

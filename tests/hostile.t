@@ -227,17 +227,29 @@ RC=2 refused "add --event-time past 9999" "add: --event-time '9999-12-31T23:59:6
 # ---- 15. an import from a FIFO says it waits, and Ctrl-C leaves nothing -----
 
 mkfifo src.fifo
-timeout -k 5 --preserve-status -s INT 1 "$MEMSCOPE" import --db fifo-new.db src.fifo \
-    >out 2>err </dev/null
-is "$?" 1 "import FIFO with no writer, then Ctrl-C: exit status 1"
+# interrupt CMD...: run memscope CMD in the background; once it has said it
+# waits (its note is on stderr), send SIGINT as Ctrl-C would; rc its status.
+interrupt() {
+    "$MEMSCOPE" "$@" >out 2>err </dev/null &
+    local pid=$! i
+    for ((i = 0; i < 300; i++)); do
+        grep -q "waiting for a process" err 2>/dev/null && break
+        sleep 0.1
+    done
+    kill -INT $pid
+    wait $pid
+    rc=$?
+}
+interrupt import --db fifo-new.db src.fifo
+is "$rc" 1 "import FIFO with no writer, then Ctrl-C: exit status 1"
 is "$(cat err)" "memscope: note: src.fifo is a FIFO: waiting for a process to write it (Ctrl-C stops, importing nothing)
 memscope: interrupted (Ctrl-C): nothing was imported (store fifo-new.db)" \
     "import FIFO: it says it waits, and that Ctrl-C imported nothing"
 ok "$([ ! -e fifo-new.db ] && [ ! -e fifo-new.db-wal ]; echo $?)" \
     "import FIFO, Ctrl-C: no store is left behind"
 cp base.db fifo-old.db
-timeout -k 5 --preserve-status -s INT 1 "$MEMSCOPE" import --db fifo-old.db src.fifo \
-    >/dev/null 2>&1 </dev/null
+interrupt import --db fifo-old.db src.fifo
+is "$rc" 1 "import FIFO into a store, Ctrl-C: exit status 1"
 is "$(sha fifo-old.db)" "$base_sha" "import FIFO into a store, Ctrl-C: the store is unchanged"
 (sleep 0.3 && printf '{"content":"through a FIFO"}\n' >src.fifo) &
 run_t import --db fifo-new.db src.fifo
@@ -255,5 +267,31 @@ raw=$(cd "$SRC" && grep -nE '(^|[^a-z_])(printf|puts|fputs|fwrite|vprintf|vfprin
     tui/cmd_*.c tui/shell.c tui/main.c tui/browse.c tui/tour.c | grep -v '^tui/cli\.c')
 ok "$([ -f "$SRC/tui/cmd_store.c" ] && [ -f "$SRC/tui/shell.c" ]; echo $?)" "the sources are found"
 is "$raw" "" "no command writes to stdout or stderr except through the output layer (tui/cli.c)"
+
+# ---- 12. no usable HOME: refuse, naming --db and MEMSCOPE_DB ----------------
+
+mkdir -p nohome && cd nohome || bail "cannot enter nohome"
+nohome_msg="no place for the default store: HOME is not an existing directory and XDG_DATA_HOME is not an absolute path; give --db PATH or set MEMSCOPE_DB"
+for h in unset "" /nonexistent relative/home; do
+    for cmd in "import ../glued.jsonl" "add a memory" "list"; do
+        # shellcheck disable=SC2086
+        if [ "$h" = unset ]; then
+            env -u HOME -u XDG_DATA_HOME "$MEMSCOPE" $cmd >../out 2>../err </dev/null
+        else
+            env -u XDG_DATA_HOME HOME="$h" XDG_DATA_HOME=relative "$MEMSCOPE" $cmd >../out 2>../err </dev/null
+        fi
+        is "$?:$(cat ../err)" "1:memscope: $nohome_msg (environment)" "HOME=$h, ${cmd%% *}: refused, naming --db and MEMSCOPE_DB"
+    done
+done
+env -u HOME -u XDG_DATA_HOME "$MEMSCOPE" demo >../out 2>../err </dev/null
+is "$?" 1 "no HOME: demo refuses"
+is "$(find . -mindepth 1 | wc -l | tr -d ' ')" 0 "no HOME: nothing was written under the current directory"
+ok "$([ ! -e /nonexistent ]; echo $?)" "HOME=/nonexistent: it is not created"
+env -u HOME -u XDG_DATA_HOME MEMSCOPE_DB="$T/base.db" "$MEMSCOPE" list --limit 1 >../out 2>../err </dev/null
+is "$?" 0 "no HOME but MEMSCOPE_DB: works"
+XDG_DATA_HOME="$T/xdg-new" HOME=/nonexistent "$MEMSCOPE" add --id x a memory >../out 2>../err </dev/null
+is "$?" 0 "an absolute XDG_DATA_HOME is used whatever HOME is"
+ok "$([ -f "$T/xdg-new/memscope/memory.db" ]; echo $?)" "and the store is under it"
+cd "$T" || bail "cannot return to $T"
 
 tap_done

@@ -420,6 +420,25 @@ int cli_common_option(cli_common *c, int opt, const cli_command *cmd)
     }
 }
 
+int cli_data_path(const char *name, char *out, size_t len)
+{
+    const char *data = getenv("XDG_DATA_HOME");
+    const char *home = getenv("HOME");
+    struct stat sb;
+    int n;
+    if (data && *data == '/') /* XDG: a relative value is ignored */
+        n = snprintf(out, len, "%s/memscope/%s", data, name);
+    else if (home && *home == '/' && stat(home, &sb) == 0 && S_ISDIR(sb.st_mode))
+        n = snprintf(out, len, "%s/.local/share/memscope/%s", home, name);
+    else
+        n = -1;
+    if (n < 0 || (size_t)n >= len) {
+        out[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
 const char *cli_db_path(const cli_common *c)
 {
     static char path[PATH_MAX];
@@ -428,12 +447,7 @@ const char *cli_db_path(const cli_common *c)
     const char *env = getenv("MEMSCOPE_DB");
     if (env && *env)
         return env;
-    const char *data = getenv("XDG_DATA_HOME");
-    const char *home = getenv("HOME");
-    if (data && *data == '/')
-        snprintf(path, sizeof path, "%s/memscope/memory.db", data);
-    else
-        snprintf(path, sizeof path, "%s/.local/share/memscope/memory.db", home ? home : ".");
+    cli_data_path("memory.db", path, sizeof path);
     return path;
 }
 
@@ -459,6 +473,12 @@ static void make_parent(const char *path)
 store *cli_open(cli_common *c, int writable, int *created)
 {
     const char *path = cli_db_path(c);
+    if (!*path) {
+        cli_error(EXIT_RUNTIME, "no place for the default store: HOME is not an existing "
+                                "directory and XDG_DATA_HOME is not an absolute path; give "
+                                "--db PATH or set MEMSCOPE_DB (environment)");
+        return NULL;
+    }
     struct stat sb;
     int existed = stat(path, &sb) == 0;
     if (created)

@@ -79,7 +79,14 @@ int cli_usage(const cli_command *cmd, const char *fmt, ...) __attribute__((forma
  * getopt prints nothing of its own); returns 2. */
 int cli_bad_option(const cli_command *cmd, char **argv);
 
-/* Resolve the database path (see cli_common.db). Static storage. */
+/* name in memscope's data directory, following the XDG base directory
+ * spec: $XDG_DATA_HOME/memscope/NAME when XDG_DATA_HOME is absolute, else
+ * $HOME/.local/share/memscope/NAME when HOME is an absolute path to an
+ * existing directory. 0, or -1 with out = "" when there is no such place. */
+int cli_data_path(const char *name, char *out, size_t len);
+
+/* Resolve the database path (see cli_common.db): "" when no --db, no
+ * MEMSCOPE_DB and no data directory (cli_open then refuses). Static storage. */
 const char *cli_db_path(const cli_common *c);
 
 /* Open the store for this command; *created says whether the file is new.

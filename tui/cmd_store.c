@@ -190,8 +190,8 @@ static int run_import(cli_common *c, int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage(&cmd_import, "name at least one FILE");
-    note_fifos(argc, argv, optind);
     catch_interrupt(1); /* from here, Ctrl-C leaves no store behind */
+    note_fifos(argc, argv, optind);
     int created;
     store *s = cli_open(c, 1, &created);
     if (!s) {
@@ -940,12 +940,7 @@ static const char *demo_path(const cli_common *c)
     static char path[PATH_MAX];
     if (c->db && *c->db)
         return c->db;
-    const char *data = getenv("XDG_DATA_HOME");
-    const char *home = getenv("HOME");
-    if (data && *data == '/')
-        snprintf(path, sizeof path, "%s/memscope/demo.db", data);
-    else
-        snprintf(path, sizeof path, "%s/.local/share/memscope/demo.db", home ? home : ".");
+    cli_data_path("demo.db", path, sizeof path);
     return path;
 }
 
@@ -996,6 +991,10 @@ static int run_demo(cli_common *c, int argc, char **argv)
     if (optind < argc)
         return cli_usage(&cmd_demo, "unexpected argument '%s'", argv[optind]);
     c->db = demo_path(c);
+    if (!*c->db)
+        return cli_error(EXIT_RUNTIME,
+                         "no place for the demo store: HOME is not an existing directory and "
+                         "XDG_DATA_HOME is not an absolute path; give --db PATH");
     if (c->readonly)
         return cli_error(EXIT_RUNTIME,
                          "cannot write the demo store: --read-only was given "

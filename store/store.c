@@ -1,7 +1,9 @@
 /* store.c - opening, schema and migrations, transactions, profiles, search. */
 #include "store_int.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -506,6 +508,59 @@ static void sqlite_setup(void)
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+/* Can a store that opens read-only but cannot be read the usual way be
+ * read as immutable? SQLite reads a WAL store through its -shm index, which
+ * it must create when missing: on a read-only mount, or in a directory this
+ * process may not write (a 0444 file of another user), it cannot. Immutable
+ * (no locks, no index) is right when the directory is not writable and no
+ * write-ahead log holds pages the main file lacks. */
+static int can_open_immutable(const char *path)
+{
+    char dir[PATH_MAX], wal[PATH_MAX + 8];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        slash[slash == dir] = '\0'; /* "/x.db": "/" */
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    struct stat sb;
+    if (stat(wal, &sb) == 0 && sb.st_size > 0)
+        return 0;
+    return access(dir, W_OK) != 0;
+}
+
+/* Reopen s->db as "file:PATH?immutable=1", read-only. */
+static ms_status open_immutable(store *s, const char *path, ms_error *err)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = strlen(path);
+    char *uri = malloc(3 * n + 32);
+    if (!uri)
+        return ms_fail(err, MS_NOMEM, "out of memory opening %s", path);
+    char *w = uri + sprintf(uri, "file:");
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)path[i];
+        if (isalnum(c) || strchr("/-._~", c)) {
+            *w++ = (char)c;
+        } else { /* '?', '#', '%' and the rest: percent-encoded */
+            *w++ = '%';
+            *w++ = hex[c >> 4];
+            *w++ = hex[c & 15];
+        }
+    }
+    strcpy(w, "?immutable=1");
+    sqlite3_close(s->db);
+    s->db = NULL;
+    int rc = sqlite3_open_v2(uri, &s->db,
+                             SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+    free(uri);
+    s->readonly = 1;
+    if (!s->denied)
+        s->denied = access(path, W_OK) == 0 ? EACCES : errno;
+    return rc == SQLITE_OK ? MS_OK : store_sql_fail(s, rc, "opening the store", err);
+}
+
 ms_status store_open(const char *path, unsigned flags, store **out, ms_error *err)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -560,6 +615,14 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
         st = configure(s, err);
     if (!st)
         st = check_schema(s, err);
+    if (st && exists && s->readonly && can_open_immutable(path)) {
+        ms_error_clear(err);
+        st = open_immutable(s, path, err);
+        if (!st)
+            st = configure(s, err);
+        if (!st)
+            st = check_schema(s, err);
+    }
     if (!st)
         st = load_embedder(s, err);
     if (st) {

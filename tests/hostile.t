@@ -18,7 +18,7 @@ for tool in sqlite3 sha256sum timeout; do
 done
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-hostile-t.XXXXXX") || bail "mktemp failed"
-trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+trap 'umount "$T/ro-mnt" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 cd "$T" || bail "cannot enter $T"
 unset MEMSCOPE_DB MEMSCOPE_PROFILE
 export HOME="$T/home" XDG_DATA_HOME="$T/xdg"
@@ -293,5 +293,59 @@ XDG_DATA_HOME="$T/xdg-new" HOME=/nonexistent "$MEMSCOPE" add --id x a memory >..
 is "$?" 0 "an absolute XDG_DATA_HOME is used whatever HOME is"
 ok "$([ -f "$T/xdg-new/memscope/memory.db" ]; echo $?)" "and the store is under it"
 cd "$T" || bail "cannot return to $T"
+
+# ---- 8. read-only stores: a 0444 store in a directory we cannot write, a
+# read-only mount (as nobody through setpriv, when we are root) ---------------
+
+AS_NOBODY=""
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$MEMSCOPE" --version >/dev/null 2>&1; then
+    AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+fi
+# reads_ok NAME DB: every reading command works on DB, a write says why
+# not, and DB (with its directory) is unchanged.
+reads_ok() {
+    local name=$1 db=$2 before listing
+    before=$(sha "$db")
+    listing=$(ls -a "$(dirname "$db")")
+    for cmd in "list --limit 1" "list --read-only --limit 1" "show m0001" "recall dentist" "health" \
+        "export" "feedback --list"; do
+        # shellcheck disable=SC2086
+        $AS_NOBODY "$MEMSCOPE" $cmd --db "$db" >out 2>err </dev/null
+        is "$?:$(cat err)" "0:" "$name: ${cmd} works"
+    done
+    $AS_NOBODY "$MEMSCOPE" export --db "$db" -o /dev/null >out 2>err </dev/null
+    is "$?:$(cat err)" "0:" "$name: export -o /dev/null works"
+    $AS_NOBODY "$MEMSCOPE" add --db "$db" a new memory >out 2>err </dev/null
+    is "$?" 1 "$name: add refuses"
+    grep -Eq "^memscope: cannot write: store $db is not writable \((Permission denied|Read-only file system)\)$" err
+    ok $? "$name: add says the store is not writable, and why"
+    is "$(sha "$db")" "$before" "$name: the store is unchanged"
+    is "$(ls -a "$(dirname "$db")")" "$listing" "$name: no -wal, -shm or -journal appeared"
+}
+if [ -n "$AS_NOBODY" ]; then
+    mkdir -p ro-dir
+    cp base.db ro-dir/s.db
+    chmod 444 ro-dir/s.db
+    chmod 755 "$T" ro-dir
+    reads_ok "a 0444 store in a directory nobody may write (as nobody)" "$T/ro-dir/s.db"
+    chmod 700 "$T"
+else
+    ok 0 "# SKIP a 0444 store as another user: needs root and setpriv"
+fi
+AS_NOBODY=""
+MNT="$T/ro-mnt"
+mkdir -p "$MNT"
+if mount -t tmpfs -o size=8m memscope-ro "$MNT" 2>/dev/null; then
+    cp base.db "$MNT/s.db"
+    if mount -o remount,ro "$MNT" 2>/dev/null; then
+        reads_ok "a store on a read-only tmpfs mount" "$MNT/s.db"
+    else
+        ok 0 "# SKIP a read-only mount: cannot remount read-only"
+    fi
+    umount "$MNT"
+else
+    ok 0 "# SKIP a read-only mount: cannot mount a tmpfs here (not root, or no CAP_SYS_ADMIN)"
+fi
 
 tap_done

@@ -6,7 +6,7 @@
 #   make demo       set up, write the demo store and open the browser on it
 #   make asan|ubsan|valgrind   the test suite under a sanitizer / valgrind
 #   make install PREFIX=/usr/local DESTDIR=
-#   make bench | eval | fuzz | format | clean
+#   make bench | eval | fuzz | fuzz-smoke | fuzz-long | format | clean
 -include config.mk
 
 VERSION   = 0.1.0
@@ -113,7 +113,8 @@ valgrind: all tests
 
 # libFuzzer targets, tests/fuzz/fuzz-*.c: built with clang only by these
 # targets, never by `make` or `make test`. `make fuzz` runs each for
-# FUZZ_SECONDS, `make fuzz-smoke` (CI) for FUZZ_SMOKE_SECONDS; new inputs
+# FUZZ_SECONDS, `make fuzz-smoke` (CI) for FUZZ_SMOKE_SECONDS, `make fuzz-long`
+# for FUZZ_LONG_SECONDS (>= 30); new inputs
 # collect in build/fuzz/corpus/, crashes in build/fuzz/artifacts/. Needs clang
 # and its runtimes (Debian: clang libclang-rt-dev).
 FUZZ_SRC      := $(sort $(wildcard tests/fuzz/fuzz-*.c))
@@ -154,6 +155,14 @@ fuzz: fuzz-build
 fuzz-smoke: fuzz-build
 	$(Q)$(call fuzz_run,$(FUZZ_SMOKE_SECONDS))
 
+# Every target for FUZZ_LONG_SECONDS (at least 30 s each; about 4 minutes in
+# all): before a release, after a change to a parser (docs/PERFORMANCE.md).
+FUZZ_LONG_SECONDS ?= 30
+fuzz-long: fuzz-build
+	$(Q)if [ "$(FUZZ_LONG_SECONDS)" -lt 30 ]; then \
+	  echo "fuzz-long: FUZZ_LONG_SECONDS is at least 30"; exit 2; fi
+	$(Q)$(call fuzz_run,$(FUZZ_LONG_SECONDS))
+
 eval: all
 	$(Q)MEMSCOPE=$(abspath $(BIN)) tools/eval-locomo.sh
 
@@ -181,5 +190,5 @@ clean:
 	rm -rf build $(BIN) demo.db demo.db-wal demo.db-shm
 
 .PHONY: all test tests setup demo asan ubsan valgrind install format clean eval bench \
-        fuzz fuzz-build fuzz-smoke format-check
+        fuzz fuzz-build fuzz-smoke fuzz-long format-check
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

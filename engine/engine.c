@@ -550,11 +550,13 @@ static void rerank(run *x, recall_hit *hs, size_t n)
             lo = fmin(lo, score[t]);
             hi = fmax(hi, score[t]);
         }
+        /* halves: max - min of finite scores overflows (+-1e308), their
+         * halves' difference never does */
+        double span = hi / 2 - lo / 2;
         for (size_t t = 0; t < n; t++) {
-            double f = hi > lo ? 0.5 + (score[t] - lo) / (hi - lo) : 1.0;
+            double f = span > 0 ? 0.5 + fmin(1.0, fmax(0.0, (score[t] / 2 - lo / 2) / span)) : 1.0;
             char d[96];
-            snprintf(d, sizeof d, "0.5 + (score %.4g - min %.4g) / (max - min %.4g)", score[t], lo,
-                     hi - lo);
+            snprintf(d, sizeof d, "0.5 + (score %.4g - min %.4g) / (2 x %.4g)", score[t], lo, span);
             add_adjustment(&hs[t], "rerank", f, d);
             ranking_of(&hs[t]);
         }

@@ -412,6 +412,61 @@ static ms_status json_error(importer *im, const place *pl, const char *t, size_t
     return fail_at(im, pl, base + off, MS_PARSE, "malformed JSON");
 }
 
+/* Offset in t[0..len) of the second occurrence of the key "name" (as
+ * written, followed by ':'), where a duplicate key is; 0 when the key is
+ * written with escapes and cannot be found as it is. */
+static size_t second_key_offset(const char *t, size_t len, const char *name)
+{
+    size_t k = strlen(name), seen = 0;
+    for (size_t i = 0; i + k + 2 <= len; i++) {
+        if (t[i] != '"' || strncmp(t + i + 1, name, k) != 0 || t[i + 1 + k] != '"')
+            continue;
+        size_t j = i + k + 2;
+        while (j < len && (t[j] == ' ' || t[j] == '\t' || t[j] == '\r' || t[j] == '\n'))
+            j++;
+        if (j < len && t[j] == ':' && ++seen == 2)
+            return i;
+    }
+    return 0;
+}
+
+/* The first key that an object anywhere in v holds twice, or NULL. cJSON
+ * keeps every member of an object and answers lookups with the first. */
+static const char *duplicate_key(const cJSON *v)
+{
+    const cJSON *a;
+    cJSON_ArrayForEach(a, v)
+    {
+        if (cJSON_IsObject(v))
+            for (const cJSON *b = a->next; b; b = b->next)
+                if (strcmp(a->string, b->string) == 0)
+                    return a->string;
+        const char *d = duplicate_key(a);
+        if (d)
+            return d;
+    }
+    return NULL;
+}
+
+static size_t skip_ws(const char *t, size_t i, size_t len);
+
+/* cJSON parses the first value of the text and stops: what follows it must
+ * be white space (a JSONL line holds one object), and no key may appear
+ * twice in one object (only the first would count). */
+static ms_status check_parsed(importer *im, const place *pl, const char *t, size_t len, size_t base,
+                              const char *end, const cJSON *o)
+{
+    size_t i = skip_ws(t, (size_t)(end - t), len);
+    if (i < len)
+        return fail_at(im, pl, base + i, MS_PARSE,
+                       "unexpected text after the JSON object (one object a line)");
+    const char *dup = duplicate_key(o);
+    if (dup)
+        return fail_at(im, pl, base + second_key_offset(t, len, dup), MS_PARSE,
+                       "the key \"%s\" appears twice in one object", dup);
+    return MS_OK;
+}
+
 /* Parse the memory object t[0..len) found at offset base into *m and its
  * *profile (NULL when it names none); on an error both are left empty. */
 static ms_status parse_object(importer *im, const place *pl, const char *t, size_t len, size_t base,
@@ -423,7 +478,9 @@ static ms_status parse_object(importer *im, const place *pl, const char *t, size
     cJSON *o = cJSON_ParseWithLengthOpts(t, len, &end, 0);
     if (!o)
         return json_error(im, pl, t, len, base, end);
-    ms_status st = to_memory(im, pl, t, len, base, o, m, profile);
+    ms_status st = check_parsed(im, pl, t, len, base, end, o);
+    if (!st)
+        st = to_memory(im, pl, t, len, base, o, m, profile);
     cJSON_Delete(o);
     if (st) {
         store_memory_clear(m);
@@ -845,6 +902,9 @@ int import_locomo_time(const char *text, int64_t *ts)
     return store_parse_time(iso, ts);
 }
 
+/* Room for a session key and its "_date_time" key. */
+#define LOCOMO_KEY_MAX 256
+
 /* One turn of a LoCoMo session as a memory. */
 static ms_status locomo_turn(importer *im, const place *pl, size_t base, const cJSON *turn,
                              const char *session, const char *when, const char *profile)
@@ -882,6 +942,64 @@ static ms_status locomo_turn(importer *im, const place *pl, size_t base, const c
     return st;
 }
 
+/* The digits N of a key "session_N" (any number of digits, zero-padded or
+ * not), or NULL for any other key ("session_N_date_time" among them). */
+static const char *session_digits(const char *key)
+{
+    if (strncmp(key, "session_", 8) != 0 || !key[8])
+        return NULL;
+    for (const char *p = key + 8; *p; p++)
+        if (*p < '0' || *p > '9')
+            return NULL;
+    return key + 8;
+}
+
+/* Order "session_N" members by the number N, of any length. */
+static int session_cmp(const void *a, const void *b)
+{
+    const char *x = session_digits((*(const cJSON *const *)a)->string);
+    const char *y = session_digits((*(const cJSON *const *)b)->string);
+    while (*x == '0' && x[1])
+        x++;
+    while (*y == '0' && y[1])
+        y++;
+    size_t nx = strlen(x), ny = strlen(y);
+    return nx != ny ? (nx < ny ? -1 : 1) : strcmp(x, y);
+}
+
+/* One session's turns. t/len/base locate the conversation for errors,
+ * which point at the session's key. */
+static ms_status locomo_session(importer *im, const place *pl, const char *t, size_t len,
+                                size_t base, const cJSON *conv, const cJSON *turns,
+                                const char *sample)
+{
+    const char *key = turns->string, *digits = session_digits(key);
+    while (*digits == '0' && digits[1])
+        digits++; /* "session_01" is session 1 */
+    char tkey[LOCOMO_KEY_MAX], session[LOCOMO_KEY_MAX];
+    snprintf(tkey, sizeof tkey, "%s_date_time", key);
+    snprintf(session, sizeof session, "%s", digits);
+    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(conv, tkey);
+    size_t at = base + key_offset(t, len, key);
+    int64_t ts;
+    if (!cJSON_IsArray(turns) || !cJSON_IsString(dt) || import_locomo_time(dt->valuestring, &ts))
+        return fail_at(im, pl, cJSON_IsArray(turns) && dt ? base + key_offset(t, len, tkey) : at,
+                       MS_PARSE,
+                       "conversation %s: %s needs a list of turns and a %s like "
+                       "\"1:56 pm on 8 May, 2023\"",
+                       sample, key, tkey);
+    char when[32];
+    store_format_time(ts, when, sizeof when);
+    const cJSON *turn;
+    cJSON_ArrayForEach(turn, turns)
+    {
+        ms_status st = locomo_turn(im, pl, at, turn, session, when, sample);
+        if (st)
+            return st;
+    }
+    return MS_OK;
+}
+
 static ms_status locomo_conversation(importer *im, const place *pl, const char *t, size_t len,
                                      size_t base)
 {
@@ -891,42 +1009,30 @@ static ms_status locomo_conversation(importer *im, const place *pl, const char *
         return json_error(im, pl, t, len, base, end);
     const cJSON *sid = cJSON_GetObjectItemCaseSensitive(o, "sample_id");
     const cJSON *conv = cJSON_GetObjectItemCaseSensitive(o, "conversation");
-    ms_status st = MS_OK;
-    if (!cJSON_IsString(sid) || !cJSON_IsObject(conv))
+    ms_status st = check_parsed(im, pl, t, len, base, end, o);
+    if (!st && (!cJSON_IsString(sid) || !cJSON_IsObject(conv)))
         st = fail_at(im, pl, base, MS_PARSE,
                      "a LoCoMo conversation needs \"sample_id\" and a \"conversation\" object");
-    int sessions = 0;
-    for (int k = 1; !st && k < 1000; k++) {
-        char key[48], tkey[64], session[16];
-        snprintf(key, sizeof key, "session_%d", k);
-        snprintf(tkey, sizeof tkey, "session_%d_date_time", k);
-        snprintf(session, sizeof session, "%d", k);
-        const cJSON *turns = cJSON_GetObjectItemCaseSensitive(conv, key);
-        if (!turns)
-            continue;
-        const cJSON *dt = cJSON_GetObjectItemCaseSensitive(conv, tkey);
-        int64_t ts;
-        if (!cJSON_IsArray(turns) || !cJSON_IsString(dt) ||
-            import_locomo_time(dt->valuestring, &ts)) {
-            st = fail_at(im, pl, base, MS_PARSE,
-                         "conversation %s: %s needs a list of turns and a %s like "
-                         "\"1:56 pm on 8 May, 2023\"",
-                         sid->valuestring, key, tkey);
-            break;
-        }
-        char when[32];
-        store_format_time(ts, when, sizeof when);
-        const cJSON *turn;
-        cJSON_ArrayForEach(turn, turns)
-        {
-            st = locomo_turn(im, pl, base, turn, session, when, sid->valuestring);
-            if (st)
-                break;
-        }
-        sessions++;
+    /* every "session_N" member, in the order of N */
+    size_t n = 0;
+    const cJSON **sessions = NULL;
+    const cJSON *c;
+    if (!st)
+        cJSON_ArrayForEach(c, conv) n += session_digits(c->string) != NULL;
+    if (!st && n && !(sessions = malloc(n * sizeof *sessions)))
+        st = ms_fail(im->err, MS_NOMEM, "out of memory");
+    size_t k = 0;
+    if (!st) {
+        cJSON_ArrayForEach(c, conv) if (session_digits(c->string)) sessions[k++] = c;
+        if (n)
+            qsort(sessions, n, sizeof *sessions, session_cmp);
     }
-    if (!st && sessions == 0)
-        st = fail_at(im, pl, base, MS_PARSE, "conversation %s has no sessions", sid->valuestring);
+    for (k = 0; !st && k < n; k++)
+        st = locomo_session(im, pl, t, len, base, conv, sessions[k], sid->valuestring);
+    if (!st && n == 0)
+        st = fail_at(im, pl, base + key_offset(t, len, "conversation"), MS_PARSE,
+                     "conversation %s has no sessions", sid->valuestring);
+    free(sessions);
     cJSON_Delete(o);
     return st;
 }

@@ -70,7 +70,13 @@ static ms_status check_unit(const char *field, double v, ms_error *err)
 
 static ms_status check_time(const char *field, const char *v, int64_t *ts, ms_error *err)
 {
-    if (store_parse_time(v, ts))
+    int bad = store_parse_time(v, ts);
+    if (bad == -2)
+        return ms_fail(err, MS_PARSE,
+                       "\"%s\" is outside the years 0000 to 9999 (in UTC), which memscope "
+                       "stores",
+                       field);
+    if (bad)
         return ms_fail(err, MS_PARSE, "\"%s\" is not an ISO 8601 time like 2023-05-08T13:56:00Z",
                        field);
     return MS_OK;

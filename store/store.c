@@ -1,7 +1,9 @@
 /* store.c - opening, schema and migrations, transactions, profiles, search. */
 #include "store_int.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -315,29 +317,67 @@ static ms_status query_int(store *s, const char *sql, int64_t *out, ms_error *er
 
 static const char sqlite_magic[16] = "SQLite format 3";
 
-/* Look at the file's first bytes without SQLite: 1 empty or missing, 0 an
- * SQLite file, -1 something else. */
-static int probe_file(const char *path, int *exists)
+/* Look at the file's first bytes without SQLite: 1 missing, 2 empty, 0 an
+ * SQLite file, -1 something else, -2 unreadable (errno), -3 not a regular
+ * file (*mode says what). */
+static int probe_file(const char *path, int *exists, mode_t *mode)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO that no process writes must not wait */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         *exists = errno != ENOENT;
         return errno == ENOENT ? 1 : -2;
     }
     *exists = 1;
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        *mode = sb.st_mode;
+        close(fd);
+        return -3;
+    }
     char head[16];
     ssize_t n = read(fd, head, sizeof head);
     int read_errno = errno;
     close(fd);
-    if (n < 0) { /* a directory, an unreadable device: say why */
+    if (n < 0) { /* an unreadable file: say why */
         errno = read_errno;
         return -2;
     }
     if (n == 0)
-        return 1;
+        return 2;
     if (n < (ssize_t)sizeof head || memcmp(head, sqlite_magic, sizeof head) != 0)
         return -1;
     return 0;
+}
+
+/* What a file that is not regular is, for a message. */
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "a device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "a special file";
+}
+
+int store_file_is_store(const char *path)
+{
+    unsigned char head[100];
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0)
+        return 0;
+    ssize_t n = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? read(fd, head, sizeof head) : -1;
+    close(fd);
+    if (n != (ssize_t)sizeof head || memcmp(head, sqlite_magic, sizeof sqlite_magic) != 0)
+        return 0;
+    uint32_t app = (uint32_t)head[68] << 24 | (uint32_t)head[69] << 16 | (uint32_t)head[70] << 8 |
+                   head[71]; /* big-endian, at offset 68 */
+    return app == STORE_APPLICATION_ID;
 }
 
 static ms_status create_file(const char *path, ms_error *err)
@@ -413,6 +453,11 @@ static ms_status check_schema(store *s, ms_error *err)
         s->upgrade_from = version; /* readable as it is: reading never writes */
         return MS_OK;
     }
+    if (version == 0 && s->nocreate)
+        return ms_fail(err, MS_NOT_FOUND,
+                       "%s is an empty SQLite database: no store yet (create one with "
+                       "`memscope import` or `memscope demo`)",
+                       s->path);
     if (s->denied)
         return ms_fail(err, MS_READONLY, "%s needs %s, but it is not writable (%s)", s->path,
                        version == 0 ? "initialising" : "a schema upgrade", strerror(s->denied));
@@ -463,6 +508,59 @@ static void sqlite_setup(void)
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+/* Can a store that opens read-only but cannot be read the usual way be
+ * read as immutable? SQLite reads a WAL store through its -shm index, which
+ * it must create when missing: on a read-only mount, or in a directory this
+ * process may not write (a 0444 file of another user), it cannot. Immutable
+ * (no locks, no index) is right when the directory is not writable and no
+ * write-ahead log holds pages the main file lacks. */
+static int can_open_immutable(const char *path)
+{
+    char dir[PATH_MAX], wal[PATH_MAX + 8];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        slash[slash == dir] = '\0'; /* "/x.db": "/" */
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    struct stat sb;
+    if (stat(wal, &sb) == 0 && sb.st_size > 0)
+        return 0;
+    return access(dir, W_OK) != 0;
+}
+
+/* Reopen s->db as "file:PATH?immutable=1", read-only. */
+static ms_status open_immutable(store *s, const char *path, ms_error *err)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = strlen(path);
+    char *uri = malloc(3 * n + 32);
+    if (!uri)
+        return ms_fail(err, MS_NOMEM, "out of memory opening %s", path);
+    char *w = uri + sprintf(uri, "file:");
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)path[i];
+        if (isalnum(c) || strchr("/-._~", c)) {
+            *w++ = (char)c;
+        } else { /* '?', '#', '%' and the rest: percent-encoded */
+            *w++ = '%';
+            *w++ = hex[c >> 4];
+            *w++ = hex[c & 15];
+        }
+    }
+    strcpy(w, "?immutable=1");
+    sqlite3_close(s->db);
+    s->db = NULL;
+    int rc = sqlite3_open_v2(uri, &s->db,
+                             SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+    free(uri);
+    s->readonly = 1;
+    if (!s->denied)
+        s->denied = access(path, W_OK) == 0 ? EACCES : errno;
+    return rc == SQLITE_OK ? MS_OK : store_sql_fail(s, rc, "opening the store", err);
+}
+
 ms_status store_open(const char *path, unsigned flags, store **out, ms_error *err)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -470,11 +568,22 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
     *out = NULL;
     int readonly = (flags & STORE_OPEN_READONLY) != 0;
     int exists = 0;
-    int kind = probe_file(path, &exists);
+    mode_t mode = 0;
+    int kind = probe_file(path, &exists, &mode);
     if (kind == -2)
         return ms_fail(err, MS_IO, "cannot read store %s: %s", path, strerror(errno));
     if (kind == -1)
         return ms_fail(err, MS_NOT_STORE, "%s is not a memscope store (not an SQLite database)",
+                       path);
+    if (kind == -3)
+        return ms_fail(err, MS_NOT_STORE, "%s is %s, not a memscope store (a store is a file)",
+                       path, file_kind(mode));
+    /* A reader never creates or initialises a store, not even in an empty
+     * file. */
+    if (kind == 2 && (flags & STORE_OPEN_NOCREATE))
+        return ms_fail(err, MS_NOT_FOUND,
+                       "%s is empty: no store yet (create one with `memscope import` or "
+                       "`memscope demo`)",
                        path);
     if (!exists && (readonly || (flags & STORE_OPEN_NOCREATE)))
         return ms_fail(err, MS_NOT_FOUND,
@@ -490,6 +599,7 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
         return ms_fail(err, MS_NOMEM, "out of memory opening %s", path);
     }
     s->readonly = readonly;
+    s->nocreate = (flags & STORE_OPEN_NOCREATE) != 0;
     s->profiles_cached = -1;
     store_use_profile(s, STORE_DEFAULT_PROFILE, NULL);
     int oflags = (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX;
@@ -505,6 +615,14 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
         st = configure(s, err);
     if (!st)
         st = check_schema(s, err);
+    if (st && exists && s->readonly && can_open_immutable(path)) {
+        ms_error_clear(err);
+        st = open_immutable(s, path, err);
+        if (!st)
+            st = configure(s, err);
+        if (!st)
+            st = check_schema(s, err);
+    }
     if (!st)
         st = load_embedder(s, err);
     if (st) {

@@ -37,7 +37,7 @@ typedef struct store store;
 
 enum store_open_flags {
     STORE_OPEN_READONLY = 1, /* SQLITE_OPEN_READONLY; every write refuses */
-    STORE_OPEN_NOCREATE = 2, /* a missing file is an error, not a new store */
+    STORE_OPEN_NOCREATE = 2, /* a reader: a missing or empty file is an error, never a new store */
 };
 
 /* Open (or create, mode 0600) the store at path. On failure *out is NULL, err
@@ -47,6 +47,11 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
 
 /* Close and free; NULL is fine. Rolls back an open transaction. */
 void store_close(store *s);
+
+/* Is the file at path a memscope store: a regular file that starts with
+ * SQLite's header and memscope's application id? Reads its first 100 bytes
+ * and never opens it with SQLite. 0 for a missing, empty or other file. */
+int store_file_is_store(const char *path);
 
 const char *store_path(const store *s);
 int store_is_readonly(const store *s);
@@ -350,8 +355,16 @@ ms_status store_feedback_reset(store *s, ms_error *err);
 
 /* ---- time -------------------------------------------------------------- */
 
+/* The times a store keeps: 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z,
+ * the ones that format back into four-digit years. */
+#define STORE_TIME_MIN (-62167219200LL)
+#define STORE_TIME_MAX 253402300799LL
+
 /* Parse ISO 8601 ("2023-05-08", "2023-05-08T13:56", "...:00Z", "+02:00",
- * fractional seconds, a space for T) into Unix seconds UTC. 0 on success. */
+ * fractional seconds, a space for T) into Unix seconds UTC. 0 on success,
+ * -1 when text is not such a time, -2 when it is one outside
+ * [STORE_TIME_MIN, STORE_TIME_MAX] (a leap second or an offset can carry
+ * 9999-12-31 into year 10000). */
 int store_parse_time(const char *text, int64_t *ts);
 /* Format ts as "YYYY-MM-DDTHH:MM:SSZ" into buf (>= 21 bytes). */
 void store_format_time(int64_t ts, char *buf, size_t len);

@@ -64,6 +64,7 @@ struct store {
     char *path;
     int readonly;
     int denied;           /* errno (EACCES, EROFS) when the OS refused write access */
+    int nocreate;         /* STORE_OPEN_NOCREATE: an empty database is not initialised */
     int64_t upgrade_from; /* an older schema read as it is, upgraded by the first
                              write (store_require_writable); 0 when current */
     int checked;          /* quick_check passed before this connection's first write */

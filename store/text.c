@@ -141,7 +141,9 @@ int store_parse_time(const char *text, int64_t *ts)
     if (*p)
         return -1;
     *ts = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec - offset;
-    return 0;
+    /* a leap second or an offset can carry a time past 9999 or before 0000,
+     * which store_format_time could not write back as four digits */
+    return *ts < STORE_TIME_MIN || *ts > STORE_TIME_MAX ? -2 : 0;
 }
 
 void store_format_time(int64_t ts, char *buf, size_t len)

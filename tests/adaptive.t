@@ -36,6 +36,21 @@ ok $([ "$(echo "$out" | py 'print([h["id"] for h in d["results"]])')" = \
   "and the ranking stays as fused"
 out=$(RR_MODE=short "$M" recall --db "$tmp/d.db" --json --reranker "$R" "$Q")
 ok $([ "$(echo "$out" | py 'print(d["reranker"]["status"])')" = failed ]; echo $?) "a reranker answering too few scores is refused"
+# Scores of +-1e308: max - min overflows; the factors must stay 0.5..1.5.
+out=$(RR_MODE=huge "$M" recall --db "$tmp/d.db" --json --trace --reranker "$R" "$Q")
+ok $(echo "$out" | py '
+f = [a["factor"] for h in d["results"] for a in h["trace"]["adjustments"] if a["name"] == "rerank"]
+r = [h["ranking_score"] for h in d["results"]]
+ok = d["reranker"]["status"] == "applied" and len(f) == len(r) > 0 and \
+     all(isinstance(x, (int, float)) and 0.5 <= x <= 1.5 for x in f) and \
+     all(isinstance(x, (int, float)) for x in r)
+sys.exit(0 if ok else 1)'; echo $?) "a reranker answering +-1e308: applied, every factor in 0.5..1.5, no NaN"
+ok $(echo "$out" | py '
+f = [a["factor"] for a in d["results"][0]["trace"]["adjustments"] if a["name"] == "rerank"]
+sys.exit(0 if f == [1.5] else 1)'; echo $?) \
+  "a reranker answering +-1e308: a memory it scored +1e308 ranks first"
+RR_MODE=huge "$M" recall --db "$tmp/d.db" --audit --reranker "$R" "$Q" >/dev/null
+ok $? "a reranker answering +-1e308: the audit recomputes every score"
 out=$("$M" recall --db "$tmp/d.db" --json --reranker "cmd:/nonexistent/rr" "$Q")
 ok $([ "$(echo "$out" | py 'print(d["reranker"]["status"])')" = failed ]; echo $?) "a missing reranker program is reported, not fatal"
 

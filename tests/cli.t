@@ -130,7 +130,7 @@ bad "a duplicate id inside the file" dup-in-file.jsonl 2:1
 
 printf '[{"sample_id":"x","conversation":{"session_1_date_time":"1:56 pm on 8 May, 2023",' >bad-locomo.json
 printf '"session_1":[{"speaker":"A","dia_id":"D1:1"}]}}]\n' >>bad-locomo.json
-bad "a LoCoMo turn without text" bad-locomo.json 1:2 --format locomo
+bad "a LoCoMo turn without text" bad-locomo.json 1:94 --format locomo # at its session
 
 # A store whose vectors come from another embedder: a failing import still
 # prints one line (a note about the vectors belongs to a successful one).
@@ -427,8 +427,9 @@ is "$rc" 0 "the generated id ($gen) shows"
 run add --db cmd.db --id a1 duplicate
 is "$rc" 1 "add of an existing id exits 1"
 run add --db cmd.db --at "not a time" text
-is "$rc" 1 "add --at with a bad time exits 1"
-is "$(lines err)" 1 "with one line on stderr"
+is "$rc" 2 "add --at with a bad time is a usage error (exit 2)"
+is "$(cat err)" "memscope: add: --at takes an ISO 8601 time like 2023-05-08T13:56:00Z, not 'not a time' (see 'memscope add --help')" \
+    "add --at with a bad time names --at, not \"created_at\""
 
 before=$(sha cmd.db)
 run delete --db cmd.db s1 no-such-id

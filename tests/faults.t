@@ -83,7 +83,7 @@ mkdir dir.db
 run list --db dir.db
 is "$rc" 1 "a directory as the store: exit status 1"
 is "$(lines err)" 1 "a directory as the store: one line"
-grep -q "cannot read store dir.db: Is a directory" err
+grep -q "dir.db is a directory, not a memscope store" err
 ok $? "a directory as the store: says so"
 
 # ---- truncated ------------------------------------------------------------

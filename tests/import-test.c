@@ -270,6 +270,46 @@ static void test_locomo(void)
     ok(import_locomo_time("yesterday", &ts) != 0, "free text is rejected");
 }
 
+/* Every "session_N" key is read, whatever its digits: past 999 and
+ * zero-padded, in the order of N. */
+static void test_locomo_sessions(void)
+{
+    const char *p = write_text("sessions.json",
+                               "[{\"sample_id\":\"s\",\"conversation\":{"
+                               "\"session_1000_date_time\":\"1:00 pm on 3 May, 2023\","
+                               "\"session_1000\":[{\"speaker\":\"A\",\"dia_id\":\"D1000:1\","
+                               "\"text\":\"late\"}],"
+                               "\"session_01_date_time\":\"1:00 pm on 1 May, 2023\","
+                               "\"session_01\":[{\"speaker\":\"A\",\"dia_id\":\"D1:1\","
+                               "\"text\":\"first\"}],"
+                               "\"session_12345678901234567890_date_time\":\"1:00 pm on 4 May, "
+                               "2023\",\"session_12345678901234567890\":[{\"speaker\":\"B\","
+                               "\"dia_id\":\"Dbig:1\",\"text\":\"huge\"}],"
+                               "\"session_7_date_time\":\"1:00 pm on 2 May, 2023\","
+                               "\"session_7\":[{\"speaker\":\"B\",\"dia_id\":\"D7:1\","
+                               "\"text\":\"middle\"}],"
+                               "\"session_x\":[], \"session_7_date\":\"not a session\"}}]");
+    store *s = open_new("sessions.db");
+    import_stats st;
+    ms_error err;
+    ok(import_one(s, IMPORT_AUTO, p, &st, &err) == MS_OK, "sessions past 999 and zero-padded (%s)",
+       err.msg);
+    is_int((long long)st.inserted, 4, "every session_N is read: 4 turns");
+    static const char *const want[][2] = {
+        {"D1:1", "1"}, {"D7:1", "7"}, {"D1000:1", "1000"}, {"Dbig:1", "12345678901234567890"}};
+    store_use_profile(s, "s", NULL);
+    for (size_t i = 0; i < 4; i++) {
+        store_memory m;
+        if (store_get(s, want[i][0], 0, &m, &err)) {
+            ok(0, "%s is stored (%s)", want[i][0], err.msg);
+            continue;
+        }
+        is_str(m.session, want[i][1], "%s is in session %s", want[i][0], want[i][1]);
+        store_memory_clear(&m);
+    }
+    store_close(s);
+}
+
 static void test_format_names(void)
 {
     is_int(import_format_parse("auto"), IMPORT_AUTO, "format auto");
@@ -449,11 +489,38 @@ static void test_malformed(void)
         {"trust not an object", "{\"content\":\"x\",\"trust\":0.5}", 0, IMPORT_JSONL, "1:24: "},
         {"created_at not a time", "{\"content\":\"x\",\"created_at\":\"soon\"}", 0, IMPORT_JSONL,
          "1:29: "},
+        {"a second object on a JSONL line", "{\"content\":\"x\"} {\"content\":\"y\"}\n", 0,
+         IMPORT_JSONL, "1:17: "},
+        {"text glued to a JSONL object", "{\"content\":\"x\"}garbage\n", 0, IMPORT_AUTO, "1:16: "},
+        {"a duplicate key", "{\"memory_confidence\":0.5,\"memory_confidence\":5,\"content\":\"x\"}",
+         0, IMPORT_JSONL, "1:26: "},
+        {"a duplicate key in a nested object",
+         "[{\"content\":\"x\",\n\"trust\":{\"alpha\":1,\"beta\":2,\"alpha\":9}}]", 0, IMPORT_JSON,
+         "2:29: "},
+        {"a duplicate content", "{\"content\":\"x\",\"content\":\"y\"}", 0, IMPORT_AUTO, "1:16: "},
+        {"a leap second into year 10000",
+         "{\"content\":\"x\",\"created_at\":\"9999-12-31T23:59:60Z\"}", 0, IMPORT_JSONL, "1:29: "},
+        {"an offset into year 10000",
+         "{\"content\":\"x\",\"event_time\":\"9999-12-31T23:00:00-05:00\"}", 0, IMPORT_JSONL,
+         "1:29: "},
+        {"an offset before year 0000",
+         "{\"content\":\"x\",\"created_at\":\"0000-01-01T00:00:00+01:00\"}", 0, IMPORT_JSONL,
+         "1:29: "},
         {"LoCoMo without sample_id", "[{\"conversation\":{}}]", 0, IMPORT_LOCOMO, "1:2: "},
         {"LoCoMo bad session time",
          "[{\"sample_id\":\"x\",\"conversation\":{\"session_1_date_time\":\"soon\","
          "\"session_1\":[]}}]",
-         0, IMPORT_LOCOMO, "1:2: "},
+         0, IMPORT_LOCOMO, "1:57: "},
+        {"LoCoMo session not a list",
+         "[{\"sample_id\":\"x\",\"conversation\":{\n\"session_1_date_time\":\"1:56 pm on 8 May, "
+         "2023\",\n\"session_1\":{}}}]",
+         0, IMPORT_LOCOMO, "3:13: "},
+        {"LoCoMo turn without text",
+         "[{\"sample_id\":\"x\",\"conversation\":{\"session_2_date_time\":\"1:56 pm on 8 May, "
+         "2023\",\n \"session_2\":[{\"speaker\":\"A\",\"dia_id\":\"D2:1\"}]}}]",
+         0, IMPORT_LOCOMO, "2:14: "},
+        {"LoCoMo with no sessions", "[{\"sample_id\":\"x\",\n\"conversation\":{}}]", 0,
+         IMPORT_LOCOMO, "2:16: "},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const struct bad_case *c = &cases[i];
@@ -650,6 +717,7 @@ int main(void)
     test_jsonl();
     test_json_array();
     test_locomo();
+    test_locomo_sessions();
     test_format_names();
     test_round_trip();
     test_encodings();

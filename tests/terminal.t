@@ -179,6 +179,44 @@ shows "a hostile profile" 'the profile "p\x1b]2;PROFILE-TITLE\x07" holds no memo
 safe "a hostile --db path" list --db "$(printf 'none\033]2;PATH-TITLE\007.db')"
 shows "a hostile --db path" 'none\x1b]2;PATH-TITLE\x07.db'
 
+# Text from a crafted store and from the command line in the messages of
+# writing commands (issue 16, items 5 and 6): the store's embedder id in the
+# note of import and add, a feedback row's query type, a --db path in the
+# import summary, demo, bench and the shell banner, a --profile in
+# feedback --reset.
+cp h.db w.db
+printf '{"content":"one more"}\n' >more.jsonl
+safe "import: the store's embedder id" import --db w.db more.jsonl
+shows "import: the store's embedder id" 'come from \x1b]2;EMB-TITLE\x07hash'
+safe "add: the store's embedder id" add --db w.db another memory
+shows "add: the store's embedder id" 'come from \x1b]2;EMB-TITLE\x07hash'
+"$MEMSCOPE" feedback --db w.db --query lighthouse plain + >/dev/null 2>&1
+sqlite3 w.db "UPDATE feedback SET query_type = char(27) || ']0;QT-TITLE' || char(7) || 'qt'"
+safe "feedback --list: a stored query type" feedback --db w.db --list
+shows "feedback --list: a stored query type" '\x1b]0;QT-TITLE\x07qt'
+HDB=$(printf 'w\033]0;DB-TITLE\007.db')
+safe "import summary: a hostile --db" import --db "$HDB" more.jsonl
+shows "import summary: a hostile --db" 'into w\x1b]0;DB-TITLE\x07.db'
+DDB=$(printf 'd\033]0;DEMO-TITLE\007.db')
+safe "demo: a hostile --db" demo --db "$DDB"
+shows "demo: a hostile --db" 'demo store to d\x1b]0;DEMO-TITLE\x07.db'
+safe "feedback --reset: a hostile --profile" feedback --db w.db --reset \
+    --profile "$(printf 'p\033]0;PROF-TITLE\007')"
+shows "feedback --reset: a hostile --profile" 'profile p\x1b]0;PROF-TITLE\x07'
+safe "bench: a hostile --db" bench --db "$DDB" --queries 3
+shows "bench: a hostile --db" 'an existing store: d\x1b]0;DEMO-TITLE\x07.db'
+# The banner is for a terminal: type quit once it shows.
+(for ((i = 0; i < WAIT; i++)); do
+    sleep 0.1
+    if tm capture-pane -p -t t 2>/dev/null | grep -q "^memscope shell on"; then
+        tm send-keys -t t quit Enter
+        break
+    fi
+done) &
+safe "shell banner: a hostile --db" shell --db "$DDB"
+wait
+shows "shell banner: a hostile --db" 'memscope shell on d\x1b]0;DEMO-TITLE\x07.db'
+
 # NO_COLOR: still reverse video, no colour.
 PRE="env NO_COLOR=1" on_terminal list --db h.db
 ok "$(! grep -q $'\033\\[35m' screen.esc; echo $?)" "NO_COLOR: no colour on the escapes"

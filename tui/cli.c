@@ -5,6 +5,8 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -169,6 +171,160 @@ void cli_print_json(FILE *out, const char *json)
         i += json_char(out, json + i, n - i);
 }
 
+/* ---- the output layer ------------------------------------------------- */
+
+/* One %s (or %c) argument of cli_printf: escaped for a terminal, cut to
+ * precision bytes (< 0: whole) first, padded to width columns (left when
+ * left is set). */
+static void put_arg(FILE *out, int tty, const char *text, int width, int left, int precision)
+{
+    char *cut = NULL;
+    if (!text)
+        text = "(null)";
+    if (precision >= 0 && strlen(text) > (size_t)precision)
+        text = cut = strndup(text, (size_t)precision);
+    int w = 0;
+    char *safe = tty ? cli_safe(text, -1, cli_mark(fileno(out)), &w) : NULL;
+    if (!tty)
+        w = (int)strlen(text);
+    int pad = width > w ? width - w : 0;
+    if (!left)
+        fprintf(out, "%*s", pad, "");
+    fputs(tty ? (safe ? safe : "?") : text, out);
+    if (left)
+        fprintf(out, "%*s", pad, "");
+    free(safe);
+    free(cut);
+}
+
+/* Pull one argument of conversion conv with length modifier len from ap
+ * and print it with the conversion spec (a complete "%...X" without '*'). */
+static void put_number(FILE *out, const char *spec, const char *len, char conv, va_list *ap)
+{
+    if (strchr("diouxXc", conv)) {
+        if (strcmp(len, "ll") == 0)
+            fprintf(out, spec, va_arg(*ap, long long));
+        else if (strcmp(len, "l") == 0)
+            fprintf(out, spec, va_arg(*ap, long));
+        else if (strcmp(len, "z") == 0)
+            fprintf(out, spec, va_arg(*ap, size_t));
+        else if (strcmp(len, "j") == 0)
+            fprintf(out, spec, va_arg(*ap, intmax_t));
+        else if (strcmp(len, "t") == 0)
+            fprintf(out, spec, va_arg(*ap, ptrdiff_t));
+        else
+            fprintf(out, spec, va_arg(*ap, int));
+    } else if (strchr("feEgGaA", conv)) {
+        if (strcmp(len, "L") == 0)
+            fprintf(out, spec, va_arg(*ap, long double));
+        else
+            fprintf(out, spec, va_arg(*ap, double));
+    } else if (conv == 'p') {
+        fprintf(out, spec, va_arg(*ap, void *));
+    }
+}
+
+/* One conversion of cli_printf at fmt (just past the '%'): returns the
+ * byte after it. */
+static const char *put_conversion(FILE *out, int tty, const char *fmt, va_list *ap)
+{
+    char spec[64] = "%", len[3] = "";
+    size_t n = 1;
+    int width = 0, precision = -1, left = 0;
+    for (; *fmt && strchr("-+ #0", *fmt) && n < 8; fmt++) {
+        left |= *fmt == '-';
+        spec[n++] = *fmt;
+    }
+    if (*fmt == '*') {
+        width = va_arg(*ap, int);
+        left |= width < 0;
+        width = width < 0 ? -width : width;
+        fmt++;
+        n += (size_t)snprintf(spec + n, sizeof spec - n, "%d", width);
+    }
+    for (; *fmt >= '0' && *fmt <= '9' && n < 20; fmt++) {
+        width = width * 10 + (*fmt - '0');
+        spec[n++] = *fmt;
+    }
+    if (*fmt == '.') {
+        spec[n++] = *fmt++;
+        precision = 0;
+        if (*fmt == '*') {
+            precision = va_arg(*ap, int);
+            fmt++;
+            n += (size_t)snprintf(spec + n, sizeof spec - n, "%d", precision);
+        }
+        for (; *fmt >= '0' && *fmt <= '9' && n < 40; fmt++) {
+            precision = precision * 10 + (*fmt - '0');
+            spec[n++] = *fmt;
+        }
+    }
+    for (size_t k = 0; *fmt && strchr("hlzjtL", *fmt) && k < 2; fmt++, k++)
+        len[k] = *fmt;
+    for (size_t k = 0; len[k]; k++)
+        spec[n++] = len[k];
+    char conv = *fmt ? *fmt++ : '%';
+    spec[n++] = conv;
+    spec[n] = '\0';
+    if (conv == 's') {
+        put_arg(out, tty, va_arg(*ap, const char *), width, left, precision);
+    } else if (conv == 'c') {
+        char ch[2] = {(char)va_arg(*ap, int), '\0'};
+        put_arg(out, tty, ch, width, left, -1);
+    } else if (conv == '%') {
+        fputc('%', out);
+    } else {
+        put_number(out, spec, len, conv, ap);
+    }
+    return fmt;
+}
+
+static void vcli_printf(FILE *out, const char *fmt, va_list ap)
+{
+    int tty = isatty(fileno(out));
+    va_list aq;
+    va_copy(aq, ap);
+    while (*fmt) {
+        const char *pct = strchr(fmt, '%');
+        size_t lit = pct ? (size_t)(pct - fmt) : strlen(fmt);
+        fwrite(fmt, 1, lit, out);
+        fmt += lit;
+        if (*fmt == '%')
+            fmt = put_conversion(out, tty, fmt + 1, &aq);
+    }
+    va_end(aq);
+}
+
+void cli_printf(FILE *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vcli_printf(out, fmt, ap);
+    va_end(ap);
+}
+
+void cli_put_cut(FILE *out, const char *text, int cols, int pad)
+{
+    int w = 0;
+    char *safe = cli_safe(text, cols, cli_mark(fileno(out)), &w);
+    fputs(safe ? safe : "?", out);
+    if (pad)
+        fprintf(out, "%*s", cols > w ? cols - w : 0, "");
+    free(safe);
+}
+
+void cli_put_text(FILE *out, const char *text)
+{
+    char *safe = text_escape(text ? text : "", text ? strlen(text) : 0, 1);
+    fputs(safe ? safe : "?", out);
+    free(safe);
+}
+
+void cli_put_own(FILE *out, const char *text)
+{
+    fputs(text, out);
+}
+
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
     char msg[1024];
@@ -194,8 +350,27 @@ int cli_fail(const ms_error *err)
     return cli_error(status, "%s", err->msg[0] ? err->msg : ms_status_text(err->code));
 }
 
+/* Set by cli_committed: standard output failed after a committed write,
+ * which was reported already. */
+static int stdout_reported;
+
+int cli_committed(const char *what)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return EXIT_OK;
+    cli_error(EXIT_OK,
+              "note: %s was saved, but its report could not be written to standard output "
+              "(%s)",
+              what, errno ? strerror(errno) : "write error");
+    stdout_reported = 1;
+    return EXIT_OK;
+}
+
 int cli_finish(int status)
 {
+    if (stdout_reported)
+        return status;
     errno = 0;
     int failed = fflush(stdout) != 0;
     if ((failed || ferror(stdout)) && status == EXIT_OK)
@@ -245,6 +420,25 @@ int cli_common_option(cli_common *c, int opt, const cli_command *cmd)
     }
 }
 
+int cli_data_path(const char *name, char *out, size_t len)
+{
+    const char *data = getenv("XDG_DATA_HOME");
+    const char *home = getenv("HOME");
+    struct stat sb;
+    int n;
+    if (data && *data == '/') /* XDG: a relative value is ignored */
+        n = snprintf(out, len, "%s/memscope/%s", data, name);
+    else if (home && *home == '/' && stat(home, &sb) == 0 && S_ISDIR(sb.st_mode))
+        n = snprintf(out, len, "%s/.local/share/memscope/%s", home, name);
+    else
+        n = -1;
+    if (n < 0 || (size_t)n >= len) {
+        out[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
 const char *cli_db_path(const cli_common *c)
 {
     static char path[PATH_MAX];
@@ -253,12 +447,7 @@ const char *cli_db_path(const cli_common *c)
     const char *env = getenv("MEMSCOPE_DB");
     if (env && *env)
         return env;
-    const char *data = getenv("XDG_DATA_HOME");
-    const char *home = getenv("HOME");
-    if (data && *data == '/')
-        snprintf(path, sizeof path, "%s/memscope/memory.db", data);
-    else
-        snprintf(path, sizeof path, "%s/.local/share/memscope/memory.db", home ? home : ".");
+    cli_data_path("memory.db", path, sizeof path);
     return path;
 }
 
@@ -284,6 +473,12 @@ static void make_parent(const char *path)
 store *cli_open(cli_common *c, int writable, int *created)
 {
     const char *path = cli_db_path(c);
+    if (!*path) {
+        cli_error(EXIT_RUNTIME, "no place for the default store: HOME is not an existing "
+                                "directory and XDG_DATA_HOME is not an absolute path; give "
+                                "--db PATH or set MEMSCOPE_DB (environment)");
+        return NULL;
+    }
     struct stat sb;
     int existed = stat(path, &sb) == 0;
     if (created)

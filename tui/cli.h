@@ -65,6 +65,13 @@ int cli_fail(const ms_error *err);
  * command should exit with. */
 int cli_finish(int status);
 
+/* After a write has committed and its report was printed: flush standard
+ * output. When that fails, the write still happened: say so on stderr
+ * ("memscope: note: WHAT was saved, but ...") and return EXIT_OK, so a
+ * script that retries on failure does not write it twice; cli_finish then
+ * keeps EXIT_OK. */
+int cli_committed(const char *what);
+
 /* Usage error for cmd: "memscope CMD: message" and a hint; returns 2. */
 int cli_usage(const cli_command *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -72,7 +79,14 @@ int cli_usage(const cli_command *cmd, const char *fmt, ...) __attribute__((forma
  * getopt prints nothing of its own); returns 2. */
 int cli_bad_option(const cli_command *cmd, char **argv);
 
-/* Resolve the database path (see cli_common.db). Static storage. */
+/* name in memscope's data directory, following the XDG base directory
+ * spec: $XDG_DATA_HOME/memscope/NAME when XDG_DATA_HOME is absolute, else
+ * $HOME/.local/share/memscope/NAME when HOME is an absolute path to an
+ * existing directory. 0, or -1 with out = "" when there is no such place. */
+int cli_data_path(const char *name, char *out, size_t len);
+
+/* Resolve the database path (see cli_common.db): "" when no --db, no
+ * MEMSCOPE_DB and no data directory (cli_open then refuses). Static storage. */
 const char *cli_db_path(const cli_common *c);
 
 /* Open the store for this command; *created says whether the file is new.
@@ -85,6 +99,36 @@ void cli_unlink_store(const char *path);
 
 /* Is stdout (fd 1) / stderr (fd 2) a terminal? */
 int cli_tty(int fd);
+
+/* ---- the output layer --------------------------------------------------
+ * Every command, the shell and the browser's messages outside curses print
+ * through these functions, and only these (tests/hostile.t checks that no
+ * other file of tui/ calls printf, fputs or puts). Text that came from a
+ * store, a file, an argument or the environment reaches a terminal only as
+ * a %s argument of cli_printf, which escapes it. */
+
+/* printf to out, where the format is the program's own text (a literal,
+ * written as it is) and every %s argument is untrusted: on a terminal each
+ * is made one line and terminal-safe (cli_safe: every control, escape, C1,
+ * bidi and zero-width character shown as a marked escape) before the
+ * width and precision are applied; raw otherwise, so pipes get the bytes
+ * unchanged. The other conversions (d i u x c f g e p, with the length
+ * modifiers hh h l ll z j t L, and * widths) format as printf does; %c is
+ * escaped like %s. */
+void cli_printf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The program's own multi-line text (usage, help, a report it built from
+ * escaped parts), written as it is. Never pass it stored or typed text. */
+void cli_put_own(FILE *out, const char *text);
+
+/* text cut to cols display columns (with "…"), padded to them when pad,
+ * always made terminal-safe (cli_safe; marked on a terminal): a column of
+ * a table, the same on a terminal and in a pipe. */
+void cli_put_cut(FILE *out, const char *text, int cols, int pad);
+
+/* Multi-line stored text (a memory's content), made terminal-safe with its
+ * newlines and tabs kept (text_escape keep_ws), on a terminal or not. */
+void cli_put_text(FILE *out, const char *text);
 
 /* Print text made safe for a terminal when out is one; raw otherwise. */
 void cli_print_safe(FILE *out, const char *text);

@@ -571,15 +571,15 @@ typedef struct bench {
 static void progress(const bench *b, const char *what, long done, long total)
 {
     if (b->progress && (done % 10 == 0 || done == total))
-        fprintf(stderr, "\rbench: %s %ld/%ld   ", what, done, total);
+        cli_printf(stderr, "\rbench: %s %ld/%ld   ", what, done, total);
 }
 
 static void import_progress(void *ctx, const import_stats *st)
 {
     const bench *b = ctx;
     if (b->progress)
-        fprintf(stderr, "\rbench: importing %llu/%ld   ", (unsigned long long)st->records,
-                b->memories);
+        cli_printf(stderr, "\rbench: importing %llu/%ld   ", (unsigned long long)st->records,
+                   b->memories);
 }
 
 static long long file_bytes(const char *path)
@@ -859,34 +859,36 @@ static void print_json(bench *b)
     snprintf(screen, sizeof screen, "%dx%d", BENCH_COLS, BENCH_ROWS);
     cJSON_AddStringToObject(o, "browser_screen", screen);
     char *text = cJSON_PrintUnformatted(o);
-    puts(text ? text : "{}");
+    cli_printf(stdout, "%s\n", text ? text : "{}");
     free(text);
     cJSON_Delete(o);
 }
 
 static void print_row(const char *what, series *s, int p99)
 {
-    printf("  %-22s %9.3f %9.3f", what, pct(s, 50), pct(s, 95));
+    cli_printf(stdout, "  %-22s %9.3f %9.3f", what, pct(s, 50), pct(s, 95));
     if (p99)
-        printf(" %9.3f", pct(s, 99));
+        cli_printf(stdout, " %9.3f", pct(s, 99));
     putchar('\n');
 }
 
 static void print_table(bench *b)
 {
-    printf("memscope bench: %ld memories, %d queries, seed %llu\n", b->memories, b->queries,
-           (unsigned long long)b->seed);
+    cli_printf(stdout, "memscope bench: %ld memories, %d queries, seed %llu\n", b->memories,
+               b->queries, (unsigned long long)b->seed);
     if (b->existing)
-        printf("  import                 - (an existing store: %s)\n", b->path);
+        cli_printf(stdout, "  import                 - (an existing store: %s)\n", b->path);
     else
-        printf("  import                 %.0f memories/s through store_put (%.2f s, embedding "
-               "and enrichment included)\n"
-               "  import from JSONL      %.0f memories/s (`memscope import`: parsing too)\n",
-               (double)b->memories / b->import_s, b->import_s, (double)b->memories / b->jsonl_s);
-    printf("  store                  %.1f MB\n", (double)b->db_bytes / 1e6);
-    printf("  cold open              %.1f ms to first results\n", b->open_ms);
-    printf("  peak RSS               %.1f MB\n", peak_rss_mb());
-    printf("\n  %-22s %9s %9s %9s\n", "ms", "p50", "p95", "p99");
+        cli_printf(stdout,
+                   "  import                 %.0f memories/s through store_put (%.2f s, embedding "
+                   "and enrichment included)\n"
+                   "  import from JSONL      %.0f memories/s (`memscope import`: parsing too)\n",
+                   (double)b->memories / b->import_s, b->import_s,
+                   (double)b->memories / b->jsonl_s);
+    cli_printf(stdout, "  store                  %.1f MB\n", (double)b->db_bytes / 1e6);
+    cli_printf(stdout, "  cold open              %.1f ms to first results\n", b->open_ms);
+    cli_printf(stdout, "  peak RSS               %.1f MB\n", peak_rss_mb());
+    cli_printf(stdout, "\n  %-22s %9s %9s %9s\n", "ms", "p50", "p95", "p99");
     print_row("recall (all channels)", &b->full, 1);
     print_row("recall (bm25 only)", &b->bm25, 0);
     for (int c = 0; c < CH_COUNT; c++) {
@@ -1022,7 +1024,7 @@ static int bench_run(bench *b, const world *w)
     if (!st)
         st = measure(b, &err);
     if (b->progress)
-        fputs("\r\033[K", stderr);
+        cli_put_own(stderr, "\r\033[K");
     if (st)
         return cli_fail(&err);
     if (b->json)
@@ -1049,7 +1051,7 @@ static int run_bench(cli_common *c, int argc, char **argv)
     }
     if (list) {
         for (int i = 0; i < b.queries; i++)
-            puts(b.q[i]);
+            cli_printf(stdout, "%s\n", b.q[i]);
     } else if (c->db) { /* an existing store: open and queries only */
         b.existing = 1;
         snprintf(b.path, sizeof b.path, "%s", c->db);

@@ -48,7 +48,7 @@ static void flush_batch(reembed_ctx *x)
     x->done += (long)x->n;
     x->n = 0;
     if (x->progress)
-        fprintf(stderr, "\rreembed: %ld/%ld memories", x->done, x->total);
+        cli_printf(stderr, "\rreembed: %ld/%ld memories", x->done, x->total);
 }
 
 static int collect(void *p, const store_memory *m)
@@ -115,9 +115,9 @@ static int run_reembed(cli_common *c, int argc, char **argv)
     if (x.progress && x.done)
         fputc('\n', stderr);
     if (!st)
-        printf("reembedded %ld memories with %s\n", x.done, embed_id(x.e));
+        cli_printf(stdout, "reembedded %ld memories with %s\n", x.done, embed_id(x.e));
     free(x.out);
     embed_close(x.e);
     store_close(s);
-    return st ? cli_fail(&err) : EXIT_OK;
+    return st ? cli_fail(&err) : cli_committed("the reembedding");
 }

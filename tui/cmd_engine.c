@@ -105,40 +105,39 @@ static void bar(double v, int width)
 {
     int n = (int)(v * width + 0.5);
     for (int i = 0; i < width; i++)
-        fputs(i < n ? "#" : ".", stdout);
+        cli_put_own(stdout, i < n ? "#" : ".");
 }
 
 static void print_channels(const recall_result *r)
 {
-    printf("channels:");
+    cli_printf(stdout, "channels:");
     for (int ch = 0; ch < CH_COUNT; ch++) {
         const channel_status *cs = &r->ch[ch];
         if (cs->active)
-            printf("  %s %d (%.1f ms)%s", engine_channel_name(ch), cs->candidates, cs->ms,
-                   cs->candidates ? "" : " EMPTY");
+            cli_printf(stdout, "  %s %d (%.1f ms)%s", engine_channel_name(ch), cs->candidates,
+                       cs->ms, cs->candidates ? "" : " EMPTY");
         else
-            printf("  %s OFF (%s)", engine_channel_name(ch), cs->reason);
+            cli_printf(stdout, "  %s OFF (%s)", engine_channel_name(ch), cs->reason);
     }
     putchar('\n');
 }
 
-/* printf(fmt) of stored or user text, one line and terminal-safe, escapes
- * marked on a terminal. */
+/* fmt with text for its %s: stored or user text, one line and terminal-safe (in a
+ * pipe too), escapes marked on a terminal; fmt has one %s. */
 static void put_safe(const char *fmt, const char *text)
 {
-    char *safe = cli_safe(text, -1, cli_mark(1), NULL);
-    printf(fmt, safe ? safe : "?");
-    free(safe);
+    const char *at = strstr(fmt, "%s");
+    char head[128];
+    snprintf(head, sizeof head, "%.*s", (int)(at - fmt), fmt);
+    cli_put_own(stdout, head);
+    cli_put_safe(stdout, text);
+    cli_put_own(stdout, at + 2);
 }
 
 /* Text cut to cols columns and padded to them. */
 static void put_column(const char *text, int cols)
 {
-    int w = 0;
-    char *safe = cli_safe(text, cols, cli_mark(1), &w);
-    fputs(safe ? safe : "?", stdout);
-    printf("%*s", cols > w ? cols - w : 0, "");
-    free(safe);
+    cli_put_cut(stdout, text, cols, 1);
 }
 
 static void print_trace(const recall_result *r, const recall_hit *h)
@@ -146,23 +145,24 @@ static void print_trace(const recall_result *r, const recall_hit *h)
     for (int ch = 0; ch < CH_COUNT; ch++) {
         const trace_channel *tc = &h->ch[ch];
         if (!tc->ranked)
-            printf("      %-9s  -\n", engine_channel_name(ch));
+            cli_printf(stdout, "      %-9s  -\n", engine_channel_name(ch));
         else
-            printf("      %-9s  rank %-3d raw %-10.4g w %-5.2f  %.2f/(%.0f+%d) = %.6f\n",
-                   engine_channel_name(ch), tc->rank, tc->raw, tc->weight, tc->weight, r->rrf_k,
-                   tc->rank, tc->contribution);
+            cli_printf(stdout,
+                       "      %-9s  rank %-3d raw %-10.4g w %-5.2f  %.2f/(%.0f+%d) = %.6f\n",
+                       engine_channel_name(ch), tc->rank, tc->raw, tc->weight, tc->weight, r->rrf_k,
+                       tc->rank, tc->contribution);
     }
-    printf("      fused %.6f  x entity %.4f%s%s = %.6f", h->fused, h->eg_factor,
-           h->eg_spoken ? " (speaker named)" : "", h->eg_mentions ? " (entity named)" : "",
-           h->boosted);
+    cli_printf(stdout, "      fused %.6f  x entity %.4f%s%s = %.6f", h->fused, h->eg_factor,
+               h->eg_spoken ? " (speaker named)" : "", h->eg_mentions ? " (entity named)" : "",
+               h->boosted);
     for (int a = 0; a < h->n_adj; a++)
-        printf("  x %s %.4f", h->adj[a].name, h->adj[a].factor);
-    printf("  = ranking %.6f\n", h->ranking_score);
-    printf("      relevance %.6f / %.6f = %.4f   floor: %s%s", h->boosted, h->max_fused,
-           h->relevance_score, h->passed_by ? h->passed_by : "cut",
-           h->associated[0] ? " via " : "");
+        cli_printf(stdout, "  x %s %.4f", h->adj[a].name, h->adj[a].factor);
+    cli_printf(stdout, "  = ranking %.6f\n", h->ranking_score);
+    cli_printf(stdout, "      relevance %.6f / %.6f = %.4f   floor: %s%s", h->boosted, h->max_fused,
+               h->relevance_score, h->passed_by ? h->passed_by : "cut",
+               h->associated[0] ? " via " : "");
     put_safe("%s", h->associated); /* an id: stored text */
-    printf(" (cosine %.3f)\n", h->cosine);
+    cli_printf(stdout, " (cosine %.3f)\n", h->cosine);
 }
 
 static void print_row(const recall_hit *h, int rank)
@@ -170,77 +170,83 @@ static void print_row(const recall_hit *h, int rank)
     char date[11] = "-";
     if (h->mem.created_at)
         snprintf(date, sizeof date, "%.10s", h->mem.created_at);
-    printf("%3d  %.3f ", rank, h->relevance_score);
+    cli_printf(stdout, "%3d  %.3f ", rank, h->relevance_score);
     bar(h->relevance_score, 5);
-    printf("  %.2f  %.2f   %-10.4g %s  ", store_trust_score(&h->mem), h->mem.memory_confidence,
-           h->ranking_score, date);
+    cli_printf(stdout, "  %.2f  %.2f   %-10.4g %s  ", store_trust_score(&h->mem),
+               h->mem.memory_confidence, h->ranking_score, date);
     put_column(h->mem.speaker ? h->mem.speaker : "-", 10);
-    char *snip = cli_safe(h->mem.content, 60, cli_mark(1), NULL);
-    printf(" %s\n", snip ? snip : "?");
-    free(snip);
+    cli_put_own(stdout, " ");
+    cli_put_cut(stdout, h->mem.content, 60, 0);
+    cli_put_own(stdout, "\n");
 }
 
 static void print_table(const recall_result *r, int trace)
 {
     put_safe("query: %s", r->query);
-    printf("   type: %s   k: %g   candidates: %zu   %.1f ms\n", r->query_type, r->rrf_k,
-           r->candidates, r->timing_ms);
+    cli_printf(stdout, "   type: %s   k: %g   candidates: %zu   %.1f ms\n", r->query_type, r->rrf_k,
+               r->candidates, r->timing_ms);
     print_channels(r);
     if (r->abstained) {
-        printf("ABSTAINED: %s\n", r->abstention_reason);
+        cli_printf(stdout, "ABSTAINED: %s\n", r->abstention_reason);
         if (strcmp(r->abstention_reason, "no_candidates") == 0)
             put_safe("  %s\n", r->no_candidates_why); /* names the profile */
         else
-            printf("  floor: %s.\n  best cosine %.3f (threshold %.2f); entities named: %d; "
-                   "query words unknown to the store: %d\n",
-                   r->floor_rule, r->floor_best_value, r->floor_threshold, r->floor_named,
-                   r->floor_unknown_terms);
+            cli_printf(stdout,
+                       "  floor: %s.\n  best cosine %.3f (threshold %.2f); entities named: %d; "
+                       "query words unknown to the store: %d\n",
+                       r->floor_rule, r->floor_best_value, r->floor_threshold, r->floor_named,
+                       r->floor_unknown_terms);
         for (size_t i = 0; i < r->n_misses; i++) {
-            printf("  miss ");
+            cli_printf(stdout, "  miss ");
             print_row(&r->misses[i], (int)i + 1);
             if (trace)
                 print_trace(r, &r->misses[i]);
         }
         return;
     }
-    printf("  #  Relevance    Trust Mem.Conf Ranking    Date        Speaker    Content\n");
+    cli_printf(stdout,
+               "  #  Relevance    Trust Mem.Conf Ranking    Date        Speaker    Content\n");
     for (size_t i = 0; i < r->n_hits; i++) {
         print_row(&r->hits[i], r->hits[i].rank_position);
         if (trace)
             print_trace(r, &r->hits[i]);
     }
-    printf("Relevance is query-relative; Trust and Mem.Conf belong to the memory; none is "
-           "an answer probability.\n");
+    cli_printf(stdout,
+               "Relevance is query-relative; Trust and Mem.Conf belong to the memory; none is "
+               "an answer probability.\n");
     if (strcmp(r->rerank_status, "failed") == 0)
         put_safe("reranker failed, ranking kept as fused: %s\n", r->rerank_error);
     else if (strcmp(r->rerank_status, "applied") == 0)
-        printf("reranked by an external program (the \"rerank\" adjustment)\n");
+        cli_printf(stdout, "reranked by an external program (the \"rerank\" adjustment)\n");
     if (r->feedback_judgements)
-        printf("feedback: %zu judgement(s) adjust the ranking (--no-adaptive to ignore)\n",
-               r->feedback_judgements);
+        cli_printf(stdout,
+                   "feedback: %zu judgement(s) adjust the ranking (--no-adaptive to ignore)\n",
+                   r->feedback_judgements);
 }
 
 static void print_explain(const recall_result *r)
 {
     const recall_explain *ex = r->explain;
     put_safe("explain %s", ex->id);
-    printf(": %s\n", ex->verdict);
+    cli_printf(stdout, ": %s\n", ex->verdict);
     if (!ex->found)
         return;
     for (int ch = 0; ch < CH_COUNT; ch++) {
         if (!r->ch[ch].active)
-            printf("  %-9s inactive (%s)\n", engine_channel_name(ch), r->ch[ch].reason);
+            cli_printf(stdout, "  %-9s inactive (%s)\n", engine_channel_name(ch), r->ch[ch].reason);
         else if (!ex->ch[ch].ranked)
-            printf("  %-9s not a candidate\n", engine_channel_name(ch));
+            cli_printf(stdout, "  %-9s not a candidate\n", engine_channel_name(ch));
         else
-            printf("  %-9s rank %d%s, raw %.4g, contribution %.6f\n", engine_channel_name(ch),
-                   ex->ch[ch].rank, ex->in_top_n[ch] ? "" : " (below top N)", ex->ch[ch].raw,
-                   ex->ch[ch].contribution);
+            cli_printf(stdout, "  %-9s rank %d%s, raw %.4g, contribution %.6f\n",
+                       engine_channel_name(ch), ex->ch[ch].rank,
+                       ex->in_top_n[ch] ? "" : " (below top N)", ex->ch[ch].raw,
+                       ex->ch[ch].contribution);
     }
-    printf("  fused %.6f (position %d among candidates), ranking %.6f, relevance %.4f, "
-           "coverage %.3f, cosine %.3f\n",
-           ex->fused, ex->fused_rank, ex->ranking_score, ex->relevance_score, ex->coverage,
-           ex->cosine);
+    cli_printf(stdout,
+               "  fused %.6f (position %d among candidates), ranking %.6f, relevance %.4f, "
+               "coverage %.3f, cosine %.3f\n",
+               ex->fused, ex->fused_rank, ex->ranking_score, ex->relevance_score, ex->coverage,
+               ex->cosine);
 }
 
 static int run_recall(cli_common *c, int argc, char **argv)
@@ -314,13 +320,13 @@ static int run_recall(cli_common *c, int argc, char **argv)
             char report[4096];
             int bad = recall_audit(r, report, sizeof report);
             if (bad) {
-                fputs(report, stderr);
+                cli_put_text(stderr, report);
                 status = cli_error(EXIT_RUNTIME,
                                    "audit: %d score(s) do not follow from their "
                                    "trace",
                                    bad);
             } else if (!json) {
-                printf("audit: every score recomputed from its trace\n");
+                cli_printf(stdout, "audit: every score recomputed from its trace\n");
             }
         }
     }
@@ -385,20 +391,21 @@ static int run_health(cli_common *c, int argc, char **argv)
     } else {
         put_safe("store      %s", store_path(s));
         put_safe(" (profile %s)\n", store_profile(s));
-        printf("memories   %lld, entities %lld, links %lld, edges %lld, vectors %lld, pinned "
-               "%lld\n",
-               (long long)h.counts.memories, (long long)h.counts.entities,
-               (long long)h.counts.links, (long long)h.counts.edges, (long long)h.counts.vectors,
-               (long long)h.counts.pinned);
+        cli_printf(stdout,
+                   "memories   %lld, entities %lld, links %lld, edges %lld, vectors %lld, pinned "
+                   "%lld\n",
+                   (long long)h.counts.memories, (long long)h.counts.entities,
+                   (long long)h.counts.links, (long long)h.counts.edges,
+                   (long long)h.counts.vectors, (long long)h.counts.pinned);
         put_safe("embedder   %s", h.embedder_id ? h.embedder_id : "none");
-        printf(" (%d dimensions); ", h.embedder_dim);
+        cli_printf(stdout, " (%d dimensions); ", h.embedder_dim);
         /* the stored one comes from the file: hostile */
         put_safe("stored vectors from %s", h.store_embedder_id ? h.store_embedder_id : "none");
-        printf("; %lld missing\n", (long long)h.vectors_missing);
+        cli_printf(stdout, "; %lld missing\n", (long long)h.vectors_missing);
         for (int ch = 0; ch < CH_COUNT; ch++)
-            printf("%-10s %s%s%s\n", engine_channel_name(ch),
-                   h.ch[ch].active ? "active" : "inactive", h.ch[ch].active ? "" : ": ",
-                   h.ch[ch].active ? "" : h.ch[ch].reason);
+            cli_printf(stdout, "%-10s %s%s%s\n", engine_channel_name(ch),
+                       h.ch[ch].active ? "active" : "inactive", h.ch[ch].active ? "" : ": ",
+                       h.ch[ch].active ? "" : h.ch[ch].reason);
     }
     engine_close(e);
     store_close(s);

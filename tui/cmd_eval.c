@@ -123,7 +123,7 @@ static void score_query(eval_state *st, const recall_result *r, const cJSON *evi
 static void show_progress(eval_state *st)
 {
     if (st->progress && (st->done % 10 == 0 || st->done == st->total))
-        fprintf(stderr, "\reval: %ld/%ld queries", st->done, st->total);
+        cli_printf(stderr, "\reval: %ld/%ld queries", st->done, st->total);
 }
 
 /* Recall q; with the floor as configured for scoring, and without it for the
@@ -290,32 +290,33 @@ static void print_json(const eval_state *st, int with_sweep)
 
 static void print_table(const eval_state *st, int with_sweep)
 {
-    printf("%-15s %7s", "category", "queries");
+    cli_printf(stdout, "%-15s %7s", "category", "queries");
     for (int j = 0; j < st->nk; j++)
-        printf("   R@%-3d", st->k[j]);
-    printf("    MRR  abstained\n");
+        cli_printf(stdout, "   R@%-3d", st->k[j]);
+    cli_printf(stdout, "    MRR  abstained\n");
     for (int c = 1; c <= CATS; c++) {
         const tally *t = &st->cat[c % CATS];
         if (!t->queries)
             continue;
-        printf("%-15s %7ld", cat_names[c % CATS], t->queries);
+        cli_printf(stdout, "%-15s %7ld", cat_names[c % CATS], t->queries);
         for (int j = 0; j < st->nk; j++)
-            printf("  %6.3f", t->recall[j] / t->queries);
-        printf("  %6.3f  %5ld (%.1f %%)\n", t->mrr / t->queries, t->abstained,
-               100.0 * t->abstained / t->queries);
+            cli_printf(stdout, "  %6.3f", t->recall[j] / t->queries);
+        cli_printf(stdout, "  %6.3f  %5ld (%.1f %%)\n", t->mrr / t->queries, t->abstained,
+                   100.0 * t->abstained / t->queries);
     }
     if (st->off_n)
-        printf("off-topic       %7ld  abstained %ld (%.1f %%)\n", st->off_n, st->off_abstained,
-               100.0 * st->off_abstained / st->off_n);
+        cli_printf(stdout, "off-topic       %7ld  abstained %ld (%.1f %%)\n", st->off_n,
+                   st->off_abstained, 100.0 * st->off_abstained / st->off_n);
     if (!with_sweep)
         return;
-    printf("\nfloor sweep (risk-coverage): share of questions that abstain at each cosine "
-           "threshold\n");
-    printf("threshold   false abstention (scored)   off-topic abstention\n");
+    cli_printf(stdout,
+               "\nfloor sweep (risk-coverage): share of questions that abstain at each cosine "
+               "threshold\n");
+    cli_printf(stdout, "threshold   false abstention (scored)   off-topic abstention\n");
     for (int s = 0; s < SWEEP_STEPS; s++)
-        printf("  %.2f          %6.1f %%                  %6.1f %%\n", thresholds(s),
-               st->scored.n ? 100.0 * st->scored.abst[s] / st->scored.n : 0,
-               st->off.n ? 100.0 * st->off.abst[s] / st->off.n : 0);
+        cli_printf(stdout, "  %.2f          %6.1f %%                  %6.1f %%\n", thresholds(s),
+                   st->scored.n ? 100.0 * st->scored.abst[s] / st->scored.n : 0,
+                   st->off.n ? 100.0 * st->off.abst[s] / st->off.n : 0);
 }
 
 static const char eval_usage[] =

@@ -38,14 +38,14 @@ static int list_feedback(store *s)
         const char *id = store_get(s, NULL, fb[i].rid, &m, &e2) ? "?" : m.id;
         char *q = text_escape(fb[i].query, strlen(fb[i].query), 0);
         char *safe = text_escape(id, strlen(id), 0);
-        printf("%c %s\t%s\t%s\n", fb[i].label > 0 ? '+' : '-', safe ? safe : "?",
-               fb[i].query_type ? fb[i].query_type : "-", q ? q : "?");
+        cli_printf(stdout, "%c %s\t%s\t%s\n", fb[i].label > 0 ? '+' : '-', safe ? safe : "?",
+                   fb[i].query_type ? fb[i].query_type : "-", q ? q : "?");
         free(q);
         free(safe);
         if (strcmp(id, "?") != 0)
             store_memory_clear(&m);
     }
-    printf("%zu judgement%s\n", n, n == 1 ? "" : "s");
+    cli_printf(stdout, "%zu judgement%s\n", n, n == 1 ? "" : "s");
     store_feedback_free(fb, n);
     return EXIT_OK;
 }
@@ -69,13 +69,13 @@ static int judge(store *s, const char *query, const char *id, int label)
         st = engine_feedback(e, r, id, label, &err);
     if (!st) {
         char *safe = text_escape(id, strlen(id), 0);
-        printf("recorded: %s is %s to this query\n", safe ? safe : "?",
-               label > 0 ? "relevant" : "not relevant");
+        cli_printf(stdout, "recorded: %s is %s to this query\n", safe ? safe : "?",
+                   label > 0 ? "relevant" : "not relevant");
         free(safe);
     }
     recall_free(r);
     engine_close(e);
-    return st ? cli_fail(&err) : EXIT_OK;
+    return st ? cli_fail(&err) : cli_committed("the judgement");
 }
 
 static int run_feedback(cli_common *c, int argc, char **argv)
@@ -128,8 +128,10 @@ static int run_feedback(cli_common *c, int argc, char **argv)
             st = engine_feedback_reset(e, &err);
         engine_close(e);
         status = st ? cli_fail(&err) : EXIT_OK;
-        if (!st)
-            printf("forgot every judgement of profile %s\n", store_profile(s));
+        if (!st) {
+            cli_printf(stdout, "forgot every judgement of profile %s\n", store_profile(s));
+            status = cli_committed("the reset");
+        }
     } else {
         status = judge(s, query, argv[optind], label);
     }

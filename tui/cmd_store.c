@@ -1,7 +1,9 @@
 /* cmd_store.c - the commands that read and write memories: import, export,
  * add, list, show, delete, demo. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,9 +35,9 @@ static void show_progress(void *ctx, const import_stats *st)
 {
     struct progress *p = ctx;
     double dt = seconds_since(&p->start);
-    fprintf(stderr, "\rimporting: %llu memories, %.1f MB, %.0f/s   ",
-            (unsigned long long)st->records, (double)st->bytes / 1e6,
-            dt > 0 ? (double)st->records / dt : 0.0);
+    cli_printf(stderr, "\rimporting: %llu memories, %.1f MB, %.0f/s   ",
+               (unsigned long long)st->records, (double)st->bytes / 1e6,
+               dt > 0 ? (double)st->records / dt : 0.0);
     p->shown = 1;
 }
 
@@ -47,10 +49,10 @@ static char embedder_note[256];
 static void print_embedder_note(void)
 {
     if (embedder_note[0])
-        fprintf(stderr,
-                "memscope: note: the store's vectors come from %s; new memories "
-                "get none until `memscope reembed`\n",
-                embedder_note);
+        cli_printf(stderr,
+                   "memscope: note: the store's vectors come from %s; new memories "
+                   "get none until `memscope reembed`\n",
+                   embedder_note);
 }
 
 /* Attach an embedder so memories imported without vectors get one: spec, or
@@ -87,6 +89,43 @@ static embedder *attach_embedder(store *s, const char *spec, int *failed, ms_err
     embed_vectorizer(e, &vz);
     store_set_vectorizer(s, &vz);
     return e;
+}
+
+/* Ctrl-C during an import: set by on_interrupt, checked before the commit. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+/* Catch SIGINT for the import (on = 1), without SA_RESTART, so that an
+ * open(2) waiting for a FIFO's writer returns; restore it (on = 0). */
+static void catch_interrupt(int on)
+{
+    static struct sigaction old;
+    if (on) {
+        struct sigaction sa = {0};
+        sa.sa_handler = on_interrupt;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old);
+    } else {
+        sigaction(SIGINT, &old, NULL);
+    }
+}
+
+/* A FIFO as a source waits in open(2) until a process writes it: say so,
+ * and that Ctrl-C stops it. */
+static void note_fifos(int argc, char **argv, int from)
+{
+    struct stat sb;
+    for (int i = from; i < argc; i++)
+        if (strcmp(argv[i], "-") != 0 && stat(argv[i], &sb) == 0 && S_ISFIFO(sb.st_mode))
+            cli_error(EXIT_OK,
+                      "note: %s is a FIFO: waiting for a process to write it "
+                      "(Ctrl-C stops, importing nothing)",
+                      argv[i]);
 }
 
 static const char import_usage[] =
@@ -151,15 +190,20 @@ static int run_import(cli_common *c, int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage(&cmd_import, "name at least one FILE");
+    catch_interrupt(1); /* from here, Ctrl-C leaves no store behind */
+    note_fifos(argc, argv, optind);
     int created;
     store *s = cli_open(c, 1, &created);
-    if (!s)
+    if (!s) {
+        catch_interrupt(0);
         return EXIT_RUNTIME;
+    }
     ms_error err;
     ms_error_clear(&err);
     int failed;
     embedder *e = attach_embedder(s, spec, &failed, &err);
     if (failed) {
+        catch_interrupt(0);
         store_close(s);
         if (created)
             cli_unlink_store(cli_db_path(c));
@@ -173,12 +217,16 @@ static int run_import(cli_common *c, int argc, char **argv)
     }
     import_stats st = {0};
     ms_status code = store_begin(s, &err);
-    for (int i = optind; !code && i < argc; i++)
+    for (int i = optind; !code && !interrupted && i < argc; i++)
         code = import_file(s, argv[i], &io, &st, &err);
+    if (interrupted) /* whatever the import's own error: say why it stopped */
+        code = ms_fail(&err, MS_IO, "interrupted (Ctrl-C): nothing was imported (store %s)",
+                       cli_db_path(c));
     if (!code)
         code = store_end(s, &err);
     else
         store_rollback(s);
+    catch_interrupt(0);
     if (p.shown)
         fputc('\n', stderr);
     store_close(s);
@@ -190,13 +238,16 @@ static int run_import(cli_common *c, int argc, char **argv)
     }
     print_embedder_note();
     double dt = seconds_since(&p.start);
-    printf("imported %llu memories (%llu new, %llu replaced, %llu skipped) in %.2f s into %s\n",
-           (unsigned long long)st.records, (unsigned long long)st.inserted,
-           (unsigned long long)st.replaced, (unsigned long long)st.skipped, dt, cli_db_path(c));
-    return EXIT_OK;
+    cli_printf(stdout,
+               "imported %llu memories (%llu new, %llu replaced, %llu skipped) in %.2f s into %s\n",
+               (unsigned long long)st.records, (unsigned long long)st.inserted,
+               (unsigned long long)st.replaced, (unsigned long long)st.skipped, dt, cli_db_path(c));
+    return cli_committed("the import");
 }
 
 /* ---- export ------------------------------------------------------------ */
+
+enum { OPT_FORCE = OPT_FIRST_OWN }; /* export and demo */
 
 /* export_jsonl to out, through cli_print_json when out is a terminal. */
 static ms_status export_to(store *s, FILE *out, int all_profiles, ms_error *err)
@@ -218,26 +269,170 @@ static ms_status export_to(store *s, FILE *out, int all_profiles, ms_error *err)
 }
 
 static const char export_usage[] =
-    "usage: memscope export [--db PATH] [--profile NAME] [-o FILE]\n"
+    "usage: memscope export [--db PATH] [--profile NAME] [-o FILE] [--force]\n"
     "\n"
     "Write memories as JSONL: every profile, or only the one named with --profile.\n"
     "Each line carries its profile and given entities, so export, import and export\n"
-    "again gives the same file. -o writes FILE atomically (default standard output).\n";
+    "again gives the same file. -o writes FILE atomically (default standard output);\n"
+    "a FIFO or a device is written into. -o never writes over the store it reads, and\n"
+    "replaces an existing file only when it is a previous export (or empty), unless\n"
+    "--force is given.\n";
 
 static int run_export(cli_common *c, int argc, char **argv);
 const cli_command cmd_export = {"export", "write memories as JSONL", export_usage, run_export};
 
+/* path made absolute with its directory's symbolic links resolved (the
+ * file itself need not exist) into out; -1 when its directory does not
+ * resolve. */
+static int canonical_path(const char *path, char out[PATH_MAX])
+{
+    char full[PATH_MAX];
+    if (realpath(path, full)) {
+        snprintf(out, PATH_MAX, "%s", full);
+        return 0;
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (slash)
+        *slash = '\0';
+    if (!realpath(slash ? (dir[0] ? dir : "/") : ".", full))
+        return -1;
+    int n = snprintf(out, PATH_MAX, "%s/%s", strcmp(full, "/") == 0 ? "" : full, base);
+    return n < PATH_MAX ? 0 : -1;
+}
+
+/* Is outpath the store db, or its -wal or -shm file, under any name? */
+static int is_the_store(const char *outpath, const char *db)
+{
+    char out[PATH_MAX], store_path[PATH_MAX], side[PATH_MAX + 8];
+    if (canonical_path(outpath, out) || canonical_path(db, store_path))
+        return 0;
+    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        snprintf(side, sizeof side, "%s%s", store_path, suffixes[i]);
+        struct stat a, b;
+        if (strcmp(out, side) == 0 || (stat(outpath, &a) == 0 && stat(side, &b) == 0 &&
+                                       a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+            return 1;
+    }
+    return 0;
+}
+
+/* Does the regular file at path look like a previous export: empty, or a
+ * first line that is a memory object (JSON with a string "content")? */
+static int is_previous_export(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n = getline(&line, &cap, f);
+    int empty = n < 0 && !ferror(f);
+    fclose(f);
+    cJSON *o = n > 0 ? cJSON_ParseWithLength(line, (size_t)n) : NULL;
+    int yes = empty || cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "content"));
+    cJSON_Delete(o);
+    free(line);
+    return yes;
+}
+
+/* Open a FIFO or a character device to write into: a FIFO that no process
+ * reads is an error, not a wait. */
+static FILE *open_direct(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENXIO)
+            cli_error(EXIT_RUNTIME, "cannot write %s: no process is reading the FIFO", path);
+        else
+            cli_error(EXIT_RUNTIME, "cannot write %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        cli_error(EXIT_RUNTIME, "cannot write %s: %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+/* Where export -o writes: checks outpath (see export_usage) and opens a
+ * temporary file beside it (*tmp set, renamed over it at the end), or the
+ * FIFO or device itself (*tmp = ""). A symbolic link is followed: its
+ * target is replaced, the link stays. Prints the refusal and returns NULL. */
+static FILE *open_export(const char *outpath, const char *db, int force, char tmp[PATH_MAX],
+                         char target[PATH_MAX])
+{
+    tmp[0] = '\0';
+    snprintf(target, PATH_MAX, "%s", outpath);
+    struct stat sb;
+    int refused = 1;
+    if (is_the_store(outpath, db))
+        cli_error(EXIT_RUNTIME, "cannot write %s: it is the store being exported (%s)", outpath,
+                  db);
+    else if (lstat(outpath, &sb) == 0 && S_ISLNK(sb.st_mode) && !realpath(outpath, target))
+        cli_error(EXIT_RUNTIME, "cannot write %s: it is a symbolic link to nothing", outpath);
+    else if (stat(target, &sb) != 0 || S_ISFIFO(sb.st_mode) || S_ISCHR(sb.st_mode))
+        refused = 0;
+    else if (!S_ISREG(sb.st_mode))
+        cli_error(EXIT_RUNTIME, "cannot write %s: it is %s, not a regular file", outpath,
+                  S_ISDIR(sb.st_mode) ? "a directory" : "a special file");
+    else if (!force && !is_previous_export(target))
+        cli_error(EXIT_RUNTIME, "%s exists and is not a memscope export; use --force to replace it",
+                  outpath);
+    else
+        refused = 0;
+    if (refused)
+        return NULL;
+    if (stat(target, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISCHR(sb.st_mode)))
+        return open_direct(target);
+    int fd = -1;
+    if (snprintf(tmp, PATH_MAX, "%.*s.tmp-XXXXXX", PATH_MAX - 16, target) < PATH_MAX)
+        fd = mkstemp(tmp);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!out) {
+        cli_error(EXIT_RUNTIME, "cannot write %s: %s", outpath, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+    }
+    return out;
+}
+
+/* Close an export -o wrote and move it into place (or remove it, when code
+ * is an error). Returns code, or the error of the close or the rename. */
+static ms_status finish_export(FILE *out, const char *outpath, const char *tmp, const char *target,
+                               ms_status code, ms_error *err)
+{
+    if (fclose(out) != 0 && !code)
+        code = ms_fail(err, MS_IO, "cannot write %s: %s", outpath, strerror(errno));
+    if (tmp[0] && !code && rename(tmp, target) != 0)
+        code = ms_fail(err, MS_IO, "cannot write %s: %s", outpath, strerror(errno));
+    if (tmp[0] && code)
+        unlink(tmp);
+    return code;
+}
+
 static int run_export(cli_common *c, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CLI_COMMON_OPTIONS, {"output", required_argument, NULL, 'o'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {CLI_COMMON_OPTIONS,
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"force", no_argument, NULL, OPT_FORCE},
+                                         {0, 0, 0, 0}};
     const char *outpath = NULL;
-    int opt;
+    int force = 0, opt;
     while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
         if (cli_common_option(c, opt, &cmd_export))
             continue;
         if (opt == 'o')
             outpath = optarg;
+        else if (opt == OPT_FORCE)
+            force = 1;
         else
             return cli_bad_option(&cmd_export, argv);
     }
@@ -246,16 +441,11 @@ static int run_export(cli_common *c, int argc, char **argv)
     store *s = cli_open(c, 0, NULL);
     if (!s)
         return EXIT_RUNTIME;
-    char tmp[PATH_MAX];
-    FILE *out = stdout;
-    if (outpath) {
-        snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", outpath);
-        int fd = mkstemp(tmp);
-        out = fd >= 0 ? fdopen(fd, "w") : NULL;
-        if (!out) {
-            store_close(s);
-            return cli_error(EXIT_RUNTIME, "cannot write %s: %s", outpath, strerror(errno));
-        }
+    char tmp[PATH_MAX], target[PATH_MAX];
+    FILE *out = outpath ? open_export(outpath, cli_db_path(c), force, tmp, target) : stdout;
+    if (!out) {
+        store_close(s);
+        return EXIT_RUNTIME;
     }
     ms_error err;
     ms_error_clear(&err);
@@ -269,14 +459,8 @@ static int run_export(cli_common *c, int argc, char **argv)
     }
     store_end(s, NULL);
     store_close(s);
-    if (outpath) {
-        if (fclose(out) != 0 && !code)
-            code = ms_fail(&err, MS_IO, "cannot write %s: %s", outpath, strerror(errno));
-        if (!code && rename(tmp, outpath) != 0)
-            code = ms_fail(&err, MS_IO, "cannot write %s: %s", outpath, strerror(errno));
-        if (code)
-            unlink(tmp);
-    }
+    if (outpath)
+        code = finish_export(out, outpath, tmp, target, code, &err);
     return code ? cli_fail(&err) : EXIT_OK;
 }
 
@@ -318,6 +502,21 @@ static int add_entity(store_memory *m, const char *name)
     return m->entities[m->n_entities++] ? 0 : -1;
 }
 
+/* A TIME option's value: 0 when it is one the store keeps, else a usage
+ * error that names the option (not the field it fills). */
+static int check_time_option(const char *option, const char *value)
+{
+    int64_t ts;
+    int bad = store_parse_time(value, &ts);
+    if (bad == -2)
+        return cli_usage(&cmd_add, "%s '%s' is outside the years 0000 to 9999 (in UTC)", option,
+                         value);
+    if (bad)
+        return cli_usage(&cmd_add, "%s takes an ISO 8601 time like 2023-05-08T13:56:00Z, not '%s'",
+                         option, value);
+    return 0;
+}
+
 /* Parse add's options into m; returns 0 or a usage status. */
 static int parse_add(cli_common *c, int argc, char **argv, store_memory *m)
 {
@@ -348,12 +547,11 @@ static int parse_add(cli_common *c, int argc, char **argv, store_memory *m)
             m->id = strdup(optarg);
             break;
         case OPT_AT:
-            free(m->created_at);
-            m->created_at = strdup(optarg);
-            break;
         case OPT_EVENT:
-            free(m->event_time);
-            m->event_time = strdup(optarg);
+            if (check_time_option(opt == OPT_AT ? "--at" : "--event-time", optarg))
+                return EXIT_USAGE;
+            free(opt == OPT_AT ? m->created_at : m->event_time);
+            *(opt == OPT_AT ? &m->created_at : &m->event_time) = strdup(optarg);
             break;
         case OPT_SPEAKER:
             free(m->speaker);
@@ -430,6 +628,9 @@ static int run_add(cli_common *c, int argc, char **argv)
             print_embedder_note();
             cli_print_safe(stdout, m.id);
             putchar('\n');
+            char what[STORE_ID_MAX + 16];
+            snprintf(what, sizeof what, "memory %s", m.id);
+            status = cli_committed(what);
         }
         store_close(s);
         if (code && created)
@@ -533,7 +734,7 @@ const cli_command cmd_show = {"show", "print one memory with entities and edges"
 
 static void show_line(const char *label, const char *value)
 {
-    printf("%-18s ", label);
+    cli_printf(stdout, "%-18s ", label);
     put_field(value ? value : "-");
     putchar('\n');
 }
@@ -570,7 +771,7 @@ static void show_text(store_memory *m, store_edge *edges, size_t ne, store *s)
             continue;
         snprintf(num, sizeof num, "%s %.2f ->", store_edge_type_name(edges[i].type),
                  edges[i].weight);
-        printf("%-18s %s ", i ? "" : "edges", num);
+        cli_printf(stdout, "%-18s %s ", i ? "" : "edges", num);
         put_field(o.id);
         putchar('\n');
         store_memory_clear(&o);
@@ -708,8 +909,9 @@ static int run_delete(cli_common *c, int argc, char **argv)
     store_close(s);
     if (code)
         return cli_fail(&err);
-    printf("deleted %d %s\n", argc - optind, argc - optind == 1 ? "memory" : "memories");
-    return EXIT_OK;
+    cli_printf(stdout, "deleted %d %s\n", argc - optind,
+               argc - optind == 1 ? "memory" : "memories");
+    return cli_committed("the deletion");
 }
 
 /* ---- demo -------------------------------------------------------------- */
@@ -724,10 +926,11 @@ static const char demo_usage[] =
     "with dated events, recurring people, multi-session threads, contradicting\n"
     "facts from sources of different trust and some low-confidence guesses.\n"
     "The default PATH is $XDG_DATA_HOME/memscope/demo.db (never your own store).\n"
-    "An existing store at PATH is replaced only with --force. --tour then opens the\n"
-    "browser on it and steps through a guided tour.\n";
+    "An existing memscope store at PATH is replaced only with --force; any other\n"
+    "file is never replaced. --tour then opens the browser on it and steps through\n"
+    "a guided tour.\n";
 
-enum { OPT_FORCE = OPT_FIRST_OWN, OPT_TOUR };
+enum { OPT_TOUR = OPT_FIRST_OWN + 1 };
 
 static int run_demo(cli_common *c, int argc, char **argv);
 const cli_command cmd_demo = {"demo", "write the bundled demo store", demo_usage, run_demo};
@@ -737,12 +940,7 @@ static const char *demo_path(const cli_common *c)
     static char path[PATH_MAX];
     if (c->db && *c->db)
         return c->db;
-    const char *data = getenv("XDG_DATA_HOME");
-    const char *home = getenv("HOME");
-    if (data && *data == '/')
-        snprintf(path, sizeof path, "%s/memscope/demo.db", data);
-    else
-        snprintf(path, sizeof path, "%s/.local/share/memscope/demo.db", home ? home : ".");
+    cli_data_path("demo.db", path, sizeof path);
     return path;
 }
 
@@ -793,6 +991,10 @@ static int run_demo(cli_common *c, int argc, char **argv)
     if (optind < argc)
         return cli_usage(&cmd_demo, "unexpected argument '%s'", argv[optind]);
     c->db = demo_path(c);
+    if (!*c->db)
+        return cli_error(EXIT_RUNTIME,
+                         "no place for the demo store: HOME is not an existing directory and "
+                         "XDG_DATA_HOME is not an absolute path; give --db PATH");
     if (c->readonly)
         return cli_error(EXIT_RUNTIME,
                          "cannot write the demo store: --read-only was given "
@@ -802,6 +1004,11 @@ static int run_demo(cli_common *c, int argc, char **argv)
     if (stat(c->db, &sb) == 0) {
         if (!force && !tour)
             return cli_error(EXIT_RUNTIME, "%s exists; use --force to replace it", c->db);
+        if (force && !store_file_is_store(c->db))
+            return cli_error(EXIT_RUNTIME,
+                             "%s is %s, not a memscope store: demo --force replaces only a "
+                             "memscope store",
+                             c->db, S_ISDIR(sb.st_mode) ? "a directory" : "another file");
         if (force)
             cli_unlink_store(c->db);
     }
@@ -821,7 +1028,8 @@ static int run_demo(cli_common *c, int argc, char **argv)
             cli_unlink_store(c->db);
             return cli_fail(&err);
         }
-        printf("wrote the demo store to %s\n", c->db);
+        cli_printf(stdout, "wrote the demo store to %s\n", c->db);
+        cli_committed("the demo store");
     }
     if (tour)
         return browse_run(c, 1);

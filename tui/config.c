@@ -19,8 +19,10 @@ void config_path(char *out, size_t len)
     const char *cfg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
     if (cfg && *cfg == '/')
         snprintf(out, len, "%s/memscope/config", cfg);
+    else if (home && *home == '/') /* never a config from the current directory */
+        snprintf(out, len, "%s/.config/memscope/config", home);
     else
-        snprintf(out, len, "%s/.config/memscope/config", home ? home : ".");
+        snprintf(out, len, "%s", ""); /* none: fopen("") is ENOENT */
 }
 
 static int config_int(const char *v, int lo, int hi, int *out)

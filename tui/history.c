@@ -36,7 +36,7 @@ static void hist_path(const char *name, char *out, size_t len)
     const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
     if (state && *state == '/')
         snprintf(out, len, "%s/memscope/%s", state, name);
-    else if (home && *home)
+    else if (home && *home == '/')
         snprintf(out, len, "%s/.local/state/memscope/%s", home, name);
     else
         out[0] = '\0';

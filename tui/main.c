@@ -18,21 +18,20 @@ static const cli_command *const commands[] = {
 
 static void usage(FILE *out)
 {
-    fputs("usage: memscope [--db PATH] [--profile NAME] [--read-only] [--theme NAME]\n"
-          "       memscope COMMAND [options] [args]\n"
-          "\n"
-          "With no command, memscope opens the full-screen browser on the store.\n"
-          "\n"
-          "Commands:\n",
-          out);
+    cli_put_own(out, "usage: memscope [--db PATH] [--profile NAME] [--read-only] [--theme NAME]\n"
+                     "       memscope COMMAND [options] [args]\n"
+                     "\n"
+                     "With no command, memscope opens the full-screen browser on the store.\n"
+                     "\n"
+                     "Commands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
-        fprintf(out, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
-    fputs("\n"
-          "Every command takes --db PATH (default $MEMSCOPE_DB, else\n"
-          "$XDG_DATA_HOME/memscope/memory.db), --profile NAME (default $MEMSCOPE_PROFILE,\n"
-          "else \"default\") and --help. Exit status: 0 success, 1 error, 2 usage error.\n"
-          "See memscope(1).\n",
-          out);
+        cli_printf(out, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
+    cli_put_own(out,
+                "\n"
+                "Every command takes --db PATH (default $MEMSCOPE_DB, else\n"
+                "$XDG_DATA_HOME/memscope/memory.db), --profile NAME (default $MEMSCOPE_PROFILE,\n"
+                "else \"default\") and --help. Exit status: 0 success, 1 error, 2 usage error.\n"
+                "See memscope(1).\n");
 }
 
 int main(int argc, char **argv)
@@ -44,7 +43,7 @@ int main(int argc, char **argv)
      * in the middle of a transaction without a word. */
     signal(SIGXFSZ, SIG_IGN);
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
-        printf("memscope %s\n", MEMSCOPE_VERSION);
+        cli_printf(stdout, "memscope %s\n", MEMSCOPE_VERSION);
         return EXIT_OK;
     }
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

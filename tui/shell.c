@@ -56,7 +56,7 @@ static int shell_fail(shell *sh, const char *fmt, ...)
 
 static void shell_print(vrow *l)
 {
-    puts(l->s ? l->s : "");
+    cli_printf(stdout, "%s\n", l->s ? l->s : "");
     vrow_clear(l);
 }
 
@@ -81,29 +81,30 @@ static void shell_row(shell *sh, const recall_hit *h, const char *rank)
 
 static void shell_header(const recall_result *r)
 {
-    printf("%s query, k %g, %zu candidates, %.1f ms; channels:", r->query_type, r->rrf_k,
-           r->candidates, r->timing_ms);
+    cli_printf(stdout, "%s query, k %g, %zu candidates, %.1f ms; channels:", r->query_type,
+               r->rrf_k, r->candidates, r->timing_ms);
     for (int c = 0; c < CH_COUNT; c++) {
         const channel_status *cs = &r->ch[c];
         if (!cs->active)
-            printf(" %s OFF(%s)", engine_channel_name(c), cs->reason);
+            cli_printf(stdout, " %s OFF(%s)", engine_channel_name(c), cs->reason);
         else
-            printf(" %s %d%s", engine_channel_name(c), cs->candidates,
-                   cs->candidates ? "" : " EMPTY");
+            cli_printf(stdout, " %s %d%s", engine_channel_name(c), cs->candidates,
+                       cs->candidates ? "" : " EMPTY");
     }
     putchar('\n');
 }
 
 static void shell_abstained(shell *sh, const recall_result *r)
 {
-    printf("ABSTAINED: %s\n", r->abstention_reason);
+    cli_printf(stdout, "ABSTAINED: %s\n", r->abstention_reason);
     if (strcmp(r->abstention_reason, "no_candidates") == 0) {
-        printf("  %s\n", r->no_candidates_why);
+        cli_printf(stdout, "  %s\n", r->no_candidates_why);
         return;
     }
-    printf("  floor: %s.\n  best cosine %.3f vs %.2f; entities named %d; unknown words %d\n",
-           r->floor_rule, r->floor_best_value, r->floor_threshold, r->floor_named,
-           r->floor_unknown_terms);
+    cli_printf(stdout,
+               "  floor: %s.\n  best cosine %.3f vs %.2f; entities named %d; unknown words %d\n",
+               r->floor_rule, r->floor_best_value, r->floor_threshold, r->floor_named,
+               r->floor_unknown_terms);
     for (size_t i = 0; i < r->n_misses; i++) {
         char rank[32];
         snprintf(rank, sizeof rank, "m%zu", i + 1);
@@ -118,15 +119,16 @@ static void shell_table(shell *sh, const recall_result *r)
         shell_abstained(sh, r);
         return;
     }
-    printf("  #  ID        Relevance  Trust  Mem.Conf  Ranking  Date        Speaker    "
-           "Content\n");
+    cli_printf(stdout, "  #  ID        Relevance  Trust  Mem.Conf  Ranking  Date        Speaker    "
+                       "Content\n");
     for (size_t i = 0; i < r->n_hits; i++) {
         char rank[32];
         snprintf(rank, sizeof rank, "%d", r->hits[i].rank_position);
         shell_row(sh, &r->hits[i], rank);
     }
     if (r->n_misses)
-        printf("(%zu nearest misses cut by the floor: trace m1..m%zu)\n", r->n_misses, r->n_misses);
+        cli_printf(stdout, "(%zu nearest misses cut by the floor: trace m1..m%zu)\n", r->n_misses,
+                   r->n_misses);
 }
 
 /* ---- commands ------------------------------------------------------------------ */
@@ -165,7 +167,7 @@ static void shell_lines(shell *sh,
         vrow_init(&lines[k], sh->width);
     int n = fmt(lines, 32, r, h);
     for (int k = 0; k < n; k++)
-        printf("  %s\n", lines[k].s ? lines[k].s : "");
+        cli_printf(stdout, "  %s\n", lines[k].s ? lines[k].s : "");
     for (int k = 0; k < 32; k++)
         vrow_free(&lines[k]);
 }
@@ -232,17 +234,16 @@ static int shell_show(shell *sh, int argc, const char **argv)
     ms_error err;
     if (store_get(sh->s, argv[1], 0, &m, &err))
         return shell_fail(sh, "%s", err.msg);
-    char *content = text_escape(m.content, strlen(m.content), 1);
-    printf("%s\n", content ? content : "?");
-    free(content);
+    cli_put_text(stdout, m.content);
+    cli_put_own(stdout, "\n");
     const char *f[][2] = {
         {"id", m.id},           {"created_at", m.created_at}, {"event_time", m.event_time},
         {"speaker", m.speaker}, {"session", m.session},       {"source", m.source}};
     for (size_t k = 0; k < sizeof f / sizeof *f; k++)
         shell_field(sh, f[k][0], f[k][1]);
-    printf("%-18s%.2f\n%-18salpha %g, beta %g: %.3f\n%-18s%s\n", "memory_confidence",
-           m.memory_confidence, "trust", m.trust_alpha, m.trust_beta, store_trust_score(&m),
-           "pinned", m.pinned ? "yes" : "no");
+    cli_printf(stdout, "%-18s%.2f\n%-18salpha %g, beta %g: %.3f\n%-18s%s\n", "memory_confidence",
+               m.memory_confidence, "trust", m.trust_alpha, m.trust_beta, store_trust_score(&m),
+               "pinned", m.pinned ? "yes" : "no");
     for (size_t k = 0; k < m.n_entities; k++)
         shell_field(sh, k ? "" : "entities", m.entities[k]);
     store_memory_clear(&m);
@@ -266,19 +267,19 @@ static int shell_weights(shell *sh, int argc, const char **argv)
     } else if (argc != 1) {
         return shell_fail(sh, "weights takes one argument");
     }
-    printf("weights:");
+    cli_printf(stdout, "weights:");
     for (int c = 0; c < CH_COUNT; c++)
         if (sh->opts.weights_set & CH_MASK(c))
-            printf(" %s=%.2f", engine_channel_name(c), sh->opts.weights[c]);
+            cli_printf(stdout, " %s=%.2f", engine_channel_name(c), sh->opts.weights[c]);
         else
-            printf(" %s=profile", engine_channel_name(c));
-    printf("\n");
+            cli_printf(stdout, " %s=profile", engine_channel_name(c));
+    cli_printf(stdout, "\n");
     return SHELL_OK;
 }
 
 static void shell_help(void)
 {
-#define SHELL_HELP(name, syntax, help) printf("  %-26s %s\n", syntax, help);
+#define SHELL_HELP(name, syntax, help) cli_printf(stdout, "  %-26s %s\n", syntax, help);
     SHELL_COMMANDS(SHELL_HELP)
 #undef SHELL_HELP
 }
@@ -360,7 +361,7 @@ static unsigned char shell_complete(EditLine *el, int ch)
     putchar('\n');
     for (size_t k = 0; k < SHELL_N_NAMES; k++)
         if (strncmp(shell_names[k], li->buffer, len) == 0)
-            printf("%s  ", shell_names[k]);
+            cli_printf(stdout, "%s  ", shell_names[k]);
     putchar('\n');
     return CC_REDISPLAY;
 }
@@ -388,7 +389,8 @@ static void shell_interactive(shell *sh)
     /* el_wset: the narrow el_set copies the name and help and never frees them */
     el_wset(el, EL_ADDFN, L"ms-complete", L"complete a command", shell_complete);
     el_set(el, EL_BIND, "^I", "ms-complete", NULL);
-    printf("memscope shell on %s (help lists the commands, Ctrl-D leaves)\n", store_path(sh->s));
+    cli_printf(stdout, "memscope shell on %s (help lists the commands, Ctrl-D leaves)\n",
+               store_path(sh->s));
     const char *line;
     int count;
     while ((line = el_gets(el, &count)) != NULL && count > 0) {

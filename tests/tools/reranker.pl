@@ -2,7 +2,8 @@
 # A small external reranker for tests: scores each text by how many of the
 # query's words (3+ letters) it contains, in memscope's JSON-lines protocol
 # (docs/EMBEDDERS.md). RR_MODE=slow never answers; RR_MODE=short answers
-# with one score too few.
+# with one score too few; RR_MODE=huge answers +1e308 for a text with a
+# query word and -1e308 for one without (max - min overflows a double).
 use strict;
 use warnings;
 use JSON::PP;
@@ -19,5 +20,6 @@ while (my $line = <STDIN>) {
         scalar grep { $q{$_} && !$seen{$_}++ } split /[^a-z0-9]+/, lc $_
     } @{$req->{texts}};
     pop @scores if $mode eq 'short';
+    @scores = map { $_ ? 1e308 : -1e308 } @scores if $mode eq 'huge';
     print $json->encode({scores => \@scores}), "\n";
 }

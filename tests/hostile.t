@@ -1,0 +1,351 @@
+#!/bin/bash
+# hostile.t - hostile paths, inputs and outputs, as a new user would try
+# them (issue 16): export -o over the store, a symbolic link, a FIFO, a
+# device or a stranger's file; demo --force on files that are not memscope
+# stores; reading commands on a zero-byte file; a write whose summary
+# cannot be printed; FIFOs as --db and as import sources; read-only stores;
+# no usable HOME; the exact wording of messages that used to mislead.
+#
+# Each refusal is checked for its exit status, its one line on stderr, and
+# the bytes of every file it must not touch (sha256 before and after).
+#
+# Needs $MEMSCOPE (make test sets it), sqlite3, sha256sum, timeout.
+set -u
+
+. "$(dirname "$0")/tap.sh"
+for tool in sqlite3 sha256sum timeout; do
+    command -v $tool >/dev/null || bail "$tool is needed"
+done
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-hostile-t.XXXXXX") || bail "mktemp failed"
+trap 'umount "$T/ro-mnt" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+cd "$T" || bail "cannot enter $T"
+unset MEMSCOPE_DB MEMSCOPE_PROFILE
+export HOME="$T/home" XDG_DATA_HOME="$T/xdg"
+mkdir -p "$HOME"
+
+# run_t ARGS...: run, but killed after 10 s (a command that could block).
+run_t() {
+    timeout 10 "$MEMSCOPE" "$@" >out 2>err </dev/null
+    rc=$?
+}
+
+# refused NAME WORDS ARGS...: memscope ARGS (through $RUN, default run) exits
+# $RC (default 1) with one stderr line "memscope: ..." matching the extended
+# regexp WORDS.
+refused() {
+    local name=$1 words=$2
+    shift 2
+    ${RUN:-run} "$@"
+    is "$rc" "${RC:-1}" "$name: exit status ${RC:-1}"
+    is "$(lines err)" 1 "$name: one line on stderr"
+    if grep -Eq -- "^memscope: .*($words)" err; then
+        ok 0 "$name: the message says /$words/"
+    else
+        ok 1 "$name: the message says /$words/"
+        diag "got: $(cat err)"
+    fi
+}
+
+run demo --db base.db
+[ "$rc" -eq 0 ] || bail "cannot write the demo store: $(cat err)"
+base_sha=$(sha base.db)
+
+# ---- 1. text after a JSONL object is refused, not dropped --------------------
+
+printf '{"content":"x"} {"content":"y"}\n' >two.jsonl
+refused "two objects on a line" "two.jsonl:1:17: unexpected text after the JSON object" \
+    import --db new1.db two.jsonl
+ok "$([ ! -e new1.db ]; echo $?)" "two objects on a line: no store is left behind"
+printf '{"content":"x"}garbage\n' >glued.jsonl
+refused "text glued to an object" "glued.jsonl:1:16: unexpected text" import --db base.db glued.jsonl
+is "$(sha base.db)" "$base_sha" "text glued to an object: the store is unchanged"
+
+# ---- 2. export -o never writes over the store, a device or a stranger -------
+
+cp base.db self.db
+self_sha=$(sha self.db)
+refused "export -o the store itself" "it is the store being exported" \
+    export --db self.db -o self.db
+refused "export -o ./the store" "it is the store being exported" export --db self.db -o ./self.db
+refused "export -o the store's -wal" "it is the store being exported" \
+    export --db self.db -o self.db-wal
+ok "$([ ! -e self.db-wal ]; echo $?)" "export -o the store's -wal: no -wal file appears"
+ln -s self.db link.db
+refused "export -o a symlink to the store" "it is the store being exported" \
+    export --db self.db -o link.db
+ok "$([ -L link.db ]; echo $?)" "export -o a symlink to the store: the link stays a link"
+is "$(sha self.db)" "$self_sha" "after every refusal the store is byte-for-byte unchanged"
+
+mkfifo fifo.out
+timeout 10 cat fifo.out >from-fifo &
+reader=$!
+sleep 0.2
+run export --db self.db -o fifo.out
+wait $reader
+is "$rc" 0 "export -o a FIFO with a reader: exit status 0"
+is "$(lines from-fifo)" 329 "export -o a FIFO: the reader gets every memory"
+ok "$([ -p fifo.out ]; echo $?)" "export -o a FIFO: it stays a FIFO"
+RUN=run_t refused "export -o a FIFO nobody reads" \
+    "cannot write fifo.out: no process is reading the FIFO" export --db self.db -o fifo.out
+ok "$([ -p fifo.out ]; echo $?)" "export -o a FIFO nobody reads: it stays a FIFO"
+
+refused "export -o /dev/full" "cannot write /dev/full: No space left on device" \
+    export --db self.db -o /dev/full
+ok "$([ -c /dev/full ]; echo $?)" "export -o /dev/full: it is still a character device"
+run export --db self.db -o /dev/null
+is "$rc" 0 "export -o /dev/null: exit status 0"
+ok "$([ -c /dev/null ]; echo $?)" "export -o /dev/null: it is still a character device"
+mkdir adir
+refused "export -o a directory" "cannot write adir: it is a directory" export --db self.db -o adir
+
+printf 'my notes\n' >notes.txt
+notes_sha=$(sha notes.txt)
+refused "export -o a file that is not an export" \
+    "notes.txt exists and is not a memscope export; use --force" export --db self.db -o notes.txt
+is "$(sha notes.txt)" "$notes_sha" "export -o a file that is not an export: the file is unchanged"
+run export --db self.db -o notes.txt --force
+is "$rc" 0 "export -o a stranger's file with --force: exit status 0"
+is "$(lines notes.txt)" 329 "export --force: the file is the export"
+run export --db self.db --profile nobody -o notes.txt
+is "$rc" 0 "export -o a previous export: replaced without --force"
+is "$(lines notes.txt)" 0 "export -o a previous export: it holds the new (empty) export"
+run export --db self.db -o notes.txt
+is "$rc" 0 "export -o an empty previous export: replaced without --force"
+ln -s notes.txt notes-link
+run export --db self.db -o notes-link
+is "$rc" 0 "export -o a symlink to an export: exit status 0"
+ok "$([ -L notes-link ] && [ "$(lines notes.txt)" = 329 ]; echo $?)" \
+    "export -o a symlink to an export: the link stays, its target gets the export"
+ls ./*.tmp-* >/dev/null 2>&1
+ok "$([ $? -ne 0 ]; echo $?)" "no temporary file is left behind"
+
+# ---- 3. demo --force replaces only a memscope store --------------------------
+
+sqlite3 theirs.db 'CREATE TABLE t(x); INSERT INTO t VALUES (1)'
+theirs_sha=$(sha theirs.db)
+refused "demo --force on another program's SQLite database" \
+    "theirs.db is another file, not a memscope store: demo --force replaces only a memscope store" \
+    demo --db theirs.db --force
+is "$(sha theirs.db)" "$theirs_sha" "demo --force: the other database is byte-for-byte unchanged"
+printf 'precious\n' >precious.txt
+refused "demo --force on a text file" "precious.txt is another file, not a memscope store" \
+    demo --db precious.txt --force
+is "$(cat precious.txt)" precious "demo --force: the text file is unchanged"
+mkdir demo-dir
+refused "demo --force on a directory" "demo-dir is a directory, not a memscope store" \
+    demo --db demo-dir --force
+ok "$([ -d demo-dir ]; echo $?)" "demo --force on a directory: it is still there"
+cp base.db old-demo.db
+run demo --db old-demo.db --force
+is "$rc" 0 "demo --force on a memscope store: replaced"
+is "$(sqlite3 old-demo.db 'SELECT count(*) FROM memories')" 329 "demo --force: the new demo store"
+
+# ---- 4. a reading command never creates or initialises a store -------------
+
+for cmd in "list" "export" "show x" "recall dentist" "health" "feedback --list"; do
+    : >zero.db
+    # shellcheck disable=SC2086
+    refused "$cmd on a zero-byte file" "zero.db is empty: no store yet" $cmd --db zero.db
+    is "$(wc -c <zero.db | tr -d ' ')" 0 "$cmd on a zero-byte file: it stays zero bytes"
+    ok "$([ ! -e zero.db-wal ] && [ ! -e zero.db-shm ] && [ ! -e zero.db-journal ]; echo $?)" \
+        "$cmd on a zero-byte file: no -wal, -shm or -journal"
+done
+sqlite3 bare.db 'PRAGMA user_version=0; CREATE TABLE x(a); DROP TABLE x'
+bare_sha=$(sha bare.db)
+refused "list on an SQLite file with no tables" "bare.db is an empty SQLite database: no store yet" \
+    list --db bare.db
+is "$(sha bare.db)" "$bare_sha" "list on an SQLite file with no tables: unchanged"
+
+# ---- 15. a --db that is not a regular file is refused, never waited on ------
+
+refused "list --db /dev/null" "/dev/null is a device, not a memscope store" list --db /dev/null
+ok "$([ ! -e /dev/null-journal ] && [ ! -e /dev/null-wal ]; echo $?)" \
+    "list --db /dev/null: no /dev/null-journal or -wal"
+mkfifo db.fifo
+RUN=run_t refused "list --db a FIFO" "db.fifo is a FIFO, not a memscope store" list --db db.fifo
+RUN=run_t refused "import --db a FIFO" "db.fifo is a FIFO, not a memscope store" \
+    import --db db.fifo glued.jsonl
+refused "list --db a directory" "demo-dir is a directory, not a memscope store" \
+    list --db demo-dir
+
+# ---- 11. a committed write is reported as done, even when stdout fails -------
+
+count() { sqlite3 "$1" 'SELECT count(*) FROM memories'; }
+cp base.db full.db
+# committed NAME WORDS ARGS...: memscope ARGS >/dev/full exits 0 with one
+# stderr note matching WORDS.
+committed() {
+    local name=$1 words=$2
+    shift 2
+    "$MEMSCOPE" "$@" >/dev/full 2>err </dev/null
+    is "$?" 0 "$name > /dev/full: exit status 0 (the write was committed)"
+    is "$(lines err)" 1 "$name > /dev/full: one line on stderr"
+    if grep -Eq -- "^memscope: note: ($words) was saved, but its report could not be written to standard output \(No space left on device\)$" err; then
+        ok 0 "$name > /dev/full: the note says it was saved"
+    else
+        ok 1 "$name > /dev/full: the note says it was saved"
+        diag "got: $(cat err)"
+    fi
+}
+committed "add" "memory full-1" add --db full.db --id full-1 a memory to keep
+is "$(count full.db)" 330 "add > /dev/full: the memory is in the store once"
+printf '{"id":"full-2","content":"imported once"}\n' >full.jsonl
+committed "import" "the import" import --db full.db full.jsonl
+is "$(count full.db)" 331 "import > /dev/full: the memory is in the store once"
+committed "delete" "the deletion" delete --db full.db full-1
+is "$(count full.db)" 330 "delete > /dev/full: the memory is gone"
+committed "feedback" "the judgement" feedback --db full.db --query 'imported once' full-2 +
+is "$(sqlite3 full.db 'SELECT count(*) FROM feedback')" 1 "feedback > /dev/full: recorded"
+committed "feedback --reset" "the reset" feedback --db full.db --reset
+committed "reembed" "the reembedding" reembed --db full.db
+committed "demo" "the demo store" demo --db full-demo.db
+is "$(count full-demo.db)" 329 "demo > /dev/full: the store is written"
+"$MEMSCOPE" list --db full.db >/dev/full 2>err
+is "$?" 1 "a reading command whose output fails still exits 1"
+is "$(cat err)" "memscope: cannot write standard output: No space left on device" \
+    "list > /dev/full: says so"
+
+# ---- 9. times stay within years 0000-9999, so every export re-imports -------
+
+printf '{"content":"x","created_at":"9999-12-31T23:59:60Z"}\n' >y10k.jsonl
+refused "a leap second into year 10000" \
+    'y10k.jsonl:1:29: "created_at" is outside the years 0000 to 9999 \(in UTC\)' \
+    import --db base.db y10k.jsonl
+is "$(sha base.db)" "$base_sha" "year 10000: the store is unchanged"
+printf '{"id":"edge","content":"x","created_at":"9999-12-31T23:59:59Z","event_time":"0000-01-01T00:00:00Z"}\n' >edge.jsonl
+run import --db edge.db edge.jsonl
+is "$rc" 0 "the last and first second of the range import"
+"$MEMSCOPE" export --db edge.db >edge-out.jsonl 2>err
+run import --db edge2.db edge-out.jsonl
+is "$rc" 0 "their export imports again"
+"$MEMSCOPE" export --db edge2.db >edge-out2.jsonl 2>err
+is "$(sha edge-out2.jsonl)" "$(sha edge-out.jsonl)" "and exports the same bytes"
+RC=2 refused "add --event-time past 9999" "add: --event-time '9999-12-31T23:59:60Z' is outside the years 0000 to 9999" \
+    add --db edge.db --event-time 9999-12-31T23:59:60Z text
+
+# ---- 15. an import from a FIFO says it waits, and Ctrl-C leaves nothing -----
+
+mkfifo src.fifo
+# interrupt CMD...: run memscope CMD in the background; once it has said it
+# waits (its note is on stderr), send SIGINT as Ctrl-C would; rc its status.
+interrupt() {
+    "$MEMSCOPE" "$@" >out 2>err </dev/null &
+    local pid=$! i
+    for ((i = 0; i < 300; i++)); do
+        grep -q "waiting for a process" err 2>/dev/null && break
+        sleep 0.1
+    done
+    kill -INT $pid
+    wait $pid
+    rc=$?
+}
+interrupt import --db fifo-new.db src.fifo
+is "$rc" 1 "import FIFO with no writer, then Ctrl-C: exit status 1"
+is "$(cat err)" "memscope: note: src.fifo is a FIFO: waiting for a process to write it (Ctrl-C stops, importing nothing)
+memscope: interrupted (Ctrl-C): nothing was imported (store fifo-new.db)" \
+    "import FIFO: it says it waits, and that Ctrl-C imported nothing"
+ok "$([ ! -e fifo-new.db ] && [ ! -e fifo-new.db-wal ]; echo $?)" \
+    "import FIFO, Ctrl-C: no store is left behind"
+cp base.db fifo-old.db
+interrupt import --db fifo-old.db src.fifo
+is "$rc" 1 "import FIFO into a store, Ctrl-C: exit status 1"
+is "$(sha fifo-old.db)" "$base_sha" "import FIFO into a store, Ctrl-C: the store is unchanged"
+(sleep 0.3 && printf '{"content":"through a FIFO"}\n' >src.fifo) &
+run_t import --db fifo-new.db src.fifo
+wait
+is "$rc" 0 "import FIFO with a late writer: exit status 0"
+is "$(sqlite3 fifo-new.db 'SELECT content FROM memories')" "through a FIFO" \
+    "import FIFO with a late writer: the memory is imported"
+
+# ---- 6. one printing layer: no command prints but through tui/cli.c --------
+
+# printf, fprintf to a terminal stream, puts, fputs, fwrite, vprintf: only
+# cli.c (the layer) may call them; cmd_bench.c's fprintf into its own data
+# file is the one write to a FILE it opened.
+raw=$(cd "$SRC" && grep -nE '(^|[^a-z_])(printf|puts|fputs|fwrite|vprintf|vfprintf)\(|fprintf\((stdout|stderr)|fputc\([^'"'"']|putchar\([^'"'"']' \
+    tui/cmd_*.c tui/shell.c tui/main.c tui/browse.c tui/tour.c | grep -v '^tui/cli\.c')
+ok "$([ -f "$SRC/tui/cmd_store.c" ] && [ -f "$SRC/tui/shell.c" ]; echo $?)" "the sources are found"
+is "$raw" "" "no command writes to stdout or stderr except through the output layer (tui/cli.c)"
+
+# ---- 12. no usable HOME: refuse, naming --db and MEMSCOPE_DB ----------------
+
+mkdir -p nohome && cd nohome || bail "cannot enter nohome"
+nohome_msg="no place for the default store: HOME is not an existing directory and XDG_DATA_HOME is not an absolute path; give --db PATH or set MEMSCOPE_DB"
+for h in unset "" /nonexistent relative/home; do
+    for cmd in "import ../glued.jsonl" "add a memory" "list"; do
+        # shellcheck disable=SC2086
+        if [ "$h" = unset ]; then
+            env -u HOME -u XDG_DATA_HOME "$MEMSCOPE" $cmd >../out 2>../err </dev/null
+        else
+            env -u XDG_DATA_HOME HOME="$h" XDG_DATA_HOME=relative "$MEMSCOPE" $cmd >../out 2>../err </dev/null
+        fi
+        is "$?:$(cat ../err)" "1:memscope: $nohome_msg (environment)" "HOME=$h, ${cmd%% *}: refused, naming --db and MEMSCOPE_DB"
+    done
+done
+env -u HOME -u XDG_DATA_HOME "$MEMSCOPE" demo >../out 2>../err </dev/null
+is "$?" 1 "no HOME: demo refuses"
+is "$(find . -mindepth 1 | wc -l | tr -d ' ')" 0 "no HOME: nothing was written under the current directory"
+ok "$([ ! -e /nonexistent ]; echo $?)" "HOME=/nonexistent: it is not created"
+env -u HOME -u XDG_DATA_HOME MEMSCOPE_DB="$T/base.db" "$MEMSCOPE" list --limit 1 >../out 2>../err </dev/null
+is "$?" 0 "no HOME but MEMSCOPE_DB: works"
+XDG_DATA_HOME="$T/xdg-new" HOME=/nonexistent "$MEMSCOPE" add --id x a memory >../out 2>../err </dev/null
+is "$?" 0 "an absolute XDG_DATA_HOME is used whatever HOME is"
+ok "$([ -f "$T/xdg-new/memscope/memory.db" ]; echo $?)" "and the store is under it"
+cd "$T" || bail "cannot return to $T"
+
+# ---- 8. read-only stores: a 0444 store in a directory we cannot write, a
+# read-only mount (as nobody through setpriv, when we are root) ---------------
+
+AS_NOBODY=""
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$MEMSCOPE" --version >/dev/null 2>&1; then
+    AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+fi
+# reads_ok NAME DB: every reading command works on DB, a write says why
+# not, and DB (with its directory) is unchanged.
+reads_ok() {
+    local name=$1 db=$2 before listing
+    before=$(sha "$db")
+    listing=$(ls -a "$(dirname "$db")")
+    for cmd in "list --limit 1" "list --read-only --limit 1" "show m0001" "recall dentist" "health" \
+        "export" "feedback --list"; do
+        # shellcheck disable=SC2086
+        $AS_NOBODY "$MEMSCOPE" $cmd --db "$db" >out 2>err </dev/null
+        is "$?:$(cat err)" "0:" "$name: ${cmd} works"
+    done
+    $AS_NOBODY "$MEMSCOPE" export --db "$db" -o /dev/null >out 2>err </dev/null
+    is "$?:$(cat err)" "0:" "$name: export -o /dev/null works"
+    $AS_NOBODY "$MEMSCOPE" add --db "$db" a new memory >out 2>err </dev/null
+    is "$?" 1 "$name: add refuses"
+    grep -Eq "^memscope: cannot write: store $db is not writable \((Permission denied|Read-only file system)\)$" err
+    ok $? "$name: add says the store is not writable, and why"
+    is "$(sha "$db")" "$before" "$name: the store is unchanged"
+    is "$(ls -a "$(dirname "$db")")" "$listing" "$name: no -wal, -shm or -journal appeared"
+}
+if [ -n "$AS_NOBODY" ]; then
+    mkdir -p ro-dir
+    cp base.db ro-dir/s.db
+    chmod 444 ro-dir/s.db
+    chmod 755 "$T" ro-dir
+    reads_ok "a 0444 store in a directory nobody may write (as nobody)" "$T/ro-dir/s.db"
+    chmod 700 "$T"
+else
+    ok 0 "# SKIP a 0444 store as another user: needs root and setpriv"
+fi
+AS_NOBODY=""
+MNT="$T/ro-mnt"
+mkdir -p "$MNT"
+if mount -t tmpfs -o size=8m memscope-ro "$MNT" 2>/dev/null; then
+    cp base.db "$MNT/s.db"
+    if mount -o remount,ro "$MNT" 2>/dev/null; then
+        reads_ok "a store on a read-only tmpfs mount" "$MNT/s.db"
+    else
+        ok 0 "# SKIP a read-only mount: cannot remount read-only"
+    fi
+    umount "$MNT"
+else
+    ok 0 "# SKIP a read-only mount: cannot mount a tmpfs here (not root, or no CAP_SYS_ADMIN)"
+fi
+
+tap_done

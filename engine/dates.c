@@ -1582,8 +1582,8 @@ static int rec_holiday(const ctx *c, const win *w, int i, date_range *r)
     int j = i + (rel != NULL), k, yk;
     const holiday *h = holiday_at(w, j, &k);
     int64_t y, d;
-    if (!h)
-        return 0;
+    if (!h || (h->month == 0 && h->day == -2 && at(w, j)->s[0] != 'G'))
+        return 0; /* "a good Friday at work" is a Friday, not Good Friday */
     if (!rel && (yk = year_after(w, j + k, &y))) {
         d = holiday_day(h, y);
         k += yk;

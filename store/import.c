@@ -972,19 +972,20 @@ static ms_status locomo_conversation(importer *im, const place *pl, const char *
 
 /* ---- dispatch ---------------------------------------------------------- */
 
+static const char *const format_names[] = {"auto", "jsonl", "json", "locomo", "slm"};
+#define N_FORMATS (sizeof format_names / sizeof *format_names)
+
 int import_format_parse(const char *name)
 {
-    static const char *const names[] = {"auto", "jsonl", "json", "locomo"};
-    for (int i = 0; i < 4; i++)
-        if (strcmp(name, names[i]) == 0)
-            return i;
+    for (size_t i = 0; i < N_FORMATS; i++)
+        if (strcmp(name, format_names[i]) == 0)
+            return (int)i;
     return -1;
 }
 
 const char *import_format_name(import_format f)
 {
-    static const char *const names[] = {"auto", "jsonl", "json", "locomo"};
-    return (unsigned)f < 4 ? names[f] : "?";
+    return (unsigned)f < N_FORMATS ? format_names[f] : "?";
 }
 
 /* Guess the format from the first bytes: '[' is a JSON array (LoCoMo when
@@ -1063,6 +1064,9 @@ static ms_status import_whole(importer *im, const char *file, FILE *f, import_fo
 ms_status import_file(store *s, const char *path, const import_opts *opts, import_stats *stats,
                       ms_error *err)
 {
+    if (opts->format == IMPORT_SLM ||
+        (opts->format == IMPORT_AUTO && strcmp(path, "-") != 0 && import_is_slm(path)))
+        return import_slm(s, path, opts, stats, err);
     importer im = {.s = s, .opts = opts, .stats = stats, .err = err};
     snprintf(im.home_profile, sizeof im.home_profile, "%s", store_profile(s));
     clock_gettime(CLOCK_MONOTONIC, &im.last_progress);

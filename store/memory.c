@@ -1251,6 +1251,38 @@ const char *store_edge_type_name(int type)
     }
 }
 
+ms_status store_add_edge(store *s, int64_t a, int64_t b, int type, double weight, ms_error *err)
+{
+    ms_status code = store_require_writable(s, "add an edge", err);
+    if (code)
+        return code;
+    if (type < STORE_EDGE_SESSION || type >= STORE_EDGE_TYPES || !isfinite(weight))
+        return ms_fail(err, MS_USAGE, "an edge needs a known type and a finite weight");
+    if (a == b)
+        return MS_OK;
+    if ((code = require_memory(s, a, "adding an edge", err)) ||
+        (code = require_memory(s, b, "adding an edge", err)))
+        return code;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "INSERT INTO edges(src, dst, type, weight) VALUES (?1,?2,?3,?4)"
+                                " ON CONFLICT(src, dst, type) DO UPDATE"
+                                " SET weight = max(weight, excluded.weight)",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "adding an edge", err);
+    store_wcache_clear(s);
+    sqlite3_bind_int64(st, 1, a < b ? a : b);
+    sqlite3_bind_int64(st, 2, a < b ? b : a);
+    sqlite3_bind_int(st, 3, type);
+    sqlite3_bind_double(st, 4, weight < 0 ? 0 : weight > 1 ? 1 : weight);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "adding an edge", err);
+    return MS_OK;
+}
+
 ms_status store_edges_of(store *s, int64_t rid, store_edge **out, size_t *n, ms_error *err)
 {
     *out = NULL;

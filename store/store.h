@@ -283,6 +283,12 @@ typedef struct store_edge {
     double weight; /* 0..1 */
 } store_edge;
 
+/* Add an edge given by an imported store (SuperLocalMemory's graph) between
+ * memories a and b of the current profile, weight clamped to 0..1. An edge
+ * that exists keeps the larger weight, so importing again changes nothing.
+ * Inside store_begin/store_end. */
+ms_status store_add_edge(store *s, int64_t a, int64_t b, int type, double weight, ms_error *err);
+
 /* Edges touching rid, either end. Caller frees *out with free(). */
 ms_status store_edges_of(store *s, int64_t rid, store_edge **out, size_t *n, ms_error *err);
 

@@ -97,7 +97,11 @@ static const char import_usage[] =
     "Import memories into the store, all files in one transaction: a malformed line\n"
     "anywhere aborts the import with FILE:LINE:COL and leaves the store unchanged.\n"
     "\n"
-    "  --format F        auto (default: detect), jsonl, json (an array), locomo\n"
+    "  --format F        auto (default: detect), jsonl, json (an array), locomo,\n"
+    "                    slm (a SuperLocalMemory memory.db or its data root)\n"
+    "  --slm-profile P   slm: import only SLM profile P (default: every profile,\n"
+    "                    each into the memscope profile of its name; --profile\n"
+    "                    renames the one imported)\n"
     "  --on-duplicate P  what an id that already exists in the profile does:\n"
     "                    error (default), skip (keep the old), replace (overwrite)\n"
     "  --embedder-id ID  the embedder that made \"embedding\" arrays in the input\n"
@@ -105,7 +109,48 @@ static const char import_usage[] =
     "  --profile NAME    profile for memories without a \"profile\" field\n"
     "FILE '-' reads JSONL from standard input.\n";
 
-enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_DUP, OPT_EMBEDDER_ID, OPT_EMBEDDER };
+enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_DUP, OPT_EMBEDDER_ID, OPT_EMBEDDER, OPT_SLM_PROFILE };
+
+/* One line per SLM profile imported (import_opts.slm_report), and a note
+ * when the SLM store lacks tables or columns. */
+static void print_slm_report(void *ctx, const import_slm_report *r)
+{
+    int *noted = ctx;
+    printf("SuperLocalMemory profile \"%s\" -> \"%s\": %llu added, %llu replaced, %llu "
+           "unchanged, %llu removed; never imported: %llu archived, %llu quarantined, %llu in "
+           "retention zones archive/forgotten; %llu superseded",
+           r->slm_profile, r->profile, (unsigned long long)r->added,
+           (unsigned long long)r->replaced, (unsigned long long)r->unchanged,
+           (unsigned long long)r->removed, (unsigned long long)r->archived,
+           (unsigned long long)r->quarantined, (unsigned long long)r->out_of_recall,
+           (unsigned long long)r->superseded);
+    if (r->model)
+        printf("; %llu vectors from %s, %d-d", (unsigned long long)r->vectors, r->model,
+               r->model_dim);
+    if (r->vectors_skipped)
+        printf(" (%llu left out: %s)", (unsigned long long)r->vectors_skipped,
+               r->skipped_why ? "the store's vectors come from another model" : "another model");
+    if (r->vectors_unlabelled)
+        printf("; %llu vectors left out: no embedding_metadata names their model",
+               (unsigned long long)r->vectors_unlabelled);
+    printf("; %llu edges (%llu of types memscope has not)\n", (unsigned long long)r->edges,
+           (unsigned long long)r->edges_skipped);
+    if (!*noted && r->missing && *r->missing)
+        fprintf(stderr,
+                "memscope: note: this SuperLocalMemory store (schema %lld; memscope reads up to "
+                "%d) has no %s: used what is there\n",
+                (long long)r->version, IMPORT_SLM_SCHEMA, r->missing);
+    *noted = 1;
+}
+
+/* Does any of the files name an SLM store (so no embedder is attached)? */
+static int any_slm(const import_opts *io, int argc, char **argv, int from)
+{
+    for (int i = from; i < argc; i++)
+        if (io->format == IMPORT_SLM || (io->format == IMPORT_AUTO && import_is_slm(argv[i])))
+            return 1;
+    return 0;
+}
 
 static int run_import(cli_common *c, int argc, char **argv);
 const cli_command cmd_import = {"import", "import memories from JSONL, JSON or LoCoMo files",
@@ -119,10 +164,15 @@ static int run_import(cli_common *c, int argc, char **argv)
         {"on-duplicate", required_argument, NULL, OPT_DUP},
         {"embedder-id", required_argument, NULL, OPT_EMBEDDER_ID},
         {"embedder", required_argument, NULL, OPT_EMBEDDER},
+        {"slm-profile", required_argument, NULL, OPT_SLM_PROFILE},
         {0, 0, 0, 0},
     };
     const char *spec = NULL;
-    import_opts io = {.format = IMPORT_AUTO, .dup = STORE_DUP_ERROR};
+    int noted = 0;
+    import_opts io = {.format = IMPORT_AUTO,
+                      .dup = STORE_DUP_ERROR,
+                      .slm_report = print_slm_report,
+                      .slm_report_ctx = &noted};
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (cli_common_option(c, opt, &cmd_import))
@@ -145,20 +195,28 @@ static int run_import(cli_common *c, int argc, char **argv)
             io.embedder_id = optarg;
         } else if (opt == OPT_EMBEDDER) {
             spec = optarg;
+        } else if (opt == OPT_SLM_PROFILE) {
+            io.slm_profile = optarg;
         } else {
             return cli_bad_option(&cmd_import, argv);
         }
     }
     if (optind >= argc)
         return cli_usage(&cmd_import, "name at least one FILE");
+    int slm = any_slm(&io, argc, argv, optind);
+    if (slm && spec)
+        return cli_usage(&cmd_import, "--embedder does not apply to a SuperLocalMemory store: its "
+                                      "vectors come with it (`memscope reembed` replaces them)");
+    if (slm && c->profile_given)
+        io.slm_target = c->profile;
     int created;
     store *s = cli_open(c, 1, &created);
     if (!s)
         return EXIT_RUNTIME;
     ms_error err;
     ms_error_clear(&err);
-    int failed;
-    embedder *e = attach_embedder(s, spec, &failed, &err);
+    int failed = 0;
+    embedder *e = slm ? NULL : attach_embedder(s, spec, &failed, &err);
     if (failed) {
         store_close(s);
         if (created)

@@ -94,8 +94,8 @@ static void note_missing(slm_src *src, const char *what)
 /* Is table.col there? Notes it as missing when not (col NULL: the table). */
 static int src_want(slm_src *src, const char *table, const char *col)
 {
-    int yes = col ? src_has_table(src, table) && src_has_col(src, table, col)
-                  : src_has_table(src, table);
+    int yes =
+        col ? src_has_table(src, table) && src_has_col(src, table, col) : src_has_table(src, table);
     if (!yes) {
         char what[128];
         snprintf(what, sizeof what, "%s%s%s", table, col ? "." : "", col ? col : "");
@@ -125,8 +125,8 @@ static ms_status src_fail(slm_src *src, int rc, const char *doing, ms_error *err
         return ms_fail(err, MS_BUSY, "%s: locked by another process (waited %d ms) while %s",
                        src->path, STORE_BUSY_MS, doing);
     if (base == SQLITE_NOTADB)
-        return ms_fail(err, MS_PARSE,
-                       "%s: not a SuperLocalMemory store (not an SQLite database)", src->path);
+        return ms_fail(err, MS_PARSE, "%s: not a SuperLocalMemory store (not an SQLite database)",
+                       src->path);
     if (base == SQLITE_CORRUPT)
         return ms_fail(err, MS_CORRUPT, "%s: the SuperLocalMemory store is corrupt (%s) while %s",
                        src->path, why, doing);
@@ -571,8 +571,8 @@ static ms_status add_entity(store_memory *m, const char *name)
 static ms_status slm_entities(slm_run *r, const char *fact_id, store_memory *m, cJSON *aliases)
 {
     slm_src *src = r->src;
-    int assoc = src_has_table(src, "fact_entity_associations") &&
-                src_has_table(src, "canonical_entities");
+    int assoc =
+        src_has_table(src, "fact_entity_associations") && src_has_table(src, "canonical_entities");
     int has_alias = src_has_table(src, "entity_aliases");
     const char *sql =
         assoc ? "SELECT ce.canonical_name, ce.entity_id FROM fact_entity_associations a JOIN"
@@ -592,9 +592,9 @@ static ms_status slm_entities(slm_run *r, const char *fact_id, store_memory *m, 
     sqlite3_stmt *st, *al = NULL;
     int rc = sqlite3_prepare_v2(src->db, sql, -1, &st, NULL);
     if (rc == SQLITE_OK && assoc && has_alias)
-        rc = sqlite3_prepare_v2(src->db,
-                                "SELECT alias FROM entity_aliases WHERE entity_id=?1 ORDER BY rowid",
-                                -1, &al, NULL);
+        rc = sqlite3_prepare_v2(
+            src->db, "SELECT alias FROM entity_aliases WHERE entity_id=?1 ORDER BY rowid", -1, &al,
+            NULL);
     if (rc != SQLITE_OK) {
         sqlite3_finalize(st);
         return src_fail(src, rc, "reading entities", r->err);
@@ -782,8 +782,8 @@ static int unchanged(store *s, const store_memory *old, const store_memory *m)
         old->memory_confidence != m->memory_confidence || old->importance != m->importance ||
         old->pinned != m->pinned || old->access_count != m->access_count ||
         fabs(old->trust_alpha - m->trust_alpha) > 1e-12 ||
-        fabs(old->trust_beta - m->trust_beta) > 1e-12 || (old->vector_model != NULL) != (m->embedding != NULL))
-        return 0;
+        fabs(old->trust_beta - m->trust_beta) > 1e-12 || (m->embedding && !old->vector_model))
+        return 0; /* a vector SLM has not (or one left out) leaves memscope's as it is */
     for (size_t i = 0; i < m->n_entities; i++) {
         int found = 0;
         for (size_t j = 0; j < old->n_entities && !found; j++)

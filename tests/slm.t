@@ -141,8 +141,9 @@ run export --db m.db --profile work
 cp out work.jsonl
 python3 trust.py cur/memory.db work.jsonl >trust.out
 grep -q '^checked 10, 0 wrong$' trust.out
-ok $? "trust and confidence equal SLM's derivation for every fact (fact row, agent row, prior)"
-[ $? -eq 0 ] || diag "$(cat trust.out)"
+st=$?
+ok $st "trust and confidence equal SLM's derivation for every fact (fact row, agent row, prior)"
+[ $st -eq 0 ] || diag "$(cat trust.out)"
 
 run list --db m.db --profile work --where fact_type=temporal
 is "$(cut -f1 out | tr '\n' ' ')" "f7 f8 f9 " "fact_type can be filtered on"
@@ -185,6 +186,96 @@ ok $? "--slm-profile picks one, --profile renames it"
 run list --db m2.db --profile casa
 is "$(lines out)" 3 "into that profile"
 
+# ---- the engine: supersession traced, vectors only with their model ------------------
+
+"$MEMSCOPE" import --db e.db cur >/dev/null 2>&1
+run health --db e.db --profile work
+grep -q '^semantic   inactive: embedder_mismatch (store vectors from test-model, 4-d; no query embedder for that model - see docs/EMBEDDERS.md)$' out &&
+    grep -q '^hopfield   inactive: embedder_mismatch (store vectors from test-model' out
+ok $? "semantic and hopfield are inactive, naming the stored vectors' model"
+run recall --db e.db --profile work --require-channels semantic Grace
+[ "$rc" -eq 1 ] && grep -q "required channel semantic is inactive (embedder_mismatch: store vectors from test-model, 4-d" err
+ok $? "--require-channels semantic fails, naming the model"
+adj() { # adj ID: the adjustments of ID in out (recall --json --trace)
+    python3 -c '
+import json, sys
+for r in json.load(open("out"))["results"]:
+    if r["id"] == sys.argv[1]:
+        print(" ".join("%s=%g:%s" % (a["name"], a["factor"], a["detail"]) for a in r["trace"]["adjustments"]))' "$1"
+}
+run recall --db e.db --profile work --json --trace --no-floor --limit 20 Grace Harvard lab Navy
+adj f5 | grep -q "superseded=0.25:superseded by f6 (2026-02-10)"
+ok $? "a superseded memory's ranking gets a traced adjustment x0.25, saying by what and since when"
+adj f6 | grep -q superseded
+ok $((!$?)) "its successor gets none"
+run recall --db e.db --profile work --json --trace --no-floor --limit 20 lab badge valid
+adj f10 | grep -q "superseded=0.5:superseded (2020-01-01)"
+ok $? "an expired one (valid_until passed) x0.5"
+run recall --db e.db --profile work --trace --no-floor Grace Harvard lab Navy
+grep -q '^      superseded by f6 (2026-02-10)$' out
+ok $? "the text trace says it too"
+emb="cmd:perl $HERE/tools/embedder.pl"
+EMB_MODEL=test-model EMB_DIM=4 "$MEMSCOPE" recall --db e.db --profile work --json --embedder "$emb" Grace >out 2>err
+python3 -c 'import json; c = json.load(open("out"))["channels"]; exit(0 if c["semantic"]["active"] and c["hopfield"]["active"] else 1)'
+ok $? "a query embedder that declares the stored model (\"model\" in its info) makes semantic and hopfield active"
+EMB_DIM=4 "$MEMSCOPE" recall --db e.db --profile work --json --embedder "$emb" Grace >out 2>err
+python3 -c 'import json; c = json.load(open("out"))["channels"]["semantic"]; exit(0 if not c["active"] and "test-model" in c["note"] else 1)'
+ok $? "one that declares no model leaves them inactive"
+run reembed --db e.db
+is "$rc" 0 "reembed replaces the imported vectors"
+run health --db e.db --profile work
+grep -q '^semantic   active$' out
+ok $? "and semantic is active with the built-in embedder"
+run show --db e.db --profile work f1
+grep -q '^vector  *hash-ngram-v2:512, 512-d$' out
+ok $? "f1's vector is now the built-in embedder's"
+run import --db e.db --slm-profile work cur
+grep -q '"work": 0 added, 0 replaced, 10 unchanged, 0 removed; .*0 vectors from test-model, 4-d (3 left out: the store.s vectors come from another model)' out
+st=$?
+ok $st "importing again leaves them: the store's vectors are another model's, never mixed"
+[ $st -eq 0 ] || diag "$(cat out)"
+run show --db e.db --profile work f1
+grep -q '^vector  *hash-ngram-v2:512, 512-d$' out
+ok $? "f1 keeps the built-in embedder's vector"
+
+# The browser: a superseded result says so in its row.
+if command -v tmux >/dev/null; then
+    SOCK="memscope-slm-$$"
+    tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+    trap 'kill $writer 2>/dev/null; tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
+    browse() { # browse DB PROFILE QUERY: the browser's screen after QUERY, in screen
+        tm kill-server 2>/dev/null
+        tm new-session -d -s t -x 140 -y 30 \
+            "env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE --db $1 --profile $2; sleep 60"
+        local i
+        for ((i = 0; i < 100; i++)); do
+            tm capture-pane -p -t t >screen
+            grep -q "Trace of\|Type a question" screen && break
+            sleep 0.1
+        done
+        tm send-keys -t t /
+        tm send-keys -t t C-u
+        tm send-keys -t t -l -- "$3"
+        tm send-keys -t t Enter
+        for ((i = 0; i < 100; i++)); do
+            sleep 0.1
+            tm capture-pane -p -t t >screen
+            grep -q "Trace of" screen && break
+        done
+        sleep 0.3
+        tm capture-pane -p -t t >screen
+        tm kill-server 2>/dev/null
+    }
+    "$MEMSCOPE" import --db b.db cur >/dev/null 2>&1
+    browse b.db work "Grace Harvard lab"
+    grep -q "\[superseded by f6 (2026-02-10)\] Grace works at the Harvard lab" screen
+    st=$?
+    ok $st "the browser's row of a superseded memory says by what and since when"
+    [ $st -eq 0 ] || diag "$(cat screen)"
+else
+    ok 0 "# SKIP tmux is absent: the browser's row"
+fi
+
 # ---- bad input: one line naming the file and why, the store unchanged ----------------
 
 cp m.db guard.db
@@ -194,8 +285,9 @@ refused() { # refused WHAT PATTERN ARGS...
     shift 2
     run import --db guard.db "$@"
     [ "$rc" -ne 0 ] && [ "$(lines err)" = 1 ] && grep -q -- "$pattern" err
-    ok $? "$what: one line naming it"
-    [ $? -eq 0 ] || diag "rc $rc: $(cat err)"
+    st=$?
+    ok $st "$what: one line naming it"
+    [ $st -eq 0 ] || diag "rc $rc: $(cat err)"
     is "$(sha guard.db)" "$guard" "$what: memscope's store is unchanged"
 }
 echo "not a database" >text.db
@@ -280,8 +372,9 @@ extra_before=$(ls "$(dirname "$DEMO")" | grep -c -e -wal -e -shm)
 run import --db s.db --format slm "$DEMO"
 is "$rc" 0 "SLM's own store imports"
 grep -q '^SuperLocalMemory profile "default" -> "default": 329 added, 0 replaced, 0 unchanged, 0 removed; never imported: 6 archived, 6 quarantined, 0 in retention zones archive/forgotten; 3 superseded; 40 vectors from nomic-ai/nomic-embed-text-v1.5, 768-d' out
-ok $? "329 facts, the 12 decoys never imported, 3 superseded, 40 nomic vectors"
-[ $? -eq 0 ] || diag "$(cat out)"
+st=$?
+ok $st "329 facts, the 12 decoys never imported, 3 superseded, 40 nomic vectors"
+[ $st -eq 0 ] || diag "$(cat out)"
 is "$(sha "$DEMO")" "$before" "SLM's store is byte for byte as it was"
 is "$(ls "$(dirname "$DEMO")" | grep -c -e -wal -e -shm)" "$extra_before" "and nothing was made beside it"
 run list --db s.db
@@ -305,8 +398,22 @@ for pair in "m0010 m0210 2026-03-08" "m0003 m0274 2026-07-08" "m0015 m0274 2026-
 done
 python3 trust.py "$DEMO" s.jsonl >trust.out
 grep -q '^checked 329, 0 wrong$' trust.out
-ok $? "trust and confidence equal SLM's derivation for every fact"
-[ $? -eq 0 ] || diag "$(cat trust.out)"
+st=$?
+ok $st "trust and confidence equal SLM's derivation for every fact"
+[ $st -eq 0 ] || diag "$(cat trust.out)"
+
+run health --db s.db
+grep -q '^semantic   inactive: embedder_mismatch (store vectors from nomic-ai/nomic-embed-text-v1.5, 768-d; no query embedder for that model - see docs/EMBEDDERS.md)$' out
+ok $? "the semantic channel names the nomic model and is inactive"
+if command -v tmux >/dev/null; then
+    browse s.db default "Yes I will fly Mum rang"
+    grep -q "Trace of" screen && ! grep -q ZZ screen
+    st=$?
+    ok $st "the browser shows results and none of the decoys, even asked for by their words"
+    [ $st -eq 0 ] || diag "$(cat screen)"
+else
+    ok 0 "# SKIP tmux is absent: the browser"
+fi
 
 # A re-import after changing the source (in a copy) reports and applies
 # exactly the change.

@@ -158,6 +158,9 @@ static void print_trace(const recall_result *r, const recall_hit *h)
     for (int a = 0; a < h->n_adj; a++)
         printf("  x %s %.4f", h->adj[a].name, h->adj[a].factor);
     printf("  = ranking %.6f\n", h->ranking_score);
+    for (int a = 0; a < h->n_adj; a++)
+        if (strcmp(h->adj[a].name, "superseded") == 0) /* names a stored id */
+            put_safe("      %s\n", h->adj[a].detail);
     printf("      relevance %.6f / %.6f = %.4f   floor: %s%s", h->boosted, h->max_fused,
            h->relevance_score, h->passed_by ? h->passed_by : "cut",
            h->associated[0] ? " via " : "");
@@ -395,10 +398,13 @@ static int run_health(cli_common *c, int argc, char **argv)
         /* the stored one comes from the file: hostile */
         put_safe("stored vectors from %s", h.store_embedder_id ? h.store_embedder_id : "none");
         printf("; %lld missing\n", (long long)h.vectors_missing);
-        for (int ch = 0; ch < CH_COUNT; ch++)
-            printf("%-10s %s%s%s\n", engine_channel_name(ch),
-                   h.ch[ch].active ? "active" : "inactive", h.ch[ch].active ? "" : ": ",
-                   h.ch[ch].active ? "" : h.ch[ch].reason);
+        for (int ch = 0; ch < CH_COUNT; ch++) {
+            printf("%-10s %s%s%s", engine_channel_name(ch), h.ch[ch].active ? "active" : "inactive",
+                   h.ch[ch].active ? "" : ": ", h.ch[ch].active ? "" : h.ch[ch].reason);
+            if (!h.ch[ch].active && h.ch[ch].note) /* names the stored model: hostile */
+                put_safe(" (%s)", h.ch[ch].note);
+            putchar('\n');
+        }
     }
     engine_close(e);
     store_close(s);

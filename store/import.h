@@ -45,13 +45,14 @@ typedef struct import_slm_report {
     const char *slm_profile;                      /* SLM's profile_id */
     const char *profile;                          /* the memscope profile written */
     uint64_t added, replaced, unchanged, removed; /* memories */
-    uint64_t archived, quarantined;               /* hidden in SLM: never imported */
-    uint64_t out_of_recall;                       /* retention zone archive/forgotten: skipped */
-    uint64_t superseded;                          /* imported with their supersession */
-    uint64_t vectors, vectors_skipped;            /* vectors imported / left out (other model) */
-    uint64_t vectors_unlabelled;   /* left out: no embedding_metadata names the model */
-    uint64_t edges, edges_skipped; /* SLM edges imported / with no memscope type */
-    const char *model;             /* the vectors' model, or NULL */
+    uint64_t kept; /* ids memscope had from elsewhere, kept (--on-duplicate skip) */
+    uint64_t archived, quarantined;    /* hidden in SLM: never imported */
+    uint64_t out_of_recall;            /* retention zone archive/forgotten: skipped */
+    uint64_t superseded;               /* imported with their supersession */
+    uint64_t vectors, vectors_skipped; /* vectors imported / left out (other model) */
+    uint64_t vectors_unlabelled;       /* left out: no embedding_metadata names the model */
+    uint64_t edges, edges_skipped;     /* SLM edges imported / with no memscope type */
+    const char *model;                 /* the vectors' model, or NULL */
     int model_dim;
     const char *skipped_why; /* why vectors were left out, or NULL */
     int64_t version;         /* SLM's schema version read (0: no marker) */

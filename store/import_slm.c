@@ -171,8 +171,9 @@ static int wal_mode(const char *path)
     return n == sizeof head && head[18] == 2 && head[19] == 2;
 }
 
-/* Open read-only and check it is an SLM store whose schema we read. */
-static ms_status src_open(slm_src *src, const char *path, ms_error *err)
+/* Open read-only and check it is an SLM store whose schema we read,
+ * waiting up to wait_ms for a lock. */
+static ms_status src_open(slm_src *src, const char *path, int wait_ms, ms_error *err)
 {
     ms_status st = src_locate(src, path, err);
     if (st)
@@ -200,7 +201,7 @@ static ms_status src_open(slm_src *src, const char *path, ms_error *err)
     int rc = sqlite3_open_v2(uri, &src->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     if (rc != SQLITE_OK)
         return src_fail(src, rc, "opening it", err);
-    sqlite3_busy_timeout(src->db, STORE_BUSY_MS);
+    sqlite3_busy_timeout(src->db, wait_ms);
     rc = sqlite3_exec(src->db, "PRAGMA query_only=ON", NULL, NULL, NULL);
     sqlite3_stmt *probe;
     if (rc == SQLITE_OK)
@@ -248,7 +249,7 @@ int import_is_slm(const char *path)
         if (n < sizeof head || memcmp(head, "SQLite format 3", 16) != 0)
             return 0;
     }
-    ms_status st = src_open(&src, path, &err);
+    ms_status st = src_open(&src, path, 0, &err); /* a guess need not wait for a lock */
     src_close(&src);
     /* an SLM store we cannot read still is one: the import says why */
     return st == MS_OK || st == MS_SCHEMA_NEWER || st == MS_BUSY;
@@ -800,6 +801,12 @@ static int unchanged(store *s, const store_memory *old, const store_memory *m)
     return same;
 }
 
+/* Did an SLM import write the memory with this metadata? */
+static int from_slm(const char *metadata)
+{
+    return metadata && strstr(metadata, "\"origin\":\"" SLM_ORIGIN "\"") != NULL;
+}
+
 static ms_status remember_id(slm_run *r, const char *id)
 {
     if (r->n_ids == r->cap_ids) {
@@ -824,9 +831,21 @@ static ms_status put_fact(slm_run *r, store_memory *m)
     ms_status code = store_get(r->s, m->id, 0, &old, &e);
     int exists = code == MS_OK;
     int same = exists && unchanged(r->s, &old, m);
+    int foreign = exists && !from_slm(old.metadata);
     store_memory_clear(&old);
     if (code && code != MS_NOT_FOUND)
         return ms_fail(r->err, code, "%s", e.msg);
+    /* a memory of that id that an SLM import did not write: --on-duplicate */
+    if (foreign && r->opts->dup == STORE_DUP_ERROR)
+        return ms_fail(r->err, MS_DUPLICATE,
+                       "%s: fact %s: id \"%s\" already exists in profile \"%s\" and did not "
+                       "come from SuperLocalMemory (see --on-duplicate)",
+                       r->src->path, m->id, m->id, store_profile(r->s));
+    if (foreign && r->opts->dup == STORE_DUP_SKIP) {
+        r->rep.kept++;
+        r->stats->skipped++;
+        return remember_id(r, m->id);
+    }
     code = remember_id(r, m->id);
     if (code || same) {
         r->rep.unchanged += !code;
@@ -863,7 +882,7 @@ struct gone_ctx {
 static int collect_gone(void *p, const store_memory *m)
 {
     struct gone_ctx *g = p;
-    if (!m->metadata || !strstr(m->metadata, "\"origin\":\"" SLM_ORIGIN "\""))
+    if (!from_slm(m->metadata))
         return 0;
     const char *id = m->id;
     if (bsearch(&id, g->r->ids, g->r->n_ids, sizeof *g->r->ids, cmp_str))
@@ -1147,7 +1166,7 @@ ms_status import_slm(store *s, const char *path, const import_opts *opts, import
                      ms_error *err)
 {
     slm_src src = {0};
-    ms_status code = src_open(&src, path, err);
+    ms_status code = src_open(&src, path, STORE_BUSY_MS, err);
     slm_run r = {.src = &src, .s = s, .opts = opts, .stats = stats, .err = err};
     char home[STORE_PROFILE_MAX + 1];
     snprintf(home, sizeof home, "%s", store_profile(s));

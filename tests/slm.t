@@ -243,7 +243,7 @@ if command -v tmux >/dev/null; then
     SOCK="memscope-slm-$$"
     tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
     trap 'kill $writer 2>/dev/null; tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
-    browse() { # browse DB PROFILE QUERY: the browser's screen after QUERY, in screen
+    browse() { # browse DB PROFILE QUERY [KEY...]: the browser's screen after QUERY (and KEYs)
         tm kill-server 2>/dev/null
         tm new-session -d -s t -x 140 -y 30 \
             "env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE --db $1 --profile $2; sleep 60"
@@ -262,7 +262,9 @@ if command -v tmux >/dev/null; then
             tm capture-pane -p -t t >screen
             grep -q "Trace of" screen && break
         done
-        sleep 0.3
+        shift 3
+        [ $# -gt 0 ] && tm send-keys -t t "$@"
+        sleep 0.5
         tm capture-pane -p -t t >screen
         tm kill-server 2>/dev/null
     }
@@ -272,9 +274,31 @@ if command -v tmux >/dev/null; then
     st=$?
     ok $st "the browser's row of a superseded memory says by what and since when"
     [ $st -eq 0 ] || diag "$(cat screen)"
+    browse b.db work "Grace Harvard lab" Down Down Down
+    grep -q "Trace of f5" screen && grep -q "^superseded x 0.2500  superseded by f6 (2026-02-10)" screen
+    st=$?
+    ok $st "and its trace, the adjustment with the same words"
+    [ $st -eq 0 ] || diag "$(cat screen)"
 else
     ok 0 "# SKIP tmux is absent: the browser's row"
 fi
+
+# An id memscope has from elsewhere (not an SLM import): --on-duplicate decides.
+printf '%s\n' '{"id":"f1","profile":"work","content":"my own note"}' >own.jsonl
+"$MEMSCOPE" import --db d.db own.jsonl >/dev/null 2>&1
+dsha=$(sha d.db)
+run import --db d.db --slm-profile work cur
+[ "$rc" -eq 1 ] && grep -q 'fact f1: id "f1" already exists in profile "work" and did not come from SuperLocalMemory (see --on-duplicate)' err
+ok $? "a memory of the same id from elsewhere is an error by default"
+is "$(sha d.db)" "$dsha" "and the store is unchanged"
+run import --db d.db --slm-profile work --on-duplicate skip cur
+grep -q '"work": 9 added, 0 replaced, 0 unchanged, 0 removed; .*; 1 kept as they were' out &&
+    "$MEMSCOPE" show --db d.db --profile work f1 | grep -q "my own note"
+ok $? "--on-duplicate skip keeps it"
+run import --db d.db --slm-profile work --on-duplicate replace cur
+grep -q '"work": 0 added, 1 replaced, 9 unchanged' out &&
+    "$MEMSCOPE" show --db d.db --profile work f1 | grep -q "first program"
+ok $? "--on-duplicate replace replaces it"
 
 # ---- bad input: one line naming the file and why, the store unchanged ----------------
 

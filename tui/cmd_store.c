@@ -124,6 +124,9 @@ static void print_slm_report(void *ctx, const import_slm_report *r)
            (unsigned long long)r->removed, (unsigned long long)r->archived,
            (unsigned long long)r->quarantined, (unsigned long long)r->out_of_recall,
            (unsigned long long)r->superseded);
+    if (r->kept)
+        printf("; %llu kept as they were (their ids came from elsewhere)",
+               (unsigned long long)r->kept);
     if (r->model)
         printf("; %llu vectors from %s, %d-d", (unsigned long long)r->vectors, r->model,
                r->model_dim);

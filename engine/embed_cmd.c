@@ -1,14 +1,17 @@
 /* embed_cmd.c - an external embedder: a program the user runs, spoken to in
  * JSON lines over its stdin and stdout (docs/EMBEDDERS.md).
  *
- *   -> {"op":"info"}                       <- {"id":"NAME","dim":N}
+ *   -> {"op":"info"}                       <- {"id":"NAME","dim":N[,"model":"M"]}
  *   -> {"op":"embed","texts":["a","b"]}    <- {"vectors":[[...],[...]]}
  *
  * One request line, one reply line. Every reply must come within the
  * timeout (MEMSCOPE_EMBED_TIMEOUT_MS, default 10000). The program's stderr
  * goes to /dev/null unless MEMSCOPE_EMBED_STDERR=1. Vectors must have N
  * finite numbers each; memscope normalises them to unit length. The store
- * records the embedder as "cmd:NAME:N". */
+ * records the embedder as "cmd:NAME:N", or, when the program states the
+ * model its vectors come from ("model"), as that model's name: its vectors
+ * are then comparable with any other of that model and dimension, such as
+ * those a SuperLocalMemory store holds (docs/EMBEDDERS.md). */
 #include "embed_int.h"
 
 #include <math.h>
@@ -122,8 +125,21 @@ static ms_status handshake(embedder *e, jsonproc *c, ms_error *err)
                        "\"dim\": 1..%d}",
                        jsonproc_command(c), STORE_DIM_MAX);
     }
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(reply, "model");
+    if (model && !cJSON_IsNull(model) &&
+        (!cJSON_IsString(model) || !*model->valuestring ||
+         strlen(model->valuestring) >= sizeof e->id)) {
+        cJSON_Delete(reply);
+        return ms_fail(err, MS_EXTERNAL,
+                       "embedder '%s': \"model\" in its info reply must be a name of 1 to %zu "
+                       "bytes",
+                       jsonproc_command(c), sizeof e->id - 1);
+    }
     e->dim = dim->valueint;
-    snprintf(e->id, sizeof e->id, "cmd:%s:%d", id->valuestring, e->dim);
+    if (cJSON_IsString(model))
+        snprintf(e->id, sizeof e->id, "%s", model->valuestring);
+    else
+        snprintf(e->id, sizeof e->id, "cmd:%s:%d", id->valuestring, e->dim);
     cJSON_Delete(reply);
     return MS_OK;
 }

@@ -278,6 +278,17 @@ static void set_weights(run *x)
     x->r->eg_mention = x->prof->eg_mention;
 }
 
+/* Why vectors cannot be used, naming their model: for an inactive
+ * semantic or hopfield channel whose stored vectors no query embedder of
+ * the same model can be compared with. NULL otherwise. */
+static const char *model_note(const snapshot *sn, const char *reason)
+{
+    if (reason && sn->vec_note &&
+        (strcmp(reason, "embedder_mismatch") == 0 || strcmp(reason, "no_embedder") == 0))
+        return sn->vec_note;
+    return NULL;
+}
+
 /* Channel health for this recall: disabled, or the channel's own reason. */
 static void channel_health(run *x)
 {
@@ -289,6 +300,7 @@ static void channel_health(run *x)
         else
             cs->reason = channels[c]->health(sn, x->e->emb);
         cs->active = cs->reason == NULL;
+        cs->note = model_note(sn, cs->reason);
     }
 }
 
@@ -297,8 +309,9 @@ static ms_status require_channels(run *x, ms_error *err)
     for (int c = 0; c < CH_COUNT; c++)
         if ((x->o->require & CH_MASK(c)) && !x->r->ch[c].active)
             return ms_fail(err, MS_CHANNEL,
-                           "required channel %s is inactive (%s); not answering with fewer",
-                           channels[c]->name, x->r->ch[c].reason);
+                           "required channel %s is inactive (%s%s%s); not answering with fewer",
+                           channels[c]->name, x->r->ch[c].reason, x->r->ch[c].note ? ": " : "",
+                           x->r->ch[c].note ? x->r->ch[c].note : "");
     return MS_OK;
 }
 
@@ -436,6 +449,12 @@ static void adjust(run *x, uint32_t i, recall_hit *h)
         snprintf(d, sizeof d, "0.8 + 0.3 * exp(-days_before_newest (%.1f) / 30)", age);
         add_adjustment(h, "recency", 0.8 + 0.3 * exp(-age / 30.0), d);
     }
+    const char *sup;
+    int replaced;
+    if (snapshot_superseded(sn, i, &sup, &replaced))
+        /* SLM's own factors: x0.25 for a fact another replaced, x0.5 for
+         * one whose validity ended (retrieval/temporal_validity_filter.py) */
+        add_adjustment(h, "superseded", replaced ? 0.25 : 0.5, sup);
     if (x->adapt_on) {
         unsigned by = 0;
         for (int c = 0; c < CH_COUNT; c++)
@@ -948,6 +967,7 @@ ms_status engine_health_get(engine *e, engine_health *h, ms_error *err)
     for (int c = 0; c < CH_COUNT; c++) {
         h->ch[c].reason = channels[c]->health(e->sn, e->emb);
         h->ch[c].active = h->ch[c].reason == NULL;
+        h->ch[c].note = model_note(e->sn, h->ch[c].reason);
     }
     h->embedder_id = e->emb ? embed_id(e->emb) : NULL;
     h->embedder_dim = e->emb ? embed_dim(e->emb) : 0;

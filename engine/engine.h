@@ -116,7 +116,8 @@ typedef struct recall_hit {
 typedef struct channel_status {
     int active;
     const char *reason; /* when inactive: disabled, no_vectors, ... */
-    const char *note;   /* when active but empty: why (no date in query, ...) */
+    const char *note;   /* when active but empty: why (no date in query, ...);
+                           when inactive for its vectors: their model */
     int candidates;
     double ms;
 } channel_status;

@@ -41,7 +41,14 @@ typedef struct snapshot {
     uint8_t *pinned;      /* [n] */
     double *trust;        /* [n] alpha / (alpha + beta) */
     double *confidence;   /* [n] memory_confidence */
-    int64_t newest;       /* the latest `when` of the profile */
+    /* superseded memories, ascending index: sup_idx[k] is one, sup_text[k]
+     * "superseded by m0210 (2026-03-08)" (owned), sup_by[k] whether a
+     * memory replaced it (else it expired) */
+    size_t n_sup;
+    uint32_t *sup_idx;
+    char **sup_text;
+    uint8_t *sup_by;
+    int64_t newest; /* the latest `when` of the profile */
     /* vectors */
     int dim;                            /* 0 when none */
     int8_t *qv;                         /* [n * dim] int8 forms (store_qvec); 0 without a vector */
@@ -49,6 +56,8 @@ typedef struct snapshot {
     uint8_t *has_vec;                   /* [n] */
     size_t n_vec;
     char *vec_embedder;  /* who made them */
+    char *vec_note;      /* "store vectors from MODEL, D-d; no query embedder for that
+                            model - see docs/EMBEDDERS.md" (owned) */
     vcache *exact;       /* exact vectors read so far (snapshot_vector) */
     snapshot_lazy *lazy; /* worked out on first use (never NULL) */
     store *s;            /* the store they are read from (borrowed) */
@@ -71,6 +80,9 @@ ms_status snapshot_load(store *s, snapshot **out, ms_error *err);
 void snapshot_free(snapshot *sn);
 /* Index of rid, or -1. */
 long snapshot_find(const snapshot *sn, int64_t rid);
+/* Is memory i superseded? Then *text says by what and since when (valid
+ * while sn is) and *by whether a memory replaced it. */
+int snapshot_superseded(const snapshot *sn, size_t i, const char **text, int *by);
 /* Index of the entity with normalised name norm, or -1. */
 long snapshot_entity(const snapshot *sn, const char *norm);
 

@@ -291,6 +291,8 @@ char *engine_health_json(const engine_health *h)
         cJSON_AddBoolToObject(ch, "active", h->ch[c].active);
         if (!h->ch[c].active)
             cJSON_AddStringToObject(ch, "reason", h->ch[c].reason);
+        if (!h->ch[c].active && h->ch[c].note)
+            cJSON_AddStringToObject(ch, "note", h->ch[c].note);
     }
     cJSON *e = cJSON_AddObjectToObject(o, "embedder");
     add_str_or_null(e, "id", h->embedder_id);

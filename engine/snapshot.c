@@ -94,7 +94,9 @@ typedef struct mem_row {
     int32_t speaker; /* interned as written, -1 when none; resolved to an
                         entity once entities are in */
     uint8_t pinned;
+    uint8_t sup_by; /* superseded by a memory (else expired) */
     double trust, confidence;
+    char *sup_text; /* "superseded by ..." when superseded, owned */
 } mem_row;
 
 struct load_ctx {
@@ -111,6 +113,7 @@ static int load_memory(void *p, const store_meta *m)
         c->oom = 1;
         return 1;
     }
+    r->sup_text = NULL;
     r->rid = m->rid;
     r->created = m->created_ts;
     r->when = m->event_ts != STORE_TS_NONE ? m->event_ts : m->created_ts;
@@ -123,7 +126,59 @@ static int load_memory(void *p, const store_meta *m)
     r->pinned = m->pinned != 0;
     r->trust = m->trust_alpha / (m->trust_alpha + m->trust_beta); /* store_trust_score */
     r->confidence = m->memory_confidence;
+    r->sup_by = m->superseded_by != NULL;
+    if (m->superseded) {
+        char at[32], text[STORE_ID_MAX + 64];
+        if (m->superseded_ts != STORE_TS_NONE)
+            store_format_time(m->superseded_ts, at, sizeof at);
+        store_supersession_text(m->superseded_by, m->superseded_ts != STORE_TS_NONE ? at : NULL,
+                                text, sizeof text);
+        if (!(r->sup_text = strdup(text))) {
+            c->oom = 1;
+            return 1;
+        }
+    }
     return 0;
+}
+
+/* The superseded memories of rows[n] into the snapshot (taking their texts). */
+static int load_superseded(snapshot *sn, mem_row *rows, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += rows[i].sup_text != NULL;
+    if (!k)
+        return 0;
+    sn->sup_idx = malloc(k * sizeof *sn->sup_idx);
+    sn->sup_text = calloc(k, sizeof *sn->sup_text);
+    sn->sup_by = malloc(k);
+    if (!sn->sup_idx || !sn->sup_text || !sn->sup_by)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].sup_text) {
+            sn->sup_idx[sn->n_sup] = (uint32_t)i;
+            sn->sup_by[sn->n_sup] = rows[i].sup_by;
+            sn->sup_text[sn->n_sup++] = rows[i].sup_text;
+            rows[i].sup_text = NULL;
+        }
+    return 0;
+}
+
+int snapshot_superseded(const snapshot *sn, size_t i, const char **text, int *by)
+{
+    size_t lo = 0, hi = sn->n_sup;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sn->sup_idx[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == sn->n_sup || sn->sup_idx[lo] != i)
+        return 0;
+    *text = sn->sup_text[lo];
+    *by = sn->sup_by[lo];
+    return 1;
 }
 
 /* Speakers as they were read, until entities are loaded: each memory's
@@ -218,6 +273,10 @@ static ms_status load_memories(store *s, snapshot *sn, pending_speakers *ps, ms_
             sn->newest = rows[i].when;
         ps->of[i] = rows[i].speaker;
     }
+    if (!st && load_superseded(sn, c.rows.p, n))
+        st = ms_fail(err, MS_NOMEM, "out of memory loading memories");
+    for (size_t i = 0; i < n; i++)
+        free(((mem_row *)c.rows.p)[i].sup_text);
     free(c.rows.p);
     if (!st)
         build_rid_index(sn);
@@ -275,6 +334,12 @@ static ms_status load_vectors(store *s, snapshot *sn, ms_error *err)
     sn->dim = dim;
     sn->s = s;
     sn->vec_embedder = strdup(id);
+    size_t len = strlen(id) + 128;
+    if ((sn->vec_note = malloc(len)))
+        snprintf(sn->vec_note, len,
+                 "store vectors from %s, %d-d; no query embedder for that model - see "
+                 "docs/EMBEDDERS.md",
+                 id, dim);
     sn->qv = calloc(sn->n * (size_t)dim, 1);
     sn->q_scale = calloc(sn->n, sizeof *sn->q_scale);
     sn->q_resid = calloc(sn->n, sizeof *sn->q_resid);
@@ -523,6 +588,12 @@ void snapshot_free(snapshot *sn)
     vcache_free(sn->exact);
     free(sn->has_vec);
     free(sn->vec_embedder);
+    free(sn->vec_note);
+    for (size_t i = 0; i < sn->n_sup; i++)
+        free(sn->sup_text[i]);
+    free(sn->sup_idx);
+    free(sn->sup_text);
+    free(sn->sup_by);
     for (size_t i = 0; sn->ent_norm && i < sn->n_ent; i++)
         free(sn->ent_norm[i]);
     free(sn->ent_norm);

@@ -31,8 +31,8 @@ ok $([ "$(echo "$r" | json 'd["channels"]["semantic"]["reason"]')" = "embedder_m
 
 "$M" recall --db "$tmp/e.db" --require-channels semantic "dentist" >/dev/null 2>"$tmp/err"
 rc=$?
-ok $([ $rc = 1 ] && grep -q "required channel semantic is inactive (embedder_mismatch)" "$tmp/err"; echo $?) \
-  "--require-channels fails before answering when semantic is inactive"
+ok $([ $rc = 1 ] && grep -q "required channel semantic is inactive (embedder_mismatch: store vectors from cmd:test-bow:64, 64-d; no query embedder for that model" "$tmp/err"; echo $?) \
+  "--require-channels fails before answering when semantic is inactive, naming the stored model"
 
 "$M" recall --db "$tmp/e.db" --embedder "cmd:/nonexistent/embedder" "x" 2>"$tmp/err"
 ok $([ $? = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "exited with status 127" "$tmp/err"; echo $?) \

@@ -244,8 +244,8 @@ other_sha=$(sha other.db)
 run recall --db other.db --require-channels all "dentist"
 is "$rc" 1 "--require-channels all with another embedder's vectors: exit 1"
 is "$(lines err)" 1 "... one line on stderr"
-grep -q "^memscope: .*required channel semantic is inactive (embedder_mismatch)" err
-ok $? "... naming the channel and embedder_mismatch"
+grep -q "^memscope: .*required channel semantic is inactive (embedder_mismatch: store vectors from other-model:3, 3-d; no query embedder for that model - see docs/EMBEDDERS.md)" err
+ok $? "... naming the channel, embedder_mismatch and the stored vectors' model"
 is "$(lines out)" 0 "... and nothing on stdout (it fails before answering)"
 run recall --db other.db --require-channels bm25,temporal --json "dentist"
 is "$rc" 0 "--require-channels of active channels answers"

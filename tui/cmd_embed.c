@@ -28,6 +28,7 @@ typedef struct reembed_ctx {
     int64_t rid[REEMBED_BATCH];
     char *text[REEMBED_BATCH];
     size_t n;
+    char profile[STORE_PROFILE_MAX + 1]; /* of the memories in the batch */
     float *out;
     long done, total;
     int progress;
@@ -41,6 +42,9 @@ static void flush_batch(reembed_ctx *x)
         return;
     x->st = embed_texts(x->e, (const char *const *)x->text, x->n, x->out, x->err);
     int dim = embed_dim(x->e);
+    /* a vector is written into its memory's profile */
+    if (!x->st)
+        x->st = store_use_profile(x->s, x->profile, x->err);
     for (size_t i = 0; !x->st && i < x->n; i++)
         x->st = store_put_vector(x->s, x->rid[i], x->out + i * (size_t)dim, dim, x->err);
     for (size_t i = 0; i < x->n; i++)
@@ -54,6 +58,11 @@ static void flush_batch(reembed_ctx *x)
 static int collect(void *p, const store_memory *m)
 {
     reembed_ctx *x = p;
+    if (x->n && strcmp(x->profile, m->profile) != 0)
+        flush_batch(x);
+    if (x->st)
+        return 1;
+    snprintf(x->profile, sizeof x->profile, "%s", m->profile);
     x->rid[x->n] = m->rid;
     x->text[x->n] = strdup(m->content);
     if (!x->text[x->n]) {

@@ -158,6 +158,9 @@ static void print_trace(const recall_result *r, const recall_hit *h)
     for (int a = 0; a < h->n_adj; a++)
         cli_printf(stdout, "  x %s %.4f", h->adj[a].name, h->adj[a].factor);
     cli_printf(stdout, "  = ranking %.6f\n", h->ranking_score);
+    for (int a = 0; a < h->n_adj; a++)
+        if (strcmp(h->adj[a].name, "superseded") == 0) /* names a stored id */
+            cli_printf(stdout, "      %s\n", h->adj[a].detail);
     cli_printf(stdout, "      relevance %.6f / %.6f = %.4f   floor: %s%s", h->boosted, h->max_fused,
                h->relevance_score, h->passed_by ? h->passed_by : "cut",
                h->associated[0] ? " via " : "");
@@ -402,10 +405,14 @@ static int run_health(cli_common *c, int argc, char **argv)
         /* the stored one comes from the file: hostile */
         put_safe("stored vectors from %s", h.store_embedder_id ? h.store_embedder_id : "none");
         cli_printf(stdout, "; %lld missing\n", (long long)h.vectors_missing);
-        for (int ch = 0; ch < CH_COUNT; ch++)
-            cli_printf(stdout, "%-10s %s%s%s\n", engine_channel_name(ch),
+        for (int ch = 0; ch < CH_COUNT; ch++) {
+            cli_printf(stdout, "%-10s %s%s%s", engine_channel_name(ch),
                        h.ch[ch].active ? "active" : "inactive", h.ch[ch].active ? "" : ": ",
                        h.ch[ch].active ? "" : h.ch[ch].reason);
+            if (!h.ch[ch].active && h.ch[ch].note) /* names the stored model: hostile */
+                cli_printf(stdout, " (%s)", h.ch[ch].note);
+            cli_printf(stdout, "\n");
+        }
     }
     engine_close(e);
     store_close(s);

@@ -137,6 +137,13 @@ static void view_row_line(const view_model *vm, vrow *l, const view_row *row, co
         vrow_stored_cell(l, ROLE_normal, h->mem.speaker ? h->mem.speaker : "-", c->speaker);
         vrow_pad(l, ROLE_normal, l->w + 1);
     }
+    if (store_is_superseded(&h->mem)) { /* its id is stored text: shown as stored */
+        char sup[STORE_ID_MAX + 64];
+        store_supersession_text(h->mem.superseded_by, h->mem.superseded_at, sup, sizeof sup);
+        vrow_add(l, ROLE_legend, "[");
+        vrow_stored(l, ROLE_legend, sup, strlen(sup));
+        vrow_add(l, ROLE_legend, "] ");
+    }
     vrow_stored(l, ROLE_normal, h->mem.content, strlen(h->mem.content));
     if (selected)
         vrow_recolor(l, ROLE_result_selected);

@@ -7,6 +7,8 @@
 #   nan      answer with a string where a number belongs
 #   garbage  answer with text that is not JSON
 #   die      exit at the first embed request
+# EMB_MODEL=NAME states the model its vectors are of; EMB_DIM=N their
+# dimension (default 64).
 use strict;
 use warnings;
 use JSON::PP;
@@ -14,7 +16,7 @@ use JSON::PP;
 $| = 1;
 my $json = JSON::PP->new->canonical;
 my $mode = $ENV{EMB_MODE} // '';
-my $dim = 64;
+my $dim = 0 + ($ENV{EMB_DIM} // 64);
 
 sub embed {
     my ($text) = @_;
@@ -31,7 +33,9 @@ sub embed {
 while (my $line = <STDIN>) {
     my $req = eval { $json->decode($line) } or next;
     if ($req->{op} eq 'info') {
-        print $json->encode({id => 'test-bow', dim => $dim}), "\n";
+        my %info = (id => 'test-bow', dim => $dim);
+        $info{model} = $ENV{EMB_MODEL} if defined $ENV{EMB_MODEL};
+        print $json->encode(\%info), "\n";
         next;
     }
     exit 3 if $mode eq 'die';

@@ -880,11 +880,8 @@ static void show_v6_fields(const store_memory *m)
     cJSON_ArrayForEach(v, meta)
     {
         char *val = meta_value_text(v);
-        printf("%-18s ", first ? "metadata" : "");
-        put_field(v->string);
-        fputs(" = ", stdout);
-        put_field(val);
-        putchar('\n');
+        cli_printf(stdout, "%-18s %s = %s\n", first ? "metadata" : "", v->string ? v->string : "-",
+                   val ? val : "-");
         free(val);
         first = 0;
     }

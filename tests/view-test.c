@@ -27,6 +27,9 @@
 #include "tui/view_panel.c"
 #include "tui/view_panes.c"
 #include "tui/view_trace.c"
+#include "tui/calplot.c"
+#include "tui/calreport.c"
+#include "tui/view_calib.c"
 /* last: its typedef `buf` would shadow locals of the files above */
 #include "tui/text.c"
 

@@ -47,7 +47,7 @@ static void canvas_print(const canvas *cv, FILE *f, const char *xlabel)
     fprintf(f, "     %s\n", xlabel);
 }
 
-static double num(const cJSON *o, const char *key)
+static double plot_num(const cJSON *o, const char *key)
 {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsNumber(x) ? x->valuedouble : -1;
@@ -61,13 +61,13 @@ static void reliability(const cJSON *m, int w, FILE *f)
         canvas_put(&cv, (double)c / (w - 1), (double)c / (w - 1), '.');
     const cJSON *b;
     cJSON_ArrayForEach(
-        b, cJSON_GetObjectItemCaseSensitive(m, "reliability_bins")) if (num(b, "count") > 0)
-        canvas_put(&cv, num(b, "mean_probability"), num(b, "observed_accuracy"), 'o');
+        b, cJSON_GetObjectItemCaseSensitive(m, "reliability_bins")) if (plot_num(b, "count") > 0)
+        canvas_put(&cv, plot_num(b, "mean_probability"), plot_num(b, "observed_accuracy"), 'o');
     fprintf(f, "Reliability: observed share (o) against predicted probability; '.' is perfect\n");
     canvas_print(&cv, f, "predicted probability that the top result is evidence");
     fprintf(f, "     bins:");
     cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(m, "reliability_bins"))
-        fprintf(f, " %.0f", num(b, "count"));
+        fprintf(f, " %.0f", plot_num(b, "count"));
     fprintf(f, " examples\n");
 }
 
@@ -93,12 +93,12 @@ static void risk_coverage(const cJSON *m, int w, FILE *f)
             canvas_put(&cv, x, risk, '*');
     }
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(m, "floor_operating_point");
-    canvas_put(&cv, num(op, "coverage"), num(op, "selective_risk"), 'F');
+    canvas_put(&cv, plot_num(op, "coverage"), plot_num(op, "selective_risk"), 'F');
     fprintf(f, "Risk-coverage: risk (*) when keeping the most confident share; F = the floor\n");
     canvas_print(&cv, f, "coverage (share of questions answered)");
     fprintf(f, "     AURC %.3f; F: the floor keeps %.1f %% at risk %.3f (cosine %.2f)\n",
-            num(m, "aurc"), 100 * num(op, "coverage"), num(op, "selective_risk"),
-            num(op, "cosine_threshold"));
+            plot_num(m, "aurc"), 100 * plot_num(op, "coverage"), plot_num(op, "selective_risk"),
+            plot_num(op, "cosine_threshold"));
 }
 
 char *calplot_text(const cJSON *report, int cols, int with_title)

@@ -23,7 +23,7 @@ void calreport_text_digest(const char *text, char hex[65])
     digest_hex(&c, hex);
 }
 
-static char *slurp(const char *path)
+static char *report_slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -47,7 +47,7 @@ static char *slurp(const char *path)
     return buf;
 }
 
-static const char *str_at(const cJSON *o, const char *a, const char *b)
+static const char *report_str(const cJSON *o, const char *a, const char *b)
 {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
     if (b)
@@ -63,17 +63,17 @@ static void add_why(calreport_status *st, const char *what)
 }
 
 /* Compare the report's identity with the store and configuration now. */
-static int check_identity(calreport_status *st, store *s, const char *config, ms_error *err)
+static int check_identity(calreport_status *st, store *s, const char *config_text, ms_error *err)
 {
     const cJSON *r = st->report;
-    const char *version = str_at(r, "identity", "memscope_version");
-    const char *cfg = str_at(r, "identity", "engine_configuration_sha256");
-    const char *profile = str_at(r, "this_store", "profile");
-    const char *content = str_at(r, "this_store", "content_sha256");
+    const char *version = report_str(r, "identity", "memscope_version");
+    const char *cfg = report_str(r, "identity", "engine_configuration_sha256");
+    const char *profile = report_str(r, "this_store", "profile");
+    const char *content = report_str(r, "this_store", "content_sha256");
     char now[DIGEST_HEX], cfg_now[DIGEST_HEX];
     if (identity_store_digest(s, now, NULL, err))
         return -1;
-    calreport_text_digest(config, cfg_now);
+    calreport_text_digest(config_text, cfg_now);
     if (!version || strcmp(version, MEMSCOPE_VERSION) != 0)
         add_why(st, "made by another memscope version");
     if (!cfg || strcmp(cfg, cfg_now) != 0)
@@ -85,12 +85,12 @@ static int check_identity(calreport_status *st, store *s, const char *config, ms
     return 0;
 }
 
-int calreport_check(store *s, const char *db, const char *config, calreport_status *out,
+int calreport_check(store *s, const char *db, const char *config_text, calreport_status *out,
                     ms_error *err)
 {
     memset(out, 0, sizeof *out);
     calreport_path(db, out->path, sizeof out->path);
-    char *text = slurp(out->path);
+    char *text = report_slurp(out->path);
     if (!text) {
         out->exists = errno != ENOENT;
         if (out->exists)
@@ -100,7 +100,7 @@ int calreport_check(store *s, const char *db, const char *config, calreport_stat
     out->exists = 1;
     out->report = cJSON_Parse(text);
     free(text);
-    const char *schema = str_at(out->report, "schema", NULL);
+    const char *schema = report_str(out->report, "schema", NULL);
     if (!schema || strcmp(schema, CALREPORT_SCHEMA) != 0) {
         cJSON_Delete(out->report);
         out->report = NULL;
@@ -108,7 +108,7 @@ int calreport_check(store *s, const char *db, const char *config, calreport_stat
         return 0;
     }
     out->valid = 1;
-    return check_identity(out, s, config, err);
+    return check_identity(out, s, config_text, err);
 }
 
 void calreport_status_free(calreport_status *st)
@@ -117,7 +117,7 @@ void calreport_status_free(calreport_status *st)
     st->report = NULL;
 }
 
-static double num_at(const cJSON *o, const char *a, const char *b)
+static double report_num(const cJSON *o, const char *a, const char *b)
 {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
     if (b)
@@ -132,10 +132,10 @@ void calreport_summary(const cJSON *report, char *out, size_t len)
     snprintf(out, len,
              "%.0f held-out examples: Brier %.3f, ECE %.3f, MCE %.3f, AURC %.3f; the floor keeps "
              "%.1f %% at risk %.3f",
-             num_at(m, "example_count", NULL), num_at(m, "brier_score", NULL),
-             num_at(m, "expected_calibration_error", NULL),
-             num_at(m, "maximum_calibration_error", NULL), num_at(m, "aurc", NULL),
-             100 * num_at(op, "coverage", NULL), num_at(op, "selective_risk", NULL));
+             report_num(m, "example_count", NULL), report_num(m, "brier_score", NULL),
+             report_num(m, "expected_calibration_error", NULL),
+             report_num(m, "maximum_calibration_error", NULL), report_num(m, "aurc", NULL),
+             100 * report_num(op, "coverage", NULL), report_num(op, "selective_risk", NULL));
 }
 
 cJSON *calreport_status_json(const calreport_status *st)
@@ -145,7 +145,7 @@ cJSON *calreport_status_json(const calreport_status *st)
     cJSON_AddBoolToObject(o, "exists", st->exists && st->valid);
     if (st->valid) {
         cJSON_AddBoolToObject(o, "stale", st->stale);
-        const char *id = str_at(st->report, "calibration_id", NULL);
+        const char *id = report_str(st->report, "calibration_id", NULL);
         cJSON_AddStringToObject(o, "calibration_id", id ? id : "");
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(st->report, "metrics");
         cJSON *found = cJSON_AddObjectToObject(o, "found");
@@ -153,7 +153,7 @@ cJSON *calreport_status_json(const calreport_status *st)
                                            "expected_calibration_error",
                                            "maximum_calibration_error", "aurc"};
         for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
-            cJSON_AddNumberToObject(found, keys[k], num_at(m, keys[k], NULL));
+            cJSON_AddNumberToObject(found, keys[k], report_num(m, keys[k], NULL));
         const cJSON *op = cJSON_GetObjectItemCaseSensitive(m, "floor_operating_point");
         if (op)
             cJSON_AddItemToObject(found, "floor_operating_point", cJSON_Duplicate(op, 1));

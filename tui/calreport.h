@@ -33,11 +33,11 @@ typedef struct calreport_status {
 } calreport_status;
 
 /* Look for the report of store s (opened from db) and check it against the
- * store's content now and the configuration text config (from
+ * store's content now and the configuration text config_text (from
  * engine_config_text). 0; -1 with err when the store cannot be read. A
  * missing or unreadable report is not an error: out says so. Free with
  * calreport_status_free. */
-int calreport_check(store *s, const char *db, const char *config, calreport_status *out,
+int calreport_check(store *s, const char *db, const char *config_text, calreport_status *out,
                     ms_error *err);
 void calreport_status_free(calreport_status *st);
 

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -690,8 +691,11 @@ static int save_reports(const cal_state *st, cJSON *report)
         bad |= f && fclose(f) != 0;
         free(text);
         n++;
+        struct stat sb;
         if (bad)
             status = cli_error(EXIT_RUNTIME, "cannot write the report %s", tmp[n - 1]);
+        else if (stat(dst[n - 1], &sb) == 0 && !S_ISREG(sb.st_mode))
+            status = cli_error(EXIT_RUNTIME, "cannot save the report %s: not a file", dst[n - 1]);
     }
     for (int k = 0; k < n && !status; k++)
         if (rename(tmp[k], dst[k]))

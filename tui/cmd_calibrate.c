@@ -102,8 +102,9 @@ static const char calibrate_usage[] =
     "both splits, and fewer than 100 held-out examples. --corpus and --distribution\n"
     "declare in words what the stores and questions stand for. The report is saved\n"
     "beside each store as STORE.calibration.json, where health and the browser find\n"
-    "it. --plot draws the reliability diagram and the risk-coverage curve. The\n"
-    "runtime contract stays uncalibrated. See docs/CALIBRATION.md.\n";
+    "it. --plot draws the reliability diagram and the risk-coverage curve (on\n"
+    "stderr with --json). The runtime contract stays uncalibrated. See\n"
+    "docs/CALIBRATION.md.\n";
 
 static int run_calibrate(cli_common *c, int argc, char **argv);
 const cli_command cmd_calibrate = {"calibrate", "fit and report a calibration (release gate)",

@@ -69,10 +69,9 @@ static int labels_add_file(label_set *s, const char *path)
     return 0;
 }
 
-static int nomem(ms_error *err)
+static ms_status nomem(ms_error *err)
 {
-    ms_fail(err, MS_NOMEM, "out of memory reading labels");
-    return -1;
+    return ms_fail(err, MS_NOMEM, "out of memory reading labels");
 }
 
 /* The evidence ids of o into q. 0, or a reason. */
@@ -135,43 +134,40 @@ static int labelled(const label_question *q)
     return q->n_evidence > 0 && q->category >= 0 && q->category <= 4;
 }
 
-static int parse_line(label_set *s, const char *path, long lineno, const char *line, ms_error *err)
+static ms_status parse_line(label_set *s, const char *path, long lineno, const char *line,
+                            ms_error *err)
 {
     cJSON *o = cJSON_Parse(line);
     if (!o || !cJSON_IsObject(o)) {
         const char *at = o ? line : cJSON_GetErrorPtr();
         long col = at && at >= line && at <= line + strlen(line) ? (long)(at - line) + 1 : 1;
         cJSON_Delete(o);
-        ms_fail(err, MS_PARSE, "%s:%ld:%ld: %s", path, lineno, col,
-                o ? "expected a JSON object" : "malformed JSON");
-        return -1;
+        return ms_fail(err, MS_PARSE, "%s:%ld:%ld: %s", path, lineno, col,
+                       o ? "expected a JSON object" : "malformed JSON");
     }
     label_question *q = labels_add(s);
     const char *why = q ? take_object(q, o, path, lineno) : "out of memory";
     cJSON_Delete(o);
-    if (why) {
-        ms_fail(err, q ? MS_PARSE : MS_NOMEM, "%s:%ld:1: %s", path, lineno, why);
-        return -1;
-    }
+    if (why)
+        return ms_fail(err, q ? MS_PARSE : MS_NOMEM, "%s:%ld:1: %s", path, lineno, why);
     q->line = lineno;
     if (!labelled(q)) {
         question_free(q);
         s->n--;
         s->skipped++;
     }
-    return 0;
+    return MS_OK;
 }
 
+typedef ms_status (*line_fn)(label_set *, const char *, long, const char *, ms_error *);
+
 /* Call one_line for each line of path; restore s on failure. */
-static int read_lines(label_set *s, const char *path, ms_error *err,
-                      int (*one_line)(label_set *, const char *, long, const char *, ms_error *))
+static ms_status read_lines(label_set *s, const char *path, ms_error *err, line_fn one_line)
 {
     size_t n0 = s->n, nf0 = s->n_files, skipped0 = s->skipped;
     FILE *f = fopen(path, "r");
-    if (!f) {
-        ms_fail(err, MS_IO, "cannot open %s: %s", path, strerror(errno));
-        return -1;
-    }
+    if (!f)
+        return ms_fail(err, MS_IO, "cannot open %s: %s", path, strerror(errno));
     if (labels_add_file(s, path)) {
         fclose(f);
         return nomem(err);
@@ -179,15 +175,15 @@ static int read_lines(label_set *s, const char *path, ms_error *err,
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0;
-    int rc = 0;
-    while (rc == 0 && getline(&line, &cap, f) > 0) {
+    ms_status rc = MS_OK;
+    while (rc == MS_OK && getline(&line, &cap, f) > 0) {
         lineno++;
         line[strcspn(line, "\r\n")] = '\0';
         if (line[strspn(line, " \t")] != '\0')
             rc = one_line(s, path, lineno, line, err);
     }
-    if (rc == 0 && ferror(f))
-        rc = -1, ms_fail(err, MS_IO, "cannot read %s: %s", path, strerror(errno));
+    if (rc == MS_OK && ferror(f))
+        rc = ms_fail(err, MS_IO, "cannot read %s: %s", path, strerror(errno));
     free(line);
     fclose(f);
     if (rc) {
@@ -197,16 +193,17 @@ static int read_lines(label_set *s, const char *path, ms_error *err,
     return rc;
 }
 
-int labels_read_jsonl(label_set *s, const char *path, ms_error *err)
+ms_status labels_read_jsonl(label_set *s, const char *path, ms_error *err)
 {
     return read_lines(s, path, err, parse_line);
 }
 
-static int text_line(label_set *s, const char *path, long lineno, const char *line, ms_error *err)
+static ms_status text_line(label_set *s, const char *path, long lineno, const char *line,
+                           ms_error *err)
 {
     const char *t = line + strspn(line, " \t");
     if (*t == '#')
-        return 0;
+        return MS_OK;
     label_question *q = labels_add(s);
     if (!q)
         return nomem(err);
@@ -217,10 +214,10 @@ static int text_line(label_set *s, const char *path, long lineno, const char *li
         return nomem(err);
     snprintf(q->qid, strlen(path) + 32, "%s:%ld", path, lineno);
     q->answerable = 0;
-    return 0;
+    return MS_OK;
 }
 
-int labels_read_unanswerable(label_set *s, const char *path, ms_error *err)
+ms_status labels_read_unanswerable(label_set *s, const char *path, ms_error *err)
 {
     return read_lines(s, path, err, text_line);
 }

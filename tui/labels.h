@@ -44,13 +44,14 @@ typedef struct label_set {
 void labels_init(label_set *s);
 void labels_free(label_set *s);
 
-/* Append the labelled lines of a query JSONL file. 0, or -1 with err set
- * ("FILE:LINE:COL: reason") and s as it was before the call. */
-int labels_read_jsonl(label_set *s, const char *path, ms_error *err);
+/* Append the labelled lines of a query JSONL file. MS_OK, or MS_PARSE
+ * ("FILE:LINE:COL: reason"), MS_IO or MS_NOMEM with err set and s as it
+ * was before the call. */
+ms_status labels_read_jsonl(label_set *s, const char *path, ms_error *err);
 
-/* Append each question of a plain-text file as unanswerable. 0, or -1
- * with err set and s as it was. */
-int labels_read_unanswerable(label_set *s, const char *path, ms_error *err);
+/* Append each question of a plain-text file as unanswerable. MS_OK, or a
+ * status with err set and s as it was. */
+ms_status labels_read_unanswerable(label_set *s, const char *path, ms_error *err);
 
 /* The question with whitespace runs made one space, trimmed and lower-cased
  * (ASCII), for telling whether two splits ask the same thing. Caller

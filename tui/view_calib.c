@@ -42,41 +42,56 @@ int view_calib_open(view_model *vm)
     return VIEW_HANDLED | VIEW_REDRAW;
 }
 
-/* Add text (ours, or holding a path: escaped) as one line in role. */
+typedef struct calib_wrap {
+    vrow *out;
+    int max, *n, role;
+} calib_wrap;
+
+static void calib_piece(void *p, const char *raw, size_t len)
+{
+    calib_wrap *w = p;
+    if (*w->n >= w->max)
+        return;
+    vrow_stored(&w->out[*w->n], w->role, " ", 1);
+    vrow_stored(&w->out[(*w->n)++], w->role, raw, len);
+}
+
+/* Add text (ours, or holding a path: escaped) in role, wrapped to the
+ * rows' width with a one-column margin. */
 static void calib_line(vrow *out, int max, int *n, int role, const char *text)
 {
-    if (*n >= max)
-        return;
-    vrow_stored(&out[*n], role, text, strlen(text));
-    (*n)++;
+    calib_wrap w = {out, max, n, role};
+    if (*n < max)
+        vfmt_wrap(text, out[*n].max - 2, calib_piece, &w);
 }
 
 static void calib_status(const calreport_status *cal, vrow *out, int max, int *n)
 {
     char line[2048];
-    calib_line(out, max, n, ROLE_help_key, " Calibration report");
+    calib_line(out, max, n, ROLE_help_key, "Calibration report");
     if (!cal->exists || !cal->valid) {
-        snprintf(line, sizeof line, " No usable report at %s%s%s.", cal->path,
+        snprintf(line, sizeof line, "No usable report at %s%s%s.", cal->path,
                  cal->why[0] ? ": " : "", cal->why);
         calib_line(out, max, n, ROLE_help, line);
         calib_line(out, max, n, ROLE_help,
-                   " memscope calibrate --db FIT --queries Q --eval --db HELD --queries Q2 "
+                   "memscope calibrate --db FIT --queries Q --eval --db HELD --queries Q2 "
                    "saves one (docs/CALIBRATION.md).");
     } else {
-        snprintf(line, sizeof line, " %s: %s", cal->path,
-                 cal->stale ? "STALE" : "current for this store and configuration");
-        calib_line(out, max, n, cal->stale ? ROLE_error : ROLE_help, line);
-        if (cal->stale) {
-            snprintf(line, sizeof line, " stale because %s", cal->why);
+        calib_line(out, max, n, ROLE_help, cal->path);
+        calib_line(out, max, n, cal->stale ? ROLE_error : ROLE_help,
+                   cal->stale ? "STALE, because:" : "current for this store and configuration");
+        for (const char *p = cal->why, *e; cal->stale && *p; p = *e ? e + 2 : e) {
+            e = strstr(p, "; ");
+            e = e ? e : p + strlen(p);
+            snprintf(line, sizeof line, "- %.*s", (int)(e - p), p);
             calib_line(out, max, n, ROLE_error, line);
         }
         char sum[512];
         calreport_summary(cal->report, sum, sizeof sum);
-        snprintf(line, sizeof line, " %s", sum);
-        calib_line(out, max, n, ROLE_help, line);
+        calib_line(out, max, n, ROLE_help, sum);
     }
     calib_line(out, max, n, ROLE_help,
-               " Runtime: uncalibrated; answer_confidence stays null. Any key closes.");
+               "Runtime: uncalibrated; answer_confidence stays null. Any key closes.");
 }
 
 int view_calib_lines(const view_model *vm, vrow *out, int max, int cols)

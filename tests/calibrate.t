@@ -110,6 +110,10 @@ op = m["floor_operating_point"]
 say(0 <= op["coverage"] <= 1 and abs(op["abstention_rate"] + op["coverage"] - 1) < 1e-9,
     "the floor's operating point: coverage and abstention")
 say(op["retained"] < n, "the floor abstains on some held-out question (the off-topic ones)")
+ps, rs = m["probability_summary"], m["raw_retrieval_score_summary"]
+say(0 < ps["minimum"] <= ps["mean"] <= ps["maximum"] < 1 and rs["used_in_probability_metrics"] is False
+    and r["separation"]["raw_retrieval_score_used_as_probability"] is False,
+    "probability and raw-score summaries, kept apart as SLM's report keeps them")
 say(r["runtime_calibration_status"] == "uncalibrated" and r["answer_confidence"] is None,
     "runtime stays uncalibrated, answer_confidence null")
 say(saved["this_store"]["content_sha256"] == [s for s in r["identity"]["stores"]][0]["content_sha256"],
@@ -216,7 +220,18 @@ if ! command -v tmux >/dev/null; then
 fi
 cal >/dev/null
 WAIT=${MEMSCOPE_TEST_WAIT:-300}
-screen() { tm capture-pane -p -t t >"$T/screen"; }
+screen() { tm capture-pane -p -t t >"$T/screen" 2>/dev/null; }
+# start DB: a fresh tmux session running the browser on DB at 100x40 (a
+# server that is still shutting down can refuse us for a moment).
+start() {
+    tm kill-server 2>/dev/null
+    for ((try = 0; try < 50; try++)); do
+        tm new-session -d -s t -x 100 -y 40 \
+            "env TERM=xterm-256color LANG=C.UTF-8 $MEMSCOPE --db $1; sleep 600" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    bail "tmux cannot start"
+}
 wait_for() {
     for ((i = 0; i < WAIT; i++)); do
         screen
@@ -227,7 +242,7 @@ wait_for() {
     return 1
 }
 keys() { tm send-keys -t t "$@"; }
-tm new-session -d -s t -x 100 -y 40 "env TERM=xterm-256color $MEMSCOPE --db $T/demo.db; sleep 600"
+start "$T/demo.db"
 wait_for "Query ▸"
 tm send-keys -t t -l -- "What is the capital of Australia?"
 keys Enter
@@ -251,8 +266,7 @@ wait_for "this help"
 grep -qE "^ *c +the calibration report" "$T/screen"
 ok $? "the help lists c"
 keys q
-tm kill-server 2>/dev/null
-tm new-session -d -s t -x 100 -y 40 "env TERM=xterm-256color $MEMSCOPE --db $T/d2.db; sleep 600"
+start "$T/d2.db"
 wait_for "Query ▸"
 keys Tab c
 wait_for "STALE"

@@ -611,6 +611,42 @@ static cJSON *selective_json(const calib_metrics *m)
     return a;
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* minimum, maximum, mean, unique_count and boundary_count (values of
+ * exactly 0 or 1) of the held-out raw scores (raw) or probabilities, as
+ * SLM's report summarises them. */
+static cJSON *summary_json(const cal_state *st, int raw)
+{
+    double *v = malloc((st->n_ex + 1) * sizeof *v), sum = 0;
+    size_t n = 0, unique = 0, boundary = 0;
+    for (size_t i = 0; v && i < st->n_ex; i++)
+        if (st->jobs[st->ex[i].job].split == SPLIT_HELD_OUT)
+            v[n++] = raw ? st->ex[i].raw : st->ex[i].p;
+    cJSON *o = cJSON_CreateObject();
+    if (v && n) {
+        qsort(v, n, sizeof *v, by_value);
+        for (size_t i = 0; i < n; i++) {
+            sum += v[i];
+            unique += i == 0 || v[i] != v[i - 1];
+            boundary += v[i] == 0 || v[i] == 1;
+        }
+        add_num(o, "minimum", v[0]);
+        add_num(o, "maximum", v[n - 1]);
+        add_num(o, "mean", sum / (double)n);
+        cJSON_AddNumberToObject(o, "unique_count", (double)unique);
+        cJSON_AddNumberToObject(o, "boundary_count", (double)boundary);
+    }
+    if (raw)
+        cJSON_AddBoolToObject(o, "used_in_probability_metrics", 0);
+    free(v);
+    return o;
+}
+
 static cJSON *metrics_json(const cal_state *st)
 {
     const calib_metrics *m = &st->m;
@@ -622,6 +658,8 @@ static cJSON *metrics_json(const cal_state *st)
     add_num(o, "maximum_calibration_error", m->mce);
     cJSON_AddItemToObject(o, "reliability_bins", bins_json(m));
     cJSON_AddItemToObject(o, "selective_risk", selective_json(m));
+    cJSON_AddItemToObject(o, "probability_summary", summary_json(st, 0));
+    cJSON_AddItemToObject(o, "raw_retrieval_score_summary", summary_json(st, 1));
     add_num(o, "aurc", m->aurc);
     cJSON *curve = cJSON_AddArrayToObject(o, "risk_coverage_curve");
     for (size_t i = 0; i < m->n_curve; i++) {
@@ -654,6 +692,10 @@ static cJSON *report_json(const cal_state *st)
     cJSON_AddItemToObject(o, "calibrator", calibrator_json(st));
     cJSON_AddItemToObject(o, "evaluation", evaluation_json(st));
     cJSON_AddItemToObject(o, "metrics", metrics_json(st));
+    cJSON *sep = cJSON_AddObjectToObject(o, "separation");
+    cJSON_AddStringToObject(sep, "raw_score_field", "ranking_score");
+    cJSON_AddStringToObject(sep, "probability_metric_input", "platt_scaling(ranking_score)");
+    cJSON_AddBoolToObject(sep, "raw_retrieval_score_used_as_probability", 0);
     cJSON_AddStringToObject(o, "runtime_calibration_status", "uncalibrated");
     cJSON_AddBoolToObject(o, "runtime_activation_allowed", 0);
     cJSON_AddNullToObject(o, "answer_confidence");

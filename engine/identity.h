@@ -3,8 +3,10 @@
  *
  * SHA-256 over every memory of the current profile in insertion order (id,
  * content, times, speaker, session, source, confidence, trust, importance,
- * pin and linked entities), the recorded embedder and the feedback
- * judgements. Access counts are left out: reading does not change content. */
+ * pin, row id), its entities and memory-entity links, the recorded embedder
+ * and the feedback judgements. Access counts are left out: reading does not
+ * change content. Row ids are in it, so a store exported and imported again
+ * is another store. */
 #ifndef MS_IDENTITY_H
 #define MS_IDENTITY_H
 

@@ -522,7 +522,7 @@ static cJSON *distribution_json(const cal_state *st)
     cJSON_AddNumberToObject(o, "answerable", (double)ans);
     cJSON *bc = cJSON_AddObjectToObject(o, "answerable_by_category");
     for (int k = 0; k <= 4; k++) {
-        char key[8];
+        char key[16];
         snprintf(key, sizeof key, "%d", k);
         if (cats[k])
             cJSON_AddNumberToObject(bc, key, (double)cats[k]);

@@ -1064,3 +1064,38 @@ ms_status engine_feedback_reset(engine *e, ms_error *err)
         adaptive_clear(e->ad);
     return st;
 }
+
+/* ---- identity ------------------------------------------------------------------ */
+
+char *engine_config_text(engine *e, const recall_opts *o)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "embedder=%s:%d\nreranker=%s\n", e->emb ? embed_id(e->emb) : "none",
+            e->emb ? embed_dim(e->emb) : 0, o->no_rerank || !e->rr_spec ? "none" : e->rr_spec);
+    fprintf(f, "limit=%d\ntop_n=%d\nrrf_k=%.17g\nas_of=", o->limit, o->top_n, o->rrf_k);
+    fprintf(f, o->as_of == STORE_TS_NONE ? "now\n" : "%lld\n", (long long)o->as_of);
+    fprintf(f, "disabled=%u\nrequire=%u\nno_floor=%d\nno_adaptive=%d\n", o->disabled, o->require,
+            o->no_floor, o->no_adaptive);
+    fprintf(f, "floor_threshold=%.17g\nfloor_rule=%s\n",
+            o->floor_threshold >= 0 ? o->floor_threshold : FLOOR_COSINE_DEFAULT, FLOOR_RULE);
+    for (int c = 0; c < CH_COUNT; c++)
+        if (o->weights_set & CH_MASK(c))
+            fprintf(f, "weight.%s=%.17g\n", engine_channel_name(c), o->weights[c]);
+    for (int t = 0; t < QT_COUNT; t++) {
+        const weight_profile *p = profile_for((query_type)t);
+        fprintf(f, "type.%s=", query_type_name((query_type)t));
+        for (int c = 0; c < CH_COUNT; c++)
+            fprintf(f, "%.17g,", p->w[c]);
+        fprintf(f, "aux=%.17g,eg=%.17g/%.17g,k=%.17g\n", p->temporal_aux, p->eg_speaker,
+                p->eg_mention, p->rrf_k);
+    }
+    if (fclose(f)) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}

@@ -222,6 +222,14 @@ typedef struct engine_health {
 ms_status engine_health_get(engine *e, engine_health *h, ms_error *err);
 char *engine_health_json(const engine_health *h);
 
+/* ---- identity ---------------------------------------------------------- */
+
+/* The whole configuration a recall with options o runs under, as text with
+ * one "key=value" line each: the embedder, the reranker, every option, the floor's threshold and
+ * rule, and each query type's weights, RRF k and entity-graph factors. Two runs with the same text
+ * rank the same store (and profile) the same way. Caller frees; NULL when out of memory. */
+char *engine_config_text(engine *e, const recall_opts *o);
+
 /* ---- query analysis (also for the browser's status bar) ---------------- */
 
 /* The query type engine_recall would choose: "temporal", "multi_hop", ... */

@@ -27,6 +27,9 @@
 #include "tui/view_panel.c"
 #include "tui/view_panes.c"
 #include "tui/view_trace.c"
+#include "tui/calplot.c"
+#include "tui/calreport.c"
+#include "tui/view_calib.c"
 /* last: its typedef `buf` would shadow locals of the files above */
 #include "tui/text.c"
 
@@ -474,6 +477,49 @@ static void test_hostile(view_model *vm, view_screen *s)
     view_detail_close(vm);
 }
 
+/* The c overlay: no report, then a hand-written one made for other content
+ * and another version (stale, with the reasons) whose picture is drawn. */
+static void test_calibration(view_model *vm, view_screen *s)
+{
+    int f = view_act(vm, A_CALIBRATION);
+    char *text = layout_text(vm, s, 100, 40);
+    ok((f & VIEW_REDRAW) && vm->help == VIEW_HELP_CALIBRATION && text &&
+           strstr(text, "No usable report at") && strstr(text, "memscope calibrate --db"),
+       "c without a report says how to make one");
+    free(text);
+    view_act(vm, A_RANKING);
+    ok(vm->help == 0 && vm->show_ranking, "another key closes it (and is not swallowed by help)");
+    act_RANKING(vm);
+    char path[1200];
+    snprintf(path, sizeof path, "%s.calibration.json", vm->db_path);
+    write_text(path, "{\"schema\": \"memscope.calibration-report/v1\", \"calibration_id\": \"x\","
+                     " \"identity\": {\"memscope_version\": \"0.0.0\", "
+                     "\"engine_configuration_sha256\": \"0\"},"
+                     " \"this_store\": {\"profile\": \"default\", \"content_sha256\": \"0\"},"
+                     " \"metrics\": {\"example_count\": 120, \"brier_score\": 0.2, "
+                     "\"expected_calibration_error\": 0.05, \"maximum_calibration_error\": 0.1, "
+                     "\"aurc\": 0.3, \"reliability_bins\": [{\"count\": 120, "
+                     "\"mean_probability\": 0.5, \"observed_accuracy\": 0.5}],"
+                     " \"risk_coverage_curve\": [[0.5, 0.2], [1, 0.4]],"
+                     " \"floor_operating_point\": {\"coverage\": 0.75, \"selective_risk\": 0.3,"
+                     " \"cosine_threshold\": 0.28}}}\n");
+    view_act(vm, A_CALIBRATION);
+    text = layout_text(vm, s, 100, 40);
+    ok(text && strstr(text, "STALE, because") && strstr(text, "made by another memscope version") &&
+           strstr(text, "the engine configuration changed") &&
+           strstr(text, "the store's content changed"),
+       "a report made elsewhere is stale, with every reason");
+    ok(text && strstr(text, "120 held-out examples: Brier 0.200") &&
+           strstr(text, "the floor keeps 75.0 % at") && strstr(text, "Reliability") &&
+           strstr(text, "Risk-coverage"),
+       "what it found, and the picture with the floor marked");
+    ok(text && strstr(text, "uncalibrated"), "the runtime stays uncalibrated");
+    free(text);
+    view_act(vm, A_HELP);
+    ok(vm->help == 0, "? closes the overlay too");
+    unlink(path);
+}
+
 static void test_model(void)
 {
     const char *bin = getenv("MEMSCOPE");
@@ -505,6 +551,7 @@ static void test_model(void)
     test_pin_detail(&vm, &s);
     test_tour(&vm, &s);
     test_hostile(&vm, &s);
+    test_calibration(&vm, &s);
     view_screen_free(&s);
     view_model_free(&vm);
     engine_close(e);

@@ -55,6 +55,10 @@
     _(TOUR, "View", "T", "start or stop the demo tour", 'T')                                       \
     _(TOUR_NEXT, "View", "n Space", "next tour step", 'n', ' ')                                    \
     _(TOUR_PREV, "View", "N", "previous tour step", 'N')                                           \
+    _(CALIBRATION, "View", "c",                                                                    \
+      "the calibration report beside the store (what the abstention banner offers): "              \
+      "reliability, risk-coverage with this floor marked, and whether it is stale",                \
+      'c')                                                                                         \
     _(HELP, "View", "? F1", "this help", '?', KEY_F(1))                                            \
     _(REDRAW, "View", "Ctrl-L", "redraw the screen", CTRL_KEY('l'))                                \
     _(SUSPEND, "View", "Ctrl-Z", "suspend to the shell", CTRL_KEY('z'))                            \

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calreport.h"
 #include "cli_recall.h"
 
 /* ---- options shared with eval and the shell --------------------------- */
@@ -349,6 +350,54 @@ static const char health_usage[] =
     "stored vectors, and how many memories, entities, edges and vectors there are.\n";
 
 static int run_health(cli_common *c, int argc, char **argv);
+
+/* The calibration report beside the store, checked against its content
+ * and the default configuration now (calreport.h). */
+static ms_status health_calibration(engine *e, store *s, calreport_status *cal, ms_error *err)
+{
+    recall_opts ro;
+    recall_opts_init(&ro);
+    char *config = engine_config_text(e, &ro);
+    if (!config)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    int rc = calreport_check(s, store_path(s), config, cal, err);
+    free(config);
+    return rc ? err->code : MS_OK;
+}
+
+static void health_print_json(const engine_health *h, const calreport_status *cal)
+{
+    char *text = engine_health_json(h);
+    cJSON *o = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (o)
+        cJSON_AddItemToObject(o, "calibration", calreport_status_json(cal));
+    text = o ? cJSON_PrintUnformatted(o) : NULL;
+    cli_print_json(stdout, text ? text : "{}");
+    putchar('\n');
+    free(text);
+    cJSON_Delete(o);
+}
+
+static void health_print_calibration(const calreport_status *cal)
+{
+    char line[512];
+    if (!cal->exists) {
+        put_safe("calibration no report (memscope calibrate saves one as %s)\n", cal->path);
+    } else if (!cal->valid) {
+        put_safe("calibration %s", cal->path);
+        put_safe(": %s\n", cal->why);
+    } else {
+        calreport_summary(cal->report, line, sizeof line);
+        put_safe("calibration %s", cal->path);
+        cli_printf(stdout, ": %s\n",
+                   cal->stale ? "STALE" : "current for this store and configuration");
+        if (cal->stale)
+            put_safe("            stale because %s\n", cal->why);
+        cli_printf(stdout, "            %s\n", line);
+    }
+    cli_printf(stdout, "            runtime: uncalibrated (answer_confidence stays null)\n");
+}
 const cli_command cmd_health = {"health", "channel status, embedder and store counts", health_usage,
                                 run_health};
 
@@ -383,14 +432,14 @@ static int run_health(cli_common *c, int argc, char **argv)
     ms_status st = engine_open(s, embedder, &e, &err);
     if (!st)
         st = engine_health_get(e, &h, &err);
+    calreport_status cal = {0};
+    if (!st)
+        st = health_calibration(e, s, &cal, &err);
     int status = EXIT_OK;
     if (st) {
         status = cli_fail(&err);
     } else if (json) {
-        char *text = engine_health_json(&h);
-        cli_print_json(stdout, text ? text : "{}");
-        putchar('\n');
-        free(text);
+        health_print_json(&h, &cal);
     } else {
         put_safe("store      %s", store_path(s));
         put_safe(" (profile %s)\n", store_profile(s));
@@ -413,7 +462,9 @@ static int run_health(cli_common *c, int argc, char **argv)
                 cli_printf(stdout, " (%s)", h.ch[ch].note);
             cli_printf(stdout, "\n");
         }
+        health_print_calibration(&cal);
     }
+    calreport_status_free(&cal);
     engine_close(e);
     store_close(s);
     return status;

@@ -105,6 +105,7 @@ void view_model_free(view_model *vm)
 {
     view_free_results(vm);
     view_detail_clear(&vm->det);
+    view_calib_free(vm);
 }
 
 int view_whatif_active(const view_model *vm)

@@ -41,6 +41,9 @@ enum {
     VIEW_HISTORY = 128, /* the query line asked for history (qline.c) */
 };
 
+/* What view_model.help shows: the keys, or the calibration report. */
+enum { VIEW_HELP_KEYS = 1, VIEW_HELP_CALIBRATION = 2 };
+
 typedef enum view_focus { FOCUS_QUERY, FOCUS_RESULTS, FOCUS_LOWER, FOCUS_COUNT } view_focus;
 typedef enum view_prompt { PROMPT_NONE, PROMPT_PIN, PROMPT_SEARCH } view_prompt;
 typedef enum view_row_kind { ROW_HIT, ROW_MISS, ROW_GONE } view_row_kind;
@@ -113,7 +116,8 @@ typedef struct view_model {
     int res_top;    /* first result-pane line shown (scroll) */
     int low_top;    /* scroll of the lower pane */
     view_focus focus;
-    int help, help_top; /* help overlay open, its scroll */
+    int help, help_top; /* overlay open (0, VIEW_HELP_KEYS, VIEW_HELP_CALIBRATION), its scroll */
+    struct calreport_status *calib; /* the calibration overlay's report, checked (owned) */
     int show_ranking;
     char pinned[STORE_ID_MAX + 1]; /* why-not memory, "" = none */
     view_detail det;
@@ -202,6 +206,14 @@ char *view_screen_text(const view_screen *s);
 /* The help overlay's lines (generated from ACTIONS, EDIT_KEYS and the
  * column table) into out[max] of width cols; returns the count. */
 int view_help_lines(vrow *out, int max, int cols);
+
+/* Open the calibration overlay: read the report beside the store and check
+ * it against the store and the default configuration now (calreport.h).
+ * Returns VIEW_* flags; a failure is a message. */
+int view_calib_open(view_model *vm);
+/* Its lines (status, then the picture of calplot.h) into out[max]. */
+int view_calib_lines(const view_model *vm, vrow *out, int max, int cols);
+void view_calib_free(view_model *vm);
 
 /* How the result area of avail rows is split: the number of rows for the
  * result pane (header and banner included); the lower pane gets the rest. */

@@ -411,9 +411,14 @@ static int act_TOUR_PREV(view_model *vm)
 
 static int act_HELP(view_model *vm)
 {
-    vm->help = !vm->help;
+    vm->help = vm->help ? 0 : VIEW_HELP_KEYS;
     vm->help_top = 0;
     return H | R;
+}
+
+static int act_CALIBRATION(view_model *vm)
+{
+    return view_calib_open(vm);
 }
 
 static int act_REDRAW(view_model *vm)

@@ -236,7 +236,8 @@ void view_help_pane(view_model *vm, view_screen *s, int y, int bottom)
     vrow lines[HELP_MAX];
     for (int k = 0; k < HELP_MAX; k++)
         vrow_init(&lines[k], s->cols);
-    int n = view_help_lines(lines, HELP_MAX, s->cols);
+    int n = vm->help == VIEW_HELP_CALIBRATION ? view_calib_lines(vm, lines, HELP_MAX, s->cols)
+                                              : view_help_lines(lines, HELP_MAX, s->cols);
     int h = bottom - y;
     vm->help_top = view_scroll(vm->help_top, -1, h, n);
     for (int k = 0; k < h; k++) {

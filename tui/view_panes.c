@@ -207,6 +207,10 @@ static int view_result_lines(view_model *vm, vlist *list, const view_columns *c)
     view_empty_hint(vm, list);
     if (vm->cur && vm->cur->abstained)
         view_banner(vm, list);
+    if (vm->cur && vm->cur->abstained)
+        view_wrap_into(list, ROLE_abstain_text,
+                       "c (from the results): the calibration report, with this floor's "
+                       "operating point on the risk-coverage curve.");
     for (size_t i = 0; i < vm->n_rows; i++) {
         const view_row *row = &vm->rows[i];
         if (i == 0 || row->kind != vm->rows[i - 1].kind) {

@@ -215,6 +215,15 @@ static ms_status add_edge(store *s, int64_t a, int64_t b, int type, double w, in
     return MS_OK;
 }
 
+ms_status store_add_edge(store *s, int64_t a, int64_t b, int type, double weight, ms_error *err)
+{
+    if (type < STORE_EDGE_SESSION || type >= STORE_EDGE_TYPES)
+        return ms_fail(err, MS_USAGE, "edge type %d is unknown", type);
+    if (!(weight >= 0 && weight <= 1))
+        return ms_fail(err, MS_USAGE, "edge weight %g is outside 0..1", weight);
+    return add_edge(s, a, b, type, weight, 0, err);
+}
+
 /* Session adjacency: the previous two turns of the same session get weights
  * 1.0 (next turn) and 0.5 (two turns apart). prev[0..*n) are those turns,
  * looked up here when *n is -1. */
@@ -1143,6 +1152,8 @@ const char *store_edge_type_name(int type)
         return "entity";
     case STORE_EDGE_TEMPORAL:
         return "temporal";
+    case STORE_EDGE_RELATION:
+        return "relation";
     default:
         return "unknown";
     }

@@ -247,10 +247,13 @@ typedef enum store_edge_type {
     STORE_EDGE_SESSION = 1,  /* adjacent turns of one session (+-1, +-2) */
     STORE_EDGE_ENTITY = 2,   /* share a named entity */
     STORE_EDGE_TEMPORAL = 3, /* events close in time across sessions */
-    STORE_EDGE_TYPES = 4,
+    STORE_EDGE_RELATION = 4, /* a link the source store recorded between two memories
+                                (an MCP relation between their entities, an SLM graph
+                                edge); spreading activation walks it */
+    STORE_EDGE_TYPES = 5,
 } store_edge_type;
 
-/* "session", "entity", "temporal". */
+/* "session", "entity", "temporal", "relation". */
 const char *store_edge_type_name(int type);
 
 typedef struct store_edge {
@@ -261,6 +264,12 @@ typedef struct store_edge {
 
 /* Edges touching rid, either end. Caller frees *out with free(). */
 ms_status store_edges_of(store *s, int64_t rid, store_edge **out, size_t *n, ms_error *err);
+
+/* Add an undirected edge of type between memories (rids) a and b, inside
+ * store_begin; an existing one is strengthened as entity edges are
+ * (weight + new weight / 2, at most 1). a == b adds nothing. MS_USAGE for
+ * an unknown type or a weight outside 0..1. */
+ms_status store_add_edge(store *s, int64_t a, int64_t b, int type, double weight, ms_error *err);
 
 /* Does the current profile hold any edge? */
 ms_status store_has_edges(store *s, int *yes, ms_error *err);

@@ -263,6 +263,43 @@ static ms_status get_embedding(importer *im, const place *pl, const char *obj, s
     return MS_OK;
 }
 
+/* "metadata": an object of free keys and values, kept as its JSON text. */
+static ms_status get_metadata(importer *im, const place *pl, const char *obj, size_t len,
+                              size_t base, const cJSON *o, store_memory *m)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "metadata");
+    if (!v || cJSON_IsNull(v))
+        return MS_OK;
+    if (!cJSON_IsObject(v))
+        return type_error(im, pl, obj, len, base, "metadata", "an object {\"key\": value, ...}");
+    if (!(m->metadata = cJSON_PrintUnformatted(v)))
+        return ms_fail(im->err, MS_NOMEM, "out of memory");
+    return MS_OK;
+}
+
+/* Schema 6's fields: metadata, supersession, the model of "embedding". */
+static ms_status get_v6_fields(importer *im, const place *pl, const char *obj, size_t len,
+                               size_t base, const cJSON *o, store_memory *m)
+{
+    ms_status st = get_metadata(im, pl, obj, len, base, o, m);
+    if (!st)
+        st = get_text(im, pl, obj, len, base, o, "superseded_by", 1, &m->superseded_by);
+    if (!st)
+        st = get_text(im, pl, obj, len, base, o, "superseded_at", 0, &m->superseded_at);
+    if (!st)
+        st = get_text(im, pl, obj, len, base, o, "superseded_reason", 0, &m->superseded_reason);
+    char *model = NULL;
+    if (!st)
+        st = get_text(im, pl, obj, len, base, o, "embedding_model", 0, &model);
+    if (!st && model && m->embedding) { /* it names who made this vector */
+        free(m->embedder_id);
+        m->embedder_id = model;
+        model = NULL;
+    }
+    free(model);
+    return st;
+}
+
 /* Turn a parsed object into a memory. obj/len/base locate it for errors. */
 static ms_status to_memory(importer *im, const place *pl, const char *obj, size_t len, size_t base,
                            const cJSON *o, store_memory *m, char **profile)
@@ -312,6 +349,8 @@ static ms_status to_memory(importer *im, const place *pl, const char *obj, size_
         st = get_entities(im, pl, obj, len, base, o, m);
     if (!st)
         st = get_embedding(im, pl, obj, len, base, o, m);
+    if (!st)
+        st = get_v6_fields(im, pl, obj, len, base, o, m);
     return st;
 }
 
@@ -1066,11 +1105,15 @@ struct export_ctx {
 static int export_one(void *p, const store_memory *m)
 {
     struct export_ctx *x = p;
+    x->st = export_memory(x->out, m, x->err);
+    return x->st != MS_OK;
+}
+
+ms_status export_memory(FILE *out, const store_memory *m, ms_error *err)
+{
     cJSON *o = cJSON_CreateObject();
-    if (!o) {
-        x->st = ms_fail(x->err, MS_NOMEM, "out of memory exporting");
-        return 1;
-    }
+    if (!o)
+        return ms_fail(err, MS_NOMEM, "out of memory exporting");
     add_text(o, "id", m->id);
     add_text(o, "profile", m->profile);
     add_text(o, "content", m->content);
@@ -1096,19 +1139,21 @@ static int export_one(void *p, const store_memory *m)
         for (size_t i = 0; e && i < m->n_entities; i++)
             cJSON_AddItemToArray(e, cJSON_CreateString(m->entities[i]));
     }
+    cJSON *meta = m->metadata ? cJSON_Parse(m->metadata) : NULL;
+    if (meta)
+        cJSON_AddItemToObject(o, "metadata", meta);
+    add_text(o, "superseded_by", m->superseded_by);
+    add_text(o, "superseded_at", m->superseded_at);
+    add_text(o, "superseded_reason", m->superseded_reason);
     char *line = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
-    if (!line) {
-        x->st = ms_fail(x->err, MS_NOMEM, "out of memory exporting");
-        return 1;
-    }
-    int bad = fputs(line, x->out) == EOF || fputc('\n', x->out) == EOF;
+    if (!line)
+        return ms_fail(err, MS_NOMEM, "out of memory exporting");
+    int bad = fputs(line, out) == EOF || fputc('\n', out) == EOF;
     free(line);
-    if (bad) {
-        x->st = ms_fail(x->err, MS_IO, "write error: %s", strerror(errno));
-        return 1;
-    }
-    return 0;
+    if (bad)
+        return ms_fail(err, MS_IO, "write error: %s", strerror(errno));
+    return MS_OK;
 }
 
 ms_status export_jsonl(store *s, FILE *out, int all_profiles, ms_error *err)

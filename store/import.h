@@ -57,6 +57,10 @@ ms_status import_file(store *s, const char *path, const import_opts *opts, impor
  * so that export -> import -> export is identical. */
 ms_status export_jsonl(store *s, FILE *out, int all_profiles, ms_error *err);
 
+/* Write one memory (read with its given entities: STORE_SCAN_GIVEN) as the
+ * JSONL line export_jsonl writes for it. */
+ms_status export_memory(FILE *out, const store_memory *m, ms_error *err);
+
 /* Parse a LoCoMo session time like "1:56 pm on 8 May, 2023" (UTC). */
 int import_locomo_time(const char *text, int64_t *ts);
 

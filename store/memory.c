@@ -32,12 +32,36 @@ void store_memory_clear(store_memory *m)
     free(m->entities);
     free(m->embedding);
     free(m->embedder_id);
+    free(m->metadata);
+    free(m->superseded_by);
+    free(m->superseded_at);
+    free(m->superseded_reason);
+    free(m->vector_model);
     store_memory_init(m);
 }
 
 double store_trust_score(const store_memory *m)
 {
     return m->trust_alpha / (m->trust_alpha + m->trust_beta);
+}
+
+int store_is_superseded(const store_memory *m)
+{
+    return m->superseded_by != NULL || m->superseded_at != NULL;
+}
+
+void store_supersession_text(const char *by, const char *at, char *buf, size_t cap)
+{
+    if (!cap)
+        return;
+    buf[0] = '\0';
+    if (!by && !at)
+        return;
+    int n = snprintf(buf, cap, "superseded");
+    if (by && n >= 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, " by %s", by);
+    if (at && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, " (%.10s)", at);
 }
 
 /* ---- validation -------------------------------------------------------- */
@@ -87,6 +111,12 @@ static ms_status validate(const store_memory *m, ms_error *err)
         st = check_text("session", m->session, STORE_FIELD_MAX, 0, err);
     if (!st)
         st = check_text("source", m->source, STORE_FIELD_MAX, 0, err);
+    if (!st)
+        st = check_text("metadata", m->metadata, STORE_METADATA_MAX, 0, err);
+    if (!st)
+        st = check_text("superseded_by", m->superseded_by, STORE_ID_MAX, 0, err);
+    if (!st)
+        st = check_text("superseded_reason", m->superseded_reason, STORE_FIELD_MAX, 0, err);
     if (!st)
         st = check_unit("memory_confidence", m->memory_confidence, err);
     if (!st)
@@ -145,6 +175,58 @@ static ms_status bind_fields(sqlite3_stmt *st, store *s, const store_memory *m,
     sqlite3_bind_int64(st, 17, m->access_count);
     if (m->last_accessed)
         sqlite3_bind_text(st, 18, m->last_accessed, -1, SQLITE_STATIC);
+    if (m->metadata)
+        sqlite3_bind_text(st, 20, m->metadata, -1, SQLITE_STATIC);
+    if (m->superseded_by)
+        sqlite3_bind_text(st, 21, m->superseded_by, -1, SQLITE_STATIC);
+    if (m->superseded_at)
+        sqlite3_bind_text(st, 22, m->superseded_at, -1, SQLITE_STATIC);
+    if (m->superseded_reason)
+        sqlite3_bind_text(st, 23, m->superseded_reason, -1, SQLITE_STATIC);
+    return MS_OK;
+}
+
+/* m->metadata must be a JSON object; it is replaced by its minified form
+ * (SQLite's json()), so that equal objects are stored alike. */
+static ms_status normalise_metadata(store *s, store_memory *m, ms_error *err)
+{
+    if (!m->metadata)
+        return MS_OK;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT json_type(?1), json(?1) WHERE json_valid(?1)", -1,
+                                &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading metadata", err);
+    sqlite3_bind_text(st, 1, m->metadata, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    const char *type = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    char *norm = type && strcmp(type, "object") == 0 ? store_col_text(st, 1) : NULL;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading metadata", err);
+    if (!norm)
+        return ms_fail(err, MS_PARSE, "\"metadata\" must be a JSON object {\"key\": value, ...}");
+    free(m->metadata);
+    m->metadata = norm;
+    return MS_OK;
+}
+
+/* m->superseded_at, normalised like created_at. */
+static ms_status normalise_superseded_at(store_memory *m, ms_error *err)
+{
+    int64_t ts;
+    if (!m->superseded_at)
+        return MS_OK;
+    ms_status st = check_time("superseded_at", m->superseded_at, &ts, err);
+    if (st)
+        return st;
+    char buf[32];
+    store_format_time(ts, buf, sizeof buf);
+    char *d = store_strdup(buf);
+    if (!d)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    free(m->superseded_at);
+    m->superseded_at = d;
     return MS_OK;
 }
 
@@ -528,7 +610,8 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
     ms_status st = store_require_writable(s, "write memories", err);
     if (st)
         return st;
-    if ((st = validate(m, err)) || (st = check_given_vector(s, m, err)))
+    if ((st = validate(m, err)) || (st = check_given_vector(s, m, err)) ||
+        (st = normalise_metadata(s, m, err)) || (st = normalise_superseded_at(m, err)))
         return st;
     if (!s->in_txn) /* another process may write between two such puts */
         store_wcache_clear(s);
@@ -735,8 +818,8 @@ ms_status store_vector_write(store *s, int64_t rid, const unsigned char *blob, s
 
 /* ---- reading ----------------------------------------------------------- */
 
-/* Fill m from a row of ST_GET_*: columns in the order of those statements. */
-static ms_status row_to_memory(sqlite3_stmt *st, store_memory *m)
+/* Fill m from a row of STORE_MEM_COLS (store_int.h). */
+static ms_status row_to_memory(store *s, sqlite3_stmt *st, store_memory *m)
 {
     store_memory_init(m);
     m->rid = sqlite3_column_int64(st, 0);
@@ -758,6 +841,14 @@ static ms_status row_to_memory(sqlite3_stmt *st, store_memory *m)
     m->pinned = sqlite3_column_int(st, 15);
     m->access_count = sqlite3_column_int64(st, 16);
     m->last_accessed = store_col_text(st, 17);
+    if (sqlite3_column_int(st, 18) && s->embedder_id) {
+        m->vector_model = store_strdup(s->embedder_id);
+        m->vector_dim = s->embedder_dim;
+    }
+    m->metadata = store_col_text(st, 19);
+    m->superseded_by = store_col_text(st, 20);
+    m->superseded_at = store_col_text(st, 21);
+    m->superseded_reason = store_col_text(st, 22);
     if (!m->profile || !m->id || !m->content || !m->created_at)
         return MS_NOMEM;
     return MS_OK;
@@ -819,7 +910,7 @@ ms_status store_get(store *s, const char *id, int64_t rid, store_memory *out, ms
                             s->profile);
     if (rc != SQLITE_ROW)
         return store_sql_fail(s, rc, "reading a memory", err);
-    ms_status code = row_to_memory(st, out);
+    ms_status code = row_to_memory(s, st, out);
     sqlite3_reset(st);
     if (code)
         return ms_fail(err, code, "out of memory reading a memory");
@@ -884,15 +975,15 @@ ms_status store_scan(store *s, int all_profiles, int with_entities, store_memory
                      ms_error *err)
 {
     sqlite3_stmt *st;
-    const char *sql = all_profiles
-                          ? "SELECT rid, profile, id, content, created_at, created_ts, event_time,"
-                            " event_ts, speaker, session, source, memory_confidence, trust_alpha,"
-                            " trust_beta, importance, pinned, access_count, last_accessed"
-                            " FROM memories ORDER BY profile, rid"
-                          : "SELECT rid, profile, id, content, created_at, created_ts, event_time,"
-                            " event_ts, speaker, session, source, memory_confidence, trust_alpha,"
-                            " trust_beta, importance, pinned, access_count, last_accessed"
-                            " FROM memories NOT INDEXED WHERE profile=?1 ORDER BY rid";
+    int v6 = store_has_v6(s);
+    const char *sql =
+        all_profiles
+            ? (v6 ? "SELECT " STORE_MEM_COLS " FROM memories ORDER BY profile, rid"
+                  : "SELECT " STORE_MEM_COLS_V5 " FROM memories ORDER BY profile, rid")
+            : (v6 ? "SELECT " STORE_MEM_COLS " FROM memories NOT INDEXED WHERE profile=?1"
+                    " ORDER BY rid"
+                  : "SELECT " STORE_MEM_COLS_V5 " FROM memories NOT INDEXED WHERE profile=?1"
+                    " ORDER BY rid");
     int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "listing memories", err);
@@ -903,7 +994,7 @@ ms_status store_scan(store *s, int all_profiles, int with_entities, store_memory
     ms_status code = MS_OK;
     while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         store_memory m;
-        code = row_to_memory(st, &m);
+        code = row_to_memory(s, st, &m);
         if (code)
             code = ms_fail(err, code, "out of memory listing memories");
         if (!code && with_entities) {
@@ -927,9 +1018,14 @@ ms_status store_scan_meta(store *s, store_meta_fn fn, void *ctx, ms_error *err)
 {
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
-                                "SELECT rid, created_ts, event_ts, session, speaker, pinned,"
-                                " trust_alpha, trust_beta, memory_confidence"
-                                " FROM memories NOT INDEXED WHERE profile=?1 ORDER BY rid",
+                                store_has_v6(s)
+                                    ? "SELECT rid, created_ts, event_ts, session, speaker, pinned,"
+                                      " trust_alpha, trust_beta, memory_confidence, superseded_by,"
+                                      " superseded_at FROM memories NOT INDEXED WHERE profile=?1"
+                                      " ORDER BY rid"
+                                    : "SELECT rid, created_ts, event_ts, session, speaker, pinned,"
+                                      " trust_alpha, trust_beta, memory_confidence, NULL, NULL"
+                                      " FROM memories NOT INDEXED WHERE profile=?1 ORDER BY rid",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "listing memories", err);
@@ -945,7 +1041,14 @@ ms_status store_scan_meta(store *s, store_meta_fn fn, void *ctx, ms_error *err)
             sqlite3_column_double(st, 6),
             sqlite3_column_double(st, 7),
             sqlite3_column_double(st, 8),
+            0,
+            (const char *)sqlite3_column_text(st, 9),
+            STORE_TS_NONE,
         };
+        const char *at = (const char *)sqlite3_column_text(st, 10);
+        m.superseded = m.superseded_by || at;
+        if (at && store_parse_time(at, &m.superseded_ts))
+            m.superseded_ts = STORE_TS_NONE;
         if (fn(ctx, &m)) {
             rc = SQLITE_DONE;
             break;

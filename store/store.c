@@ -112,35 +112,61 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
      * valid, so nothing is rewritten; the version keeps a memscope that
      * reads only dense blobs away from a store that has sparse ones. */
     "",
+    /* 5 -> 6: free metadata (a JSON object) per memory, and supersession:
+     * what replaced a memory, since when, and why (imported stores such as
+     * SuperLocalMemory's keep it: docs/STORES.md). Columns, added by code
+     * (add_v6_columns). */
+    "",
 };
+
+/* The columns of schema 6, each unless the table has it already (a store
+ * whose user_version was set back by hand). */
+static ms_status add_v6_columns(store *s, ms_error *err)
+{
+    static const char *const cols[] = {"metadata", "superseded_by", "superseded_at",
+                                       "superseded_reason"};
+    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
+        sqlite3_stmt *st;
+        int rc = sqlite3_prepare_v2(
+            s->db, "SELECT count(*) FROM pragma_table_info('memories') WHERE name=?1", -1, &st,
+            NULL);
+        if (rc != SQLITE_OK)
+            return store_sql_fail(s, rc, "upgrading the schema", err);
+        sqlite3_bind_text(st, 1, cols[i], -1, SQLITE_STATIC);
+        int has = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+        char sql[96];
+        snprintf(sql, sizeof sql, "ALTER TABLE memories ADD COLUMN %s TEXT", cols[i]);
+        ms_status code = has ? MS_OK : store_exec(s, sql, err);
+        if (code)
+            return code;
+    }
+    return MS_OK;
+}
 
 /* Steps of a migration that need code: code_migrations[v] runs after
  * migrations[v], in the same transaction. */
 static ms_status (*const code_migrations[STORE_SCHEMA_VERSION])(store *, ms_error *) = {
     [3] = store_qvec_rebuild,
+    [5] = add_v6_columns,
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_INSERT] = "INSERT INTO memories(profile, id, content, ptag, created_at, created_ts,"
                   " event_time, event_ts, speaker, session, source, memory_confidence,"
                   " trust_alpha, trust_beta, importance, pinned, access_count, last_accessed,"
-                  " context)"
+                  " context, metadata, superseded_by, superseded_at, superseded_reason)"
                   " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,"
-                  " coalesce(?19, ''))",
+                  " coalesce(?19, ''),?20,?21,?22,?23)",
     [ST_UPDATE] = "UPDATE memories SET content=?3, ptag=?4, created_at=?5, created_ts=?6,"
                   " event_time=?7, event_ts=?8, speaker=?9, session=?10, source=?11,"
                   " memory_confidence=?12, trust_alpha=?13, trust_beta=?14, importance=?15,"
-                  " pinned=?16, access_count=?17, last_accessed=?18"
+                  " pinned=?16, access_count=?17, last_accessed=?18, metadata=?20,"
+                  " superseded_by=?21, superseded_at=?22, superseded_reason=?23"
                   " WHERE profile=?1 AND id=?2",
     [ST_FIND_ID] = "SELECT rid FROM memories WHERE profile=?1 AND id=?2",
-    [ST_GET_ID] = "SELECT rid, profile, id, content, created_at, created_ts, event_time,"
-                  " event_ts, speaker, session, source, memory_confidence, trust_alpha,"
-                  " trust_beta, importance, pinned, access_count, last_accessed"
-                  " FROM memories WHERE profile=?1 AND id=?2",
-    [ST_GET_RID] = "SELECT rid, profile, id, content, created_at, created_ts, event_time,"
-                   " event_ts, speaker, session, source, memory_confidence, trust_alpha,"
-                   " trust_beta, importance, pinned, access_count, last_accessed"
-                   " FROM memories WHERE profile=?1 AND rid=?2",
+    [ST_GET_ID] = "SELECT " STORE_MEM_COLS " FROM memories WHERE profile=?1 AND id=?2",
+    [ST_GET_RID] = "SELECT " STORE_MEM_COLS " FROM memories WHERE profile=?1 AND rid=?2",
     [ST_DELETE] = "DELETE FROM memories WHERE profile=?1 AND id=?2",
     [ST_SESSION_PREV] = "SELECT rid FROM memories WHERE profile=?1 AND session=?2 AND rid<?3"
                         " ORDER BY rid DESC LIMIT 2",
@@ -199,6 +225,13 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_FTS_MATCH] = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1",
     [ST_ENTITY_NAMES] = "SELECT e.name FROM memory_entities l JOIN entities e ON e.eid=l.eid"
                         " WHERE l.rid=?1 AND l.given>=?2 ORDER BY e.norm",
+};
+
+/* What the statements that read schema 6's columns say on an older schema
+ * read as it is (store_has_v6). */
+static const char *const stmt_sql_v5[ST_COUNT] = {
+    [ST_GET_ID] = "SELECT " STORE_MEM_COLS_V5 " FROM memories WHERE profile=?1 AND id=?2",
+    [ST_GET_RID] = "SELECT " STORE_MEM_COLS_V5 " FROM memories WHERE profile=?1 AND rid=?2",
 };
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -283,8 +316,8 @@ ms_status store_exec(store *s, const char *sql, ms_error *err)
 sqlite3_stmt *store_stmt(store *s, enum stmt_id i, ms_error *err)
 {
     if (!s->st[i]) {
-        int rc =
-            sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL);
+        const char *sql = !store_has_v6(s) && stmt_sql_v5[i] ? stmt_sql_v5[i] : stmt_sql[i];
+        int rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL);
         if (rc != SQLITE_OK) {
             store_sql_fail(s, rc, "preparing a statement", err);
             s->st[i] = NULL;
@@ -543,6 +576,11 @@ void store_close(store *s)
     free(s);
 }
 
+int store_has_v6(const store *s)
+{
+    return s->upgrade_from == 0 || s->upgrade_from >= 6;
+}
+
 const char *store_path(const store *s)
 {
     return s->path;
@@ -565,6 +603,10 @@ ms_status store_require_writable(store *s, const char *what, ms_error *err)
         if (st)
             return st;
         s->upgrade_from = 0;
+        for (int i = 0; i < ST_COUNT; i++) { /* some read the old schema */
+            sqlite3_finalize(s->st[i]);
+            s->st[i] = NULL;
+        }
     }
     return MS_OK;
 }

@@ -20,7 +20,7 @@
 
 #include "status.h"
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 #define STORE_SCHEMA_READS_FROM 4       /* an older schema read as it is, without upgrading */
 #define STORE_APPLICATION_ID 0x4d53434f /* "MSCO" */
 #define STORE_CONTENT_MAX (1024 * 1024) /* bytes of content per memory */
@@ -29,6 +29,7 @@
 #define STORE_PROFILE_MAX 128           /* bytes of a profile name */
 #define STORE_ENTITIES_MAX 64           /* entities linked to one memory */
 #define STORE_DIM_MAX 8192              /* dimension of a vector */
+#define STORE_METADATA_MAX 65536        /* bytes of a memory's metadata object */
 #define STORE_BUSY_MS 5000              /* busy timeout */
 #define STORE_DEFAULT_PROFILE "default"
 #define STORE_TS_NONE INT64_MIN /* "no time known" */
@@ -102,6 +103,18 @@ typedef struct store_memory {
     float *embedding;  /* on put: a given vector (NULL = compute); on get: NULL */
     int dim;           /* length of embedding */
     char *embedder_id; /* on put with embedding: who made it */
+    char *metadata;    /* a JSON object of free keys and values, or NULL; stored
+                          minified, keys in their order */
+    /* Supersession: what replaced this memory and since when (a newer fact,
+     * an expired validity). Any of them may be NULL; the memory counts as
+     * superseded when superseded_by or superseded_at is set. */
+    char *superseded_by;     /* id of the memory that replaced it */
+    char *superseded_at;     /* ISO 8601, normalised like created_at */
+    char *superseded_reason; /* free text: "supersedes edge", "valid_until passed" */
+    /* on get (output only): the model and dimension of its stored vector;
+     * NULL and 0 when it has none */
+    char *vector_model;
+    int vector_dim;
 } store_memory;
 
 /* Set every field to its default (nothing allocated). */
@@ -111,6 +124,14 @@ void store_memory_clear(store_memory *m);
 
 /* trust_score = alpha / (alpha + beta). */
 double store_trust_score(const store_memory *m);
+
+/* Is m superseded (superseded_by or superseded_at set)? */
+int store_is_superseded(const store_memory *m);
+
+/* "superseded by m0210 (2026-03-08)" (the date part of at; either part is
+ * left out when NULL) into buf of cap bytes; "" when both are NULL. The one
+ * wording `show`, the browser and the engine's trace use. */
+void store_supersession_text(const char *by, const char *at, char *buf, size_t cap);
 
 typedef enum store_dup_policy {
     STORE_DUP_ERROR,   /* an existing id is an error (default) */
@@ -160,6 +181,9 @@ typedef struct store_meta {
     const char *session, *speaker; /* NULL when none */
     int pinned;
     double trust_alpha, trust_beta, memory_confidence;
+    int superseded;            /* superseded_by or superseded_at is set */
+    const char *superseded_by; /* NULL when none */
+    int64_t superseded_ts;     /* STORE_TS_NONE when unknown */
 } store_meta;
 
 /* Call fn for each memory of the current profile in rid order; fn returns

@@ -6,6 +6,21 @@
 
 #include "store.h"
 
+/* The columns of a memory row, in the order row_to_memory (memory.c) reads
+ * them. A schema-5 store read as it is (store.c) has no metadata or
+ * supersession columns: STORE_MEM_COLS_V5 reads NULL for them. */
+#define STORE_MEM_COLS_BASE                                                                        \
+    "rid, profile, id, content, created_at, created_ts, event_time, event_ts, speaker, session,"   \
+    " source, memory_confidence, trust_alpha, trust_beta, importance, pinned, access_count,"       \
+    " last_accessed, EXISTS (SELECT 1 FROM vectors v WHERE v.rid=memories.rid)"
+#define STORE_MEM_COLS                                                                             \
+    STORE_MEM_COLS_BASE ", metadata, superseded_by, superseded_at, superseded_reason"
+#define STORE_MEM_COLS_V5 STORE_MEM_COLS_BASE ", NULL, NULL, NULL, NULL"
+
+/* Does the store have schema 6's columns (metadata, supersession)? Not
+ * when an older schema is read as it is. */
+int store_has_v6(const store *s);
+
 /* Prepared statements, compiled once per store on first use. */
 enum stmt_id {
     ST_INSERT,

@@ -357,6 +357,8 @@ wait_for "trust             alpha 9, beta 1"
 ok $? "detail: trust as alpha and beta"
 wait_for "entities (" && wait_for "memory_confidence 0.95"
 ok $? "detail: entities and stored fields"
+wait_for "status            current" && wait_for "vector            hash"
+ok $? "detail: the memory's status and its vector's model"
 keys Down
 wait_for "edges ("
 keys Down Enter

@@ -188,6 +188,41 @@ run add --db v4.db a memory written after schema 4
 is "$rc" 0 "a write to it succeeds"
 is "$(sqlite3 v4.db 'PRAGMA user_version')" "$schema" "and upgraded it to the current schema"
 
+# A schema-5 store (no metadata, no supersession columns) is read as it is
+# too; the first write adds them.
+"$MEMSCOPE" demo --db v5.db >/dev/null
+sqlite3 v5.db 'ALTER TABLE memories DROP COLUMN metadata; ALTER TABLE memories DROP COLUMN superseded_by;
+ALTER TABLE memories DROP COLUMN superseded_at; ALTER TABLE memories DROP COLUMN superseded_reason;
+PRAGMA user_version=5'
+before=$(sha v5.db)
+run recall --db v5.db --json dentist appointment
+is "$rc" 0 "recall reads a schema-5 store"
+run export --db v5.db
+is "$(lines out)" 329 "export too"
+run show --db v5.db m0010
+grep -q '^status  *current$' out
+ok $? "show reads it: not superseded"
+is "$(sha v5.db)" "$before" "and the file is byte for byte as it was"
+printf '%s\n' '{"id":"n1","content":"a newer note","metadata":{"kind":"note","n":2},"superseded_by":"m0010","superseded_at":"2026-03-08T09:30:00Z","superseded_reason":"test"}' >v6.jsonl
+run import --db v5.db v6.jsonl
+is "$rc" 0 "an import into it succeeds"
+is "$(sqlite3 v5.db 'PRAGMA user_version')" "$schema" "and upgraded it to the current schema"
+run show --db v5.db n1
+grep -q '^status  *superseded by m0010 (2026-03-08)$' out
+ok $? "show says what superseded a memory and when"
+grep -q '^metadata  *kind = note$' out
+ok $? "and its metadata"
+run list --db v5.db --where kind=note
+is "$(cut -f1 out)" "n1" "list --where picks memories by a metadata value"
+run list --db v5.db --where n=2 --where kind=note --json
+is "$(lines out)" 1 "conditions combine, and --json prints the JSONL line"
+grep -q '"metadata":{"kind":"note","n":2}' out
+ok $? "with its metadata"
+run list --db v5.db --where n=3
+is "$(lines out)" 0 "a value that does not match lists nothing"
+run list --db v5.db --where nokey
+is "$rc" 2 "--where without = is a usage error"
+
 printf '\xef\xbb\xbf{"id":"c1","content":"first"}\r\n{"id":"c2","content":"second"}\r\n' >crlf.jsonl
 rm -f crlf.db
 run import --db crlf.db crlf.jsonl

@@ -290,7 +290,10 @@ static void test_round_trip(void)
         "\"speaker\":\"Leah\",\"session\":\"s1\",\"source\":\"chat\",\"memory_confidence\":0.1,"
         "\"trust\":{\"alpha\":0.3,\"beta\":7.25},\"importance\":0.123456789,\"pinned\":true,"
         "\"access_count\":4,\"last_accessed\":\"2024-02-01T00:00:00Z\","
-        "\"entities\":[\"Sam Okoro\",\"cashew\"]}\n"
+        "\"entities\":[\"Sam Okoro\",\"cashew\"],\"metadata\":{\"fact_type\":\"semantic\","
+        "\"n\":2,\"ok\":true},\"superseded_by\":\"c\",\"superseded_at\":\"2024-03-08T01:00:00+01:"
+        "00\","
+        "\"superseded_reason\":\"a newer fact\"}\n"
         "{\"id\":\"b\",\"profile\":\"home\",\"content\":\"Tabs\\tand \\\"quotes\\\" and "
         "\\u00e9 and \\ud83d\\ude00 and a\\nnewline\",\"session\":\"s1\"}\n"
         "{\"id\":\"a\",\"profile\":\"work\",\"content\":\"Project Kestrel is due in March\","
@@ -315,6 +318,11 @@ static void test_round_trip(void)
     is_int(lines, 4, "one line per memory, every profile");
     ok(e1 && strstr(e1, "\"profile\":\"work\"") && strstr(e1, "\"profile\":\"home\""),
        "each line carries its profile");
+    ok(e1 && strstr(e1, "\"metadata\":{\"fact_type\":\"semantic\",\"n\":2,\"ok\":true}"),
+       "metadata is exported as the object it was, keys in order");
+    ok(e1 && strstr(e1, "\"superseded_by\":\"c\",\"superseded_at\":\"2024-03-08T00:00:00Z\","
+                        "\"superseded_reason\":\"a newer fact\""),
+       "supersession is exported, its time normalised to UTC");
 
     write_file(tpath("rt-e1.jsonl"), e1 ? e1 : "", n1);
     s = open_new("rt2.db");
@@ -438,6 +446,9 @@ static void test_malformed(void)
          IMPORT_JSONL, "1:17: "},
         {"a NUL byte in a JSON array", "[{\"content\":\"a\"},\n\0]", 21, IMPORT_JSON, "2:1: "},
         {"text after a single object", "{\"content\":\"a\"} x", 0, IMPORT_JSON, "1:17: "},
+        {"metadata an array", "{\"content\":\"x\",\"metadata\":[1]}", 0, IMPORT_JSONL, "1:27: "},
+        {"superseded_at not a time", "{\"content\":\"x\",\"superseded_at\":\"soon\"}", 0,
+         IMPORT_JSONL, "1:32: "},
         {"content a number in an array", "[{\"content\":\"x\"},\n {\"content\":[1]}]", 0,
          IMPORT_JSON, "2:13: "},
         {"not an array", "\"just a string\"", 0, IMPORT_JSON, "1:1: "},

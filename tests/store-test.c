@@ -234,6 +234,74 @@ static void test_migration(void)
            "and brought the store to the current schema first");
 }
 
+/* A schema-5 store (no metadata, no supersession) is read as it is, and
+ * the first write brings it to schema 6 with the memory's fields empty. */
+static void test_schema5(void)
+{
+    store *s = open_new("v5.db");
+    put_simple(s, "old", "a memory from schema 5", NULL, NULL);
+    store_close(s);
+    is_int(raw_exec(tpath("v5.db"),
+                    "ALTER TABLE memories DROP COLUMN metadata;"
+                    "ALTER TABLE memories DROP COLUMN superseded_by;"
+                    "ALTER TABLE memories DROP COLUMN superseded_at;"
+                    "ALTER TABLE memories DROP COLUMN superseded_reason; PRAGMA user_version=5"),
+           SQLITE_OK, "make a schema-5 store");
+    size_t n1 = 0, n2 = 0;
+    char *before = slurp(tpath("v5.db"), &n1);
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = store_open(tpath("v5.db"), STORE_OPEN_READONLY, &s, &err);
+    ok(st == MS_OK && s, "a read-only open reads a schema-5 store (%s)", err.msg);
+    store_memory m;
+    store_memory_init(&m);
+    ok(s && store_get(s, "old", 0, &m, &err) == MS_OK && m.content && !m.metadata &&
+           !store_is_superseded(&m),
+       "its memory reads with no metadata and not superseded (%s)", err.msg);
+    store_memory_clear(&m);
+    store_close(s);
+    char *after = slurp(tpath("v5.db"), &n2);
+    ok(before && after && n1 == n2 && memcmp(before, after, n1) == 0, "and the file is unchanged");
+    free(after);
+    ok(store_open(tpath("v5.db"), 0, &s, &err) == MS_OK, "open it writable");
+    store_memory_init(&m);
+    m.id = strdup("new");
+    m.content = strdup("written after schema 5");
+    m.metadata = strdup(" { \"scope\" : \"personal\" } ");
+    m.superseded_by = strdup("old");
+    m.superseded_at = strdup("2026-03-08 12:00");
+    st = store_begin(s, &err);
+    if (!st)
+        st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+    if (!st)
+        st = store_end(s, &err);
+    ok(st == MS_OK, "the first write succeeds (%s)", err.msg);
+    store_memory_clear(&m);
+    ok(store_get(s, "new", 0, &m, &err) == MS_OK && m.metadata &&
+           strcmp(m.metadata, "{\"scope\":\"personal\"}") == 0,
+       "metadata is kept minified (%s)", m.metadata ? m.metadata : "NULL");
+    ok(m.superseded_at && strcmp(m.superseded_at, "2026-03-08T12:00:00Z") == 0 &&
+           store_is_superseded(&m),
+       "superseded_at is normalised");
+    char text[128];
+    store_supersession_text(m.superseded_by, m.superseded_at, text, sizeof text);
+    is_str(text, "superseded by old (2026-03-08)", "the supersession reads as one phrase");
+    store_memory_clear(&m);
+    store_memory_init(&m);
+    m.content = strdup("bad metadata");
+    m.metadata = strdup("[1, 2]");
+    st = store_begin(s, &err);
+    ok(!st && store_put(s, &m, STORE_DUP_ERROR, NULL, &err) == MS_PARSE &&
+           strstr(err.msg, "\"metadata\" must be a JSON object"),
+       "metadata that is not an object is refused (%s)", err.msg);
+    store_rollback(s);
+    store_memory_clear(&m);
+    store_close(s);
+    is_int(raw_int(tpath("v5.db"), "PRAGMA user_version"), STORE_SCHEMA_VERSION,
+           "the store is at the current schema");
+    free(before);
+}
+
 /* Opening path must fail with want and leave its bytes exactly as they were. */
 static void refused_unchanged(const char *name, ms_status want, const char *what)
 {
@@ -1221,6 +1289,7 @@ int main(void)
     }
     test_new_store();
     test_migration();
+    test_schema5();
     test_refusals();
     test_crud();
     test_duplicates();

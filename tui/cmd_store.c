@@ -444,12 +444,17 @@ static int run_add(cli_common *c, int argc, char **argv)
 
 static const char list_usage[] =
     "usage: memscope list [--db PATH] [--profile NAME] [--limit N] [--json]\n"
+    "                     [--where KEY=VALUE]...\n"
     "\n"
     "Print the profile's memories, one a line, oldest first:\n"
     "ID  CREATED_AT  SPEAKER  CONTENT (tab-separated; tabs and newlines in text shown\n"
-    "as \\t and \\n). --json prints memory JSONL instead.\n";
+    "as \\t and \\n). --json prints memory JSONL instead. --where keeps the memories\n"
+    "whose metadata KEY is VALUE (a string as it is, other values as JSON: true, 3);\n"
+    "given more than once, all must hold.\n";
 
-enum { OPT_LIMIT = OPT_FIRST_OWN, OPT_JSON };
+enum { OPT_LIMIT = OPT_FIRST_OWN, OPT_JSON, OPT_WHERE };
+
+#define LIST_WHERE_MAX 16
 
 static int run_list(cli_common *c, int argc, char **argv);
 const cli_command cmd_list = {"list", "print memories, one per line", list_usage, run_list};
@@ -457,7 +462,48 @@ const cli_command cmd_list = {"list", "print memories, one per line", list_usage
 struct list_ctx {
     long limit, shown;
     int json;
+    const char *where[LIST_WHERE_MAX]; /* "KEY=VALUE", from argv */
+    int n_where;
+    ms_status st; /* of a JSONL line written */
+    ms_error *err;
 };
+
+/* A metadata value as text: a string as it is, anything else as JSON.
+ * Caller frees. */
+static char *meta_value_text(const cJSON *v)
+{
+    if (cJSON_IsString(v))
+        return strdup(v->valuestring);
+    return cJSON_PrintUnformatted(v);
+}
+
+/* Does metadata (JSON object text or NULL) hold KEY=VALUE? */
+static int meta_matches(const char *metadata, const char *cond)
+{
+    const char *eq = strchr(cond, '=');
+    cJSON *meta = metadata ? cJSON_Parse(metadata) : NULL;
+    const cJSON *v;
+    int yes = 0;
+    cJSON_ArrayForEach(v, meta)
+    {
+        if (strlen(v->string) != (size_t)(eq - cond) || memcmp(v->string, cond, eq - cond) != 0)
+            continue;
+        char *val = meta_value_text(v);
+        yes = val && strcmp(val, eq + 1) == 0;
+        free(val);
+        break;
+    }
+    cJSON_Delete(meta);
+    return yes;
+}
+
+static int list_wanted(const struct list_ctx *x, const store_memory *m)
+{
+    for (int i = 0; i < x->n_where; i++)
+        if (!meta_matches(m->metadata, x->where[i]))
+            return 0;
+    return 1;
+}
 
 /* A one-line, terminal-safe version of a field (escapes marked on a
  * terminal). */
@@ -471,7 +517,13 @@ static int list_one(void *p, const store_memory *m)
     struct list_ctx *x = p;
     if (x->limit >= 0 && x->shown >= x->limit)
         return 1;
+    if (!list_wanted(x, m))
+        return 0;
     x->shown++;
+    if (x->json) {
+        x->st = export_memory(stdout, m, x->err);
+        return x->st != MS_OK;
+    }
     put_field(m->id);
     putchar('\t');
     put_field(m->created_at);
@@ -488,8 +540,11 @@ static int run_list(cli_common *c, int argc, char **argv)
     static const struct option opts[] = {CLI_COMMON_OPTIONS,
                                          {"limit", required_argument, NULL, OPT_LIMIT},
                                          {"json", no_argument, NULL, OPT_JSON},
+                                         {"where", required_argument, NULL, OPT_WHERE},
                                          {0, 0, 0, 0}};
-    struct list_ctx x = {-1, 0, 0};
+    ms_error err;
+    ms_error_clear(&err);
+    struct list_ctx x = {.limit = -1, .err = &err};
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (cli_common_option(c, opt, &cmd_list))
@@ -499,6 +554,12 @@ static int run_list(cli_common *c, int argc, char **argv)
                 return cli_usage(&cmd_list, "--limit takes a whole number >= 0");
         } else if (opt == OPT_JSON) {
             x.json = 1;
+        } else if (opt == OPT_WHERE) {
+            if (!strchr(optarg, '=') || optarg[0] == '=')
+                return cli_usage(&cmd_list, "--where takes KEY=VALUE (got '%s')", optarg);
+            if (x.n_where == LIST_WHERE_MAX)
+                return cli_usage(&cmd_list, "at most %d --where conditions", LIST_WHERE_MAX);
+            x.where[x.n_where++] = optarg;
         } else {
             return cli_bad_option(&cmd_list, argv);
         }
@@ -508,13 +569,13 @@ static int run_list(cli_common *c, int argc, char **argv)
     store *s = cli_open(c, 0, NULL);
     if (!s)
         return EXIT_RUNTIME;
-    ms_error err;
-    ms_error_clear(&err);
     ms_status code = store_read_begin(s, &err);
-    if (!code && x.json)
+    if (!code && x.json && !x.n_where)
         code = export_to(s, stdout, 0, &err);
     else if (!code)
-        code = store_scan(s, 0, STORE_SCAN_NONE, list_one, &x, &err);
+        code = store_scan(s, 0, x.json ? STORE_SCAN_GIVEN : STORE_SCAN_NONE, list_one, &x, &err);
+    if (!code)
+        code = x.st;
     store_end(s, NULL);
     store_close(s);
     return code ? cli_fail(&err) : EXIT_OK;
@@ -536,6 +597,34 @@ static void show_line(const char *label, const char *value)
     printf("%-18s ", label);
     put_field(value ? value : "-");
     putchar('\n');
+}
+
+/* Status (superseded or not), vector model and metadata, for show. */
+static void show_v6_fields(const store_memory *m)
+{
+    char buf[STORE_ID_MAX + 64];
+    store_supersession_text(m->superseded_by, m->superseded_at, buf, sizeof buf);
+    show_line("status", buf[0] ? buf : "current");
+    if (m->superseded_reason)
+        show_line("superseded_reason", m->superseded_reason);
+    if (m->vector_model)
+        snprintf(buf, sizeof buf, "%.200s, %d-d", m->vector_model, m->vector_dim);
+    show_line("vector", m->vector_model ? buf : NULL);
+    cJSON *meta = m->metadata ? cJSON_Parse(m->metadata) : NULL;
+    const cJSON *v;
+    int first = 1;
+    cJSON_ArrayForEach(v, meta)
+    {
+        char *val = meta_value_text(v);
+        printf("%-18s ", first ? "metadata" : "");
+        put_field(v->string);
+        fputs(" = ", stdout);
+        put_field(val);
+        putchar('\n');
+        free(val);
+        first = 0;
+    }
+    cJSON_Delete(meta);
 }
 
 static void show_text(store_memory *m, store_edge *edges, size_t ne, store *s)
@@ -562,6 +651,7 @@ static void show_text(store_memory *m, store_edge *edges, size_t ne, store *s)
     show_line("last_accessed", m->last_accessed);
     for (size_t i = 0; i < m->n_entities; i++)
         show_line(i ? "" : "entities", m->entities[i]);
+    show_v6_fields(m);
     for (size_t i = 0; i < ne; i++) {
         int64_t other = edges[i].src == m->rid ? edges[i].dst : edges[i].src;
         store_memory o;
@@ -574,6 +664,32 @@ static void show_text(store_memory *m, store_edge *edges, size_t ne, store *s)
         put_field(o.id);
         putchar('\n');
         store_memory_clear(&o);
+    }
+}
+
+static void add_str_or_null(cJSON *o, const char *key, const char *v)
+{
+    if (v)
+        cJSON_AddStringToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+/* Metadata, supersession and the vector's model, for show --json. */
+static void memory_json_v6(cJSON *o, const store_memory *m)
+{
+    cJSON *meta = m->metadata ? cJSON_Parse(m->metadata) : NULL;
+    cJSON_AddItemToObject(o, "metadata", meta ? meta : cJSON_CreateObject());
+    cJSON_AddBoolToObject(o, "superseded", store_is_superseded(m));
+    add_str_or_null(o, "superseded_by", m->superseded_by);
+    add_str_or_null(o, "superseded_at", m->superseded_at);
+    add_str_or_null(o, "superseded_reason", m->superseded_reason);
+    if (m->vector_model) {
+        cJSON *v = cJSON_AddObjectToObject(o, "vector");
+        cJSON_AddStringToObject(v, "model", m->vector_model);
+        cJSON_AddNumberToObject(v, "dim", m->vector_dim);
+    } else {
+        cJSON_AddNullToObject(o, "vector");
     }
 }
 
@@ -605,6 +721,7 @@ static cJSON *memory_json(store_memory *m, store_edge *edges, size_t ne, store *
     cJSON *ents = cJSON_AddArrayToObject(o, "entities");
     for (size_t i = 0; i < m->n_entities; i++)
         cJSON_AddItemToArray(ents, cJSON_CreateString(m->entities[i]));
+    memory_json_v6(o, m);
     cJSON *ea = cJSON_AddArrayToObject(o, "edges");
     for (size_t i = 0; i < ne; i++) {
         int64_t other = edges[i].src == m->rid ? edges[i].dst : edges[i].src;

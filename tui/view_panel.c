@@ -85,6 +85,16 @@ static void view_fields(vlist *list, const store_memory *m)
     view_field(list, "pinned", m->pinned ? "yes: always passes the evidence floor" : "no");
     view_fieldf(list, "access_count", "%lld", (long long)m->access_count);
     view_field(list, "last_accessed", m->last_accessed);
+    char buf[STORE_ID_MAX + 64];
+    store_supersession_text(m->superseded_by, m->superseded_at, buf, sizeof buf);
+    view_field(list, "status", buf[0] ? buf : "current");
+    if (m->superseded_reason)
+        view_field(list, "superseded_reason", m->superseded_reason);
+    if (m->vector_model)
+        view_fieldf(list, "vector", "%.200s, %d-d", m->vector_model, m->vector_dim);
+    else
+        view_field(list, "vector", NULL);
+    view_field(list, "metadata", m->metadata);
 }
 
 static void view_entities(vlist *list, const view_detail *d)

@@ -303,7 +303,26 @@ ms_status store_add_edge(store *s, int64_t a, int64_t b, int type, double weight
         return ms_fail(err, MS_USAGE, "edge type %d is unknown", type);
     if (!(weight >= 0 && weight <= 1))
         return ms_fail(err, MS_USAGE, "edge weight %g is outside 0..1", weight);
-    return add_edge(s, a, b, type, weight, 0, err);
+    if (a == b)
+        return MS_OK;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "INSERT INTO edges(src, dst, type, weight) VALUES (?1,?2,?3,?4)"
+                                " ON CONFLICT(src, dst, type) DO UPDATE"
+                                " SET weight = max(weight, excluded.weight)",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "adding an edge", err);
+    store_wcache_clear(s);
+    sqlite3_bind_int64(st, 1, a < b ? a : b);
+    sqlite3_bind_int64(st, 2, a < b ? b : a);
+    sqlite3_bind_int(st, 3, type);
+    sqlite3_bind_double(st, 4, weight);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "adding an edge", err);
+    return MS_OK;
 }
 
 /* Session adjacency: the previous two turns of the same session get weights

@@ -290,9 +290,9 @@ typedef struct store_edge {
 ms_status store_edges_of(store *s, int64_t rid, store_edge **out, size_t *n, ms_error *err);
 
 /* Add an undirected edge of type between memories (rids) a and b, inside
- * store_begin; an existing one is strengthened as entity edges are
- * (weight + new weight / 2, at most 1). a == b adds nothing. MS_USAGE for
- * an unknown type or a weight outside 0..1. */
+ * store_begin; an edge that exists keeps the larger weight, so importing the
+ * same links again changes nothing. a == b adds nothing. MS_USAGE for an
+ * unknown type or a weight outside 0..1. */
 ms_status store_add_edge(store *s, int64_t a, int64_t b, int type, double weight, ms_error *err);
 
 /* Does the current profile hold any edge? */

@@ -19,9 +19,9 @@ BIN      ?= memscope
 CC       ?= cc
 OPT      ?= -O2 -g
 SAN      ?=
-PKGS      = ncursesw sqlite3 libcjson libedit
+PKGS      = ncursesw sqlite3 libcjson libedit zlib
 DEB_PKGS  = build-essential pkg-config libncurses-dev libsqlite3-dev libcjson-dev \
-            libedit-dev sqlite3 tmux perl python3 clang clang-format   # also in tools/demo.sh, .ci/run
+            libedit-dev zlib1g-dev sqlite3 tmux perl python3 clang clang-format   # also in tools/demo.sh, .ci/run
 Q         = $(if $(V),,@)
 
 PKG_CFLAGS := $(filter-out -D_XOPEN_SOURCE=% -D_DEFAULT_SOURCE,\
@@ -32,7 +32,7 @@ CFLAGS_ALL = -std=c11 -pthread $(WARN) $(OPT) $(SAN) -D_DEFAULT_SOURCE -D_XOPEN_
              -DNCURSES_WIDECHAR=1 -DMEMSCOPE_VERSION='"$(VERSION)"' \
              -DMEMSCOPE_SHAREDIR='"$(SHAREDIR)"' -I. $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(SAN) -pthread $(LDFLAGS)
-LIBS_CORE = $(filter -lsqlite3 -lcjson,$(PKG_LIBS)) -lm
+LIBS_CORE = $(filter -lsqlite3 -lcjson -lz,$(PKG_LIBS)) -lm
 LIBS_ALL  = $(PKG_LIBS) -lm
 
 STORE_SRC  := $(sort $(wildcard store/*.c))

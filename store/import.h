@@ -1,7 +1,8 @@
 /* import.h - reading memories from files into a store, and writing them out.
  *
  * Formats: memory JSONL (one object a line), a JSON array of memory objects,
- * and the original LoCoMo conversation file. Import never opens or commits a
+ * the original LoCoMo conversation file, and other memory systems' files
+ * (import_int.h; docs/STORES.md says how each maps). Import never opens or commits a
  * transaction itself: the caller wraps a whole command in store_begin /
  * store_end, so a malformed line anywhere leaves the store as it was.
  *
@@ -25,15 +26,18 @@ typedef enum import_format {
     IMPORT_JSONL,
     IMPORT_JSON,
     IMPORT_LOCOMO,
+    IMPORT_MCP, /* the MCP memory server's knowledge-graph JSONL (import_mcp.c) */
 } import_format;
 
-/* "auto", "jsonl", "json", "locomo" -> format; -1 when unknown. */
+/* "auto", "jsonl", "json", "locomo", "mcp-memory" -> format; -1 when
+ * unknown. */
 int import_format_parse(const char *name);
 const char *import_format_name(import_format f);
 
 typedef struct import_stats {
     uint64_t records; /* memory objects read */
     uint64_t inserted, replaced, skipped;
+    uint64_t edges; /* links the source recorded between memories, added as edges */
     uint64_t bytes; /* input bytes consumed */
 } import_stats;
 

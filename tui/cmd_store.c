@@ -90,14 +90,15 @@ static embedder *attach_embedder(store *s, const char *spec, int *failed, ms_err
 }
 
 static const char import_usage[] =
-    "usage: memscope import [--db PATH] [--profile NAME] [--format auto|jsonl|json|locomo]\n"
+    "usage: memscope import [--db PATH] [--profile NAME] [--format FORMAT]\n"
     "                       [--on-duplicate error|skip|replace] [--embedder-id ID]\n"
     "                       [--embedder hash|cmd:PROGRAM] FILE...\n"
     "\n"
     "Import memories into the store, all files in one transaction: a malformed line\n"
     "anywhere aborts the import with FILE:LINE:COL and leaves the store unchanged.\n"
     "\n"
-    "  --format F        auto (default: detect), jsonl, json (an array), locomo\n"
+    "  --format F        auto (default: detect), jsonl, json (an array), locomo,\n"
+    "                    mcp-memory (the MCP memory server's memory.jsonl)\n"
     "  --on-duplicate P  what an id that already exists in the profile does:\n"
     "                    error (default), skip (keep the old), replace (overwrite)\n"
     "  --embedder-id ID  the embedder that made \"embedding\" arrays in the input\n"
@@ -193,6 +194,9 @@ static int run_import(cli_common *c, int argc, char **argv)
     printf("imported %llu memories (%llu new, %llu replaced, %llu skipped) in %.2f s into %s\n",
            (unsigned long long)st.records, (unsigned long long)st.inserted,
            (unsigned long long)st.replaced, (unsigned long long)st.skipped, dt, cli_db_path(c));
+    if (st.edges)
+        printf("links: %llu edges the source recorded between memories\n",
+               (unsigned long long)st.edges);
     return EXIT_OK;
 }
 

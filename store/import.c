@@ -1027,7 +1027,7 @@ static ms_status locomo_conversation(importer *im, const place *pl, const char *
 /* ---- dispatch ---------------------------------------------------------- */
 
 /* In the order of import_format. */
-static const char *const format_names[] = {"auto", "jsonl", "json", "locomo", "mcp-memory"};
+static const char *const format_names[] = {"auto", "jsonl", "json", "locomo", "mcp-memory", "mem0"};
 #define N_FORMATS (int)(sizeof format_names / sizeof *format_names)
 
 int import_format_parse(const char *name)
@@ -1063,6 +1063,8 @@ static import_format sniff(FILE *f)
     if (n >= 3 && memcmp(head, "\xef\xbb\xbf", 3) == 0)
         i = 3;
     i = skip_ws(head, i, n);
+    if (import_mem0_sniff(head, n))
+        return IMPORT_MEM0;
     if (import_mcp_sniff(head + i, n - i))
         return IMPORT_MCP;
     int locomo = strstr(head, "\"conversation\"") && strstr(head, "\"sample_id\"");
@@ -1136,11 +1138,11 @@ ms_status import_file(store *s, const char *path, const import_opts *opts, impor
     if (detect)
         fmt = is_stdin ? IMPORT_JSONL : sniff(f);
     ms_status st;
-    if (fmt == IMPORT_MCP) {
+    if (fmt == IMPORT_MCP || fmt == IMPORT_MEM0) {
         if (!is_stdin)
             fclose(f);
         f = NULL;
-        st = import_mcp(s, path, name, opts, stats, err);
+        st = (fmt == IMPORT_MCP ? import_mcp : import_mem0)(s, path, name, opts, stats, err);
     } else if (fmt == IMPORT_JSONL)
         st = import_jsonl(&im, name, f);
     else

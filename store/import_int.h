@@ -1,6 +1,6 @@
 /* import_int.h - what import.c shares with the readers of other memory
- * systems' files (import_mcp.c), and the line reader they use
- * (import_read.c); not for other modules.
+ * systems' files (import_mcp.c, import_mem0.c), and the line reader they
+ * use (import_read.c); not for other modules.
  *
  * Every reader writes through import_put into the store the caller holds
  * inside store_begin, so a bad record anywhere leaves the store as it was;
@@ -53,14 +53,22 @@ int import_lines_next(import_lines *r, const char *file, char **text, size_t *le
 /* Bytes of (uncompressed) input read so far. */
 uint64_t import_lines_bytes(const import_lines *r);
 
+/* The whole content of path (at most IMPORT_WHOLE_MAX bytes, gzip read as
+ * its content) into *out, NUL-terminated; caller frees. */
+ms_status import_read_whole(const char *path, const char *file, char **out, size_t *len,
+                            ms_error *err);
+
 /* ---- the formats --------------------------------------------------------- */
 
 /* Does the head of a file (its first bytes, NUL-terminated) look like the
  * format? Used by `auto`. */
 int import_mcp_sniff(const char *head, size_t n);
+int import_mem0_sniff(const char *head, size_t n);
 
 /* Import one file of the format into s; file is the name errors use. */
 ms_status import_mcp(store *s, const char *path, const char *file, const import_opts *opts,
                      import_stats *stats, ms_error *err);
+ms_status import_mem0(store *s, const char *path, const char *file, const import_opts *opts,
+                      import_stats *stats, ms_error *err);
 
 #endif

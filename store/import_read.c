@@ -118,3 +118,44 @@ int import_lines_next(import_lines *r, const char *file, char **text, size_t *le
     *line = r->line;
     return 1;
 }
+
+ms_status import_read_whole(const char *path, const char *file, char **out, size_t *len,
+                            ms_error *err)
+{
+    import_lines *r = import_lines_open(path, err);
+    if (!r)
+        return err ? err->code : MS_IO;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    ms_status st = buf ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory reading %s", file);
+    while (!st) {
+        if (n + 1 >= cap) {
+            char *g = cap >= IMPORT_WHOLE_MAX ? NULL : realloc(buf, cap * 2);
+            if (!g) {
+                st =
+                    cap >= IMPORT_WHOLE_MAX
+                        ? ms_fail(err, MS_LIMIT, "%s: a JSON file over %d MiB cannot be read whole",
+                                  file, IMPORT_WHOLE_MAX >> 20)
+                        : ms_fail(err, MS_NOMEM, "out of memory reading %s", file);
+                break;
+            }
+            buf = g;
+            cap *= 2;
+        }
+        int got = gzread(r->gz, buf + n, (unsigned)(cap - n - 1));
+        if (got < 0)
+            st = read_fail(r, file, err);
+        else if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    import_lines_close(r);
+    if (st) {
+        free(buf);
+        return st;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return MS_OK;
+}

@@ -1,17 +1,19 @@
 #!/bin/bash
 # formats.t - other memory systems' files through the real binary: the MCP
 # memory server's knowledge graph (our fixture, and the file the server
-# itself wrote in ../shared when it is there): what each field becomes, what
-# is not imported, `auto` recognising it, and bad input (not the claimed
-# kind, corrupt, missing fields): one line naming the file and the reason,
-# exit 1, the store byte-for-byte unchanged.
+# itself wrote in ../shared when it is there), and mem0 OpenMemory's
+# memories.json and memories.jsonl(.gz): what each field becomes, what is
+# not imported, `auto` recognising each, and bad input (not the claimed kind,
+# corrupt, missing fields): one line naming the file and the reason, exit 1,
+# the store byte-for-byte unchanged.
 #
-# Needs $MEMSCOPE, python3 and sha256sum. Works in a temporary
+# Needs $MEMSCOPE, python3, gzip and sha256sum. Works in a temporary
 # directory that it removes.
 set -u
 
 . "$(dirname "$0")/tap.sh"
 command -v python3 >/dev/null || bail "python3 is needed"
+command -v gzip >/dev/null || bail "gzip is needed"
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 DATA=$SRC/tests/data
@@ -146,5 +148,47 @@ bad "mcp-memory, an observation that is no string" mcp-obs.jsonl \
     "mcp-obs.jsonl:1:1: entity \"Ada\": every observation must be a string" --format mcp-memory
 bad "mcp-memory, not the claimed kind (memory JSONL)" seed.jsonl \
     "seed.jsonl:1:1: not a line of an MCP memory graph" --format mcp-memory
+
+# ---- mem0 OpenMemory --------------------------------------------------------
+
+gzip -c "$DATA/mem0-memories.jsonl" >memories.jsonl.gz
+for f in "$DATA/mem0-memories.json" memories.jsonl.gz "$DATA/mem0-memories.jsonl"; do
+    name=mem0:${f##*/}
+    db=mem0-${f##*/}.db
+    run import --db "$db" "$f"
+    snap "$db"
+    is "$rc" 0 "$name: auto recognises it and imports it"
+    is "$(head -n 1 out | cut -d' ' -f1-5)" "imported 3 memories (3 new," "$name: the active and the paused memory"
+    is "$(sed -n 2p out)" "not imported: 2 the source marks deleted or archived" \
+        "$name: the archived and the deleted one are not imported, and counted"
+    run list --db "$db"
+    ok "$(grep -c 'ZZ' out)" "$name: no archived or deleted text in list"
+    m1=2d4a8e1c-1111-4b2a-9c3d-000000000001
+    is "$(field "$db" $m1 created_at)" "2025-03-02T10:15:30Z" "$name: created_at in UTC"
+    is "$(field "$db" $m1 metadata.app)" "claude" "$name: the app"
+    is "$(field "$db" $m1 metadata.categories)" '["health"]' "$name: the categories, by name"
+    is "$(field "$db" $m1 metadata.updated_at)" "2025-03-05T08:00:00+00:00" "$name: when mem0 last updated it"
+    is "$(field "$db" $m1 metadata.mem0)" '{"source":"chat","confidence":"high"}' "$name: mem0's own metadata"
+    is "$(field "$db" 2d4a8e1c-1111-4b2a-9c3d-000000000002 metadata.state)" "paused" "$name: a paused memory says so"
+    is "$(field "$db" 2d4a8e1c-1111-4b2a-9c3d-000000000005 content)" "Plays the cello with Tomás on Thursdays" \
+        "$name: content as it is"
+done
+is "$(field mem0-mem0-memories.json.db 2d4a8e1c-1111-4b2a-9c3d-000000000001 metadata.user)" "ada" \
+    "mem0: memories.json names its user"
+
+head -c 60 memories.jsonl.gz >cut.jsonl.gz
+bad "mem0, a gzip file cut short" cut.jsonl.gz "cut.jsonl.gz:1: corrupt compressed data"
+printf '%s\n' '{"id": "x1", "content": "a", "state": "forgotten"}' >mem0-state.jsonl
+bad "mem0, an unknown state" mem0-state.jsonl "mem0-state.jsonl:1: memory x1: \"state\" must be" --format mem0
+printf '%s\n' '{"id": "x1", "state": "active", "app": null, "categories": []}' >mem0-nocontent.jsonl
+bad "mem0, a memory without content" mem0-nocontent.jsonl "mem0-nocontent.jsonl:1: memory x1 has no \"content\"" \
+    --format mem0
+sed 's/"memories": \[/"memories": [ 7,/' "$DATA/mem0-memories.json" >mem0-bad.json
+bad "mem0, a memories.json entry that is no object" mem0-bad.json \
+    "mem0-bad.json: memories[0]: expected a mem0 memory object" --format mem0
+sed '3s/"id"/"id" "/' "$DATA/mem0-memories.json" >mem0-broken.json
+bad "mem0, malformed JSON" mem0-broken.json "mem0-broken.json:3:" --format mem0
+bad "mem0, not the claimed kind (an MCP graph)" "$DATA/mcp-memory.jsonl" \
+    "$DATA/mcp-memory.jsonl:1: not a mem0 memory" --format mem0
 
 tap_done

@@ -98,7 +98,8 @@ static const char import_usage[] =
     "anywhere aborts the import with FILE:LINE:COL and leaves the store unchanged.\n"
     "\n"
     "  --format F        auto (default: detect), jsonl, json (an array), locomo,\n"
-    "                    mcp-memory (the MCP memory server's memory.jsonl)\n"
+    "                    mcp-memory (the MCP memory server's memory.jsonl), mem0\n"
+    "                    (OpenMemory's memories.json or memories.jsonl.gz)\n"
     "  --on-duplicate P  what an id that already exists in the profile does:\n"
     "                    error (default), skip (keep the old), replace (overwrite)\n"
     "  --embedder-id ID  the embedder that made \"embedding\" arrays in the input\n"
@@ -194,6 +195,9 @@ static int run_import(cli_common *c, int argc, char **argv)
     printf("imported %llu memories (%llu new, %llu replaced, %llu skipped) in %.2f s into %s\n",
            (unsigned long long)st.records, (unsigned long long)st.inserted,
            (unsigned long long)st.replaced, (unsigned long long)st.skipped, dt, cli_db_path(c));
+    if (st.hidden)
+        printf("not imported: %llu the source marks deleted or archived\n",
+               (unsigned long long)st.hidden);
     if (st.edges)
         printf("links: %llu edges the source recorded between memories\n",
                (unsigned long long)st.edges);

@@ -220,12 +220,17 @@ static ms_status import_export(mem0_ctx *x, cJSON *doc, ms_error *err)
     return MS_OK;
 }
 
+static int blank_char(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 int import_mem0_sniff(const char *head, size_t n)
 {
     if (n >= 2 && (unsigned char)head[0] == 0x1f && (unsigned char)head[1] == 0x8b)
         return 1; /* gzip: memories.jsonl.gz */
     size_t i = 0;
-    while (i < n && strchr(" \t\r\n", head[i]))
+    while (i < n && blank_char(head[i]))
         i++;
     if (i >= n || head[i] != '{')
         return 0;
@@ -234,13 +239,14 @@ int import_mem0_sniff(const char *head, size_t n)
     /* memories.json, as OpenMemory writes it (indented, "user" first) */
     if (first - i <= 2 && strstr(head, "\"user\"") && strstr(head, "\"user_id\""))
         return 1;
-    /* an uncompressed memories.jsonl: its first line holds its keys */
-    char line[4096];
-    size_t k = first - i < sizeof line - 1 ? first - i : sizeof line - 1;
-    memcpy(line, head + i, k);
-    line[k] = '\0';
-    return strstr(line, "\"content\"") && strstr(line, "\"state\"") &&
-           strstr(line, "\"categories\"");
+    /* an uncompressed memories.jsonl: a first line whose own keys (not those
+     * of a memory JSONL line's metadata) are mem0's */
+    cJSON *o = cJSON_ParseWithLength(head + i, first - i);
+    int yes = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "content")) &&
+              cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "state")) &&
+              cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "categories"));
+    cJSON_Delete(o);
+    return yes;
 }
 
 /* Does the file start with a line holding only "{": an indented JSON
@@ -257,7 +263,7 @@ static int indented_document(const char *path, const char *file, int *yes, ms_er
     *yes = 0;
     while ((got = import_lines_next(r, file, &t, &len, &line, err)) == 1) {
         size_t i = 0;
-        while (i < len && strchr(" \t", t[i]))
+        while (i < len && blank_char(t[i]))
             i++;
         if (i == len)
             continue;

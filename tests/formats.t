@@ -175,6 +175,17 @@ for f in "$DATA/mem0-memories.json" memories.jsonl.gz "$DATA/mem0-memories.jsonl
 done
 is "$(field mem0-mem0-memories.json.db 2d4a8e1c-1111-4b2a-9c3d-000000000001 metadata.user)" "ada" \
     "mem0: memories.json names its user"
+# memory JSONL whose metadata holds "state" and "categories" (as memscope's
+# export of mem0's memories does) is still memory JSONL
+printf '%s\n' '{"id":"j1","content":"c","metadata":{"state":"paused","categories":["a"]}}' >meta.jsonl
+run import --db meta.db meta.jsonl
+snap meta.db
+is "$(field meta.db j1 metadata)" '{"state":"paused","categories":["a"]}' \
+    "mem0: auto leaves memory JSONL with such metadata to the JSONL reader"
+run import --db mem0-again.db mem0-mem0-memories.json.db.jsonl
+snap mem0-again.db
+is "$(sha mem0-again.db.jsonl)" "$(sha mem0-mem0-memories.json.db.jsonl)" \
+    "mem0: export -> import (auto) -> export of the imported memories is identical"
 
 head -c 60 memories.jsonl.gz >cut.jsonl.gz
 bad "mem0, a gzip file cut short" cut.jsonl.gz "cut.jsonl.gz:1: corrupt compressed data"

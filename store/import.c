@@ -1027,7 +1027,8 @@ static ms_status locomo_conversation(importer *im, const place *pl, const char *
 /* ---- dispatch ---------------------------------------------------------- */
 
 /* In the order of import_format. */
-static const char *const format_names[] = {"auto", "jsonl", "json", "locomo", "mcp-memory", "mem0"};
+static const char *const format_names[] = {"auto",       "jsonl", "json",      "locomo",
+                                           "mcp-memory", "mem0",  "slm-bundle"};
 #define N_FORMATS (int)(sizeof format_names / sizeof *format_names)
 
 int import_format_parse(const char *name)
@@ -1131,6 +1132,8 @@ ms_status import_file(store *s, const char *path, const import_opts *opts, impor
     int is_stdin = strcmp(path, "-") == 0;
     import_format fmt = opts->format;
     int detect = fmt == IMPORT_AUTO;
+    if (fmt == IMPORT_SLM_BUNDLE || (detect && !is_stdin && import_bundle_sniff(path)))
+        return import_done(&im, import_bundle(s, path, opts, stats, err));
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f)
         return ms_fail(err, MS_IO, "cannot open %s: %s", path, strerror(errno));

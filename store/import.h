@@ -26,19 +26,21 @@ typedef enum import_format {
     IMPORT_JSONL,
     IMPORT_JSON,
     IMPORT_LOCOMO,
-    IMPORT_MCP,  /* the MCP memory server's knowledge-graph JSONL (import_mcp.c) */
-    IMPORT_MEM0, /* mem0 OpenMemory's export (import_mem0.c) */
+    IMPORT_MCP,        /* the MCP memory server's knowledge-graph JSONL (import_mcp.c) */
+    IMPORT_MEM0,       /* mem0 OpenMemory's export (import_mem0.c) */
+    IMPORT_SLM_BUNDLE, /* SLM's evidence bundle directory (import_bundle.c) */
 } import_format;
 
-/* "auto", "jsonl", "json", "locomo", "mcp-memory", "mem0" -> format; -1
- * when unknown. */
+/* "auto", "jsonl", "json", "locomo", "mcp-memory", "mem0", "slm-bundle" ->
+ * format; -1 when unknown. */
 int import_format_parse(const char *name);
 const char *import_format_name(import_format f);
 
 typedef struct import_stats {
     uint64_t records; /* memory objects read */
     uint64_t inserted, replaced, skipped;
-    uint64_t hidden; /* records the source marks deleted or archived: not imported */
+    uint64_t hidden; /* records the source marks deleted, archived or quarantined:
+                        not imported */
     uint64_t edges;  /* links the source recorded between memories, added as edges */
     uint64_t bytes;  /* input bytes consumed */
 } import_stats;

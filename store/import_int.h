@@ -1,6 +1,6 @@
 /* import_int.h - what import.c shares with the readers of other memory
- * systems' files (import_mcp.c, import_mem0.c), and the line reader they
- * use (import_read.c); not for other modules.
+ * systems' files (import_mcp.c, import_mem0.c, import_bundle.c), and the
+ * line reader they use (import_read.c); not for other modules.
  *
  * Every reader writes through import_put into the store the caller holds
  * inside store_begin, so a bad record anywhere leaves the store as it was;
@@ -65,10 +65,17 @@ ms_status import_read_whole(const char *path, const char *file, char **out, size
 int import_mcp_sniff(const char *head, size_t n);
 int import_mem0_sniff(const char *head, size_t n);
 
-/* Import one file of the format into s; file is the name errors use. */
+/* Is path a directory holding an SLM evidence bundle's manifest.json (or
+ * that manifest itself)? */
+int import_bundle_sniff(const char *path);
+
+/* Import one file (or bundle directory) of the format into s; file is the
+ * name errors use. */
 ms_status import_mcp(store *s, const char *path, const char *file, const import_opts *opts,
                      import_stats *stats, ms_error *err);
 ms_status import_mem0(store *s, const char *path, const char *file, const import_opts *opts,
                       import_stats *stats, ms_error *err);
+ms_status import_bundle(store *s, const char *path, const import_opts *opts, import_stats *stats,
+                        ms_error *err);
 
 #endif

@@ -1,11 +1,12 @@
 #!/bin/bash
 # formats.t - other memory systems' files through the real binary: the MCP
 # memory server's knowledge graph (our fixture, and the file the server
-# itself wrote in ../shared when it is there), and mem0 OpenMemory's
-# memories.json and memories.jsonl(.gz): what each field becomes, what is
-# not imported, `auto` recognising each, and bad input (not the claimed kind,
-# corrupt, missing fields): one line naming the file and the reason, exit 1,
-# the store byte-for-byte unchanged.
+# itself wrote in ../shared when it is there), mem0 OpenMemory's
+# memories.json and memories.jsonl(.gz), and SLM's evidence bundle (made by
+# tests/slm-bundle.py): what each field becomes, what is not imported,
+# `auto` recognising each, and bad input (not the claimed kind, corrupt,
+# missing fields, a bundle file that does not match its manifest): one line
+# naming the file and the reason, exit 1, the store byte-for-byte unchanged.
 #
 # Needs $MEMSCOPE, python3, gzip and sha256sum. Works in a temporary
 # directory that it removes.
@@ -25,24 +26,30 @@ unset MEMSCOPE_DB MEMSCOPE_PROFILE
 export HOME="$T/home" XDG_DATA_HOME="$T/xdg"
 mkdir -p "$HOME"
 
-# snap DB: export DB once into DB.jsonl, for field
-snap() { "$MEMSCOPE" export --db "$1" >"$1.jsonl"; }
+# snap DB: export DB into DB.jsonl, and every field of every memory, one
+# "ID<TAB>KEY<TAB>VALUE" a line, into DB.fields for field (one python run
+# per store: python starts slowly on a loaded machine)
+snap() {
+    "$MEMSCOPE" export --db "$1" >"$1.jsonl"
+    python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    def out(key, v):
+        text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+        print("%s\t%s\t%s" % (m["id"], key, text))
+    for k, v in m.items():
+        out(k, v)
+        if isinstance(v, dict):
+            for k2, v2 in v.items():
+                out(k + "." + k2, v2)
+' "$1.jsonl" >"$1.fields"
+}
 
 # field DB ID KEY: one field of memory ID in DB's snap (JSON text for
 # objects and arrays, the string itself for strings); "" when absent.
 field() {
-    python3 -c '
-import json, sys
-want, key = sys.argv[2], sys.argv[3]
-for line in open(sys.argv[1]):
-    m = json.loads(line)
-    if m.get("id") == want:
-        v = m
-        for k in key.split("."):
-            v = v.get(k) if isinstance(v, dict) else None
-        if v is not None:
-            print(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, separators=(",", ":")))
-' "$1.jsonl" "$2" "$3"
+    awk -F'\t' -v id="$2" -v key="$3" '$1 == id && $2 == key { print $3 }' "$1.fields"
 }
 
 # edges_of DB ID TYPE: how many edges of TYPE `show` lists for ID
@@ -84,11 +91,7 @@ is "$(head -n 1 out | cut -d' ' -f1-5)" "imported 4 memories (4 new," \
 is "$(sed -n 2p out)" "links: 4 edges the source recorded between memories" \
     "mcp-memory: relations become edges between the entities' memories"
 snap mcp.db
-id=$(python3 -c '
-import json, sys
-for l in open("mcp.db.jsonl"):
-    m = json.loads(l)
-    if m["content"] == "Is allergic to walnuts": print(m["id"])')
+id=$(awk -F'\t' '$2 == "content" && $3 == "Is allergic to walnuts" { print $1 }' mcp.db.fields)
 case "$id" in mcp-????????????????) ok 0 "mcp-memory: an observation gets a stable id ($id)" ;;
 *) ok 1 "mcp-memory: an observation gets a stable id"; diag "got '$id'" ;; esac
 is "$(field mcp.db "$id" entities)" '["Ada Quill"]' "mcp-memory: the observation's entity is linked"
@@ -159,7 +162,7 @@ for f in "$DATA/mem0-memories.json" memories.jsonl.gz "$DATA/mem0-memories.jsonl
     snap "$db"
     is "$rc" 0 "$name: auto recognises it and imports it"
     is "$(head -n 1 out | cut -d' ' -f1-5)" "imported 3 memories (3 new," "$name: the active and the paused memory"
-    is "$(sed -n 2p out)" "not imported: 2 the source marks deleted or archived" \
+    is "$(sed -n 2p out)" "not imported: 2 the source marks deleted, archived or quarantined" \
         "$name: the archived and the deleted one are not imported, and counted"
     run list --db "$db"
     ok "$(grep -c 'ZZ' out)" "$name: no archived or deleted text in list"
@@ -201,5 +204,104 @@ sed '3s/"id"/"id" "/' "$DATA/mem0-memories.json" >mem0-broken.json
 bad "mem0, malformed JSON" mem0-broken.json "mem0-broken.json:3:" --format mem0
 bad "mem0, not the claimed kind (an MCP graph)" "$DATA/mcp-memory.jsonl" \
     "$DATA/mcp-memory.jsonl:1: not a mem0 memory" --format mem0
+
+# ---- SLM evidence bundle ----------------------------------------------------
+
+python3 "$SRC/tests/slm-bundle.py" bundle || bail "tests/slm-bundle.py failed"
+run import --db slm.db bundle
+snap slm.db
+is "$rc" 0 "slm-bundle: auto recognises the bundle directory and imports it"
+is "$(head -n 1 out | cut -d' ' -f1-5)" "imported 4 memories (4 new," "slm-bundle: the four visible facts"
+is "$(sed -n 2p out)" "not imported: 2 the source marks deleted, archived or quarantined" \
+    "slm-bundle: the archived and the quarantined fact are not imported"
+# temporal f2-f3 and causal f3-f4; supersedes is supersession, semantic f2-f5 ends at a hidden fact
+is "$(sed -n 3p out)" "links: 2 edges the source recorded between memories" "slm-bundle: graph edges between imported facts"
+run list --db slm.db
+ok "$(grep -c 'ZZ' out)" "slm-bundle: no archived or quarantined text in list"
+is "$(field slm.db f2 speaker)/$(field slm.db f2 session)" "Ada/chat-2026-01-10" \
+    "slm-bundle: speaker and session from the raw memory"
+is "$(field slm.db f2 event_time)" "2026-01-12T00:00:00Z" "slm-bundle: event_time from referenced_date"
+is "$(field slm.db f4 event_time)" "2021-01-01T00:00:00Z" "slm-bundle: else from interval_start"
+is "$(field slm.db f1 event_time)" "2026-01-10T09:00:00Z" "slm-bundle: else observation_date"
+is "$(field slm.db f2 memory_confidence)/$(field slm.db f2 importance)/$(field slm.db f2 pinned)" "0.85/0.9/true" \
+    "slm-bundle: confidence, importance, pinned"
+is "$(field slm.db f3 memory_confidence)" "1" "slm-bundle: confidence clamped to 1"
+is "$(field slm.db f2 entities)" '["Ada Quill","Harbour Lab"]' "slm-bundle: entity ids become canonical names"
+is "$(field slm.db f3 entities)" '["Tomás Reyes"]' "slm-bundle: entities_json when there are no canonical ones"
+is "$(field slm.db f2 metadata)" '{"fact_type":"episodic","scope":"personal","lifecycle":"active","memory_id":"mem-1","slm_profile":"work"}' \
+    "slm-bundle: fact_type, scope, lifecycle, memory and profile as metadata"
+is "$(field slm.db f1 superseded_by)/$(field slm.db f1 superseded_at)" "f2/2026-01-12T09:00:00Z" \
+    "slm-bundle: a supersedes edge: superseded by its source, since the edge"
+is "$(field slm.db f4 superseded_at)/$(field slm.db f4 superseded_reason)" "2021-03-01T00:00:00Z/valid_until passed" \
+    "slm-bundle: a passed valid_until supersedes"
+is "$(field slm.db f2 superseded_by)" "" "slm-bundle: the newer fact is not superseded"
+is "$(edges_of slm.db f3 relation)" 1 "slm-bundle: a causal edge is a relation edge"
+run import --db slm.db --format slm-bundle --on-duplicate replace bundle/manifest.json
+is "$(head -n 1 out | cut -d' ' -f1-7)" "imported 4 memories (0 new, 4 replaced," \
+    "slm-bundle: the manifest's path names the bundle too"
+run show --db slm.db f3
+is "$(grep -c 'temporal 0.60 -> f2' out)" 1 "slm-bundle: importing again leaves an edge's weight as it was"
+
+# tamper CASE CODE [FILE...]: a fresh copy of the bundle in b-CASE, changed
+# by the python CODE (run inside it); with FILEs (or "-" for none), its
+# manifest is then made consistent again as a forger would: each FILE's
+# sha256 and count, then the bundle_id
+tamper() {
+    local name=$1 code=$2
+    shift 2
+    rm -rf "b-$name"
+    cp -r bundle "b-$name"
+    (cd "b-$name" && python3 -c "import hashlib, json, os, sys
+$code
+if len(sys.argv) > 1:
+    m = json.load(open('manifest.json'))
+    for f in sys.argv[1:]:
+        if f != '-':
+            p = open(f, 'rb').read()
+            m['files'][f] = {'count': p.count(b'\\n'), 'sha256': hashlib.sha256(p).hexdigest()}
+    ident = {k: m[k] for k in ('format', 'schema_version', 'profile_id', 'files', 'derivation_versions')}
+    text = json.dumps(ident, sort_keys=True, separators=(',', ':'), ensure_ascii=False)
+    m['bundle_id'] = hashlib.sha256(text.encode('utf-8')).hexdigest()
+    json.dump(m, open('manifest.json', 'w'), indent=2, ensure_ascii=False)" "$@")
+}
+tamper edit "open('facts.jsonl', 'a').write('{}\n')"
+bad "slm-bundle, a file changed" b-edit "b-edit/facts.jsonl: sha256 "
+tamper resealed "
+p = open('facts.jsonl', 'rb').read().replace(b'old roof', b'OLD roof')
+open('facts.jsonl', 'wb').write(p)
+m = json.load(open('manifest.json'))
+m['files']['facts.jsonl']['sha256'] = hashlib.sha256(p).hexdigest()
+json.dump(m, open('manifest.json', 'w'), indent=2)"
+bad "slm-bundle, a file changed and its sha256 in the manifest too" b-resealed \
+    "b-resealed/manifest.json: \"bundle_id\" does not match"
+tamper gone "import os; os.remove('memories.jsonl')"
+bad "slm-bundle, a listed file missing" b-gone "b-gone/memories.jsonl: listed in the manifest but missing"
+tamper newer "
+m = json.load(open('manifest.json')); m['schema_version'] = 2
+json.dump(m, open('manifest.json', 'w'))"
+bad "slm-bundle, a newer bundle schema" b-newer "b-newer/manifest.json: bundle schema_version 2; this memscope reads version 1"
+tamper kind "
+m = json.load(open('manifest.json')); m['format'] = 'something-else'
+json.dump(m, open('manifest.json', 'w'))"
+bad "slm-bundle, not the claimed kind" b-kind "b-kind/manifest.json: not an SLM evidence bundle: \"format\" is \"something-else\""
+tamper escape "
+m = json.load(open('manifest.json')); m['files']['../seed.jsonl'] = {'count': 1, 'sha256': '0' * 64}
+json.dump(m, open('manifest.json', 'w'))" -
+bad "slm-bundle, a manifest naming a file outside the bundle" b-escape \
+    "b-escape/manifest.json: \"files\": entry \"../seed.jsonl\" needs a plain file name"
+tamper count "
+m = json.load(open('manifest.json')); m['files']['facts.jsonl']['count'] = 7
+json.dump(m, open('manifest.json', 'w'))" -
+bad "slm-bundle, a line count that differs from the manifest" b-count \
+    "b-count/facts.jsonl: 6 lines, the manifest says 7"
+tamper fact "
+p = open('facts.jsonl', 'rb').read().replace(b'\"content\":\"Ada keeps her bees on the old', b'\"kontent\":\"Ada keeps her bees on the old')
+open('facts.jsonl', 'wb').write(p)" facts.jsonl
+bad "slm-bundle, a fact without content (a consistent bundle)" b-fact "b-fact/facts.jsonl:1:1: a fact needs"
+tamper json "open('entities.jsonl', 'a').write('{\"entity_id\": \\n')" entities.jsonl
+bad "slm-bundle, malformed JSON in a table (a consistent bundle)" b-json "b-json/entities.jsonl:3:"
+mkdir -p empty
+bad "slm-bundle, a directory without a manifest" empty "empty: not an SLM evidence bundle: it has no manifest.json" \
+    --format slm-bundle
 
 tap_done

@@ -99,7 +99,8 @@ static const char import_usage[] =
     "\n"
     "  --format F        auto (default: detect), jsonl, json (an array), locomo,\n"
     "                    mcp-memory (the MCP memory server's memory.jsonl), mem0\n"
-    "                    (OpenMemory's memories.json or memories.jsonl.gz)\n"
+    "                    (OpenMemory's memories.json or memories.jsonl.gz),\n"
+    "                    slm-bundle (a directory from `slm evidence export`)\n"
     "  --on-duplicate P  what an id that already exists in the profile does:\n"
     "                    error (default), skip (keep the old), replace (overwrite)\n"
     "  --embedder-id ID  the embedder that made \"embedding\" arrays in the input\n"
@@ -196,7 +197,7 @@ static int run_import(cli_common *c, int argc, char **argv)
            (unsigned long long)st.records, (unsigned long long)st.inserted,
            (unsigned long long)st.replaced, (unsigned long long)st.skipped, dt, cli_db_path(c));
     if (st.hidden)
-        printf("not imported: %llu the source marks deleted or archived\n",
+        printf("not imported: %llu the source marks deleted, archived or quarantined\n",
                (unsigned long long)st.hidden);
     if (st.edges)
         printf("links: %llu edges the source recorded between memories\n",

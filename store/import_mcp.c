@@ -67,16 +67,30 @@ static mcp_entity *find_entity(mcp_graph *g, const char *name)
     return NULL;
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
+/* Room for one more entity / relation: 0, or -1 when out of memory. */
+static int grow_entities(mcp_graph *g)
 {
-    if (n < *cap)
+    if (g->n_ent < g->cap_ent)
         return 0;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *g = realloc(*v, ncap * size);
-    if (!g)
+    size_t cap = g->cap_ent ? 2 * g->cap_ent : 16;
+    mcp_entity *v = realloc(g->ent, cap * sizeof *v);
+    if (!v)
         return -1;
-    *v = g;
-    *cap = ncap;
+    g->ent = v;
+    g->cap_ent = cap;
+    return 0;
+}
+
+static int grow_relations(mcp_graph *g)
+{
+    if (g->n_rel < g->cap_rel)
+        return 0;
+    size_t cap = g->cap_rel ? 2 * g->cap_rel : 16;
+    mcp_relation *v = realloc(g->rel, cap * sizeof *v);
+    if (!v)
+        return -1;
+    g->rel = v;
+    g->cap_rel = cap;
     return 0;
 }
 
@@ -104,7 +118,7 @@ static ms_status add_entity(mcp_graph *g, cJSON *o, uint64_t line, ms_error *err
         st = ms_fail(err, MS_PARSE,
                      "%s:%llu:1: a second entity named \"%s\" (the first is on line %llu)", g->file,
                      (unsigned long long)line, name, (unsigned long long)dup->line);
-    if (!st && grow((void **)&g->ent, &g->cap_ent, g->n_ent, sizeof *g->ent))
+    if (!st && grow_entities(g))
         st = ms_fail(err, MS_NOMEM, "out of memory");
     if (st) {
         cJSON_Delete(o);
@@ -125,7 +139,7 @@ static ms_status add_relation(mcp_graph *g, cJSON *o, uint64_t line, ms_error *e
                      "%s:%llu:1: a relation needs \"from\", \"to\" and \"relationType\" "
                      "(non-empty strings)",
                      g->file, (unsigned long long)line);
-    if (!st && grow((void **)&g->rel, &g->cap_rel, g->n_rel, sizeof *g->rel))
+    if (!st && grow_relations(g))
         st = ms_fail(err, MS_NOMEM, "out of memory");
     if (st) {
         cJSON_Delete(o);

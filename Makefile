@@ -138,7 +138,7 @@ $(BUILD)/bin/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h $(BUILD)/libcore.a $(
 # fuzz_run SECONDS: run every target from its seed corpus; stop at a finding.
 fuzz_run = for t in $(FUZZ_NAMES); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts; \
-	  case $$t in jsonl|locomo|escape) d=json.dict;; dates|query) d=dates.dict;; *) d=;; esac; \
+	  case $$t in jsonl|locomo|escape|formats) d=json.dict;; dates|query) d=dates.dict;; *) d=;; esac; \
 	  echo "  FUZZ    $$t for $(1) s"; \
 	  $(FUZZ_BUILD)/bin/fuzz-$$t -max_total_time=$(1) -timeout=20 -rss_limit_mb=2560 \
 	    -artifact_prefix=$(abspath $(FUZZ_BUILD))/artifacts/$$t- \

@@ -19,9 +19,9 @@ BIN      ?= memscope
 CC       ?= cc
 OPT      ?= -O2 -g
 SAN      ?=
-PKGS      = ncursesw sqlite3 libcjson libedit
+PKGS      = ncursesw sqlite3 libcjson libedit zlib
 DEB_PKGS  = build-essential pkg-config libncurses-dev libsqlite3-dev libcjson-dev \
-            libedit-dev sqlite3 tmux perl python3 clang clang-format   # also in tools/demo.sh, .ci/run
+            libedit-dev zlib1g-dev sqlite3 tmux perl python3 clang clang-format   # also in tools/demo.sh, .ci/run
 Q         = $(if $(V),,@)
 
 PKG_CFLAGS := $(filter-out -D_XOPEN_SOURCE=% -D_DEFAULT_SOURCE,\
@@ -32,7 +32,7 @@ CFLAGS_ALL = -std=c11 -pthread $(WARN) $(OPT) $(SAN) -D_DEFAULT_SOURCE -D_XOPEN_
              -DNCURSES_WIDECHAR=1 -DMEMSCOPE_VERSION='"$(VERSION)"' \
              -DMEMSCOPE_SHAREDIR='"$(SHAREDIR)"' -I. $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(SAN) -pthread $(LDFLAGS)
-LIBS_CORE = $(filter -lsqlite3 -lcjson,$(PKG_LIBS)) -lm
+LIBS_CORE = $(filter -lsqlite3 -lcjson -lz,$(PKG_LIBS)) -lm
 LIBS_ALL  = $(PKG_LIBS) -lm
 
 STORE_SRC  := $(sort $(wildcard store/*.c))
@@ -139,7 +139,7 @@ $(BUILD)/bin/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h $(BUILD)/libcore.a $(
 # fuzz_run SECONDS: run every target from its seed corpus; stop at a finding.
 fuzz_run = for t in $(FUZZ_NAMES); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts; \
-	  case $$t in jsonl|locomo|escape) d=json.dict;; dates|query) d=dates.dict;; *) d=;; esac; \
+	  case $$t in jsonl|locomo|escape|formats) d=json.dict;; dates|query) d=dates.dict;; *) d=;; esac; \
 	  echo "  FUZZ    $$t for $(1) s"; \
 	  $(FUZZ_BUILD)/bin/fuzz-$$t -max_total_time=$(1) -timeout=20 -rss_limit_mb=2560 \
 	    -artifact_prefix=$(abspath $(FUZZ_BUILD))/artifacts/$$t- \

@@ -46,7 +46,8 @@ static void give(spread *sp, uint32_t v, double amount)
     sp->act[v] += amount;
 }
 
-/* Along the seed's stored edges (session adjacency, temporal proximity).
+/* Along the seed's stored edges (session adjacency, temporal proximity,
+ * links the source store recorded).
  * -1 when they cannot be read. */
 static int along_edges(const snapshot *sn, uint32_t u, double a, spread *sp)
 {
@@ -59,7 +60,7 @@ static int along_edges(const snapshot *sn, uint32_t u, double a, spread *sp)
         double w = SPREAD_BASE * ed[e].w * a;
         if (ed[e].type == STORE_EDGE_SESSION)
             give(sp, v, sn->rid[v] > sn->rid[u] ? SPREAD_FORWARD * w : w);
-        else if (ed[e].type == STORE_EDGE_TEMPORAL)
+        else if (ed[e].type == STORE_EDGE_TEMPORAL || ed[e].type == STORE_EDGE_RELATION)
             give(sp, v, w);
         /* entity edges: walked through the entity links below instead */
     }

@@ -6,6 +6,7 @@
  * and parsed on a second thread, import_jsonl), so a file of any size
  * imports in bounded memory. */
 #include "import.h"
+#include "import_int.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -543,6 +544,59 @@ static ms_status import_object(importer *im, const place *pl, const char *t, siz
     return st;
 }
 
+/* ---- shared with the other formats' readers (import_int.h) ------------ */
+
+static size_t skip_ws(const char *t, size_t i, size_t len);
+
+ms_status import_check_text(const char *file, uint64_t line, const char *t, size_t len,
+                            ms_error *err)
+{
+    importer im = {.err = err};
+    place pl = {file, t, line};
+    return check_bytes(&im, &pl, t, len);
+}
+
+cJSON *import_parse_json(const char *file, uint64_t line, const char *t, size_t len, ms_error *err)
+{
+    if (import_check_text(file, line, t, len, err))
+        return NULL;
+    importer im = {.err = err};
+    place pl = {file, t, line};
+    const char *end = NULL;
+    cJSON *o = cJSON_ParseWithLengthOpts(t, len, &end, 0);
+    if (!o)
+        json_error(&im, &pl, t, len, 0, end);
+    else if (end && skip_ws(t, (size_t)(end - t), len) < len) {
+        fail_at(&im, &pl, (size_t)(end - t), MS_PARSE, "unexpected text after the JSON value");
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    return o;
+}
+
+ms_status import_put(store *s, const import_opts *opts, import_stats *stats, store_memory *m,
+                     const char *file, uint64_t line, ms_error *err)
+{
+    ms_error e;
+    ms_error_clear(&e);
+    store_put_result res = STORE_PUT_INSERTED;
+    ms_status st = store_put(s, m, opts->dup, &res, &e);
+    if (st) {
+        ms_status code = st == MS_USAGE ? MS_PARSE : st;
+        if (line)
+            return ms_fail(err, code, "%s:%llu: %s", file, (unsigned long long)line, e.msg);
+        return ms_fail(err, code, "%s: %s", file, e.msg);
+    }
+    stats->records++;
+    if (res == STORE_PUT_INSERTED)
+        stats->inserted++;
+    else if (res == STORE_PUT_REPLACED)
+        stats->replaced++;
+    else
+        stats->skipped++;
+    return MS_OK;
+}
+
 /* ---- JSONL ------------------------------------------------------------- */
 
 /* Read one line of at most IMPORT_LINE_MAX bytes into *buf, NUL-terminated.
@@ -1078,20 +1132,22 @@ static ms_status locomo_conversation(importer *im, const place *pl, const char *
 
 /* ---- dispatch ---------------------------------------------------------- */
 
-static const char *const format_names[] = {"auto", "jsonl", "json", "locomo", "slm"};
-#define N_FORMATS (sizeof format_names / sizeof *format_names)
+/* In the order of import_format. */
+static const char *const format_names[] = {"auto", "jsonl",      "json", "locomo",
+                                           "slm",  "mcp-memory", "mem0", "slm-bundle"};
+#define N_FORMATS (int)(sizeof format_names / sizeof *format_names)
 
 int import_format_parse(const char *name)
 {
-    for (size_t i = 0; i < N_FORMATS; i++)
+    for (int i = 0; i < N_FORMATS; i++)
         if (strcmp(name, format_names[i]) == 0)
-            return (int)i;
+            return i;
     return -1;
 }
 
 const char *import_format_name(import_format f)
 {
-    return (unsigned)f < N_FORMATS ? format_names[f] : "?";
+    return (int)f >= 0 && (int)f < N_FORMATS ? format_names[f] : "?";
 }
 
 /* Guess the format from the first bytes: '[' is a JSON array (LoCoMo when
@@ -1114,6 +1170,10 @@ static import_format sniff(FILE *f)
     if (n >= 3 && memcmp(head, "\xef\xbb\xbf", 3) == 0)
         i = 3;
     i = skip_ws(head, i, n);
+    if (import_mem0_sniff(head, n))
+        return IMPORT_MEM0;
+    if (import_mcp_sniff(head + i, n - i))
+        return IMPORT_MCP;
     int locomo = strstr(head, "\"conversation\"") && strstr(head, "\"sample_id\"");
     if (i < n && head[i] == '[')
         return locomo ? IMPORT_LOCOMO : IMPORT_JSON;
@@ -1167,6 +1227,8 @@ static ms_status import_whole(importer *im, const char *file, FILE *f, import_fo
     return st;
 }
 
+static ms_status import_done(importer *im, ms_status st);
+
 ms_status import_file(store *s, const char *path, const import_opts *opts, import_stats *stats,
                       ms_error *err)
 {
@@ -1177,24 +1239,37 @@ ms_status import_file(store *s, const char *path, const import_opts *opts, impor
     snprintf(im.home_profile, sizeof im.home_profile, "%s", store_profile(s));
     clock_gettime(CLOCK_MONOTONIC, &im.last_progress);
     int is_stdin = strcmp(path, "-") == 0;
+    import_format fmt = opts->format;
+    int detect = fmt == IMPORT_AUTO;
+    if (fmt == IMPORT_SLM_BUNDLE || (detect && !is_stdin && import_bundle_sniff(path)))
+        return import_done(&im, import_bundle(s, path, opts, stats, err));
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f)
         return ms_fail(err, MS_IO, "cannot open %s: %s", path, strerror(errno));
     const char *name = is_stdin ? "<stdin>" : path;
-    import_format fmt = opts->format;
-    int detect = fmt == IMPORT_AUTO;
     if (detect)
         fmt = is_stdin ? IMPORT_JSONL : sniff(f);
     ms_status st;
-    if (fmt == IMPORT_JSONL)
+    if (fmt == IMPORT_MCP || fmt == IMPORT_MEM0) {
+        if (!is_stdin)
+            fclose(f);
+        f = NULL;
+        st = (fmt == IMPORT_MCP ? import_mcp : import_mem0)(s, path, name, opts, stats, err);
+    } else if (fmt == IMPORT_JSONL)
         st = import_jsonl(&im, name, f);
     else
         st = import_whole(&im, name, f, fmt, detect);
-    if (!is_stdin)
+    if (f && !is_stdin)
         fclose(f);
-    store_use_profile(s, im.home_profile, NULL);
-    if (!st && opts->progress)
-        opts->progress(opts->progress_ctx, stats);
+    return import_done(&im, st);
+}
+
+/* Back to the caller's profile, and a last progress report. */
+static ms_status import_done(importer *im, ms_status st)
+{
+    store_use_profile(im->s, im->home_profile, NULL);
+    if (!st && im->opts->progress)
+        im->opts->progress(im->opts->progress_ctx, im->stats);
     return st;
 }
 

@@ -1,7 +1,8 @@
 /* import.h - reading memories from files into a store, and writing them out.
  *
  * Formats: memory JSONL (one object a line), a JSON array of memory objects,
- * and the original LoCoMo conversation file. Import never opens or commits a
+ * the original LoCoMo conversation file, and other memory systems' files
+ * (import_int.h; docs/STORES.md says how each maps). Import never opens or commits a
  * transaction itself: the caller wraps a whole command in store_begin /
  * store_end, so a malformed line anywhere leaves the store as it was.
  *
@@ -25,17 +26,24 @@ typedef enum import_format {
     IMPORT_JSONL,
     IMPORT_JSON,
     IMPORT_LOCOMO,
-    IMPORT_SLM, /* a SuperLocalMemory store: memory.db or its data root */
+    IMPORT_SLM,        /* a SuperLocalMemory store: memory.db or its data root */
+    IMPORT_MCP,        /* the MCP memory server's knowledge-graph JSONL (import_mcp.c) */
+    IMPORT_MEM0,       /* mem0 OpenMemory's export (import_mem0.c) */
+    IMPORT_SLM_BUNDLE, /* SLM's evidence bundle directory (import_bundle.c) */
 } import_format;
 
-/* "auto", "jsonl", "json", "locomo", "slm" -> format; -1 when unknown. */
+/* "auto", "jsonl", "json", "locomo", "slm", "mcp-memory", "mem0",
+ * "slm-bundle" -> format; -1 when unknown. */
 int import_format_parse(const char *name);
 const char *import_format_name(import_format f);
 
 typedef struct import_stats {
     uint64_t records; /* memory objects read */
     uint64_t inserted, replaced, skipped;
-    uint64_t bytes; /* input bytes consumed */
+    uint64_t hidden; /* records the source marks deleted, archived or quarantined:
+                        not imported */
+    uint64_t edges;  /* links the source recorded between memories, added as edges */
+    uint64_t bytes;  /* input bytes consumed */
 } import_stats;
 
 #define IMPORT_SLM_SCHEMA 42 /* the newest SLM slm_schema_version read (SLM 4.0.10) */

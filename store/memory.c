@@ -1252,6 +1252,8 @@ const char *store_edge_type_name(int type)
         return "entity";
     case STORE_EDGE_TEMPORAL:
         return "temporal";
+    case STORE_EDGE_RELATION:
+        return "relation";
     default:
         return "unknown";
     }

@@ -276,10 +276,13 @@ typedef enum store_edge_type {
     STORE_EDGE_SESSION = 1,  /* adjacent turns of one session (+-1, +-2) */
     STORE_EDGE_ENTITY = 2,   /* share a named entity */
     STORE_EDGE_TEMPORAL = 3, /* events close in time across sessions */
-    STORE_EDGE_TYPES = 4,
+    STORE_EDGE_RELATION = 4, /* a link the source store recorded between two memories
+                                (an MCP relation between their entities, an SLM graph
+                                edge); spreading activation walks it */
+    STORE_EDGE_TYPES = 5,
 } store_edge_type;
 
-/* "session", "entity", "temporal". */
+/* "session", "entity", "temporal", "relation". */
 const char *store_edge_type_name(int type);
 
 typedef struct store_edge {
@@ -288,10 +291,13 @@ typedef struct store_edge {
     double weight; /* 0..1 */
 } store_edge;
 
-/* Add an edge given by an imported store (SuperLocalMemory's graph) between
- * memories a and b of the current profile, weight clamped to 0..1. An edge
- * that exists keeps the larger weight, so importing again changes nothing.
- * Inside store_begin/store_end. */
+/* Add an undirected edge of type between memories (rids) a and b of the
+ * current profile, given by an imported store (SuperLocalMemory's graph, an
+ * MCP relation), weight clamped to 0..1, inside store_begin/store_end. An
+ * edge that exists keeps the larger weight, so importing the same links again
+ * changes nothing; a == b adds nothing. MS_USAGE for an unknown type or a
+ * weight that is not finite; an error when either memory is not in the
+ * profile. */
 ms_status store_add_edge(store *s, int64_t a, int64_t b, int type, double weight, ms_error *err);
 
 /* Edges touching rid, either end. Caller frees *out with free(). */

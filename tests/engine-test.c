@@ -1551,6 +1551,53 @@ static void test_store_changes_under_engine(void)
     store_close(s);
 }
 
+/* A relation edge (an imported store's link) carries spreading activation
+ * from a memory the query finds to one it does not: without the edge the
+ * spreading channel never ranks the second. */
+static void test_relation_edges(void)
+{
+    static const mem_spec pair[] = {
+        {"x1", NULL, "notes-x", "2025-03-03T09:00:00Z", NULL,
+         "The boiler service is booked with Hartley Heating.", 0, 0, 0, 0},
+        {"y1", NULL, "notes-y", "2025-03-04T09:00:00Z", NULL,
+         "Quarterly safety certificate renewed for the flat.", 0, 0, 0, 0},
+    };
+    for (int linked = 0; linked < 2; linked++) {
+        store *s = make_store(linked ? "relation.db" : "norelation.db", pair, 2, 0);
+        ms_error err;
+        ms_error_clear(&err);
+        store_memory a, b;
+        store_memory_init(&a);
+        store_memory_init(&b);
+        ms_status st = s ? store_get(s, "x1", 0, &a, &err) : MS_IO;
+        if (!st)
+            st = store_get(s, "y1", 0, &b, &err);
+        if (!st && linked && !(st = store_begin(s, &err))) {
+            st = store_add_edge(s, a.rid, b.rid, STORE_EDGE_RELATION, 1.0, &err);
+            st = st ? st : store_end(s, &err);
+        }
+        store_memory_clear(&a);
+        store_memory_clear(&b);
+        engine *e = st ? NULL : open_engine(s);
+        recall_opts o;
+        recall_opts_init(&o);
+        o.query = "When is the boiler service?";
+        o.explain_id = "y1";
+        resp p = e ? run(e, &o) : (resp){.st = MS_IO};
+        const recall_explain *x = p.r ? p.r->explain : NULL;
+        if (linked)
+            ok(x && x->ch[CH_SPREADING].ranked && x->ch[CH_SPREADING].rank > 0,
+               "a relation edge: spreading ranks the linked memory (rank %d)",
+               x ? x->ch[CH_SPREADING].rank : -1);
+        else
+            ok(x && !x->ch[CH_SPREADING].ranked,
+               "without the edge spreading does not rank that memory");
+        resp_free(&p);
+        engine_close(e);
+        store_close(s);
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -1579,6 +1626,7 @@ int main(void)
     test_query_types();
     test_date_anchor();
     test_when_marks();
+    test_relation_edges();
     test_never_writes();
     test_store_changes_under_engine();
     engine_close(life_engine);

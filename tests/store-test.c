@@ -1109,6 +1109,40 @@ static void test_entities_edges(void)
 
 /* Puts outside a transaction, from two connections taking turns: what one
  * remembered between its puts (wcache.c) must not hide the other's. */
+/* store_add_edge: a relation edge between two memories, keeping the larger
+ * weight when added again (a re-import changes nothing), refused for an
+ * unknown type or weight; named "relation". */
+static void test_add_edge(void)
+{
+    store *s = open_new("relation.db");
+    int64_t a = put_simple(s, "a", "the boiler is serviced every autumn", NULL, NULL);
+    int64_t b = put_simple(s, "b", "gas safety certificate renewed", NULL, NULL);
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = store_begin(s, &err);
+    if (!st)
+        st = store_add_edge(s, b, a, STORE_EDGE_RELATION, 0.5, &err);
+    if (!st)
+        st = store_add_edge(s, a, b, STORE_EDGE_RELATION, 0.5, &err);
+    if (!st)
+        st = store_add_edge(s, a, b, STORE_EDGE_RELATION, 0.25, &err);
+    if (!st)
+        st = store_add_edge(s, a, a, STORE_EDGE_RELATION, 1.0, &err);
+    ok(st == MS_OK, "relation edges added (%s)", err.msg);
+    ok(store_add_edge(s, a, b, STORE_EDGE_TYPES, 0.5, &err) == MS_USAGE &&
+           strstr(err.msg, "known type"),
+       "an unknown edge type is refused: %s", err.msg);
+    ok(store_add_edge(s, a, b, STORE_EDGE_RELATION, NAN, &err) == MS_USAGE &&
+           strstr(err.msg, "finite weight"),
+       "a weight that is not a number is refused: %s", err.msg);
+    ok(store_end(s, &err) == MS_OK, "committed");
+    is_near(edge_weight(s, a, b, STORE_EDGE_RELATION), 0.5, 1e-9,
+            "one undirected relation edge; adding it again keeps the larger weight");
+    is_near(edge_weight(s, a, a, STORE_EDGE_RELATION), -1, 0, "no edge from a memory to itself");
+    is_str(store_edge_type_name(STORE_EDGE_RELATION), "relation", "the type is named relation");
+    store_close(s);
+}
+
 static int64_t put_auto(store *s, const char *id, const char *content, const char *speaker)
 {
     store_memory m;
@@ -1267,6 +1301,7 @@ int main(void)
     test_fts();
     test_readonly();
     test_entities_edges();
+    test_add_edge();
     test_two_writers();
     test_parse_time();
     test_utf8();

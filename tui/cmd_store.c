@@ -129,7 +129,7 @@ static void note_fifos(int argc, char **argv, int from)
 }
 
 static const char import_usage[] =
-    "usage: memscope import [--db PATH] [--profile NAME] [--format auto|jsonl|json|locomo]\n"
+    "usage: memscope import [--db PATH] [--profile NAME] [--format FORMAT]\n"
     "                       [--on-duplicate error|skip|replace] [--embedder-id ID]\n"
     "                       [--embedder hash|cmd:PROGRAM] FILE...\n"
     "\n"
@@ -137,7 +137,10 @@ static const char import_usage[] =
     "anywhere aborts the import with FILE:LINE:COL and leaves the store unchanged.\n"
     "\n"
     "  --format F        auto (default: detect), jsonl, json (an array), locomo,\n"
-    "                    slm (a SuperLocalMemory memory.db or its data root)\n"
+    "                    slm (a SuperLocalMemory memory.db or its data root),\n"
+    "                    mcp-memory (the MCP memory server's memory.jsonl), mem0\n"
+    "                    (OpenMemory's memories.json or memories.jsonl.gz),\n"
+    "                    slm-bundle (a directory from `slm evidence export`)\n"
     "  --slm-profile P   slm: import only SLM profile P (default: every profile,\n"
     "                    each into the memscope profile of its name; --profile\n"
     "                    renames the one imported)\n"
@@ -305,6 +308,12 @@ static int run_import(cli_common *c, int argc, char **argv)
                "imported %llu memories (%llu new, %llu replaced, %llu skipped) in %.2f s into %s\n",
                (unsigned long long)st.records, (unsigned long long)st.inserted,
                (unsigned long long)st.replaced, (unsigned long long)st.skipped, dt, cli_db_path(c));
+    if (st.hidden)
+        cli_printf(stdout, "not imported: %llu the source marks deleted, archived or quarantined\n",
+                   (unsigned long long)st.hidden);
+    if (st.edges)
+        cli_printf(stdout, "links: %llu edges the source recorded between memories\n",
+                   (unsigned long long)st.edges);
     return cli_committed("the import");
 }
 

@@ -1,23 +1,22 @@
 /* digest.h - SHA-256 (FIPS 180-4), for content identities: the calibration
  * id, the store's content digest and the label files' digests.
  *
- * (Prefixed digest_ so as not to clash with any other SHA-256 in the tree.)
- * Streaming: digest_init, any number of digest_update, digest_hex. No
- * allocation; a digest lives wherever the caller puts it. */
+ * The hash itself is store/sha256.c; this adds NUL-separated fields and
+ * whole files. Streaming: digest_init, any number of digest_update,
+ * digest_hex. No allocation; a digest lives wherever the caller puts it. */
 #ifndef MS_DIGEST_H
 #define MS_DIGEST_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store/sha256.h"
+
 typedef struct digest {
-    uint32_t h[8];   /* the chaining state */
-    uint8_t buf[64]; /* the block being filled */
-    size_t used;     /* bytes in buf */
-    uint64_t total;  /* bytes hashed so far */
+    sha256_ctx sha; /* the running SHA-256 */
 } digest;
 
-#define DIGEST_HEX 65 /* 64 hex digits and a NUL */
+#define DIGEST_HEX SHA256_HEX /* 64 hex digits and a NUL */
 
 void digest_init(digest *c);
 

@@ -197,6 +197,7 @@ void recall_opts_init(recall_opts *o)
     o->top_n = 200;
     o->rrf_k = -1;
     o->floor_threshold = -1;
+    o->floor_lexical = -1;
     o->as_of = STORE_TS_NONE;
 }
 
@@ -459,23 +460,58 @@ static void ranking_of(recall_hit *h)
 
 /* ---- the floor -------------------------------------------------------------- */
 
-/* A memory's own evidence, or NULL (see floor.c). */
-static const char *floor_pass(run *x, uint32_t i, const recall_hit *h, double cos_min)
+/* Is memory i linked to a speaker the query names? */
+static int links_speaker_named(const snapshot *sn, const query *q, uint32_t i)
 {
-    if (x->e->sn->pinned[i])
-        return "pinned";
-    if (h->eg_spoken || h->eg_mentions)
-        return "entity";
-    if (h->cosine >= cos_min)
-        return "semantic";
-    if (x->q.unknown_terms == 0 && h->ch[CH_BM25].ranked)
-        return "lexical";
-    /* on the date the query names (the temporal list's raw is minus the
-     * distance in days, minus bm25 rank / 1000) */
-    if (x->q.unknown_terms == 0 && temporal_mode(&x->q) == TEMPORAL_DATE &&
-        h->ch[CH_TEMPORAL].ranked && h->ch[CH_TEMPORAL].raw > -1.0)
-        return "temporal";
-    return NULL;
+    for (uint32_t p = sn->me_off[i]; p < sn->me_off[i + 1]; p++)
+        for (int k = 0; k < q->n_named; k++)
+            if (sn->me_ent[p] == q->named[k])
+                return 1;
+    return 0;
+}
+
+/* Does every predicate word occur somewhere in the store? */
+static int predicate_known(const query *q)
+{
+    for (int t = 0; t < q->n_terms; t++)
+        if (q->terms[t].predicate && q->terms[t].df == 0)
+            return 0;
+    return 1;
+}
+
+/* A memory's own evidence, or NULL (see floor.c); h->floor_why gets the
+ * rule and its numbers. h's coverage and cosines are set. */
+static const char *floor_pass(run *x, uint32_t i, recall_hit *h)
+{
+    const recall_result *r = x->r;
+    floor_in in = {
+        .pinned = x->e->sn->pinned[i],
+        .names_subject = h->eg_spoken || links_speaker_named(x->e->sn, &x->q, i),
+        .n_pred = x->q.n_pred,
+        .pred_coverage = h->pred_coverage,
+        .context_coverage = fmax(h->pred_coverage, h->context_coverage),
+        .lexical_min = r->floor_lexical,
+        .rcosine = h->rcosine,
+        .cosine_min = r->floor_threshold,
+        /* the temporal list's raw is minus the distance in days, minus bm25
+         * rank / 1000 */
+        .on_date = temporal_mode(&x->q) == TEMPORAL_DATE && h->ch[CH_TEMPORAL].ranked &&
+                   h->ch[CH_TEMPORAL].raw > -1.0,
+        .pred_known = predicate_known(&x->q),
+        .has_date = x->q.n_dates > 0,
+        .names_known = x->q.n_named + x->q.n_qents > 0,
+    };
+    return floor_judge(&in, h->floor_why, sizeof h->floor_why);
+}
+
+/* A pooled memory's floor numbers: term coverage and both cosines. */
+static void floor_measure(run *x, uint32_t i, recall_hit *h)
+{
+    h->terms_held = floor_terms_in(x->e->s, &x->q, h->mem.content);
+    h->coverage = floor_coverage(&x->q, h->terms_held);
+    h->pred_coverage = floor_predicate_coverage(&x->q, h->terms_held);
+    h->cosine = semantic_cosine(x->e->sn, x->q.qvec, i);
+    h->rcosine = semantic_cosine(x->e->sn, x->q.rvec, i);
 }
 
 /* Evidence by association: a memory without evidence of its own passes when
@@ -501,6 +537,8 @@ static void floor_associate(run *x, recall_hit *hs, size_t n)
                 if (ed[e].other == (uint32_t)j) {
                     hs[t].passed_by = "association";
                     snprintf(hs[t].associated, sizeof hs[t].associated, "%s", hs[u].mem.id);
+                    snprintf(hs[t].floor_why, sizeof hs[t].floor_why,
+                             "an edge joins it to %.64s, which passes by %s", hs[u].mem.id, by);
                     break;
                 }
         }
@@ -564,6 +602,102 @@ static void rerank(run *x, recall_hit *hs, size_t n)
     free(score);
 }
 
+/* The floor's thresholds and rule into the response, and room for the
+ * pool's numbers. */
+static ms_status floor_setup(run *x, size_t pool, ms_error *err)
+{
+    recall_result *r = x->r;
+    r->floor_threshold = x->o->floor_threshold >= 0 ? x->o->floor_threshold : FLOOR_COSINE_DEFAULT;
+    r->floor_lexical = x->o->floor_lexical >= 0 ? x->o->floor_lexical : FLOOR_LEXICAL_DEFAULT;
+    r->floor_applied = !x->o->no_floor;
+    r->floor_rule = FLOOR_RULE;
+    r->floor_unknown_terms = x->q.unknown_terms;
+    r->floor_named = x->q.n_named + x->q.n_qents;
+    r->floor_lexical_open = x->q.n_named + x->q.n_qents > 0 || predicate_known(&x->q);
+    r->floor_pool_cov = calloc(pool + 1, sizeof *r->floor_pool_cov);
+    r->floor_pool_cos = calloc(pool + 1, sizeof *r->floor_pool_cos);
+    if (!r->floor_pool_cov || !r->floor_pool_cos)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    return MS_OK;
+}
+
+/* A pooled memory's predicate coverage counts the terms of the pooled
+ * memories an edge joins it to as well (the question's words are often in
+ * the turn before the answer). */
+static void floor_neighbours(run *x, recall_hit *hs, size_t n)
+{
+    const snapshot *sn = x->e->sn;
+    uint64_t *held = calloc(n + 1, sizeof *held);
+    if (!held)
+        return;
+    for (size_t t = 0; t < n; t++) {
+        held[t] = hs[t].terms_held;
+        const snap_edge *ed = NULL;
+        size_t ne = 0;
+        snapshot_edges(sn, x->fused.v[t].idx, &ed, &ne); /* unreadable: no edge */
+        for (size_t e = 0; e < ne; e++)
+            for (size_t u = 0; u < n; u++)
+                if (ed[e].other == x->fused.v[u].idx)
+                    held[t] |= hs[u].terms_held;
+    }
+    for (size_t t = 0; t < n; t++)
+        hs[t].context_coverage = floor_predicate_coverage(&x->q, held[t]);
+    free(held);
+}
+
+/* Floor one pooled memory (index i, hit h), noting its numbers in the
+ * response's pool summary. */
+static void floor_one(run *x, uint32_t i, recall_hit *h)
+{
+    recall_result *r = x->r;
+    const char *own = floor_pass(x, i, h);
+    h->passed_by = x->o->no_floor ? "no_floor" : own;
+    r->floor_other_pass |= own && strcmp(own, "semantic") != 0;
+    r->floor_pool_cov[r->floor_pool_n] = fmax(h->pred_coverage, h->context_coverage);
+    r->floor_pool_cos[r->floor_pool_n++] = h->rcosine;
+    if (!r->floor_best_id || h->rcosine > r->floor_best_value) {
+        free(r->floor_best_id);
+        r->floor_best_id = strdup(h->mem.id);
+        r->floor_best_value = h->rcosine;
+    }
+}
+
+/* What the pool says about the predicate; and, when nothing passed, the
+ * part of the question that found no support. */
+static void floor_summary(run *x, const recall_hit *hs, size_t n)
+{
+    recall_result *r = x->r;
+    uint64_t held = 0;
+    int any = 0;
+    for (size_t t = 0; t < n; t++) {
+        held |= hs[t].terms_held;
+        any |= hs[t].passed_by != NULL;
+    }
+    for (size_t t = 0; t < n; t++)
+        r->floor_best_coverage =
+            fmax(r->floor_best_coverage, fmax(hs[t].pred_coverage, hs[t].context_coverage));
+    for (int t = 0; t < x->q.n_terms && t < 64 && r->n_floor_terms < FLOOR_TERMS_MAX; t++) {
+        const query_term *qt = &x->q.terms[t];
+        if (!qt->predicate)
+            continue;
+        floor_term *ft = &r->floor_terms[r->n_floor_terms++];
+        snprintf(ft->word, sizeof ft->word, "%s", qt->surface);
+        ft->idf = qt->idf;
+        ft->df = qt->df;
+        ft->held = (held >> t) & 1;
+    }
+    size_t cap = sizeof r->floor_predicate;
+    floor_describe(&x->q, held, r->floor_predicate, r->floor_unheld, r->floor_subject, cap);
+    if (any)
+        return;
+    const char *what = r->floor_predicate[0] ? r->floor_predicate : r->query;
+    int len =
+        snprintf(r->floor_no_support, sizeof r->floor_no_support, "nothing about \"%s\"", what);
+    if (r->floor_subject[0] && len > 0 && (size_t)len < sizeof r->floor_no_support)
+        snprintf(r->floor_no_support + len, sizeof r->floor_no_support - (size_t)len, " for %s",
+                 r->floor_subject);
+}
+
 /* Build, adjust, hydrate and floor the pool; fill hits and misses. */
 static ms_status select_hits(run *x, ms_error *err)
 {
@@ -575,32 +709,20 @@ static ms_status select_hits(run *x, ms_error *err)
     recall_hit *hs = calloc(pool + 1, sizeof *hs);
     if (!hs)
         return ms_fail(err, MS_NOMEM, "out of memory");
-    double cos_min = x->o->floor_threshold >= 0 ? x->o->floor_threshold : FLOOR_COSINE_DEFAULT;
-    r->floor_threshold = cos_min;
-    r->floor_applied = !x->o->no_floor;
-    r->floor_rule = FLOOR_RULE;
-    r->floor_unknown_terms = x->q.unknown_terms;
-    r->floor_named = x->q.n_named + x->q.n_qents;
-    ms_status st = MS_OK;
+    ms_status st = floor_setup(x, pool, err);
     for (size_t t = 0; !st && t < pool; t++) {
         uint32_t i = x->fused.v[t].idx;
         recall_hit *h = &hs[t];
         trace_hit(x, i, h);
         adjust(x, i, h);
         st = store_get(x->e->s, NULL, x->e->sn->rid[i], &h->mem, err);
-        if (st)
-            break;
-        h->coverage = floor_coverage(x->e->s, &x->q, h->mem.content);
-        h->cosine = semantic_cosine(x->e->sn, x->q.qvec, i);
-        const char *own = floor_pass(x, i, h, cos_min);
-        h->passed_by = x->o->no_floor ? "no_floor" : own;
-        r->floor_other_pass |= own && strcmp(own, "semantic") != 0;
-        if (!r->floor_best_id || h->cosine > r->floor_best_value) {
-            free(r->floor_best_id);
-            r->floor_best_id = strdup(h->mem.id);
-            r->floor_best_value = h->cosine;
-        }
+        if (!st)
+            floor_measure(x, i, h);
     }
+    if (!st)
+        floor_neighbours(x, hs, pool);
+    for (size_t t = 0; !st && t < pool; t++)
+        floor_one(x, x->fused.v[t].idx, &hs[t]);
     if (st) {
         for (size_t t = 0; t < pool; t++)
             store_memory_clear(&hs[t].mem);
@@ -610,6 +732,7 @@ static ms_status select_hits(run *x, ms_error *err)
     rerank(x, hs, pool);
     if (!x->o->no_floor)
         floor_associate(x, hs, pool);
+    floor_summary(x, hs, pool);
     for (size_t t = 0; x->o->explain_id && t < pool; t++)
         if (strcmp(hs[t].mem.id, x->o->explain_id) == 0)
             x->explain_passed_by = hs[t].passed_by;
@@ -665,7 +788,8 @@ static ms_status explain(run *x, ms_error *err)
     }
     ex->found = 1;
     long i = snapshot_find(x->e->sn, m.rid);
-    ex->coverage = floor_coverage(x->e->s, &x->q, m.content);
+    uint64_t held = floor_terms_in(x->e->s, &x->q, m.content);
+    ex->coverage = floor_coverage(&x->q, held);
     store_memory_clear(&m);
     if (i < 0) {
         ex->verdict = "not_a_candidate";
@@ -707,8 +831,12 @@ static ms_status explain(run *x, ms_error *err)
     trace_hit(x, (uint32_t)i, &h);
     adjust(x, (uint32_t)i, &h);
     ex->boosted = h.boosted;
-    ex->passes_floor = floor_pass(x, (uint32_t)i, &h, x->r->floor_threshold) != NULL ||
-                       x->explain_passed_by != NULL;
+    h.terms_held = held;
+    h.pred_coverage = floor_predicate_coverage(&x->q, held);
+    h.context_coverage = h.pred_coverage; /* its neighbours count only in the pool */
+    h.cosine = ex->cosine;
+    h.rcosine = semantic_cosine(x->e->sn, x->q.rvec, (size_t)i);
+    ex->passes_floor = floor_pass(x, (uint32_t)i, &h) != NULL || x->explain_passed_by != NULL;
     ex->ranking_score = h.ranking_score;
     ex->relevance_score = h.relevance_score;
     ex->verdict = verdict(ex, x->r, in_any_top);
@@ -878,6 +1006,8 @@ void recall_free(recall_result *r)
     free(r->misses);
     free(r->query);
     free(r->floor_best_id);
+    free(r->floor_pool_cov);
+    free(r->floor_pool_cos);
     free_strings(r->terms, r->n_terms);
     free_strings(r->entities, r->n_entities);
     free_strings(r->dates, r->n_dates);

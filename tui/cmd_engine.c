@@ -51,8 +51,13 @@ int cli_recall_option(const cli_command *cmd, int opt, const char *arg, recall_o
         return 1;
     case OPT_FLOOR:
         if (cli_parse_double(arg, 0, 1, &v))
-            return cli_usage(cmd, "--floor takes a coverage threshold from 0 to 1"), -1;
+            return cli_usage(cmd, "--floor takes a cosine threshold from 0 to 1"), -1;
         ro->floor_threshold = v;
+        return 1;
+    case OPT_FLOOR_LEXICAL:
+        if (cli_parse_double(arg, 0, 1, &v))
+            return cli_usage(cmd, "--floor-lexical takes a predicate coverage from 0 to 1"), -1;
+        ro->floor_lexical = v;
         return 1;
     case OPT_AS_OF:
         if (store_parse_time(arg, &ro->as_of))
@@ -162,7 +167,7 @@ static void print_trace(const recall_result *r, const recall_hit *h)
            h->relevance_score, h->passed_by ? h->passed_by : "cut",
            h->associated[0] ? " via " : "");
     put_safe("%s", h->associated); /* an id: stored text */
-    printf(" (cosine %.3f)\n", h->cosine);
+    printf(" (%s)\n", h->floor_why);
 }
 
 static void print_row(const recall_hit *h, int rank)
@@ -180,6 +185,19 @@ static void print_row(const recall_hit *h, int rank)
     free(snip);
 }
 
+/* What found no support, and the floor's numbers (stored text: the query's
+ * own words, filtered). */
+static void print_no_support(const recall_result *r)
+{
+    put_safe("  %s", r->floor_no_support);
+    if (r->floor_unheld[0])
+        put_safe("; no candidate holds: %s", r->floor_unheld);
+    printf("\n  floor: %s.\n  best predicate coverage %.3f (threshold %.2f); best remainder "
+           "cosine %.3f (threshold %.2f)\n",
+           r->floor_rule, r->floor_best_coverage, r->floor_lexical, r->floor_best_value,
+           r->floor_threshold);
+}
+
 static void print_table(const recall_result *r, int trace)
 {
     put_safe("query: %s", r->query);
@@ -191,10 +209,7 @@ static void print_table(const recall_result *r, int trace)
         if (strcmp(r->abstention_reason, "no_candidates") == 0)
             put_safe("  %s\n", r->no_candidates_why); /* names the profile */
         else
-            printf("  floor: %s.\n  best cosine %.3f (threshold %.2f); entities named: %d; "
-                   "query words unknown to the store: %d\n",
-                   r->floor_rule, r->floor_best_value, r->floor_threshold, r->floor_named,
-                   r->floor_unknown_terms);
+            print_no_support(r);
         for (size_t i = 0; i < r->n_misses; i++) {
             printf("  miss ");
             print_row(&r->misses[i], (int)i + 1);

@@ -101,9 +101,18 @@ static void shell_abstained(shell *sh, const recall_result *r)
         printf("  %s\n", r->no_candidates_why);
         return;
     }
-    printf("  floor: %s.\n  best cosine %.3f vs %.2f; entities named %d; unknown words %d\n",
-           r->floor_rule, r->floor_best_value, r->floor_threshold, r->floor_named,
-           r->floor_unknown_terms);
+    char what[sizeof r->floor_no_support + sizeof r->floor_unheld + 64];
+    snprintf(what, sizeof what, "  %s%s%s", r->floor_no_support,
+             r->floor_unheld[0] ? "; no candidate holds: " : "", r->floor_unheld);
+    vrow l; /* the query's own words: filtered like stored text */
+    vrow_init(&l, sh->width);
+    vrow_stored(&l, ROLE_normal, what, strlen(what));
+    shell_print(&l);
+    vrow_free(&l);
+    printf("  floor: %s.\n  best predicate coverage %.3f vs %.2f; best remainder cosine %.3f vs "
+           "%.2f\n",
+           r->floor_rule, r->floor_best_coverage, r->floor_lexical, r->floor_best_value,
+           r->floor_threshold);
     for (size_t i = 0; i < r->n_misses; i++) {
         char rank[32];
         snprintf(rank, sizeof rank, "m%zu", i + 1);

@@ -607,8 +607,6 @@ static void rerank(run *x, recall_hit *hs, size_t n)
 static ms_status floor_setup(run *x, size_t pool, ms_error *err)
 {
     recall_result *r = x->r;
-    r->floor_threshold = x->o->floor_threshold >= 0 ? x->o->floor_threshold : FLOOR_COSINE_DEFAULT;
-    r->floor_lexical = x->o->floor_lexical >= 0 ? x->o->floor_lexical : FLOOR_LEXICAL_DEFAULT;
     r->floor_applied = !x->o->no_floor;
     r->floor_rule = FLOOR_RULE;
     r->floor_unknown_terms = x->q.unknown_terms;
@@ -652,7 +650,8 @@ static void floor_one(run *x, uint32_t i, recall_hit *h)
     recall_result *r = x->r;
     const char *own = floor_pass(x, i, h);
     h->passed_by = x->o->no_floor ? "no_floor" : own;
-    r->floor_other_pass |= own && strcmp(own, "semantic") != 0;
+    r->floor_other_pass |= own && strcmp(own, "semantic") != 0 && strcmp(own, "lexical") != 0 &&
+                           strcmp(own, "context") != 0;
     r->floor_pool_cov[r->floor_pool_n] = fmax(h->pred_coverage, h->context_coverage);
     r->floor_pool_cos[r->floor_pool_n++] = h->rcosine;
     if (!r->floor_best_id || h->rcosine > r->floor_best_value) {
@@ -920,6 +919,9 @@ static ms_status pipeline(run *x, ms_error *err)
         return st;
     copy_analysis(x);
     set_weights(x);
+    x->r->floor_threshold =
+        x->o->floor_threshold >= 0 ? x->o->floor_threshold : FLOOR_COSINE_DEFAULT;
+    x->r->floor_lexical = x->o->floor_lexical >= 0 ? x->o->floor_lexical : FLOOR_LEXICAL_DEFAULT;
     x->adapt_on = !x->o->no_adaptive && adaptive_count(x->e->ad) > 0;
     if (x->adapt_on)
         adaptive_channels(x->e->ad, x->q.type, x->adapt_delta);

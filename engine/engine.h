@@ -176,7 +176,8 @@ typedef struct recall_result {
     double floor_best_value; /* its remainder cosine */
     int floor_unknown_terms; /* query terms no memory holds */
     int floor_named;         /* speakers and entities of the store named */
-    int floor_other_pass;    /* a pooled memory passes without the cosine test */
+    int floor_other_pass;    /* a pooled memory passes by a rule with no threshold
+                                (pinned, subject, temporal) */
     int floor_lexical_open;  /* the lexical rule can pass: the query names an entity of
                                 the store, or every predicate word occurs in it */
     double *floor_pool_cov;  /* [floor_pool_n] each pooled memory's predicate coverage */

@@ -18,9 +18,11 @@
  *  8. abstain with no_candidates or evidence_floor, as the contract says. */
 #include "engine_int.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define POOL_MIN 30
@@ -499,9 +501,57 @@ static const char *floor_pass(run *x, uint32_t i, recall_hit *h)
                    h->ch[CH_TEMPORAL].raw > -1.0,
         .pred_known = predicate_known(&x->q),
         .has_date = x->q.n_dates > 0,
+        .asks_name = x->q.asks_name,
+        .asks_number = x->q.asks_number,
+        .holds_name = h->holds_name,
+        .holds_number = h->holds_number,
         .names_known = x->q.n_named + x->q.n_qents > 0,
     };
     return floor_judge(&in, h->floor_why, sizeof h->floor_why);
+}
+
+/* Does memory i link to a name other than a speaker's, a speaker's
+ * nickname, or one the query names? */
+static int holds_other_name(const snapshot *sn, const query *q, uint32_t i)
+{
+    for (uint32_t p = sn->me_off[i]; p < sn->me_off[i + 1]; p++) {
+        uint32_t e = sn->me_ent[p];
+        int known = sn->ent_speaker[e] || sn->ent_kind[e] == STORE_ENTITY_SPEAKER;
+        for (size_t s = 0; !known && s < sn->n_ent; s++)
+            known = sn->ent_speaker[s] && strlen(sn->ent_norm[e]) >= 3 &&
+                    strncmp(sn->ent_norm[s], sn->ent_norm[e], strlen(sn->ent_norm[e])) == 0;
+        for (int k = 0; !known && k < q->n_qents; k++)
+            known = q->qents[k] == e;
+        if (!known)
+            return 1;
+    }
+    return 0;
+}
+
+/* Does text hold a number: a digit, or a number word? */
+static int holds_number(const char *text)
+{
+    static const char *const words[] = {
+        "one",   "two",     "three",    "four",    "five",    "six",    "seven",  "eight",
+        "nine",  "ten",     "eleven",   "twelve",  "fifteen", "twenty", "thirty", "forty",
+        "fifty", "hundred", "thousand", "million", "dozen",   "couple", "few",    "several",
+        "once",  "twice",   "half",     "both",    NULL};
+    for (const char *p = text; p && *p;) {
+        if (isdigit((unsigned char)*p))
+            return 1;
+        if (!isalpha((unsigned char)*p)) {
+            p++;
+            continue;
+        }
+        const char *w = p;
+        while (isalpha((unsigned char)*p))
+            p++;
+        for (int k = 0; words[k]; k++)
+            if ((size_t)(p - w) == strlen(words[k]) &&
+                strncasecmp(w, words[k], (size_t)(p - w)) == 0)
+                return 1;
+    }
+    return 0;
 }
 
 /* A pooled memory's floor numbers: term coverage and both cosines. */
@@ -512,6 +562,8 @@ static void floor_measure(run *x, uint32_t i, recall_hit *h)
     h->pred_coverage = floor_predicate_coverage(&x->q, h->terms_held);
     h->cosine = semantic_cosine(x->e->sn, x->q.qvec, i);
     h->rcosine = semantic_cosine(x->e->sn, x->q.rvec, i);
+    h->holds_name = x->q.asks_name && holds_other_name(x->e->sn, &x->q, i);
+    h->holds_number = x->q.asks_number && holds_number(h->mem.content);
 }
 
 /* Evidence by association: a memory without evidence of its own passes when
@@ -626,21 +678,36 @@ static void floor_neighbours(run *x, recall_hit *hs, size_t n)
 {
     const snapshot *sn = x->e->sn;
     uint64_t *held = calloc(n + 1, sizeof *held);
-    if (!held)
+    int *names = calloc(n + 1, sizeof *names), *numbers = calloc(n + 1, sizeof *numbers);
+    if (!held || !names || !numbers) {
+        free(held);
+        free(names);
+        free(numbers);
         return;
+    }
     for (size_t t = 0; t < n; t++) {
         held[t] = hs[t].terms_held;
+        names[t] = hs[t].holds_name;
+        numbers[t] = hs[t].holds_number;
         const snap_edge *ed = NULL;
         size_t ne = 0;
         snapshot_edges(sn, x->fused.v[t].idx, &ed, &ne); /* unreadable: no edge */
         for (size_t e = 0; e < ne; e++)
             for (size_t u = 0; u < n; u++)
-                if (ed[e].other == x->fused.v[u].idx)
+                if (ed[e].other == x->fused.v[u].idx) {
                     held[t] |= hs[u].terms_held;
+                    names[t] |= hs[u].holds_name;
+                    numbers[t] |= hs[u].holds_number;
+                }
     }
-    for (size_t t = 0; t < n; t++)
+    for (size_t t = 0; t < n; t++) {
         hs[t].context_coverage = floor_predicate_coverage(&x->q, held[t]);
+        hs[t].holds_name = names[t];
+        hs[t].holds_number = numbers[t];
+    }
     free(held);
+    free(names);
+    free(numbers);
 }
 
 /* Floor one pooled memory (index i, hit h), noting its numbers in the
@@ -788,6 +855,7 @@ static ms_status explain(run *x, ms_error *err)
     ex->found = 1;
     long i = snapshot_find(x->e->sn, m.rid);
     uint64_t held = floor_terms_in(x->e->s, &x->q, m.content);
+    int number = x->q.asks_number && holds_number(m.content);
     ex->coverage = floor_coverage(&x->q, held);
     store_memory_clear(&m);
     if (i < 0) {
@@ -833,6 +901,8 @@ static ms_status explain(run *x, ms_error *err)
     h.terms_held = held;
     h.pred_coverage = floor_predicate_coverage(&x->q, held);
     h.context_coverage = h.pred_coverage; /* its neighbours count only in the pool */
+    h.holds_name = x->q.asks_name && holds_other_name(x->e->sn, &x->q, (uint32_t)i);
+    h.holds_number = number;
     h.cosine = ex->cosine;
     h.rcosine = semantic_cosine(x->e->sn, x->q.rvec, (size_t)i);
     ex->passes_floor = floor_pass(x, (uint32_t)i, &h) != NULL || x->explain_passed_by != NULL;

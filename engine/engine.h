@@ -112,6 +112,8 @@ typedef struct recall_hit {
     double cosine;                     /* dense similarity to the query (0 without vectors) */
     double rcosine;                    /* to the remainder: the query without speakers' names */
     uint64_t terms_held;               /* bit t: query term t occurs in it */
+    int holds_name, holds_number;      /* it (or a pooled memory joined to it) holds a name
+                                          other than the query's, a number */
     const char *passed_by;             /* "pinned", "subject", "lexical", "context",
                                           "semantic", "temporal", "association", "no_floor",
                                           or NULL (cut) */

@@ -175,6 +175,8 @@ typedef struct query {
     int subj_start[QUERY_ENTS_MAX], subj_end[QUERY_ENTS_MAX]; /* bytes of each speaker's name */
     int n_subj;
     int n_pred;          /* predicate terms */
+    int asks_name;       /* the answer is a name: "the name of", "called", "named" */
+    int asks_number;     /* the answer is a number: "how many", "how much", "how old" */
     double pred_idf_sum; /* sum of their idf */
     int64_t now;
     float *qvec; /* [dim] query vector, NULL without embedder */
@@ -295,12 +297,14 @@ typedef struct floor_in {
     int names_subject; /* spoken by or naming a speaker the query names */
     int n_pred;        /* predicate terms of the query */
     double pred_coverage, lexical_min;
-    double context_coverage;    /* with the pooled memories an edge joins it to (>= own) */
-    double rcosine, cosine_min; /* remainder cosine and its threshold */
-    int has_date;               /* the query names a date */
-    int on_date;                /* falls on a date the query names */
-    int pred_known;             /* every predicate word occurs in the store */
-    int names_known;            /* the query names a speaker or another entity of the store */
+    double context_coverage;      /* with the pooled memories an edge joins it to (>= own) */
+    double rcosine, cosine_min;   /* remainder cosine and its threshold */
+    int has_date;                 /* the query names a date */
+    int asks_name, asks_number;   /* the query asks for a name, a number */
+    int holds_name, holds_number; /* it or a memory joined to it holds one */
+    int on_date;                  /* falls on a date the query names */
+    int pred_known;               /* every predicate word occurs in the store */
+    int names_known;              /* the query names a speaker or another entity of the store */
 } floor_in;
 
 /* Can the lexical rule pass at all: the query names something the store

@@ -85,6 +85,17 @@ int floor_lexical_open(const floor_in *in)
     return in->names_known || in->pred_known;
 }
 
+/* The kind of value the query asks for that neither the memory nor the
+ * memories joined to it hold, or NULL. */
+static const char *missing_answer(const floor_in *in)
+{
+    if (in->asks_name && !in->holds_name)
+        return "a name";
+    if (in->asks_number && !in->holds_number)
+        return "a number";
+    return NULL;
+}
+
 const char *floor_judge(const floor_in *in, char *why, size_t len)
 {
     if (in->pinned) {
@@ -94,6 +105,13 @@ const char *floor_judge(const floor_in *in, char *why, size_t len)
     if (in->n_pred == 0 && !in->has_date && in->names_subject) {
         snprintf(why, len, "the query asks nothing beyond the speaker it names");
         return "subject";
+    }
+    const char *missing = missing_answer(in);
+    if (missing && !in->on_date) {
+        snprintf(why, len,
+                 "the query asks for %s and neither it nor a memory joined to it holds one",
+                 missing);
+        return NULL;
     }
     if (in->n_pred > 0 && in->pred_coverage >= in->lexical_min && floor_lexical_open(in)) {
         snprintf(why, len, "predicate coverage %.3f >= %.2f", in->pred_coverage, in->lexical_min);

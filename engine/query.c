@@ -176,6 +176,18 @@ static query_type classify(const char *folded, int n_terms)
     return n_terms <= 1 ? QT_VAGUE : QT_GENERAL;
 }
 
+/* What kind of value the question asks for, when its words say so. */
+static void answer_type(const char *folded, query *q)
+{
+    static const char *const name_any[] = {" name of ",    " names of ",      " called ",
+                                           " named ",      " title of ",      " which city ",
+                                           " what city ",  " which country ", " what country ",
+                                           " which town ", " what town ",     NULL};
+    static const char *const number_any[] = {" how many ", " how much ", " how old ", NULL};
+    q->asks_name = has_any(folded, name_any);
+    q->asks_number = has_any(folded, number_any);
+}
+
 /* ---- terms --------------------------------------------------------------- */
 
 struct term_ctx {
@@ -468,6 +480,7 @@ ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char 
     if (!folded)
         return ms_fail(err, MS_NOMEM, "out of memory");
     q->type = classify(folded, q->n_terms);
+    answer_type(folded, q);
     free(folded);
     if (emb && sn->dim == embed_dim(emb) && sn->vec_embedder &&
         strcmp(sn->vec_embedder, embed_id(emb)) == 0) {

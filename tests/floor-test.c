@@ -2,7 +2,8 @@
  * numbers: naming the speaker is not evidence; a predicate word, the words
  * of the memories joined to it, the remainder's cosine, the date the query
  * names and a pin each pass, and say so with their numbers; a query with no
- * predicate; a query naming nothing the store knows. Links only libcore. */
+ * predicate; a query naming nothing the store knows; a question asking for a
+ * name or a number that the memory does not hold. Links only libcore. */
 #include <string.h>
 
 #include "engine/engine_int.h"
@@ -54,6 +55,26 @@ static void test_floor_rules(void)
     only.has_date = 1;
     ok(floor_judge(&only, why, sizeof why) == NULL,
        "with a date, the date is the predicate: the subject alone is not enough");
+    floor_in ask = {.names_subject = 1,
+                    .names_known = 1,
+                    .n_pred = 1,
+                    .pred_coverage = 1,
+                    .context_coverage = 1,
+                    .lexical_min = 0.23,
+                    .rcosine = 0.5,
+                    .cosine_min = 0.28,
+                    .pred_known = 1,
+                    .asks_name = 1};
+    ok(floor_judge(&ask, why, sizeof why) == NULL && strstr(why, "asks for a name"),
+       "asks for a name; every word in it, but no name in it or its neighbours: cut (%s)", why);
+    ask.holds_name = 1;
+    is_str(floor_judge(&ask, why, sizeof why), "lexical", "the same holding a name: lexical");
+    ask.asks_name = ask.holds_name = 0;
+    ask.asks_number = 1;
+    ok(floor_judge(&ask, why, sizeof why) == NULL && strstr(why, "asks for a number"),
+       "asks how many, no number: cut");
+    ask.pinned = 1;
+    is_str(floor_judge(&ask, why, sizeof why), "pinned", "pinned passes even so");
     floor_in off = {.n_pred = 2,
                     .pred_coverage = 0.5,
                     .context_coverage = 0.5,

@@ -83,7 +83,8 @@ gen=$(mktemp)
     echo
     echo "Command: \`tools/eval-locomo.sh\` (what \`make eval\` runs): each conversation in"
     echo "its own store, \`memscope eval --db build/eval/sampleK.db --queries"
-    echo "\$LOCOMO/sampleK.queries.jsonl ... --offtopic $off\` with the options shown."
+    echo "\$LOCOMO/sampleK.queries.jsonl [--unanswerable FILE] ... --offtopic $off\` with the"
+    echo "options shown."
     echo
     echo "On-topic unanswerable questions (\`--unanswerable\`), per conversation:"
     echo
@@ -109,6 +110,20 @@ gen=$(mktemp)
         section "Without $ch" "--disable $ch"
     done
     section "Without the evidence floor" "--no-floor"
+    if [ -f tests/data/unanswerable/demo.txt ]; then
+        demo="$out/demo.db"
+        if [ ! -f "$demo" ] || [ "$M" -nt "$demo" ]; then
+            "$M" demo --db "$demo" --force >/dev/null
+        fi
+        echo "### The demo store (no query file: its on-topic unanswerable and off-topic questions)"
+        echo
+        echo '```'
+        echo "\$ memscope eval --db demo.db --queries /dev/null --unanswerable tests/data/unanswerable/demo.txt --offtopic $off --sweep"
+        "$M" eval --db "$demo" --queries /dev/null --unanswerable tests/data/unanswerable/demo.txt \
+            --offtopic "$off" --sweep
+        echo '```'
+        echo
+    fi
     echo "### Per conversation (default configuration)"
     echo
     echo "| store | R@5 | R@10 | MRR | multi-hop R@10 | false abstentions | adversarial R@10 | on-topic unanswerable abstained |"

@@ -280,7 +280,8 @@ const weight_profile *profile_for(query_type t);
     "a memory passes when it is pinned, holds at least the lexical threshold of the "              \
     "idf-weighted predicate (the query's words beyond the speakers it names), has a "              \
     "remainder cosine >= the cosine threshold, or falls on the date the query names; "             \
-    "or when an edge joins it to one that passes. Naming a speaker is not evidence"
+    "or when an edge joins it to one that passes. A question asking for a name or a number "       \
+    "needs a memory that holds one. Naming a speaker is not evidence"
 
 /* Bit t set: query term t occurs in text (as FTS5 tokenizes it; the first
  * 64 terms). */

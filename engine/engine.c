@@ -18,9 +18,11 @@
  *  8. abstain with no_candidates or evidence_floor, as the contract says. */
 #include "engine_int.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define POOL_MIN 30
@@ -197,6 +199,7 @@ void recall_opts_init(recall_opts *o)
     o->top_n = 200;
     o->rrf_k = -1;
     o->floor_threshold = -1;
+    o->floor_lexical = -1;
     o->as_of = STORE_TS_NONE;
 }
 
@@ -478,23 +481,108 @@ static void ranking_of(recall_hit *h)
 
 /* ---- the floor -------------------------------------------------------------- */
 
-/* A memory's own evidence, or NULL (see floor.c). */
-static const char *floor_pass(run *x, uint32_t i, const recall_hit *h, double cos_min)
+/* Is memory i linked to a speaker the query names? */
+static int links_speaker_named(const snapshot *sn, const query *q, uint32_t i)
 {
-    if (x->e->sn->pinned[i])
-        return "pinned";
-    if (h->eg_spoken || h->eg_mentions)
-        return "entity";
-    if (h->cosine >= cos_min)
-        return "semantic";
-    if (x->q.unknown_terms == 0 && h->ch[CH_BM25].ranked)
-        return "lexical";
-    /* on the date the query names (the temporal list's raw is minus the
-     * distance in days, minus bm25 rank / 1000) */
-    if (x->q.unknown_terms == 0 && temporal_mode(&x->q) == TEMPORAL_DATE &&
-        h->ch[CH_TEMPORAL].ranked && h->ch[CH_TEMPORAL].raw > -1.0)
-        return "temporal";
-    return NULL;
+    for (uint32_t p = sn->me_off[i]; p < sn->me_off[i + 1]; p++)
+        for (int k = 0; k < q->n_named; k++)
+            if (sn->me_ent[p] == q->named[k])
+                return 1;
+    return 0;
+}
+
+/* Does every predicate word occur somewhere in the store? */
+static int predicate_known(const query *q)
+{
+    for (int t = 0; t < q->n_terms; t++)
+        if (q->terms[t].predicate && q->terms[t].df == 0)
+            return 0;
+    return 1;
+}
+
+/* A memory's own evidence, or NULL (see floor.c); h->floor_why gets the
+ * rule and its numbers. h's coverage and cosines are set. */
+static const char *floor_pass(run *x, uint32_t i, recall_hit *h)
+{
+    const recall_result *r = x->r;
+    floor_in in = {
+        .pinned = x->e->sn->pinned[i],
+        .names_subject = h->eg_spoken || links_speaker_named(x->e->sn, &x->q, i),
+        .n_pred = x->q.n_pred,
+        .pred_coverage = h->pred_coverage,
+        .context_coverage = fmax(h->pred_coverage, h->context_coverage),
+        .lexical_min = r->floor_lexical,
+        .rcosine = h->rcosine,
+        .cosine_min = r->floor_threshold,
+        /* the temporal list's raw is minus the distance in days, minus bm25
+         * rank / 1000 */
+        .on_date = temporal_mode(&x->q) == TEMPORAL_DATE && h->ch[CH_TEMPORAL].ranked &&
+                   h->ch[CH_TEMPORAL].raw > -1.0,
+        .pred_known = predicate_known(&x->q),
+        .has_date = x->q.n_dates > 0,
+        .asks_name = x->q.asks_name,
+        .asks_number = x->q.asks_number,
+        .holds_name = h->holds_name,
+        .holds_number = h->holds_number,
+        .names_known = x->q.n_named + x->q.n_qents > 0,
+    };
+    return floor_judge(&in, h->floor_why, sizeof h->floor_why);
+}
+
+/* Does memory i link to a name other than a speaker's, a speaker's
+ * nickname, or one the query names? */
+static int holds_other_name(const snapshot *sn, const query *q, uint32_t i)
+{
+    for (uint32_t p = sn->me_off[i]; p < sn->me_off[i + 1]; p++) {
+        uint32_t e = sn->me_ent[p];
+        int known = sn->ent_speaker[e] || sn->ent_kind[e] == STORE_ENTITY_SPEAKER;
+        for (size_t s = 0; !known && s < sn->n_ent; s++)
+            known = sn->ent_speaker[s] && strlen(sn->ent_norm[e]) >= 3 &&
+                    strncmp(sn->ent_norm[s], sn->ent_norm[e], strlen(sn->ent_norm[e])) == 0;
+        for (int k = 0; !known && k < q->n_qents; k++)
+            known = q->qents[k] == e;
+        if (!known)
+            return 1;
+    }
+    return 0;
+}
+
+/* Does text hold a number: a digit, or a number word? */
+static int holds_number(const char *text)
+{
+    static const char *const words[] = {
+        "one",   "two",     "three",    "four",    "five",    "six",    "seven",  "eight",
+        "nine",  "ten",     "eleven",   "twelve",  "fifteen", "twenty", "thirty", "forty",
+        "fifty", "hundred", "thousand", "million", "dozen",   "couple", "few",    "several",
+        "once",  "twice",   "half",     "both",    NULL};
+    for (const char *p = text; p && *p;) {
+        if (isdigit((unsigned char)*p))
+            return 1;
+        if (!isalpha((unsigned char)*p)) {
+            p++;
+            continue;
+        }
+        const char *w = p;
+        while (isalpha((unsigned char)*p))
+            p++;
+        for (int k = 0; words[k]; k++)
+            if ((size_t)(p - w) == strlen(words[k]) &&
+                strncasecmp(w, words[k], (size_t)(p - w)) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* A pooled memory's floor numbers: term coverage and both cosines. */
+static void floor_measure(run *x, uint32_t i, recall_hit *h)
+{
+    h->terms_held = floor_terms_in(x->e->s, &x->q, h->mem.content);
+    h->coverage = floor_coverage(&x->q, h->terms_held);
+    h->pred_coverage = floor_predicate_coverage(&x->q, h->terms_held);
+    h->cosine = semantic_cosine(x->e->sn, x->q.qvec, i);
+    h->rcosine = semantic_cosine(x->e->sn, x->q.rvec, i);
+    h->holds_name = x->q.asks_name && holds_other_name(x->e->sn, &x->q, i);
+    h->holds_number = x->q.asks_number && holds_number(h->mem.content);
 }
 
 /* Evidence by association: a memory without evidence of its own passes when
@@ -520,6 +608,8 @@ static void floor_associate(run *x, recall_hit *hs, size_t n)
                 if (ed[e].other == (uint32_t)j) {
                     hs[t].passed_by = "association";
                     snprintf(hs[t].associated, sizeof hs[t].associated, "%s", hs[u].mem.id);
+                    snprintf(hs[t].floor_why, sizeof hs[t].floor_why,
+                             "an edge joins it to %.64s, which passes by %s", hs[u].mem.id, by);
                     break;
                 }
         }
@@ -601,6 +691,116 @@ static ms_status second_stage(run *x, recall_hit *hs, size_t n, ms_error *err)
     return st;
 }
 
+/* The floor's thresholds and rule into the response, and room for the
+ * pool's numbers. */
+static ms_status floor_setup(run *x, size_t pool, ms_error *err)
+{
+    recall_result *r = x->r;
+    r->floor_applied = !x->o->no_floor;
+    r->floor_rule = FLOOR_RULE;
+    r->floor_unknown_terms = x->q.unknown_terms;
+    r->floor_named = x->q.n_named + x->q.n_qents;
+    r->floor_lexical_open = x->q.n_named + x->q.n_qents > 0 || predicate_known(&x->q);
+    r->floor_pool_cov = calloc(pool + 1, sizeof *r->floor_pool_cov);
+    r->floor_pool_cos = calloc(pool + 1, sizeof *r->floor_pool_cos);
+    if (!r->floor_pool_cov || !r->floor_pool_cos)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    return MS_OK;
+}
+
+/* A pooled memory's predicate coverage counts the terms of the pooled
+ * memories an edge joins it to as well (the question's words are often in
+ * the turn before the answer). */
+static void floor_neighbours(run *x, recall_hit *hs, size_t n)
+{
+    const snapshot *sn = x->e->sn;
+    uint64_t *held = calloc(n + 1, sizeof *held);
+    int *names = calloc(n + 1, sizeof *names), *numbers = calloc(n + 1, sizeof *numbers);
+    if (!held || !names || !numbers) {
+        free(held);
+        free(names);
+        free(numbers);
+        return;
+    }
+    for (size_t t = 0; t < n; t++) {
+        held[t] = hs[t].terms_held;
+        names[t] = hs[t].holds_name;
+        numbers[t] = hs[t].holds_number;
+        const snap_edge *ed = NULL;
+        size_t ne = 0;
+        snapshot_edges(sn, x->fused.v[t].idx, &ed, &ne); /* unreadable: no edge */
+        for (size_t e = 0; e < ne; e++)
+            for (size_t u = 0; u < n; u++)
+                if (ed[e].other == x->fused.v[u].idx) {
+                    held[t] |= hs[u].terms_held;
+                    names[t] |= hs[u].holds_name;
+                    numbers[t] |= hs[u].holds_number;
+                }
+    }
+    for (size_t t = 0; t < n; t++) {
+        hs[t].context_coverage = floor_predicate_coverage(&x->q, held[t]);
+        hs[t].holds_name = names[t];
+        hs[t].holds_number = numbers[t];
+    }
+    free(held);
+    free(names);
+    free(numbers);
+}
+
+/* Floor one pooled memory (index i, hit h), noting its numbers in the
+ * response's pool summary. */
+static void floor_one(run *x, uint32_t i, recall_hit *h)
+{
+    recall_result *r = x->r;
+    const char *own = floor_pass(x, i, h);
+    h->passed_by = x->o->no_floor ? "no_floor" : own;
+    r->floor_other_pass |= own && strcmp(own, "semantic") != 0 && strcmp(own, "lexical") != 0 &&
+                           strcmp(own, "context") != 0;
+    r->floor_pool_cov[r->floor_pool_n] = fmax(h->pred_coverage, h->context_coverage);
+    r->floor_pool_cos[r->floor_pool_n++] = h->rcosine;
+    if (!r->floor_best_id || h->rcosine > r->floor_best_value) {
+        free(r->floor_best_id);
+        r->floor_best_id = strdup(h->mem.id);
+        r->floor_best_value = h->rcosine;
+    }
+}
+
+/* What the pool says about the predicate; and, when nothing passed, the
+ * part of the question that found no support. */
+static void floor_summary(run *x, const recall_hit *hs, size_t n)
+{
+    recall_result *r = x->r;
+    uint64_t held = 0;
+    int any = 0;
+    for (size_t t = 0; t < n; t++) {
+        held |= hs[t].terms_held;
+        any |= hs[t].passed_by != NULL;
+    }
+    for (size_t t = 0; t < n; t++)
+        r->floor_best_coverage =
+            fmax(r->floor_best_coverage, fmax(hs[t].pred_coverage, hs[t].context_coverage));
+    for (int t = 0; t < x->q.n_terms && t < 64 && r->n_floor_terms < FLOOR_TERMS_MAX; t++) {
+        const query_term *qt = &x->q.terms[t];
+        if (!qt->predicate)
+            continue;
+        floor_term *ft = &r->floor_terms[r->n_floor_terms++];
+        snprintf(ft->word, sizeof ft->word, "%s", qt->surface);
+        ft->idf = qt->idf;
+        ft->df = qt->df;
+        ft->held = (held >> t) & 1;
+    }
+    size_t cap = sizeof r->floor_predicate;
+    floor_describe(&x->q, held, r->floor_predicate, r->floor_unheld, r->floor_subject, cap);
+    if (any)
+        return;
+    const char *what = r->floor_predicate[0] ? r->floor_predicate : r->query;
+    int len =
+        snprintf(r->floor_no_support, sizeof r->floor_no_support, "nothing about \"%s\"", what);
+    if (r->floor_subject[0] && len > 0 && (size_t)len < sizeof r->floor_no_support)
+        snprintf(r->floor_no_support + len, sizeof r->floor_no_support - (size_t)len, " for %s",
+                 r->floor_subject);
+}
+
 /* Build, adjust, hydrate and floor the pool; fill hits and misses. */
 static ms_status select_hits(run *x, ms_error *err)
 {
@@ -612,32 +812,20 @@ static ms_status select_hits(run *x, ms_error *err)
     recall_hit *hs = calloc(pool + 1, sizeof *hs);
     if (!hs)
         return ms_fail(err, MS_NOMEM, "out of memory");
-    double cos_min = x->o->floor_threshold >= 0 ? x->o->floor_threshold : FLOOR_COSINE_DEFAULT;
-    r->floor_threshold = cos_min;
-    r->floor_applied = !x->o->no_floor;
-    r->floor_rule = FLOOR_RULE;
-    r->floor_unknown_terms = x->q.unknown_terms;
-    r->floor_named = x->q.n_named + x->q.n_qents;
-    ms_status st = MS_OK;
+    ms_status st = floor_setup(x, pool, err);
     for (size_t t = 0; !st && t < pool; t++) {
         uint32_t i = x->fused.v[t].idx;
         recall_hit *h = &hs[t];
         trace_hit(x, i, h);
         adjust(x, i, h);
         st = store_get(x->e->s, NULL, x->e->sn->rid[i], &h->mem, err);
-        if (st)
-            break;
-        h->coverage = floor_coverage(x->e->s, &x->q, h->mem.content);
-        h->cosine = semantic_cosine(x->e->sn, x->q.qvec, i);
-        const char *own = floor_pass(x, i, h, cos_min);
-        h->passed_by = x->o->no_floor ? "no_floor" : own;
-        r->floor_other_pass |= own && strcmp(own, "semantic") != 0;
-        if (!r->floor_best_id || h->cosine > r->floor_best_value) {
-            free(r->floor_best_id);
-            r->floor_best_id = strdup(h->mem.id);
-            r->floor_best_value = h->cosine;
-        }
+        if (!st)
+            floor_measure(x, i, h);
     }
+    if (!st)
+        floor_neighbours(x, hs, pool);
+    for (size_t t = 0; !st && t < pool; t++)
+        floor_one(x, x->fused.v[t].idx, &hs[t]);
     if (!st)
         st = second_stage(x, hs, pool, err);
     if (st) {
@@ -649,6 +837,7 @@ static ms_status select_hits(run *x, ms_error *err)
     rerank(x, hs, pool);
     if (!x->o->no_floor)
         floor_associate(x, hs, pool);
+    floor_summary(x, hs, pool);
     for (size_t t = 0; x->o->explain_id && t < pool; t++)
         if (strcmp(hs[t].mem.id, x->o->explain_id) == 0)
             x->explain_passed_by = hs[t].passed_by;
@@ -704,7 +893,9 @@ static ms_status explain(run *x, ms_error *err)
     }
     ex->found = 1;
     long i = snapshot_find(x->e->sn, m.rid);
-    ex->coverage = floor_coverage(x->e->s, &x->q, m.content);
+    uint64_t held = floor_terms_in(x->e->s, &x->q, m.content);
+    int number = x->q.asks_number && holds_number(m.content);
+    ex->coverage = floor_coverage(&x->q, held);
     store_memory_clear(&m);
     if (i < 0) {
         ex->verdict = "not_a_candidate";
@@ -746,8 +937,14 @@ static ms_status explain(run *x, ms_error *err)
     trace_hit(x, (uint32_t)i, &h);
     adjust(x, (uint32_t)i, &h);
     ex->boosted = h.boosted;
-    ex->passes_floor = floor_pass(x, (uint32_t)i, &h, x->r->floor_threshold) != NULL ||
-                       x->explain_passed_by != NULL;
+    h.terms_held = held;
+    h.pred_coverage = floor_predicate_coverage(&x->q, held);
+    h.context_coverage = h.pred_coverage; /* its neighbours count only in the pool */
+    h.holds_name = x->q.asks_name && holds_other_name(x->e->sn, &x->q, (uint32_t)i);
+    h.holds_number = number;
+    h.cosine = ex->cosine;
+    h.rcosine = semantic_cosine(x->e->sn, x->q.rvec, (size_t)i);
+    ex->passes_floor = floor_pass(x, (uint32_t)i, &h) != NULL || x->explain_passed_by != NULL;
     ex->ranking_score = h.ranking_score;
     ex->relevance_score = h.relevance_score;
     ex->verdict = verdict(ex, x->r, in_any_top);
@@ -838,6 +1035,9 @@ static ms_status pipeline(run *x, ms_error *err)
         return st;
     copy_analysis(x);
     set_weights(x);
+    x->r->floor_threshold =
+        x->o->floor_threshold >= 0 ? x->o->floor_threshold : FLOOR_COSINE_DEFAULT;
+    x->r->floor_lexical = x->o->floor_lexical >= 0 ? x->o->floor_lexical : FLOOR_LEXICAL_DEFAULT;
     x->adapt_on = !x->o->no_adaptive && adaptive_count(x->e->ad) > 0;
     if (x->adapt_on)
         adaptive_channels(x->e->ad, x->q.type, x->adapt_delta);
@@ -924,6 +1124,8 @@ void recall_free(recall_result *r)
     free(r->misses);
     free(r->query);
     free(r->floor_best_id);
+    free(r->floor_pool_cov);
+    free(r->floor_pool_cos);
     free_strings(r->terms, r->n_terms);
     free_strings(r->entities, r->n_entities);
     free_strings(r->dates, r->n_dates);

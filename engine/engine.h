@@ -63,6 +63,7 @@ typedef struct recall_opts {
     unsigned require;       /* channels that must be active, else MS_CHANNEL */
     int no_floor;           /* keep candidates without evidence */
     double floor_threshold; /* cosine threshold of the floor; < 0: default */
+    double floor_lexical;   /* predicate-coverage threshold of the floor; < 0: default */
     int64_t as_of;          /* "now" for relative dates; STORE_TS_NONE: now */
     int no_adaptive;        /* ignore learned feedback */
     int no_rerank;          /* skip the reranker */
@@ -106,9 +107,17 @@ typedef struct recall_hit {
     double max_fused;                  /* the best fused score possible for this query */
     double relevance_score;            /* min(1, boosted / max_fused) */
     double coverage;                   /* idf-weighted share of query terms in it (diagnostic) */
+    double pred_coverage;              /* the same share of the predicate's terms */
+    double context_coverage;           /* ... in it and the pooled memories joined to it */
     double cosine;                     /* dense similarity to the query (0 without vectors) */
-    const char *passed_by;             /* "pinned", "entity", "semantic", "lexical",
-                                          "association", "no_floor", or NULL (cut) */
+    double rcosine;                    /* to the remainder: the query without speakers' names */
+    uint64_t terms_held;               /* bit t: query term t occurs in it */
+    int holds_name, holds_number;      /* it (or a pooled memory joined to it) holds a name
+                                          other than the query's, a number */
+    const char *passed_by;             /* "pinned", "subject", "lexical", "context",
+                                          "semantic", "temporal", "association", "no_floor",
+                                          or NULL (cut) */
+    char floor_why[160];               /* the floor's rule and numbers, pass or cut */
     char associated[STORE_ID_MAX + 1]; /* for "association": the memory with evidence */
     int rank_position;                 /* 1-based in results (0 for misses) */
 } recall_hit;
@@ -136,6 +145,16 @@ typedef struct recall_explain {
     int rank_position;   /* when returned */
 } recall_explain;
 
+/* One word of the query's predicate, as the floor saw it. */
+typedef struct floor_term {
+    char word[64]; /* as written, lower case */
+    double idf;    /* its weight in the predicate coverage */
+    int64_t df;    /* memories holding it (0: none in the store) */
+    int held;      /* some pooled memory holds it */
+} floor_term;
+
+#define FLOOR_TERMS_MAX 64
+
 typedef struct recall_result {
     char *query;
     const char *query_type;
@@ -153,13 +172,28 @@ typedef struct recall_result {
     char no_candidates_why[STORE_PROFILE_MAX + 160]; /* empty store, all disabled... */
     /* the floor (floor.c) */
     const char *floor_rule; /* in words */
-    double floor_threshold; /* cosine threshold */
+    double floor_threshold; /* cosine threshold (of the remainder cosine) */
+    double floor_lexical;   /* predicate-coverage threshold */
     int floor_applied;
-    char *floor_best_id;     /* the pooled candidate with the best cosine */
-    double floor_best_value; /* its cosine */
+    char *floor_best_id;     /* the pooled candidate with the best remainder cosine */
+    double floor_best_value; /* its remainder cosine */
     int floor_unknown_terms; /* query terms no memory holds */
     int floor_named;         /* speakers and entities of the store named */
-    int floor_other_pass;    /* a pooled memory passes without the cosine test */
+    int floor_other_pass;    /* a pooled memory passes by a rule with no threshold
+                                (pinned, subject, temporal) */
+    int floor_lexical_open;  /* the lexical rule can pass: the query names an entity of
+                                the store, or every predicate word occurs in it */
+    double *floor_pool_cov;  /* [floor_pool_n] each pooled memory's predicate coverage */
+    double *floor_pool_cos;  /* [floor_pool_n] and remainder cosine (for sweeps) */
+    size_t floor_pool_n;
+    floor_term floor_terms[FLOOR_TERMS_MAX]; /* the predicate's words */
+    int n_floor_terms;
+    double floor_best_coverage; /* the best predicate coverage in the pool */
+    char floor_predicate[256];  /* the predicate's words ("blood type"), "" when none */
+    char floor_unheld[256];     /* those no pooled memory holds */
+    char floor_subject[256];    /* the speakers the query names ("Caroline") */
+    char floor_no_support[640]; /* when it abstains on the floor: what found no support,
+                                   "nothing about \"blood type\" for Caroline" */
     /* query analysis */
     char **terms; /* query terms as FTS5 sees them, stop words removed */
     size_t n_terms;

@@ -165,6 +165,8 @@ typedef struct query_term {
     char surface[64]; /* the word as written, lower case: what the bm25 query quotes */
     int start, end;   /* its bytes in the query text */
     int in_date;      /* part of a date expression ("8", "May", "2023") */
+    int in_subject;   /* part of the name of a speaker the query names ("Caroline") */
+    int predicate;    /* neither: what the query asks about its subject */
     double idf;       /* log((N - df + 0.5) / (df + 0.5) + 1) */
     int64_t df;
 } query_term;
@@ -182,8 +184,16 @@ typedef struct query {
     int n_named;
     uint32_t qents[QUERY_ENTS_MAX]; /* other entities of the store named */
     int n_qents;
+    int subj_start[QUERY_ENTS_MAX], subj_end[QUERY_ENTS_MAX]; /* bytes of each speaker's name */
+    int n_subj;
+    int n_pred;          /* predicate terms */
+    int asks_name;       /* the answer is a name: "the name of", "called", "named" */
+    int asks_number;     /* the answer is a number: "how many", "how much", "how old" */
+    double pred_idf_sum; /* sum of their idf */
     int64_t now;
     float *qvec; /* [dim] query vector, NULL without embedder */
+    float *rvec; /* [dim] the remainder's vector: the query with the speakers' names
+                    blanked (== qvec when it names none); NULL without embedder */
 } query;
 
 /* Analyse text against the snapshot. q->qvec is allocated when emb. */
@@ -274,17 +284,57 @@ typedef struct weight_profile {
 
 const weight_profile *profile_for(query_type t);
 
-/* ---- the evidence floor -------------------------------------------------- */
+/* ---- the evidence floor (floor.c) --------------------------------------- */
 
-#define FLOOR_COSINE_DEFAULT 0.28
+#define FLOOR_COSINE_DEFAULT 0.28  /* remainder cosine */
+#define FLOOR_LEXICAL_DEFAULT 0.23 /* predicate coverage */
 #define FLOOR_RULE                                                                                 \
-    "a memory passes when it is pinned, is spoken by or names an entity the "                      \
-    "query names, has cosine >= threshold, or matches the query's words or "                       \
-    "falls on its date while every query word occurs in the store; or when an "                    \
-    "edge joins it to one that passes"
+    "a memory passes when it is pinned, holds at least the lexical threshold of the "              \
+    "idf-weighted predicate (the query's words beyond the speakers it names), has a "              \
+    "remainder cosine >= the cosine threshold, or falls on the date the query names; "             \
+    "or when an edge joins it to one that passes. A question asking for a name or a number "       \
+    "needs a memory that holds one. Naming a speaker is not evidence"
 
-/* idf-weighted share of the query's terms found in text (diagnostic). */
-double floor_coverage(store *s, const query *q, const char *text);
+/* Bit t set: query term t occurs in text (as FTS5 tokenizes it; the first
+ * 64 terms). */
+uint64_t floor_terms_in(store *s, const query *q, const char *text);
+
+/* idf-weighted share of all the query's terms (diagnostic), and of its
+ * predicate terms, among those set in seen. 0 when there are none. */
+double floor_coverage(const query *q, uint64_t seen);
+double floor_predicate_coverage(const query *q, uint64_t seen);
+
+/* What the floor knows about one memory. */
+typedef struct floor_in {
+    int pinned;
+    int names_subject; /* spoken by or naming a speaker the query names */
+    int n_pred;        /* predicate terms of the query */
+    double pred_coverage, lexical_min;
+    double context_coverage;      /* with the pooled memories an edge joins it to (>= own) */
+    double rcosine, cosine_min;   /* remainder cosine and its threshold */
+    int has_date;                 /* the query names a date */
+    int asks_name, asks_number;   /* the query asks for a name, a number */
+    int holds_name, holds_number; /* it or a memory joined to it holds one */
+    int on_date;                  /* falls on a date the query names */
+    int pred_known;               /* every predicate word occurs in the store */
+    int names_known;              /* the query names a speaker or another entity of the store */
+} floor_in;
+
+/* Can the lexical rule pass at all: the query names something the store
+ * knows (a speaker or another entity), or every predicate word occurs in
+ * the store? */
+int floor_lexical_open(const floor_in *in);
+
+/* The rule that lets the memory pass ("pinned", "subject", "lexical",
+ * "context", "semantic", "temporal"), or NULL when it is cut; why gets the rule and
+ * its numbers either way. */
+const char *floor_judge(const floor_in *in, char *why, size_t len);
+
+/* The query's predicate words (surface forms, space separated), those of
+ * them not set in held, and the speakers it names ("Caroline and
+ * Melanie"), each into a buffer of cap bytes. */
+void floor_describe(const query *q, uint64_t held, char *predicate, char *unheld, char *subject,
+                    size_t cap);
 
 /* ---- adaptive learning (adaptive.c) ------------------------------------- */
 

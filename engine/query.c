@@ -193,6 +193,18 @@ static query_type classify(const char *folded, int n_terms)
     return n_terms <= 1 ? QT_VAGUE : QT_GENERAL;
 }
 
+/* What kind of value the question asks for, when its words say so. */
+static void answer_type(const char *folded, query *q)
+{
+    static const char *const name_any[] = {" name of ",    " names of ",      " called ",
+                                           " named ",      " title of ",      " which city ",
+                                           " what city ",  " which country ", " what country ",
+                                           " which town ", " what town ",     NULL};
+    static const char *const number_any[] = {" how many ", " how much ", " how old ", NULL};
+    q->asks_name = has_any(folded, name_any);
+    q->asks_number = has_any(folded, number_any);
+}
+
 /* ---- terms --------------------------------------------------------------- */
 
 struct term_ctx {
@@ -320,6 +332,19 @@ static long named_speaker(const snapshot *sn, const char *span, long ent)
     return -1;
 }
 
+/* Note that bytes [start, end) of the query name a speaker (once; a span
+ * inside one already noted adds nothing). */
+static void add_subject(query *q, int start, int end)
+{
+    for (int k = 0; k < q->n_subj; k++)
+        if (start >= q->subj_start[k] && end <= q->subj_end[k])
+            return;
+    if (q->n_subj >= QUERY_ENTS_MAX)
+        return;
+    q->subj_start[q->n_subj] = start;
+    q->subj_end[q->n_subj++] = end;
+}
+
 /* One span of a capitalised run, lower-cased: a speaker, another entity of
  * the store, or nothing. */
 static void take_span(const snapshot *sn, const char *text, const word_span *a, const word_span *b,
@@ -341,6 +366,8 @@ static void take_span(const snapshot *sn, const char *text, const word_span *a, 
     if (ent < 0)
         return;
     long spk = named_speaker(sn, span, ent);
+    if (spk >= 0)
+        add_subject(q, a->start, b->end);
     if (spk >= 0 && !contains(q->named, q->n_named, (uint32_t)spk) && q->n_named < QUERY_ENTS_MAX)
         q->named[q->n_named++] = (uint32_t)spk;
     else if (spk < 0 && !contains(q->qents, q->n_qents, (uint32_t)ent) &&
@@ -370,6 +397,39 @@ static void find_named(const snapshot *sn, const char *text, query *q)
     }
 }
 
+/* Words that frame a question rather than say what it asks about: the
+ * modal verbs and hedges the stop list lacks, the nouns that stand for the
+ * answer's slot ("what kind of", "the name of"), and the request frames
+ * "tell me about" and "what happened". */
+static const char *const frame_words[] = {
+    "could", "happen", "happened", "happening", "happens", "kind",  "kinds",   "likely",
+    "may",   "might",  "must",     "name",      "names",   "ought", "perhaps", "probably",
+    "shall", "sort",   "sorts",    "tell",      "type",    "types", "would",   NULL};
+
+static int frame_word(const char *surface)
+{
+    for (int i = 0; frame_words[i]; i++)
+        if (strcmp(surface, frame_words[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The predicate: the terms that are neither part of a speaker's name nor of
+ * a date nor a frame word, and the sum of their idf. */
+static void find_predicate(query *q)
+{
+    q->n_pred = 0;
+    q->pred_idf_sum = 0;
+    for (int t = 0; t < q->n_terms; t++) {
+        query_term *qt = &q->terms[t];
+        for (int k = 0; k < q->n_subj; k++)
+            qt->in_subject |= qt->start >= q->subj_start[k] && qt->end <= q->subj_end[k];
+        qt->predicate = !qt->in_subject && !qt->in_date && !frame_word(qt->surface);
+        q->n_pred += qt->predicate;
+        q->pred_idf_sum += qt->predicate ? qt->idf : 0;
+    }
+}
+
 /* ---- the query vector ----------------------------------------------------- */
 
 struct weight_ctx {
@@ -388,6 +448,28 @@ static double token_weight(void *p, const char *t, size_t n)
         snapshot_term_docs(c->sn, c->s, stem, &df, NULL);
     double nn = (double)(c->sn->n_all > 0 ? c->sn->n_all : 1);
     return log((nn + 1) / ((double)df + 1)) + 1;
+}
+
+/* The vector of the query with the speakers' names blanked: what it asks
+ * about them. The query vector itself when it names no speaker. */
+static ms_status remainder_vector(embedder *emb, query *q, struct weight_ctx *wc, int dim,
+                                  ms_error *err)
+{
+    if (q->n_subj == 0) {
+        q->rvec = q->qvec;
+        return MS_OK;
+    }
+    char *rest = strdup(q->text);
+    q->rvec = calloc((size_t)dim, sizeof *q->rvec);
+    if (!rest || !q->rvec) {
+        free(rest);
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    }
+    for (int k = 0; k < q->n_subj; k++)
+        memset(rest + q->subj_start[k], ' ', (size_t)(q->subj_end[k] - q->subj_start[k]));
+    ms_status st = embed_query(emb, rest, token_weight, wc, q->rvec, err);
+    free(rest);
+    return st;
 }
 
 /* ---- the whole analysis ----------------------------------------------------- */
@@ -410,10 +492,12 @@ ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char 
     if ((st = term_idf(s, sn, q, err)))
         return st;
     find_named(sn, text, q);
+    find_predicate(q);
     char *folded = fold(text);
     if (!folded)
         return ms_fail(err, MS_NOMEM, "out of memory");
     q->type = classify(folded, q->n_terms);
+    answer_type(folded, q);
     free(folded);
     if (emb && sn->dim == embed_dim(emb) && sn->vec_embedder &&
         strcmp(sn->vec_embedder, embed_id(emb)) == 0) {
@@ -422,9 +506,10 @@ ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char 
             return ms_fail(err, MS_NOMEM, "out of memory");
         struct weight_ctx wc = {s, sn};
         st = embed_query(emb, text, token_weight, &wc, q->qvec, err);
+        if (!st)
+            st = remainder_vector(emb, q, &wc, sn->dim, err);
         if (st) {
-            free(q->qvec);
-            q->qvec = NULL;
+            query_clear(q);
             return st;
         }
     }
@@ -433,8 +518,11 @@ ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char 
 
 void query_clear(query *q)
 {
+    if (q->rvec != q->qvec)
+        free(q->rvec);
     free(q->qvec);
     q->qvec = NULL;
+    q->rvec = NULL;
 }
 
 struct stem_ctx {

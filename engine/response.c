@@ -94,8 +94,12 @@ static cJSON *trace_json(const recall_result *r, const recall_hit *h)
     add_str_or_null(fl, "passed_by", h->passed_by);
     if (h->passed_by && strcmp(h->passed_by, "association") == 0)
         cJSON_AddStringToObject(fl, "via", h->associated);
+    cJSON_AddStringToObject(fl, "rule", h->floor_why);
     cJSON_AddNumberToObject(fl, "coverage", h->coverage);
+    cJSON_AddNumberToObject(fl, "predicate_coverage", h->pred_coverage);
+    cJSON_AddNumberToObject(fl, "context_coverage", h->context_coverage);
     cJSON_AddNumberToObject(fl, "cosine", h->cosine);
+    cJSON_AddNumberToObject(fl, "remainder_cosine", h->rcosine);
     return t;
 }
 
@@ -126,6 +130,23 @@ static cJSON *floor_json(const recall_result *r, int trace)
     cJSON_AddStringToObject(f, "rule", r->floor_rule ? r->floor_rule : "not reached");
     cJSON_AddBoolToObject(f, "applied", r->floor_applied);
     cJSON_AddNumberToObject(f, "threshold", r->floor_threshold);
+    cJSON_AddNumberToObject(f, "lexical_threshold", r->floor_lexical);
+    cJSON *pr = cJSON_AddObjectToObject(f, "predicate");
+    cJSON_AddStringToObject(pr, "words", r->floor_predicate);
+    cJSON_AddStringToObject(pr, "unheld", r->floor_unheld);
+    cJSON_AddStringToObject(pr, "subject", r->floor_subject);
+    cJSON_AddNumberToObject(pr, "best_coverage", r->floor_best_coverage);
+    cJSON *terms = cJSON_AddArrayToObject(pr, "terms");
+    for (int t = 0; t < r->n_floor_terms; t++) {
+        const floor_term *ft = &r->floor_terms[t];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "word", ft->word);
+        cJSON_AddNumberToObject(o, "idf", ft->idf);
+        cJSON_AddNumberToObject(o, "df", (double)ft->df);
+        cJSON_AddBoolToObject(o, "held", ft->held);
+        cJSON_AddItemToArray(terms, o);
+    }
+    add_str_or_null(f, "no_support", r->floor_no_support[0] ? r->floor_no_support : NULL);
     cJSON *best = cJSON_AddObjectToObject(f, "best");
     add_str_or_null(best, "id", r->floor_best_id);
     cJSON_AddNumberToObject(best, "value", r->floor_best_value);
@@ -137,7 +158,7 @@ static cJSON *floor_json(const recall_result *r, int trace)
         cJSON *o = trace ? hit_json(r, h, 1) : cJSON_CreateObject();
         if (!trace)
             cJSON_AddStringToObject(o, "id", h->mem.id);
-        cJSON_AddNumberToObject(o, "value", h->cosine);
+        cJSON_AddNumberToObject(o, "value", h->rcosine);
         cJSON_AddItemToArray(m, o);
     }
     return f;

@@ -296,11 +296,22 @@ Q_OFF="What is the capital of Australia?"
 query "$Q_OFF"
 wait_for "ABSTAINED — evidence_floor"
 ok $? "off-topic query: the banner names evidence_floor"
-wait_for "Floor rule: " && wait_for "vs threshold"
-ok $? "the banner states the floor rule and the best value against the threshold"
+wait_for 'Nothing about "capital australia". No candidate holds: capital australia.'
+ok $? "the banner says what part of the question found no support"
+wait_for "Floor rule: " && wait_for "best remainder cosine 0.182 vs 0.28"
+ok $? "the banner states the floor rule and the best values against the thresholds"
 wait_for "nearest misses, cut by the evidence floor"
 ok $? "nearest misses listed"
 check misses "$T/screen" "$T/off.json"
+
+# An on-topic question: Leah is the store's main speaker, but nothing says
+# anything about blood. Naming her is not evidence; the banner says what
+# found no support, for whom.
+query "What is Leah's blood type?"
+wait_for "ABSTAINED — evidence_floor"
+ok $? "on-topic question with no support: the banner names evidence_floor"
+wait_for 'Nothing about "blood" for Leah. No candidate holds: blood.'
+ok $? "the banner says: nothing about the predicate, for the speaker named"
 
 # ---- no_candidates ---------------------------------------------------------------
 

@@ -184,6 +184,24 @@ my %check = (
         my $got = $r->{trace}{floor}{passed_by} // "null";
         return ($got eq $v, "$id passed the floor by $v", "got $got");
     },
+    rule => sub {    # the floor's rule and numbers in ID's trace hold TEXT
+        my ($j, $id, $v) = @_;
+        my ($r) = grep { $_->{id} eq $id } @{$j->{results}}, @{$j->{floor}{nearest_misses}};
+        $r or return (0, "${id}'s floor rule says '$v'", "$id neither returned nor a nearest miss");
+        my $got = $r->{trace}{floor}{rule} // "";
+        return (index($got, $v) >= 0, "${id}'s floor rule says '$v'", "got '$got'");
+    },
+    cut => sub {    # ID is a nearest miss, cut by the floor
+        my ($j, undef, $v) = @_;
+        my @miss = map { $_->{id} } @{$j->{floor}{nearest_misses}};
+        my @not = grep { my $id = $_; !grep { $_ eq $id } @miss } split(' ', $v);
+        return (!@not, "cut by the floor: $v", "not among the nearest misses: @not (they are @miss)");
+    },
+    "no-support" => sub {
+        my ($j, undef, $v) = @_;
+        my $got = $j->{floor}{no_support} // "null";
+        return ($got eq $v, "floor.no_support is '$v'", "got '$got'");
+    },
     via => sub {
         my ($j, $id, $v) = @_;
         my $r = result($j, $id) or return (0, "$id passed via $v", "$id not returned: " . shown($j));

@@ -5,10 +5,14 @@
 # Each of the five conversations is imported into its own store under
 # build/eval/ (re-imported when the binary is newer), then `memscope eval`
 # runs the default configuration, each channel alone, and each channel
-# removed, plus the off-topic set and the floor sweep. LoCoMo is evaluation
-# data under CC BY-NC: it is read from ../shared/data/locomo (or $LOCOMO_DIR)
-# and never copied into the repository; without it this script says so and
-# exits 0.
+# removed, plus the off-topic set and the floor sweeps. Each conversation's
+# on-topic unanswerable questions are passed with --unanswerable when a file
+# exists: tests/data/unanswerable/sampleK.txt (written for the repository),
+# else sampleK.unanswerable.txt next to the data. The floor is tuned on
+# samples 0-2 and checked on 3-4; both splits get their own table. LoCoMo is
+# evaluation data under CC BY-NC: it is read from ../shared/data/locomo (or
+# $LOCOMO_DIR) and never copied into the repository; without it this script
+# says so and exits 0.
 #
 #   tools/eval-locomo.sh            write docs/QUALITY.md's generated section
 #   tools/eval-locomo.sh --quick    print the default table only
@@ -22,14 +26,29 @@ if [ ! -f "$data/sample0.memories.jsonl" ]; then
     exit 0
 fi
 mkdir -p "$out"
-args=()
+# The on-topic unanswerable questions of sample k, or nothing.
+unanswerable() {
+    local f
+    for f in "tests/data/unanswerable/sample$1.txt" "$data/sample$1.unanswerable.txt"; do
+        if [ -f "$f" ]; then
+            echo "$f"
+            return
+        fi
+    done
+}
+
+args=() tune=() check=()
 for k in 0 1 2 3 4; do
     db="$out/sample$k.db"
     if [ ! -f "$db" ] || [ "$M" -nt "$db" ]; then
         rm -f "$db" "$db-wal" "$db-shm"
         "$M" import --db "$db" "$data/sample$k.memories.jsonl" >/dev/null
     fi
-    args+=(--db "$db" --queries "$data/sample$k.queries.jsonl")
+    pair=(--db "$db" --queries "$data/sample$k.queries.jsonl")
+    u=$(unanswerable "$k")
+    [ -z "$u" ] || pair+=(--unanswerable "$u")
+    args+=("${pair[@]}")
+    if [ "$k" -le 2 ]; then tune+=("${pair[@]}"); else check+=("${pair[@]}"); fi
 done
 off=tests/data/offtopic.jsonl
 run() { "$M" eval "${args[@]}" --offtopic "$off" "$@"; }
@@ -38,6 +57,15 @@ if [ "${1:-}" = "--quick" ]; then
     run --sweep
     exit 0
 fi
+
+# The unanswerable files used, for the record.
+unanswerable_list() {
+    local k u
+    for k in 0 1 2 3 4; do
+        u=$(unanswerable "$k")
+        echo "- sample$k: ${u:-none} ($([ -n "$u" ] && grep -cv '^\s*\(#\|$\)' "$u" || echo 0) questions)"
+    done
+}
 
 section() {
     echo "### $1"
@@ -55,9 +83,24 @@ gen=$(mktemp)
     echo
     echo "Command: \`tools/eval-locomo.sh\` (what \`make eval\` runs): each conversation in"
     echo "its own store, \`memscope eval --db build/eval/sampleK.db --queries"
-    echo "\$LOCOMO/sampleK.queries.jsonl ... --offtopic $off\` with the options shown."
+    echo "\$LOCOMO/sampleK.queries.jsonl [--unanswerable FILE] ... --offtopic $off\` with the"
+    echo "options shown."
     echo
-    section "Default configuration, with the floor sweep" "--sweep"
+    echo "On-topic unanswerable questions (\`--unanswerable\`), per conversation:"
+    echo
+    unanswerable_list
+    echo
+    section "Default configuration, with the floor sweeps" "--sweep"
+    echo "### Tuning split (samples 0-2) and check split (samples 3-4), default configuration"
+    echo
+    echo '```'
+    echo "\$ memscope eval <samples 0-2> --offtopic $off --sweep"
+    "$M" eval "${tune[@]}" --offtopic "$off" --sweep
+    echo
+    echo "\$ memscope eval <samples 3-4> --offtopic $off --sweep"
+    "$M" eval "${check[@]}" --offtopic "$off" --sweep
+    echo '```'
+    echo
     section "BM25 only" "--disable semantic,temporal,hopfield,spreading"
     for ch in semantic bm25 temporal hopfield spreading; do
         others=$(echo semantic,bm25,temporal,hopfield,spreading | tr , '\n' | grep -vx "$ch" | paste -sd,)
@@ -67,14 +110,31 @@ gen=$(mktemp)
         section "Without $ch" "--disable $ch"
     done
     section "Without the evidence floor" "--no-floor"
+    if [ -f tests/data/unanswerable/demo.txt ]; then
+        demo="$out/demo.db"
+        if [ ! -f "$demo" ] || [ "$M" -nt "$demo" ]; then
+            "$M" demo --db "$demo" --force >/dev/null
+        fi
+        echo "### The demo store (no query file: its on-topic unanswerable and off-topic questions)"
+        echo
+        echo '```'
+        echo "\$ memscope eval --db demo.db --queries /dev/null --unanswerable tests/data/unanswerable/demo.txt --offtopic $off --sweep"
+        "$M" eval --db "$demo" --queries /dev/null --unanswerable tests/data/unanswerable/demo.txt \
+            --offtopic "$off" --sweep
+        echo '```'
+        echo
+    fi
     echo "### Per conversation (default configuration)"
     echo
-    echo "| store | R@5 | R@10 | MRR | multi-hop R@10 | false abstentions |"
-    echo "|---|---|---|---|---|---|"
+    echo "| store | R@5 | R@10 | MRR | multi-hop R@10 | false abstentions | adversarial R@10 | on-topic unanswerable abstained |"
+    echo "|---|---|---|---|---|---|---|---|"
     for k in 0 1 2 3 4; do
-        "$M" eval --db "$out/sample$k.db" --queries "$data/sample$k.queries.jsonl" --json |
+        u=$(unanswerable "$k")
+        "$M" eval --db "$out/sample$k.db" --queries "$data/sample$k.queries.jsonl" \
+            ${u:+--unanswerable "$u"} --json |
             python3 -c 'import json,sys; d=json.load(sys.stdin); k=sys.argv[1]
-print("| sample%s | %.3f | %.3f | %.3f | %.3f | %d |" % (k, d["recall"]["5"], d["recall"]["10"], d["mrr"], d["by_category"]["1"]["recall"]["10"], d["abstained"]))' "$k"
+u=d.get("unanswerable")
+print("| sample%s | %.3f | %.3f | %.3f | %.3f | %d | %.3f | %s |" % (k, d["recall"]["5"], d["recall"]["10"], d["mrr"], d["by_category"]["1"]["recall"]["10"], d["abstained"], d["adversarial"]["recall"]["10"], "%d of %d" % (u["abstained"], u["queries"]) if u else "-"))' "$k"
     done
     echo
     section "Adaptive learning: learn from every other question, score the rest" "--learn-split"

@@ -14,6 +14,7 @@ enum {
     OPT_REQUIRE,
     OPT_NO_FLOOR,
     OPT_FLOOR,
+    OPT_FLOOR_LEXICAL,
     OPT_AS_OF,
     OPT_EMBEDDER,
     OPT_RERANKER,
@@ -31,6 +32,7 @@ enum {
         {"require-channels", required_argument, NULL, OPT_REQUIRE},                                \
         {"no-floor", no_argument, NULL, OPT_NO_FLOOR},                                             \
         {"floor", required_argument, NULL, OPT_FLOOR},                                             \
+        {"floor-lexical", required_argument, NULL, OPT_FLOOR_LEXICAL},                             \
         {"as-of", required_argument, NULL, OPT_AS_OF},                                             \
         {"reranker", required_argument, NULL, OPT_RERANKER},                                       \
         {"no-rerank", no_argument, NULL, OPT_NO_RERANK},                                           \

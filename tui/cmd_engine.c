@@ -52,8 +52,13 @@ int cli_recall_option(const cli_command *cmd, int opt, const char *arg, recall_o
         return 1;
     case OPT_FLOOR:
         if (cli_parse_double(arg, 0, 1, &v))
-            return cli_usage(cmd, "--floor takes a coverage threshold from 0 to 1"), -1;
+            return cli_usage(cmd, "--floor takes a cosine threshold from 0 to 1"), -1;
         ro->floor_threshold = v;
+        return 1;
+    case OPT_FLOOR_LEXICAL:
+        if (cli_parse_double(arg, 0, 1, &v))
+            return cli_usage(cmd, "--floor-lexical takes a predicate coverage from 0 to 1"), -1;
+        ro->floor_lexical = v;
         return 1;
     case OPT_AS_OF:
         if (store_parse_time(arg, &ro->as_of))
@@ -120,7 +125,7 @@ static void print_channels(const recall_result *r)
         else
             cli_printf(stdout, "  %s OFF (%s)", engine_channel_name(ch), cs->reason);
     }
-    putchar('\n');
+    cli_printf(stdout, "\n");
 }
 
 /* fmt with text for its %s: stored or user text, one line and terminal-safe (in a
@@ -166,7 +171,7 @@ static void print_trace(const recall_result *r, const recall_hit *h)
                h->relevance_score, h->passed_by ? h->passed_by : "cut",
                h->associated[0] ? " via " : "");
     put_safe("%s", h->associated); /* an id: stored text */
-    cli_printf(stdout, " (cosine %.3f)\n", h->cosine);
+    cli_printf(stdout, " (%s)\n", h->floor_why);
 }
 
 static void print_row(const recall_hit *h, int rank)
@@ -184,6 +189,20 @@ static void print_row(const recall_hit *h, int rank)
     cli_put_own(stdout, "\n");
 }
 
+/* What found no support, and the floor's numbers (stored text: the query's
+ * own words, filtered). */
+static void print_no_support(const recall_result *r)
+{
+    put_safe("  %s", r->floor_no_support);
+    if (r->floor_unheld[0])
+        put_safe("; no candidate holds: %s", r->floor_unheld);
+    cli_printf(stdout,
+               "\n  floor: %s.\n  best predicate coverage %.3f (threshold %.2f); best remainder "
+               "cosine %.3f (threshold %.2f)\n",
+               r->floor_rule, r->floor_best_coverage, r->floor_lexical, r->floor_best_value,
+               r->floor_threshold);
+}
+
 static void print_table(const recall_result *r, int trace)
 {
     put_safe("query: %s", r->query);
@@ -195,11 +214,7 @@ static void print_table(const recall_result *r, int trace)
         if (strcmp(r->abstention_reason, "no_candidates") == 0)
             put_safe("  %s\n", r->no_candidates_why); /* names the profile */
         else
-            cli_printf(stdout,
-                       "  floor: %s.\n  best cosine %.3f (threshold %.2f); entities named: %d; "
-                       "query words unknown to the store: %d\n",
-                       r->floor_rule, r->floor_best_value, r->floor_threshold, r->floor_named,
-                       r->floor_unknown_terms);
+            print_no_support(r);
         for (size_t i = 0; i < r->n_misses; i++) {
             cli_printf(stdout, "  miss ");
             print_row(&r->misses[i], (int)i + 1);
@@ -313,7 +328,7 @@ static int run_recall(cli_common *c, int argc, char **argv)
         if (json) {
             char *text = recall_json(r, trace);
             cli_print_json(stdout, text ? text : "{}");
-            putchar('\n');
+            cli_printf(stdout, "\n");
             free(text);
         } else {
             print_table(r, trace);
@@ -374,7 +389,7 @@ static void health_print_json(const engine_health *h, const calreport_status *ca
         cJSON_AddItemToObject(o, "calibration", calreport_status_json(cal));
     text = o ? cJSON_PrintUnformatted(o) : NULL;
     cli_print_json(stdout, text ? text : "{}");
-    putchar('\n');
+    cli_printf(stdout, "\n");
     free(text);
     cJSON_Delete(o);
 }

@@ -91,7 +91,7 @@ static void shell_header(const recall_result *r)
             cli_printf(stdout, " %s %d%s", engine_channel_name(c), cs->candidates,
                        cs->candidates ? "" : " EMPTY");
     }
-    putchar('\n');
+    cli_printf(stdout, "\n");
 }
 
 static void shell_abstained(shell *sh, const recall_result *r)
@@ -101,10 +101,20 @@ static void shell_abstained(shell *sh, const recall_result *r)
         cli_printf(stdout, "  %s\n", r->no_candidates_why);
         return;
     }
-    cli_printf(stdout,
-               "  floor: %s.\n  best cosine %.3f vs %.2f; entities named %d; unknown words %d\n",
-               r->floor_rule, r->floor_best_value, r->floor_threshold, r->floor_named,
-               r->floor_unknown_terms);
+    char what[sizeof r->floor_no_support + sizeof r->floor_unheld + 64];
+    snprintf(what, sizeof what, "  %s%s%s", r->floor_no_support,
+             r->floor_unheld[0] ? "; no candidate holds: " : "", r->floor_unheld);
+    vrow l; /* the query's own words: filtered like stored text */
+    vrow_init(&l, sh->width);
+    vrow_stored(&l, ROLE_normal, what, strlen(what));
+    shell_print(&l);
+    vrow_free(&l);
+    cli_printf(
+        stdout,
+        "  floor: %s.\n  best predicate coverage %.3f vs %.2f; best remainder cosine %.3f vs "
+        "%.2f\n",
+        r->floor_rule, r->floor_best_coverage, r->floor_lexical, r->floor_best_value,
+        r->floor_threshold);
     for (size_t i = 0; i < r->n_misses; i++) {
         char rank[32];
         snprintf(rank, sizeof rank, "m%zu", i + 1);
@@ -358,11 +368,11 @@ static unsigned char shell_complete(EditLine *el, int ch)
     }
     if (matches == 0)
         return CC_ERROR;
-    putchar('\n');
+    cli_printf(stdout, "\n");
     for (size_t k = 0; k < SHELL_N_NAMES; k++)
         if (strncmp(shell_names[k], li->buffer, len) == 0)
             cli_printf(stdout, "%s  ", shell_names[k]);
-    putchar('\n');
+    cli_printf(stdout, "\n");
     return CC_REDISPLAY;
 }
 

@@ -173,12 +173,17 @@ static void view_banner(const view_model *vm, vlist *list)
         view_wrap_into(list, ROLE_abstain_text, text);
         return;
     }
+    char held[300] = "";
+    if (r->floor_unheld[0])
+        snprintf(held, sizeof held, " No candidate holds: %s.", r->floor_unheld);
+    snprintf(text, sizeof text, "Nothing about %s.%s",
+             r->floor_no_support[0] ? r->floor_no_support + strlen("nothing about ") : "?", held);
+    view_wrap_into(list, ROLE_abstain_text, text);
     snprintf(text, sizeof text,
-             "%zu candidates, none with evidence. Floor rule: %s. Best "
-             "cosine %.3f vs threshold %.2f; entities of the store named: %d; query words "
-             "the store has never seen: %d.",
-             r->candidates, r->floor_rule ? r->floor_rule : "?", r->floor_best_value,
-             r->floor_threshold, r->floor_named, r->floor_unknown_terms);
+             "%zu candidates, none with evidence. Floor rule: %s. Best predicate coverage "
+             "%.3f vs %.2f; best remainder cosine %.3f vs %.2f.",
+             r->candidates, r->floor_rule ? r->floor_rule : "?", r->floor_best_coverage,
+             r->floor_lexical, r->floor_best_value, r->floor_threshold);
     view_wrap_into(list, ROLE_abstain_text, text);
 }
 

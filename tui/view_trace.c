@@ -87,15 +87,11 @@ static void vfmt_adjustments(vrow *out, int max, int *n, const recall_result *r,
 
 static void vfmt_floor_row(vrow *l, const recall_result *r, const recall_hit *h)
 {
+    (void)r;
     vrow_addf(l, ROLE_trace_label, "%-*s", TW_NAME, "floor");
     if (!h->passed_by) {
         vrow_add(l, ROLE_floor_cut, "cut");
-        vrow_addf(l, ROLE_normal,
-                  ": names nothing the query names, cosine %.3f < %.2f, %s, "
-                  "not pinned, no edge to a passing memory",
-                  h->cosine, r->floor_threshold,
-                  r->floor_unknown_terms ? "query words unknown to the store"
-                                         : "no query word in it");
+        vrow_addf(l, ROLE_normal, ": %s; not pinned, no edge to a passing memory", h->floor_why);
         return;
     }
     vrow_addf(l, ROLE_floor_pass, "passed by %s", h->passed_by);
@@ -103,7 +99,7 @@ static void vfmt_floor_row(vrow *l, const recall_result *r, const recall_hit *h)
         vrow_add(l, ROLE_normal, " via ");
         vrow_stored(l, ROLE_normal, h->associated, strlen(h->associated));
     }
-    vrow_addf(l, ROLE_normal, "  (cosine %.3f vs %.2f)", h->cosine, r->floor_threshold);
+    vrow_addf(l, ROLE_normal, "  (%s)", h->floor_why);
 }
 
 int vfmt_trace(vrow *out, int max, const recall_result *r, const recall_hit *h)

@@ -1,0 +1,95 @@
+/* floor-test.c - the evidence floor's rules (engine/floor.c) on hand-made
+ * numbers: naming the speaker is not evidence; a predicate word, the words
+ * of the memories joined to it, the remainder's cosine, the date the query
+ * names and a pin each pass, and say so with their numbers; a query with no
+ * predicate; a query naming nothing the store knows; a question asking for a
+ * name or a number that the memory does not hold. Links only libcore. */
+#include <string.h>
+
+#include "engine/engine_int.h"
+#include "tests/tap.h"
+
+/* floor_judge on hand-made numbers: each rule, and what it says. */
+static void test_floor_rules(void)
+{
+    char why[160];
+    /* Caroline's own turn, with no word of the predicate and a low cosine */
+    floor_in in = {.names_subject = 1,
+                   .names_known = 1,
+                   .n_pred = 2,
+                   .pred_coverage = 0,
+                   .context_coverage = 0,
+                   .lexical_min = 0.23,
+                   .rcosine = 0.10,
+                   .cosine_min = 0.28,
+                   .pred_known = 1};
+    ok(floor_judge(&in, why, sizeof why) == NULL &&
+           strstr(why, "naming the speaker is not evidence"),
+       "spoken by the named speaker, nothing of the predicate: cut (%s)", why);
+    in.pred_coverage = in.context_coverage = 0.40;
+    is_str(floor_judge(&in, why, sizeof why), "lexical",
+           "a predicate word's idf share 0.40 >= 0.23");
+    ok(strstr(why, "0.400 >= 0.23") != NULL, "the rule states its numbers (%s)", why);
+    in.pred_coverage = 0.10;
+    is_str(floor_judge(&in, why, sizeof why), "context",
+           "only with its neighbours' words: context");
+    in.pred_coverage = in.context_coverage = 0;
+    in.rcosine = 0.30;
+    is_str(floor_judge(&in, why, sizeof why), "semantic", "remainder cosine 0.30 >= 0.28");
+    in.rcosine = 0.10;
+    in.has_date = in.on_date = 1;
+    is_str(floor_judge(&in, why, sizeof why), "temporal", "on the date the query names");
+    in.pred_known = 0;
+    ok(floor_judge(&in, why, sizeof why) == NULL,
+       "on the date, but a predicate word the store never holds: cut");
+    in.pinned = 1;
+    is_str(floor_judge(&in, why, sizeof why), "pinned", "pinned passes whatever else");
+    floor_in only = {.names_subject = 1,
+                     .names_known = 1,
+                     .n_pred = 0,
+                     .lexical_min = 0.23,
+                     .cosine_min = 0.28,
+                     .pred_known = 1};
+    is_str(floor_judge(&only, why, sizeof why), "subject",
+           "a query with no predicate and no date asks only about its subject");
+    only.has_date = 1;
+    ok(floor_judge(&only, why, sizeof why) == NULL,
+       "with a date, the date is the predicate: the subject alone is not enough");
+    floor_in ask = {.names_subject = 1,
+                    .names_known = 1,
+                    .n_pred = 1,
+                    .pred_coverage = 1,
+                    .context_coverage = 1,
+                    .lexical_min = 0.23,
+                    .rcosine = 0.5,
+                    .cosine_min = 0.28,
+                    .pred_known = 1,
+                    .asks_name = 1};
+    ok(floor_judge(&ask, why, sizeof why) == NULL && strstr(why, "asks for a name"),
+       "asks for a name; every word in it, but no name in it or its neighbours: cut (%s)", why);
+    ask.holds_name = 1;
+    is_str(floor_judge(&ask, why, sizeof why), "lexical", "the same holding a name: lexical");
+    ask.asks_name = ask.holds_name = 0;
+    ask.asks_number = 1;
+    ok(floor_judge(&ask, why, sizeof why) == NULL && strstr(why, "asks for a number"),
+       "asks how many, no number: cut");
+    ask.pinned = 1;
+    is_str(floor_judge(&ask, why, sizeof why), "pinned", "pinned passes even so");
+    floor_in off = {.n_pred = 2,
+                    .pred_coverage = 0.5,
+                    .context_coverage = 0.5,
+                    .lexical_min = 0.23,
+                    .rcosine = 0.1,
+                    .cosine_min = 0.28};
+    ok(floor_judge(&off, why, sizeof why) == NULL && strstr(why, "names nothing the store knows"),
+       "names nothing the store knows and a word it never holds: overlap is no evidence");
+    off.pred_known = 1;
+    is_str(floor_judge(&off, why, sizeof why), "lexical",
+           "the same with every word known: lexical");
+}
+
+int main(void)
+{
+    test_floor_rules();
+    return done_testing();
+}

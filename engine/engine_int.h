@@ -14,13 +14,17 @@
 typedef struct vcache vcache;         /* exact vectors read on demand (vectors.c) */
 typedef struct term_cache term_cache; /* document counts of terms (terms.c) */
 typedef struct snap_adj snap_adj;     /* one memory's edges (edges.c) */
+typedef struct time_index time_index; /* memories by day (ch_temporal.c) */
 
 /* What recall works out once per snapshot, when it is first needed. */
 typedef struct snapshot_lazy {
     uint8_t *time_marks; /* [n] content says when (ch_temporal.c), or NULL */
     term_cache *terms;   /* document counts asked so far, or NULL */
     snap_adj **adj;      /* [n] edges read so far (edges.c), or NULL */
+    time_index *by_day;  /* memories sorted by the day of `when`, or NULL */
 } snapshot_lazy;
+
+void time_index_free(time_index *t);
 
 /* Memories are addressed by index 0..n-1 (ascending rid). Built once per
  * store version; read-only afterwards (but for the cache of exact vectors). */

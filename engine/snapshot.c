@@ -500,6 +500,7 @@ void snapshot_free(snapshot *sn)
         free(sn->lazy->time_marks);
         term_cache_free(sn->lazy->terms);
         snapshot_edges_free(sn->lazy, sn->n);
+        time_index_free(sn->lazy->by_day);
         free(sn->lazy);
     }
     free(sn->rid);

@@ -5,7 +5,12 @@
  *    product vectors_idot gives on each memory's int8 form as the store
  *    keeps it, for every memory of random stores (sizes around the block
  *    size, memories without a vector, dense, sparse and zero vectors), and
- *    a block's cap bounds every estimate and bound of the block.
+ *    a block's cap bounds every estimate and bound of the block;
+ *  - temporal: the date list found through the memories sorted by day
+ *    equals a linear pass over every memory (the channel's rule, written
+ *    out here), for random dates with and without a year, random bm25
+ *    lists and top-N, on stores whose days span a few years (counting
+ *    sort) or centuries (qsort, more than 64 years).
  *
  * Builds its stores with store_put and store_put_vector in one temporary
  * directory that it removes at the end. Links only libcore. */
@@ -136,8 +141,9 @@ static void check_dots(store *s, const snapshot *sn, const char *name)
             }
         }
     }
-    ok(codes_differ == 0, "%s: every code in the dimension-major layout is the store's (%zu differ)",
-       name, codes_differ);
+    ok(codes_differ == 0,
+       "%s: every code in the dimension-major layout is the store's (%zu differ)", name,
+       codes_differ);
     ok(compared == 10 * sn->n && dots_differ == 0,
        "%s: %zu dot products over non-zero dimensions equal the full int8 scan (%zu differ)", name,
        compared, dots_differ);
@@ -162,8 +168,9 @@ static void test_put_order(void)
         return;
     }
     int8_t *want = calloc(sn.n * (size_t)sn.dim, 1);
-    static const size_t order[] = {VEC_BLOCK + 5, 3, VEC_BLOCK + 4, 2 * VEC_BLOCK, 4, 0,
-                                   3 * VEC_BLOCK + 6, VEC_BLOCK + 5, 2 * VEC_BLOCK + 1};
+    static const size_t order[] = {
+        VEC_BLOCK + 5,    3, VEC_BLOCK + 4, 2 * VEC_BLOCK, 4, 0, 3 * VEC_BLOCK + 6, VEC_BLOCK + 5,
+        2 * VEC_BLOCK + 1};
     for (size_t k = 0; want && k < 2 * (sizeof order / sizeof *order); k++) {
         size_t i = order[k % (sizeof order / sizeof *order)];
         if (k == sizeof order / sizeof *order)
@@ -218,6 +225,176 @@ static void test_semantic_scan(void)
     }
 }
 
+/* ---- temporal --------------------------------------------------------------- */
+
+#define WINDOW 45 /* ch_temporal.c TEMPORAL_WINDOW */
+#define LIMIT 100 /* TEMPORAL_LIMIT */
+
+/* n memories created on random days of years [y0, y1], some with an event
+ * time instead. */
+static store *dated_store(const char *name, size_t n, int y0, int y1)
+{
+    store *s = NULL;
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = store_open(tpath(name), 0, &s, &err);
+    if (!st)
+        st = store_begin(s, &err);
+    for (size_t i = 0; !st && i < n; i++) {
+        store_memory m;
+        store_memory_init(&m);
+        char text[64], created[32], event[32];
+        snprintf(text, sizeof text, "memory %zu", i);
+        snprintf(created, sizeof created, "%04d-%02u-%02uT%02u:00:00Z",
+                 y0 + (int)rnd((unsigned)(y1 - y0 + 1)), 1 + rnd(12), 1 + rnd(28), rnd(24));
+        snprintf(event, sizeof event, "%04d-%02u-%02uT10:00:00Z",
+                 y0 + (int)rnd((unsigned)(y1 - y0 + 1)), 1 + rnd(12), 1 + rnd(28));
+        m.content = strdup(text);
+        m.created_at = strdup(created);
+        m.event_time = rnd(5) == 0 ? strdup(event) : NULL;
+        st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+        store_memory_clear(&m);
+    }
+    if (!st)
+        st = store_end(s, &err);
+    if (st) {
+        diag("building %s: %s", name, err.msg);
+        store_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+static int64_t ref_day(int64_t ts)
+{
+    return ts >= 0 ? ts / 86400 : -((-ts + 86399) / 86400);
+}
+
+static int64_t ref_distance(int64_t o, int64_t s, int64_t e)
+{
+    return o > e ? o - e : o < s ? 2 * (s - o) : 0;
+}
+
+/* The rule of the date list, over every memory: distance to the nearest
+ * date (a date without a year tried in each year of the store, the first 64
+ * distinct years in index order), within WINDOW, raw = -distance -
+ * bm25 rank / 1000 (999 when absent). */
+static void ref_date_list(const snapshot *sn, const query *q, const ranked_list *bm, size_t keep,
+                          ranked_list *out)
+{
+    int years[64], ny = 0;
+    for (size_t i = 0; i < sn->n && ny < 64; i++) {
+        int y, seen = 0;
+        unsigned m, d;
+        dates_civil_from_days(ref_day(sn->when[i]), &y, &m, &d);
+        for (int k = 0; k < ny; k++)
+            seen |= years[k] == y;
+        if (!seen)
+            years[ny++] = y;
+    }
+    for (size_t i = 0; i < sn->n; i++) {
+        int64_t o = ref_day(sn->when[i]), best = INT64_MAX;
+        for (int k = 0; k < q->n_dates; k++) {
+            const date_range *dr = &q->dates[k];
+            int64_t s = ref_day(dr->start), e = ref_day(dr->end) - 1;
+            int y0, y1;
+            unsigned m0, d0, m1, d1;
+            dates_civil_from_days(s, &y0, &m0, &d0);
+            dates_civil_from_days(e, &y1, &m1, &d1);
+            for (int t = 0; t < (dr->no_year && ny ? ny : 1); t++) {
+                int shift = dr->no_year && ny ? years[t] - y0 : 0;
+                int64_t v = ref_distance(o, dates_days_from_civil(y0 + shift, m0, d0),
+                                         dates_days_from_civil(y1 + shift, m1, d1));
+                best = v < best ? v : best;
+            }
+        }
+        if (best > WINDOW)
+            continue;
+        int r = ranked_rank(bm, (uint32_t)i);
+        ranked_push(out, (uint32_t)i, -(double)best - (r ? r : 999) / 1000.0);
+    }
+    ranked_finish(out, sn, keep);
+}
+
+/* A random date range of 1 to 90 days in years [y0, y1], some without a
+ * year, some empty (end = start). */
+static date_range random_date(int y0, int y1)
+{
+    int64_t s =
+        dates_days_from_civil(y0 + (int)rnd((unsigned)(y1 - y0 + 1)), 1 + rnd(12), 1 + rnd(28));
+    int64_t len = rnd(8) == 0 ? 0 : 1 + rnd(90);
+    date_range d = {0};
+    d.start = s * 86400;
+    d.end = (s + len) * 86400;
+    d.no_year = rnd(2);
+    return d;
+}
+
+static void check_dates(store *s, const snapshot *sn, int y0, int y1, const char *name)
+{
+    size_t differ = 0, listed = 0;
+    for (int t = 0; t < 60; t++) {
+        query q = {0};
+        q.n_dates = 1 + (int)rnd(3);
+        for (int k = 0; k < q.n_dates; k++)
+            q.dates[k] = random_date(y0 - 1, y1 + 1);
+        ranked_list lists[CH_COUNT] = {0};
+        for (size_t r = 0, n = rnd(250); r < n && sn->n; r++)
+            ranked_push(&lists[CH_BM25], rnd((unsigned)sn->n), 100.0 - (double)r);
+        size_t top_n = 10 + rnd(200);
+        channel_ctx c = {0};
+        c.s = s;
+        c.sn = sn;
+        c.q = &q;
+        c.top_n = top_n;
+        c.lists = lists;
+        ranked_list got = {0}, want = {0};
+        const char *note = NULL;
+        ms_error err;
+        ms_error_clear(&err);
+        ms_status st = ch_temporal_ops.produce(&c, &got, &note, &err);
+        ref_date_list(sn, &q, &lists[CH_BM25], top_n < LIMIT ? top_n : LIMIT, &want);
+        int same = !st && got.n == want.n;
+        for (size_t k = 0; same && k < got.n; k++)
+            same = got.v[k].idx == want.v[k].idx && got.v[k].raw == want.v[k].raw;
+        differ += !same;
+        listed += want.n;
+        ranked_free(&got);
+        ranked_free(&want);
+        ranked_free(&lists[CH_BM25]);
+    }
+    ok(differ == 0 && listed > 0,
+       "%s: 60 date lists through the day index equal a pass over every memory (%zu differ, "
+       "%zu memories listed)",
+       name, differ, listed);
+}
+
+static void test_temporal_index(void)
+{
+    static const struct {
+        size_t n;
+        int y0, y1;
+    } cases[] = {{1, 2023, 2023}, {700, 2023, 2024}, {3000, 1990, 2024}, {2000, 1800, 2100}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char name[64], file[64];
+        snprintf(name, sizeof name, "n=%zu %d-%d", cases[c].n, cases[c].y0, cases[c].y1);
+        snprintf(file, sizeof file, "dated-%zu.db", c);
+        store *s = dated_store(file, cases[c].n, cases[c].y0, cases[c].y1);
+        ms_error err;
+        ms_error_clear(&err);
+        snapshot *sn = NULL;
+        if (!s || store_read_begin(s, &err) || snapshot_load(s, &sn, &err)) {
+            ok(0, "%s: store and snapshot (%s)", name, err.msg);
+            store_close(s);
+            continue;
+        }
+        check_dates(s, sn, cases[c].y0, cases[c].y1, name);
+        snapshot_free(sn);
+        store_end(s, NULL);
+        store_close(s);
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -226,6 +403,7 @@ int main(void)
     }
     test_put_order();
     test_semantic_scan();
+    test_temporal_index();
     remove_tmpdir();
     return done_testing();
 }

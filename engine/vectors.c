@@ -160,23 +160,54 @@ int vectors_alloc(snapshot *sn, size_t n, int dim)
     return sn->qv && sn->q_scale && sn->q_resid && sn->q_norm && sn->blk_max && sn->stage ? 0 : -1;
 }
 
-/* The staged block, memory by memory, into its place by dimension: in
- * tiles of 32 x 32 codes, so reads and writes both stay in a few cache
- * lines. */
+/* Transpose the 8 x 8 bytes of x (row r = x[r], byte c at bits 8c): 4-byte,
+ * then 2-byte, then 1-byte blocks swap across the diagonal. */
+static void transpose8(uint64_t x[8])
+{
+    for (int r = 0; r < 4; r++) {
+        uint64_t a = x[r], b = x[r + 4];
+        x[r] = (a & 0x00000000ffffffffull) | (b << 32);
+        x[r + 4] = (a >> 32) | (b & 0xffffffff00000000ull);
+    }
+    for (int r = 0; r < 8; r += (r & 1) ? 3 : 1) { /* 0, 1, 4, 5 */
+        uint64_t a = x[r], b = x[r + 2];
+        x[r] = (a & 0x0000ffff0000ffffull) | ((b & 0x0000ffff0000ffffull) << 16);
+        x[r + 2] = ((a >> 16) & 0x0000ffff0000ffffull) | (b & 0xffff0000ffff0000ull);
+    }
+    for (int r = 0; r < 8; r += 2) {
+        uint64_t a = x[r], b = x[r + 1];
+        x[r] = (a & 0x00ff00ff00ff00ffull) | ((b & 0x00ff00ff00ff00ffull) << 8);
+        x[r + 1] = ((a >> 8) & 0x00ff00ff00ff00ffull) | (b & 0xff00ff00ff00ff00ull);
+    }
+}
+
+/* The staged block, memory by memory, into its place by dimension: 8 x 8
+ * tiles of codes through 64-bit words, the dimensions past a multiple of 8
+ * one by one. */
 static void vectors_unstage(snapshot *sn)
 {
     if (sn->stage_blk == SIZE_MAX)
         return;
-    int dim = sn->dim;
-    int8_t *out = sn->qv + sn->stage_blk * (size_t)dim * VEC_BLOCK;
-    for (size_t k0 = 0; k0 < VEC_BLOCK; k0 += 32)
-        for (int d0 = 0; d0 < dim; d0 += 32) {
-            int d1 = d0 + 32 < dim ? d0 + 32 : dim;
-            for (size_t k = k0; k < k0 + 32; k++)
-                for (int d = d0; d < d1; d++)
-                    out[(size_t)d * VEC_BLOCK + k] = sn->stage[k * (size_t)dim + (size_t)d];
+    size_t dim = (size_t)sn->dim, d8 = dim & ~(size_t)7;
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    d8 = 0; /* transpose8 takes byte c of a word at bits 8c */
+#endif
+    int8_t *out = sn->qv + sn->stage_blk * dim * VEC_BLOCK;
+    for (size_t k0 = 0; k0 < VEC_BLOCK; k0 += 8) {
+        const int8_t *in = sn->stage + k0 * dim;
+        for (size_t d0 = 0; d0 < d8; d0 += 8) {
+            uint64_t x[8];
+            for (int r = 0; r < 8; r++)
+                memcpy(&x[r], in + (size_t)r * dim + d0, 8);
+            transpose8(x);
+            for (int c = 0; c < 8; c++)
+                memcpy(out + (d0 + (size_t)c) * VEC_BLOCK + k0, &x[c], 8);
         }
-    memset(sn->stage, 0, (size_t)dim * VEC_BLOCK);
+        for (size_t d = d8; d < dim; d++)
+            for (size_t r = 0; r < 8; r++)
+                out[d * VEC_BLOCK + k0 + r] = in[r * dim + d];
+    }
+    memset(sn->stage, 0, dim * VEC_BLOCK);
     sn->stage_blk = SIZE_MAX;
 }
 

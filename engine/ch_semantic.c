@@ -2,8 +2,9 @@
  * every stored vector of the active embedder (vectors are unit length, so
  * cosine is a dot product).
  *
- * One scan over the int8 forms of the vectors (vectors.c) estimates every
- * cosine with a bound on its error; only the memories whose bounds leave
+ * One scan over the int8 forms of the vectors (vectors.c), reading only the
+ * dimensions where the query's code is not 0, estimates every cosine with a
+ * bound on its error; only the memories whose bounds leave
  * them a chance of the top N are scored again with their exact vectors, so
  * the list and its scores are those of an exact scan.
  *
@@ -127,19 +128,30 @@ static double kth_lower(const maybe_list *l, size_t keep, ms_status *st, ms_erro
     return v;
 }
 
-/* Pass 1: every memory that may reach SEMANTIC_MIN, by its estimate. */
+/* Pass 1: every memory that may reach SEMANTIC_MIN, by its estimate. A
+ * block's bound (vectors_block_cap) passes over the memories that surely
+ * cannot before their norms are read; the margin covers the rounding of
+ * the two ways of computing it. */
 static ms_status estimate(const channel_ctx *c, maybe_list *l, ms_error *err)
 {
     const snapshot *sn = c->sn;
     int8_t codes[STORE_DIM_MAX];
+    uint16_t nz_dim[STORE_DIM_MAX];
+    int32_t dots[VEC_BLOCK];
     vec_query q;
-    vectors_query(c->q->qvec, sn->dim, codes, &q);
-    for (size_t i = 0; i < sn->n; i++) {
-        if (!sn->has_vec[i])
-            continue;
-        double bound, est = vectors_approx(sn, &q, i, &bound);
-        if (est + bound >= SEMANTIC_MIN && maybe_push(l, (uint32_t)i, est, bound))
-            return ms_fail(err, MS_NOMEM, "out of memory");
+    vectors_query(c->q->qvec, sn->dim, codes, nz_dim, &q);
+    const double lim = SEMANTIC_MIN - 1e-9;
+    for (size_t b = 0; b * VEC_BLOCK < sn->n; b++) {
+        double slope, cap = vectors_block_cap(sn, &q, b, &slope);
+        size_t m = vectors_block_dots(sn, &q, b, dots);
+        for (size_t k = 0; k < m; k++) {
+            size_t i = b * VEC_BLOCK + k;
+            if (slope * fabs((double)dots[k]) + cap < lim || !sn->has_vec[i])
+                continue;
+            double bound, est = vectors_estimate(sn, &q, i, dots[k], &bound);
+            if (est + bound >= SEMANTIC_MIN && maybe_push(l, (uint32_t)i, est, bound))
+                return ms_fail(err, MS_NOMEM, "out of memory");
+        }
     }
     return MS_OK;
 }

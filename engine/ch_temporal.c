@@ -57,12 +57,6 @@ static const char *health(const snapshot *sn, embedder *emb)
     return sn->n == 0 ? "store_empty" : NULL;
 }
 
-/* 1-based rank of each memory in the bm25 list (0 = absent). */
-static int bm25_rank(const channel_ctx *c, uint32_t i)
-{
-    return ranked_rank(&c->lists[CH_BM25], i);
-}
-
 /* Days from the range [s, e] (inclusive days) to day o, one-sided. */
 static int64_t distance(int64_t o, int64_t s, int64_t e)
 {
@@ -110,25 +104,267 @@ static int store_years(const snapshot *sn, int *years)
     return n;
 }
 
+/* ---- memories by day ------------------------------------------------------- */
+
+/* The memories sorted by the day of their `when` (ties by index) and the
+ * years store_years gives: built on a snapshot's first dated query, so a
+ * date costs binary searches and a pass over the memories near it. */
+struct time_index {
+    int64_t *day;  /* [n] ascending */
+    uint32_t *idx; /* [n] the memory of each */
+    int years[64];
+    int ny;
+};
+
+void time_index_free(time_index *t)
+{
+    if (!t)
+        return;
+    free(t->day);
+    free(t->idx);
+    free(t);
+}
+
+/* The first position whose day is >= day (n when none). */
+static size_t time_index_find(const time_index *t, size_t n, int64_t day)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->day[mid] < day)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Counting sort by day when the days span little more than n, else qsort
+ * of (day, index) pairs; both keep ties in index order. 0, or -1 when out
+ * of memory. */
+typedef struct day_pair {
+    int64_t day;
+    uint32_t idx;
+} day_pair;
+
+static int by_day(const void *a, const void *b)
+{
+    const day_pair *x = a, *y = b;
+    if (x->day != y->day)
+        return x->day < y->day ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int time_index_sort(const snapshot *sn, time_index *t)
+{
+    size_t n = sn->n;
+    int64_t lo = day_of(sn->when[0]), hi = lo;
+    for (size_t i = 1; i < n; i++) {
+        int64_t d = day_of(sn->when[i]);
+        lo = d < lo ? d : lo;
+        hi = d > hi ? d : hi;
+    }
+    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+    if (span <= 4 * (uint64_t)n + 4096) {
+        size_t *at = calloc((size_t)span + 1, sizeof *at);
+        if (!at)
+            return -1;
+        for (size_t i = 0; i < n; i++)
+            at[day_of(sn->when[i]) - lo + 1]++;
+        for (size_t k = 1; k <= span; k++)
+            at[k] += at[k - 1];
+        for (size_t i = 0; i < n; i++) {
+            int64_t d = day_of(sn->when[i]);
+            size_t p = at[d - lo]++;
+            t->day[p] = d;
+            t->idx[p] = (uint32_t)i;
+        }
+        free(at);
+        return 0;
+    }
+    day_pair *v = malloc(n * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (day_pair){day_of(sn->when[i]), (uint32_t)i};
+    qsort(v, n, sizeof *v, by_day);
+    for (size_t k = 0; k < n; k++) {
+        t->day[k] = v[k].day;
+        t->idx[k] = v[k].idx;
+    }
+    free(v);
+    return 0;
+}
+
+/* The distinct years of the sorted days, a binary search per year; past 64
+ * years store_years decides which 64. */
+static void time_index_years(const snapshot *sn, time_index *t)
+{
+    t->ny = 0;
+    for (size_t j = 0; j < sn->n;) {
+        if (t->ny == 64) {
+            t->ny = store_years(sn, t->years);
+            return;
+        }
+        int y;
+        unsigned m, d;
+        dates_civil_from_days(t->day[j], &y, &m, &d);
+        t->years[t->ny++] = y;
+        j = time_index_find(t, sn->n, dates_days_from_civil((int64_t)y + 1, 1, 1));
+    }
+}
+
+static ms_status time_index_get(const snapshot *sn, const time_index **out, ms_error *err)
+{
+    snapshot_lazy *lz = sn->lazy;
+    if (!lz->by_day) {
+        time_index *t = calloc(1, sizeof *t);
+        if (t) {
+            t->day = malloc((sn->n + 1) * sizeof *t->day);
+            t->idx = malloc((sn->n + 1) * sizeof *t->idx);
+        }
+        if (!t || !t->day || !t->idx || (sn->n && time_index_sort(sn, t))) {
+            time_index_free(t);
+            return ms_fail(err, MS_NOMEM, "out of memory");
+        }
+        time_index_years(sn, t);
+        lz->by_day = t;
+    }
+    *out = lz->by_day;
+    return MS_OK;
+}
+
+/* ---- the date list ------------------------------------------------------------ */
+
+/* Days [lo, hi]. */
+typedef struct day_span {
+    int64_t lo, hi;
+} day_span;
+
+static int by_lo(const void *a, const void *b)
+{
+    const day_span *x = a, *y = b;
+    return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Every day o with distance(o, s, e) <= TEMPORAL_WINDOW is in the span: after
+ * e up to the window, before s up to half of it (and e + 1 when e < s). */
+static day_span window_of(int64_t s, int64_t e)
+{
+    int64_t lo = s - TEMPORAL_WINDOW / 2;
+    return (day_span){lo < e + 1 ? lo : e + 1, e + TEMPORAL_WINDOW};
+}
+
+/* The spans of days within the window of some date of the query, as
+ * date_distance tries them (each of the store's years for a date named
+ * without one), sorted and merged; *n gets their number. NULL when out of
+ * memory. */
+static day_span *date_spans(const query *q, const int *years, int ny, size_t *n)
+{
+    day_span *v = malloc(((size_t)q->n_dates * (size_t)(ny > 0 ? ny : 1) + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    size_t k = 0;
+    for (int j = 0; j < q->n_dates; j++) {
+        const date_range *d = &q->dates[j];
+        int64_t s = day_of(d->start), e = day_of(d->end) - 1;
+        if (!d->no_year || ny == 0) {
+            v[k++] = window_of(s, e);
+            continue;
+        }
+        int y0, y1;
+        unsigned m0, d0, m1, d1;
+        dates_civil_from_days(s, &y0, &m0, &d0);
+        dates_civil_from_days(e, &y1, &m1, &d1);
+        for (int t = 0; t < ny; t++) {
+            int shift = years[t] - y0;
+            v[k++] = window_of(dates_days_from_civil(y0 + shift, m0, d0),
+                               dates_days_from_civil(y1 + shift, m1, d1));
+        }
+    }
+    qsort(v, k, sizeof *v, by_lo);
+    size_t m = 0;
+    for (size_t j = 0; j < k; j++) {
+        if (m > 0 && v[j].lo <= v[m - 1].hi)
+            v[m - 1].hi = v[j].hi > v[m - 1].hi ? v[j].hi : v[m - 1].hi;
+        else
+            v[m++] = v[j];
+    }
+    *n = m;
+    return v;
+}
+
+/* The bm25 list by memory index, for ranked_rank's answer by binary search. */
+typedef struct rank_of {
+    uint32_t idx;
+    int rank;
+} rank_of;
+
+static int by_idx(const void *a, const void *b)
+{
+    const rank_of *x = a, *y = b;
+    if (x->idx != y->idx)
+        return x->idx < y->idx ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* 1-based rank of memory i in v[n] (sorted by_idx), its first; 0 = absent. */
+static int rank_find(const rank_of *v, size_t n, uint32_t i)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].idx < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && v[lo].idx == i ? v[lo].rank : 0;
+}
+
+/* Memories within the window of the query's dates: only those of the days
+ * near them are looked at, each as a linear pass over every memory would
+ * (date_distance, its bm25 rank). */
 static ms_status date_list(const channel_ctx *c, ranked_list *out, ms_error *err)
 {
     const snapshot *sn = c->sn;
-    int years[64];
-    int ny = store_years(sn, years);
-    for (size_t i = 0; i < sn->n; i++) {
-        int64_t o = day_of(sn->when[i]), best = INT64_MAX;
-        for (int k = 0; k < c->q->n_dates; k++) {
-            int64_t v = date_distance(&c->q->dates[k], o, years, ny);
-            if (v < best)
-                best = v;
-        }
-        if (best > TEMPORAL_WINDOW)
-            continue;
-        int r = bm25_rank(c, (uint32_t)i);
-        double raw = -(double)best - (r ? r : 999) / 1000.0;
-        if (ranked_push(out, (uint32_t)i, raw))
-            return ms_fail(err, MS_NOMEM, "out of memory");
+    const time_index *t = NULL;
+    ms_status st = time_index_get(sn, &t, err);
+    if (st)
+        return st;
+    const ranked_list *bm = &c->lists[CH_BM25];
+    size_t n_spans = 0;
+    day_span *spans = date_spans(c->q, t->years, t->ny, &n_spans);
+    rank_of *ranks = malloc((bm->n + 1) * sizeof *ranks);
+    if (!spans || !ranks) {
+        free(spans);
+        free(ranks);
+        return ms_fail(err, MS_NOMEM, "out of memory");
     }
+    for (size_t r = 0; r < bm->n; r++)
+        ranks[r] = (rank_of){bm->v[r].idx, (int)r + 1};
+    qsort(ranks, bm->n, sizeof *ranks, by_idx);
+    for (size_t k = 0; !st && k < n_spans; k++) {
+        for (size_t j = time_index_find(t, sn->n, spans[k].lo);
+             !st && j < sn->n && t->day[j] <= spans[k].hi; j++) {
+            int64_t o = t->day[j], best = INT64_MAX;
+            for (int q = 0; q < c->q->n_dates; q++) {
+                int64_t v = date_distance(&c->q->dates[q], o, t->years, t->ny);
+                if (v < best)
+                    best = v;
+            }
+            if (best > TEMPORAL_WINDOW)
+                continue;
+            int r = rank_find(ranks, bm->n, t->idx[j]);
+            double raw = -(double)best - (r ? r : 999) / 1000.0;
+            if (ranked_push(out, t->idx[j], raw))
+                st = ms_fail(err, MS_NOMEM, "out of memory");
+        }
+    }
+    free(spans);
+    free(ranks);
+    if (st)
+        return st;
     size_t keep = c->top_n < TEMPORAL_LIMIT ? c->top_n : TEMPORAL_LIMIT;
     ranked_finish(out, sn, keep);
     return MS_OK;

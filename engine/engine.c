@@ -1154,18 +1154,22 @@ const char *engine_query_type(engine *e, const char *text)
 
 /* ---- health -------------------------------------------------------------------- */
 
-ms_status engine_health_get(engine *e, engine_health *h, ms_error *err)
+/* Channel health and counts; the counts are store_count's when full, else
+ * only the memories, which the snapshot holds. */
+static ms_status health_fill(engine *e, engine_health *h, int full, ms_error *err)
 {
     memset(h, 0, sizeof *h);
     ms_status st = store_read_begin(e->s, err);
     if (st)
         return st;
     st = refresh(e, err);
-    if (!st)
+    if (!st && full)
         st = store_count(e->s, &h->counts, err);
     store_end(e->s, NULL);
     if (st)
         return st;
+    if (!full)
+        h->counts.memories = (int64_t)e->sn->n;
     for (int c = 0; c < CH_COUNT; c++) {
         h->ch[c].reason = channels[c]->health(e->sn, e->emb);
         h->ch[c].active = h->ch[c].reason == NULL;
@@ -1176,6 +1180,16 @@ ms_status engine_health_get(engine *e, engine_health *h, ms_error *err)
     h->store_embedder_id = e->sn->vec_embedder;
     h->vectors_missing = (int64_t)e->sn->n - (int64_t)e->sn->n_vec;
     return MS_OK;
+}
+
+ms_status engine_health_get(engine *e, engine_health *h, ms_error *err)
+{
+    return health_fill(e, h, 1, err);
+}
+
+ms_status engine_health_brief(engine *e, engine_health *h, ms_error *err)
+{
+    return health_fill(e, h, 0, err);
 }
 
 /* ---- reranking and feedback -------------------------------------------------- */

@@ -254,6 +254,10 @@ typedef struct engine_health {
 } engine_health;
 
 ms_status engine_health_get(engine *e, engine_health *h, ms_error *err);
+/* The same but of the counts only counts.memories (the others 0), from the
+ * snapshot: what the browser's status bar shows, without store_count's
+ * joins over links, edges and vectors (seconds at a million memories). */
+ms_status engine_health_brief(engine *e, engine_health *h, ms_error *err);
 char *engine_health_json(const engine_health *h);
 
 /* ---- identity ---------------------------------------------------------- */

@@ -14,13 +14,17 @@
 typedef struct vcache vcache;         /* exact vectors read on demand (vectors.c) */
 typedef struct term_cache term_cache; /* document counts of terms (terms.c) */
 typedef struct snap_adj snap_adj;     /* one memory's edges (edges.c) */
+typedef struct time_index time_index; /* memories by day (ch_temporal.c) */
 
 /* What recall works out once per snapshot, when it is first needed. */
 typedef struct snapshot_lazy {
     uint8_t *time_marks; /* [n] content says when (ch_temporal.c), or NULL */
     term_cache *terms;   /* document counts asked so far, or NULL */
     snap_adj **adj;      /* [n] edges read so far (edges.c), or NULL */
+    time_index *by_day;  /* memories sorted by the day of `when`, or NULL */
 } snapshot_lazy;
+
+void time_index_free(time_index *t);
 
 /* Memories are addressed by index 0..n-1 (ascending rid). Built once per
  * store version; read-only afterwards (but for the cache of exact vectors). */
@@ -50,9 +54,13 @@ typedef struct snapshot {
     uint8_t *sup_by;
     int64_t newest; /* the latest `when` of the profile */
     /* vectors */
-    int dim;                            /* 0 when none */
-    int8_t *qv;                         /* [n * dim] int8 forms (store_qvec); 0 without a vector */
+    int dim;    /* 0 when none */
+    int8_t *qv; /* int8 forms (store_qvec), dimension-major by block of VEC_BLOCK memories:
+                   code d of memory i at vectors_code_at(sn, i, d); 0 without a vector */
     double *q_scale, *q_resid, *q_norm; /* [n] of each int8 form */
+    double *blk_max;                    /* [3 * blocks] largest q_scale, q_resid, q_norm of each */
+    int8_t *stage;                      /* while loading: one block memory-major (vectors_put) */
+    size_t stage_blk;                   /* the block staged, SIZE_MAX when none */
     uint8_t *has_vec;                   /* [n] */
     size_t n_vec;
     char *vec_embedder;  /* who made them */
@@ -97,21 +105,53 @@ void vcache_free(vcache *c);
  * cannot be read. Valid until the next call. */
 const float *snapshot_vector(const snapshot *sn, size_t i);
 
+/* The int8 forms are kept by block of VEC_BLOCK memories (indices
+ * b * VEC_BLOCK ..), and within a block by dimension: the codes of one
+ * dimension for the block's memories are VEC_BLOCK adjacent bytes. A scan
+ * reads only the dimensions where the query's code is not 0. */
+#define VEC_BLOCK 512
+
+/* Room for the int8 forms of n memories of dim dimensions (sn->qv, the
+ * norms and the block maxima), all 0; -1 when out of memory. */
+int vectors_alloc(snapshot *sn, size_t n, int dim);
+/* Keep v as memory i's int8 form (dim == sn->dim, i < sn->n). Fastest in
+ * ascending i; any order works. Call vectors_done after the last. */
+void vectors_put(snapshot *sn, size_t i, const store_qvec *v);
+/* Every form put is in place (sn->qv); the staging buffer is freed. */
+void vectors_done(snapshot *sn);
+/* Code d of memory i's int8 form. */
+int8_t vectors_code_at(const snapshot *sn, size_t i, int d);
+
 /* A query vector's int8 form and what its error bounds need. */
 typedef struct vec_query {
-    const int8_t *q; /* [dim] codes (the caller's buffer) */
-    double scale;    /* q ~= scale * codes */
-    double resid;    /* ||q - scale * codes|| */
-    double norm;     /* ||q|| */
-    double gamma;    /* relative rounding of the exact float dot product */
+    const int8_t *q;  /* [dim] codes (the caller's buffer) */
+    double scale;     /* q ~= scale * codes */
+    double resid;     /* ||q - scale * codes|| */
+    double norm;      /* ||q|| */
+    double gamma;     /* relative rounding of the exact float dot product */
+    int nz;           /* dimensions whose code is not 0 */
+    uint16_t *nz_dim; /* [nz] those dimensions, ascending (the caller's buffer) */
 } vec_query;
 
-void vectors_query(const float *qvec, int dim, int8_t *codes, vec_query *out);
+/* The int8 form of qvec[dim] into codes[dim], and the list of its non-zero
+ * dimensions into nz_dim[dim] (both the caller's buffers). */
+void vectors_query(const float *qvec, int dim, int8_t *codes, uint16_t *nz_dim, vec_query *out);
 
-/* The int8 estimate of the cosine of q with memory i (which has a vector);
- * *bound gets e with |exact cosine - estimate| <= e, where "exact" is
- * semantic_cosine's value. */
-double vectors_approx(const snapshot *sn, const vec_query *q, size_t i, double *bound);
+/* The integer dot products of the query's codes with the int8 forms of the
+ * memories of block b, dots[k] for memory b * VEC_BLOCK + k (0 for one
+ * without a vector); reads only the query's non-zero dimensions. Returns
+ * how many memories the block has (VEC_BLOCK, fewer in the last). */
+size_t vectors_block_dots(const snapshot *sn, const vec_query *q, size_t b, int32_t *dots);
+
+/* For every memory i of block b: estimate + bound <= *slope * max(dot, 0)
+ * + return value, with estimate and bound those of vectors_estimate. */
+double vectors_block_cap(const snapshot *sn, const vec_query *q, size_t b, double *slope);
+
+/* The int8 estimate of the cosine of q with memory i (which has a vector),
+ * from dot, the integer dot product of their codes; *bound gets e with
+ * |exact cosine - estimate| <= e, where "exact" is semantic_cosine's value. */
+double vectors_estimate(const snapshot *sn, const vec_query *q, size_t i, int32_t dot,
+                        double *bound);
 
 /* Dot product of two int8 vectors. */
 int32_t vectors_idot(const int8_t *a, const int8_t *b, int dim);

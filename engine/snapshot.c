@@ -311,10 +311,7 @@ static int load_vector(void *p, const store_qvec *v, int dim)
     long i = snapshot_find(sn, v->rid);
     if (i < 0 || dim != sn->dim)
         return 0;
-    memcpy(sn->qv + (size_t)i * (size_t)dim, v->q, (size_t)dim);
-    sn->q_scale[i] = v->scale;
-    sn->q_resid[i] = v->resid;
-    sn->q_norm[i] = v->qnorm;
+    vectors_put(sn, (size_t)i, v);
     sn->has_vec[i] = 1;
     sn->n_vec++;
     return 0;
@@ -340,15 +337,14 @@ static ms_status load_vectors(store *s, snapshot *sn, ms_error *err)
                  "store vectors from %s, %d-d; no query embedder for that model - see "
                  "docs/EMBEDDERS.md",
                  id, dim);
-    sn->qv = calloc(sn->n * (size_t)dim, 1);
-    sn->q_scale = calloc(sn->n, sizeof *sn->q_scale);
-    sn->q_resid = calloc(sn->n, sizeof *sn->q_resid);
-    sn->q_norm = calloc(sn->n, sizeof *sn->q_norm);
+    int lacking = vectors_alloc(sn, sn->n, dim);
     sn->exact = vcache_new(dim, sn->n);
-    if (!sn->qv || !sn->q_scale || !sn->q_resid || !sn->q_norm || !sn->exact || !sn->vec_embedder)
+    if (lacking || !sn->exact || !sn->vec_embedder)
         return ms_fail(err, MS_NOMEM, "out of memory loading vectors (%zu x %d)", sn->n, dim);
     struct vec_ctx c = {sn};
-    return store_scan_qvectors(s, load_vector, &c, err);
+    ms_status st = store_scan_qvectors(s, load_vector, &c, err);
+    vectors_done(sn);
+    return st;
 }
 
 /* Only whether there are any: each memory's edges are read when first
@@ -569,6 +565,7 @@ void snapshot_free(snapshot *sn)
         free(sn->lazy->time_marks);
         term_cache_free(sn->lazy->terms);
         snapshot_edges_free(sn->lazy, sn->n);
+        time_index_free(sn->lazy->by_day);
         free(sn->lazy);
     }
     free(sn->rid);
@@ -585,6 +582,8 @@ void snapshot_free(snapshot *sn)
     free(sn->q_scale);
     free(sn->q_resid);
     free(sn->q_norm);
+    free(sn->blk_max);
+    free(sn->stage);
     vcache_free(sn->exact);
     free(sn->has_vec);
     free(sn->vec_embedder);

@@ -12,6 +12,7 @@
 #include "engine_int.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,7 +113,7 @@ VEC_FAST int32_t vectors_idot(const int8_t *a, const int8_t *b, int dim)
     return s;
 }
 
-void vectors_query(const float *qvec, int dim, int8_t *codes, vec_query *out)
+void vectors_query(const float *qvec, int dim, int8_t *codes, uint16_t *nz_dim, vec_query *out)
 {
     store_qvec qv;
     store_quantize(qvec, dim, codes, &qv);
@@ -126,12 +127,167 @@ void vectors_query(const float *qvec, int dim, int8_t *codes, vec_query *out)
     /* the float dot product's own rounding: 8 partial sums of dim / 8
      * products each, then 3 additions (ch_semantic.c) */
     out->gamma = ((double)dim / 8 + 8) * 0x1p-24 * 1.01;
+    out->nz = 0;
+    out->nz_dim = nz_dim;
+    for (int j = 0; j < dim; j++)
+        if (codes[j])
+            nz_dim[out->nz++] = (uint16_t)j;
 }
 
-double vectors_approx(const snapshot *sn, const vec_query *q, size_t i, double *bound)
+/* ---- the dimension-major layout ------------------------------------------------ */
+
+static size_t vectors_blocks(size_t n)
 {
-    const int8_t *v = sn->qv + i * (size_t)sn->dim;
-    double a = q->scale * sn->q_scale[i] * (double)vectors_idot(q->q, v, sn->dim);
+    return (n + VEC_BLOCK - 1) / VEC_BLOCK;
+}
+
+/* The first code of dimension d in block b: VEC_BLOCK of them follow. */
+static const int8_t *vectors_column(const snapshot *sn, size_t b, int d)
+{
+    return sn->qv + (b * (size_t)sn->dim + (size_t)d) * VEC_BLOCK;
+}
+
+int vectors_alloc(snapshot *sn, size_t n, int dim)
+{
+    size_t blocks = vectors_blocks(n);
+    sn->qv = calloc(blocks * (size_t)dim * VEC_BLOCK, 1);
+    sn->q_scale = calloc(n, sizeof *sn->q_scale);
+    sn->q_resid = calloc(n, sizeof *sn->q_resid);
+    sn->q_norm = calloc(n, sizeof *sn->q_norm);
+    sn->blk_max = calloc(3 * blocks, sizeof *sn->blk_max);
+    sn->stage = calloc((size_t)dim * VEC_BLOCK, 1);
+    sn->stage_blk = SIZE_MAX;
+    return sn->qv && sn->q_scale && sn->q_resid && sn->q_norm && sn->blk_max && sn->stage ? 0 : -1;
+}
+
+/* Transpose the 8 x 8 bytes of x (row r = x[r], byte c at bits 8c): 4-byte,
+ * then 2-byte, then 1-byte blocks swap across the diagonal. */
+static void transpose8(uint64_t x[8])
+{
+    for (int r = 0; r < 4; r++) {
+        uint64_t a = x[r], b = x[r + 4];
+        x[r] = (a & 0x00000000ffffffffull) | (b << 32);
+        x[r + 4] = (a >> 32) | (b & 0xffffffff00000000ull);
+    }
+    for (int r = 0; r < 8; r += (r & 1) ? 3 : 1) { /* 0, 1, 4, 5 */
+        uint64_t a = x[r], b = x[r + 2];
+        x[r] = (a & 0x0000ffff0000ffffull) | ((b & 0x0000ffff0000ffffull) << 16);
+        x[r + 2] = ((a >> 16) & 0x0000ffff0000ffffull) | (b & 0xffff0000ffff0000ull);
+    }
+    for (int r = 0; r < 8; r += 2) {
+        uint64_t a = x[r], b = x[r + 1];
+        x[r] = (a & 0x00ff00ff00ff00ffull) | ((b & 0x00ff00ff00ff00ffull) << 8);
+        x[r + 1] = ((a >> 8) & 0x00ff00ff00ff00ffull) | (b & 0xff00ff00ff00ff00ull);
+    }
+}
+
+/* The staged block, memory by memory, into its place by dimension: 8 x 8
+ * tiles of codes through 64-bit words, the dimensions past a multiple of 8
+ * one by one. */
+static void vectors_unstage(snapshot *sn)
+{
+    if (sn->stage_blk == SIZE_MAX)
+        return;
+    size_t dim = (size_t)sn->dim, d8 = dim & ~(size_t)7;
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    d8 = 0; /* transpose8 takes byte c of a word at bits 8c */
+#endif
+    int8_t *out = sn->qv + sn->stage_blk * dim * VEC_BLOCK;
+    for (size_t k0 = 0; k0 < VEC_BLOCK; k0 += 8) {
+        const int8_t *in = sn->stage + k0 * dim;
+        for (size_t d0 = 0; d0 < d8; d0 += 8) {
+            uint64_t x[8];
+            for (int r = 0; r < 8; r++)
+                memcpy(&x[r], in + (size_t)r * dim + d0, 8);
+            transpose8(x);
+            for (int c = 0; c < 8; c++)
+                memcpy(out + (d0 + (size_t)c) * VEC_BLOCK + k0, &x[c], 8);
+        }
+        for (size_t d = d8; d < dim; d++)
+            for (size_t r = 0; r < 8; r++)
+                out[d * VEC_BLOCK + k0 + r] = in[r * dim + d];
+    }
+    memset(sn->stage, 0, dim * VEC_BLOCK);
+    sn->stage_blk = SIZE_MAX;
+}
+
+static void vectors_max(double *m, double v)
+{
+    if (v > *m)
+        *m = v;
+}
+
+void vectors_put(snapshot *sn, size_t i, const store_qvec *v)
+{
+    size_t b = i / VEC_BLOCK;
+    if (sn->stage && b != sn->stage_blk && (sn->stage_blk == SIZE_MAX || b > sn->stage_blk)) {
+        vectors_unstage(sn);
+        sn->stage_blk = b;
+    }
+    if (sn->stage && b == sn->stage_blk) { /* in order: a row of the block being staged */
+        memcpy(sn->stage + (i % VEC_BLOCK) * (size_t)sn->dim, v->q, (size_t)sn->dim);
+    } else { /* a block already in place: code by code */
+        int8_t *col = sn->qv + b * (size_t)sn->dim * VEC_BLOCK + i % VEC_BLOCK;
+        for (int d = 0; d < sn->dim; d++)
+            col[(size_t)d * VEC_BLOCK] = v->q[d];
+    }
+    sn->q_scale[i] = v->scale;
+    sn->q_resid[i] = v->resid;
+    sn->q_norm[i] = v->qnorm;
+    double *m = sn->blk_max + 3 * b;
+    vectors_max(&m[0], fabs(v->scale));
+    vectors_max(&m[1], v->resid);
+    vectors_max(&m[2], v->qnorm);
+}
+
+void vectors_done(snapshot *sn)
+{
+    vectors_unstage(sn);
+    free(sn->stage);
+    sn->stage = NULL;
+}
+
+int8_t vectors_code_at(const snapshot *sn, size_t i, int d)
+{
+    return vectors_column(sn, i / VEC_BLOCK, d)[i % VEC_BLOCK];
+}
+
+/* Four dimensions per pass over dots: a quarter of the loads and stores of
+ * the sums, and loops the compiler vectorises (widening multiply-adds). */
+VEC_FAST size_t vectors_block_dots(const snapshot *sn, const vec_query *q, size_t b, int32_t *dots)
+{
+    for (size_t k = 0; k < VEC_BLOCK; k++)
+        dots[k] = 0;
+    int j = 0;
+    for (; j + 4 <= q->nz; j += 4) {
+        const uint16_t *d = q->nz_dim + j;
+        const int8_t *c0 = vectors_column(sn, b, d[0]), *c1 = vectors_column(sn, b, d[1]);
+        const int8_t *c2 = vectors_column(sn, b, d[2]), *c3 = vectors_column(sn, b, d[3]);
+        int32_t w0 = q->q[d[0]], w1 = q->q[d[1]], w2 = q->q[d[2]], w3 = q->q[d[3]];
+        for (size_t k = 0; k < VEC_BLOCK; k++)
+            dots[k] += (w0 * c0[k] + w1 * c1[k]) + (w2 * c2[k] + w3 * c3[k]);
+    }
+    for (; j < q->nz; j++) {
+        const int8_t *c0 = vectors_column(sn, b, q->nz_dim[j]);
+        int32_t w0 = q->q[q->nz_dim[j]];
+        for (size_t k = 0; k < VEC_BLOCK; k++)
+            dots[k] += w0 * c0[k];
+    }
+    size_t first = b * VEC_BLOCK;
+    return sn->n - first < VEC_BLOCK ? sn->n - first : VEC_BLOCK;
+}
+
+double vectors_block_cap(const snapshot *sn, const vec_query *q, size_t b, double *slope)
+{
+    const double *m = sn->blk_max + 3 * b; /* largest |scale|, resid, qnorm */
+    *slope = fabs(q->scale) * m[0];
+    return q->norm * m[1] + q->resid * m[2] + q->gamma * q->norm * (m[2] + m[1]) + 1e-12;
+}
+
+double vectors_estimate(const snapshot *sn, const vec_query *q, size_t i, int32_t dot,
+                        double *bound)
+{
+    double a = q->scale * sn->q_scale[i] * (double)dot;
     /* |q.v - q'.v'| <= |q|.|v - v'| + |q - q'|.|v'|, plus the rounding of
      * the exact float computation, |q|.|v| gamma, with |v| <= |v'| + resid */
     double vn = sn->q_norm[i] + sn->q_resid[i];

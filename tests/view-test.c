@@ -359,6 +359,34 @@ static void test_recall_screen(view_model *vm, view_screen *s)
     free(text);
 }
 
+/* The status bar's count is the store's (store_count), without the browser
+ * asking store_count for it; it follows a memory added by another process. */
+static void test_status_count(view_model *vm, view_screen *s, store *st, const char *bin)
+{
+    ms_error err;
+    store_counts c[2] = {{0}};
+    for (int k = 0; k < 2; k++) {
+        if (k == 1) {
+            char cmd[2048];
+            snprintf(cmd, sizeof cmd,
+                     "'%s' add --db '%s' 'a note for the status bar count' >/dev/null", bin,
+                     tpath("demo.db"));
+            ok(system(cmd) == 0 && view_model_reload(vm, &err) == 0,
+               "another process adds a memory; the model reloads");
+        }
+        int counted = store_read_begin(st, &err) == MS_OK && store_count(st, &c[k], &err) == MS_OK;
+        store_end(st, NULL);
+        is_int(vm->memories, counted ? c[k].memories : -1,
+               "the status bar's count is store_count's");
+        char *text = layout_text(vm, s, 120, 50);
+        char want[64];
+        snprintf(want, sizeof want, " %lld mem ", (long long)c[k].memories);
+        ok(text && strstr(text, want), "the status bar shows '%s'", want);
+        free(text);
+    }
+    is_int(c[1].memories, c[0].memories + 1, "the count moved by the one memory added");
+}
+
 /* The ids of a direct recall with bm25 weighted 3. */
 static void test_whatif(view_model *vm, view_screen *s)
 {
@@ -546,6 +574,7 @@ static void test_model(void)
            engine_open(st, NULL, &e, &err) == MS_OK &&
            view_model_init(&vm, e, st, tpath("demo.db"), &err) == 0,
        "the model opens over the demo store");
+    test_status_count(&vm, &s, st, bin);
     test_recall_screen(&vm, &s);
     test_whatif(&vm, &s);
     test_pin_detail(&vm, &s);

@@ -51,7 +51,7 @@ int view_model_reload(view_model *vm, ms_error *err)
     struct stat sb;
     vm->db_bytes = stat(vm->db_path, &sb) == 0 ? (long long)sb.st_size : 0;
     engine_health h;
-    if (engine_health_get(vm->eng, &h, err))
+    if (engine_health_brief(vm->eng, &h, err))
         return -1;
     vm->memories = h.counts.memories;
     memcpy(vm->health, h.ch, sizeof vm->health);

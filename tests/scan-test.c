@@ -1,0 +1,409 @@
+/* scan-test.c - the snapshot's indexed scans give what the plain ones gave:
+ *
+ *  - semantic: the dimension-major int8 layout, scanned over the query's
+ *    non-zero dimensions only (vectors_block_dots), gives the integer dot
+ *    product vectors_idot gives on each memory's int8 form as the store
+ *    keeps it, for every memory of random stores (sizes around the block
+ *    size, memories without a vector, dense, sparse and zero vectors), and
+ *    a block's cap bounds every estimate and bound of the block;
+ *  - temporal: the date list found through the memories sorted by day
+ *    equals a linear pass over every memory (the channel's rule, written
+ *    out here), for random dates with and without a year, random bm25
+ *    lists and top-N, on stores whose days span a few years (counting
+ *    sort) or centuries (qsort, more than 64 years).
+ *
+ * Builds its stores with store_put and store_put_vector in one temporary
+ * directory that it removes at the end. Links only libcore. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine_int.h"
+#include "store/store.h"
+#include "tests/tap.h"
+
+static char tmpdir[] = "/tmp/memscope-scan-test-XXXXXX";
+#include "tests/testdir.h"
+
+static unsigned long long rng_state = 88172645463325252ull;
+
+static unsigned rnd(unsigned n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (unsigned)(rng_state % n);
+}
+
+/* A random vector of dim floats with about density permille non-zero (0:
+ * the zero vector), in [-1, 1]. */
+static void random_vector(float *v, int dim, unsigned density)
+{
+    for (int d = 0; d < dim; d++)
+        v[d] = rnd(1000) < density ? (float)((int)rnd(20001) - 10000) / 10000.0f : 0.0f;
+}
+
+/* A store at tmpdir/name with n memories, about 9 in 10 with a vector of
+ * dim dimensions. NULL (with a diagnostic) on failure. */
+static store *random_store(const char *name, size_t n, int dim)
+{
+    store *s = NULL;
+    ms_error err;
+    ms_error_clear(&err);
+    float *v = malloc((size_t)dim * sizeof *v);
+    ms_status st = v ? store_open(tpath(name), 0, &s, &err) : MS_NOMEM;
+    if (!st)
+        st = store_begin(s, &err);
+    if (!st)
+        st = store_set_embedder(s, "test:random", dim, &err);
+    for (size_t i = 0; !st && i < n; i++) {
+        store_memory m;
+        store_memory_init(&m);
+        char text[64];
+        snprintf(text, sizeof text, "memory %zu", i);
+        m.content = strdup(text);
+        st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+        if (!st && rnd(10) != 0) {
+            static const unsigned densities[] = {0, 20, 100, 1000};
+            random_vector(v, dim, densities[rnd(4)]);
+            st = store_put_vector(s, m.rid, v, dim, &err);
+        }
+        store_memory_clear(&m);
+    }
+    if (!st)
+        st = store_end(s, &err);
+    free(v);
+    if (st) {
+        diag("building %s: %s", name, err.msg);
+        store_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* The int8 forms as the store keeps them, by snapshot index: codes[i * dim]. */
+struct rows {
+    const snapshot *sn;
+    int8_t *codes;
+    uint8_t *seen;
+};
+
+static int keep_row(void *p, const store_qvec *v, int dim)
+{
+    struct rows *r = p;
+    long i = snapshot_find(r->sn, v->rid);
+    if (i >= 0 && dim == r->sn->dim) {
+        memcpy(r->codes + (size_t)i * (size_t)dim, v->q, (size_t)dim);
+        r->seen[i] = 1;
+    }
+    return 0;
+}
+
+/* Every memory's dot product with random queries: block scan == row scan. */
+static void check_dots(store *s, const snapshot *sn, const char *name)
+{
+    int dim = sn->dim;
+    struct rows r = {sn, calloc(sn->n * (size_t)dim + 1, 1), calloc(sn->n + 1, 1)};
+    ms_error err;
+    ms_error_clear(&err);
+    if (!r.codes || !r.seen || store_scan_qvectors(s, keep_row, &r, &err)) {
+        ok(0, "%s: the store's int8 forms read (%s)", name, err.msg);
+        free(r.codes);
+        free(r.seen);
+        return;
+    }
+    size_t codes_differ = 0, dots_differ = 0, caps_fail = 0, compared = 0;
+    for (size_t i = 0; i < sn->n; i++)
+        for (int d = 0; d < dim; d++)
+            codes_differ += vectors_code_at(sn, i, d) != (r.seen[i] ? r.codes[i * dim + d] : 0);
+    float *qvec = malloc((size_t)dim * sizeof *qvec);
+    int8_t *qcodes = malloc((size_t)dim);
+    uint16_t *nz = malloc((size_t)dim * sizeof *nz);
+    int32_t dots[VEC_BLOCK];
+    static const unsigned densities[] = {0, 10, 60, 300, 1000};
+    for (int t = 0; qvec && qcodes && nz && t < 10; t++) {
+        random_vector(qvec, dim, densities[t % 5]);
+        vec_query q;
+        vectors_query(qvec, dim, qcodes, nz, &q);
+        for (size_t b = 0; b * VEC_BLOCK < sn->n; b++) {
+            double slope, cap = vectors_block_cap(sn, &q, b, &slope);
+            size_t m = vectors_block_dots(sn, &q, b, dots);
+            for (size_t k = 0; k < m; k++) {
+                size_t i = b * VEC_BLOCK + k;
+                int32_t want = r.seen[i] ? vectors_idot(qcodes, r.codes + i * dim, dim) : 0;
+                dots_differ += dots[k] != want;
+                compared++;
+                if (!sn->has_vec[i])
+                    continue;
+                double bound, est = vectors_estimate(sn, &q, i, dots[k], &bound);
+                caps_fail += est + bound > slope * fabs((double)dots[k]) + cap + 1e-12;
+            }
+        }
+    }
+    ok(codes_differ == 0,
+       "%s: every code in the dimension-major layout is the store's (%zu differ)", name,
+       codes_differ);
+    ok(compared == 10 * sn->n && dots_differ == 0,
+       "%s: %zu dot products over non-zero dimensions equal the full int8 scan (%zu differ)", name,
+       compared, dots_differ);
+    ok(caps_fail == 0, "%s: each block's cap bounds its estimates (%zu exceed it)", name,
+       caps_fail);
+    free(qvec);
+    free(qcodes);
+    free(nz);
+    free(r.codes);
+    free(r.seen);
+}
+
+/* vectors_put in any order, before and after vectors_done: every code lands
+ * where vectors_code_at finds it. */
+static void test_put_order(void)
+{
+    snapshot sn = {0};
+    sn.n = 3 * VEC_BLOCK + 7;
+    sn.dim = 37;
+    if (vectors_alloc(&sn, sn.n, sn.dim)) {
+        ok(0, "vectors_alloc");
+        return;
+    }
+    int8_t *want = calloc(sn.n * (size_t)sn.dim, 1);
+    static const size_t order[] = {
+        VEC_BLOCK + 5,    3, VEC_BLOCK + 4, 2 * VEC_BLOCK, 4, 0, 3 * VEC_BLOCK + 6, VEC_BLOCK + 5,
+        2 * VEC_BLOCK + 1};
+    for (size_t k = 0; want && k < 2 * (sizeof order / sizeof *order); k++) {
+        size_t i = order[k % (sizeof order / sizeof *order)];
+        if (k == sizeof order / sizeof *order)
+            vectors_done(&sn); /* the second round after it */
+        int8_t q[37];
+        for (int d = 0; d < sn.dim; d++)
+            q[d] = (int8_t)((int)rnd(255) - 127);
+        memcpy(want + i * (size_t)sn.dim, q, (size_t)sn.dim);
+        store_qvec v = {0, q, 1.0, 0.0, 1.0};
+        vectors_put(&sn, i, &v);
+    }
+    vectors_done(&sn);
+    size_t differ = 0;
+    for (size_t i = 0; want && i < sn.n; i++)
+        for (int d = 0; d < sn.dim; d++)
+            differ += vectors_code_at(&sn, i, d) != want[i * (size_t)sn.dim + (size_t)d];
+    ok(want && differ == 0, "vectors_put out of order and after vectors_done: %zu codes misplaced",
+       differ);
+    free(want);
+    free(sn.qv);
+    free(sn.q_scale);
+    free(sn.q_resid);
+    free(sn.q_norm);
+    free(sn.blk_max);
+}
+
+static void test_semantic_scan(void)
+{
+    static const struct {
+        size_t n;
+        int dim;
+    } cases[] = {{1, 8}, {VEC_BLOCK - 1, 33}, {VEC_BLOCK, 64}, {VEC_BLOCK + 1, 5}, {1300, 512}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char name[64];
+        snprintf(name, sizeof name, "n=%zu dim=%d", cases[c].n, cases[c].dim);
+        char file[64];
+        snprintf(file, sizeof file, "semantic-%zu.db", c);
+        store *s = random_store(file, cases[c].n, cases[c].dim);
+        ms_error err;
+        ms_error_clear(&err);
+        snapshot *sn = NULL;
+        if (!s || store_read_begin(s, &err) || snapshot_load(s, &sn, &err)) {
+            ok(0, "%s: store and snapshot (%s)", name, err.msg);
+            store_close(s);
+            continue;
+        }
+        is_int(sn->n, cases[c].n, "%s: the snapshot holds every memory", name);
+        check_dots(s, sn, name);
+        snapshot_free(sn);
+        store_end(s, NULL);
+        store_close(s);
+    }
+}
+
+/* ---- temporal --------------------------------------------------------------- */
+
+#define WINDOW 45 /* ch_temporal.c TEMPORAL_WINDOW */
+#define LIMIT 100 /* TEMPORAL_LIMIT */
+
+/* n memories created on random days of years [y0, y1], some with an event
+ * time instead. */
+static store *dated_store(const char *name, size_t n, int y0, int y1)
+{
+    store *s = NULL;
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = store_open(tpath(name), 0, &s, &err);
+    if (!st)
+        st = store_begin(s, &err);
+    for (size_t i = 0; !st && i < n; i++) {
+        store_memory m;
+        store_memory_init(&m);
+        char text[64], created[32], event[32];
+        snprintf(text, sizeof text, "memory %zu", i);
+        snprintf(created, sizeof created, "%04d-%02u-%02uT%02u:00:00Z",
+                 y0 + (int)rnd((unsigned)(y1 - y0 + 1)), 1 + rnd(12), 1 + rnd(28), rnd(24));
+        snprintf(event, sizeof event, "%04d-%02u-%02uT10:00:00Z",
+                 y0 + (int)rnd((unsigned)(y1 - y0 + 1)), 1 + rnd(12), 1 + rnd(28));
+        m.content = strdup(text);
+        m.created_at = strdup(created);
+        m.event_time = rnd(5) == 0 ? strdup(event) : NULL;
+        st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+        store_memory_clear(&m);
+    }
+    if (!st)
+        st = store_end(s, &err);
+    if (st) {
+        diag("building %s: %s", name, err.msg);
+        store_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+static int64_t ref_day(int64_t ts)
+{
+    return ts >= 0 ? ts / 86400 : -((-ts + 86399) / 86400);
+}
+
+static int64_t ref_distance(int64_t o, int64_t s, int64_t e)
+{
+    return o > e ? o - e : o < s ? 2 * (s - o) : 0;
+}
+
+/* The rule of the date list, over every memory: distance to the nearest
+ * date (a date without a year tried in each year of the store, the first 64
+ * distinct years in index order), within WINDOW, raw = -distance -
+ * bm25 rank / 1000 (999 when absent). */
+static void ref_date_list(const snapshot *sn, const query *q, const ranked_list *bm, size_t keep,
+                          ranked_list *out)
+{
+    int years[64], ny = 0;
+    for (size_t i = 0; i < sn->n && ny < 64; i++) {
+        int y, seen = 0;
+        unsigned m, d;
+        dates_civil_from_days(ref_day(sn->when[i]), &y, &m, &d);
+        for (int k = 0; k < ny; k++)
+            seen |= years[k] == y;
+        if (!seen)
+            years[ny++] = y;
+    }
+    for (size_t i = 0; i < sn->n; i++) {
+        int64_t o = ref_day(sn->when[i]), best = INT64_MAX;
+        for (int k = 0; k < q->n_dates; k++) {
+            const date_range *dr = &q->dates[k];
+            int64_t s = ref_day(dr->start), e = ref_day(dr->end) - 1;
+            int y0, y1;
+            unsigned m0, d0, m1, d1;
+            dates_civil_from_days(s, &y0, &m0, &d0);
+            dates_civil_from_days(e, &y1, &m1, &d1);
+            for (int t = 0; t < (dr->no_year && ny ? ny : 1); t++) {
+                int shift = dr->no_year && ny ? years[t] - y0 : 0;
+                int64_t v = ref_distance(o, dates_days_from_civil(y0 + shift, m0, d0),
+                                         dates_days_from_civil(y1 + shift, m1, d1));
+                best = v < best ? v : best;
+            }
+        }
+        if (best > WINDOW)
+            continue;
+        int r = ranked_rank(bm, (uint32_t)i);
+        ranked_push(out, (uint32_t)i, -(double)best - (r ? r : 999) / 1000.0);
+    }
+    ranked_finish(out, sn, keep);
+}
+
+/* A random date range of 1 to 90 days in years [y0, y1], some without a
+ * year, some empty (end = start). */
+static date_range random_date(int y0, int y1)
+{
+    int64_t s =
+        dates_days_from_civil(y0 + (int)rnd((unsigned)(y1 - y0 + 1)), 1 + rnd(12), 1 + rnd(28));
+    int64_t len = rnd(8) == 0 ? 0 : 1 + rnd(90);
+    date_range d = {0};
+    d.start = s * 86400;
+    d.end = (s + len) * 86400;
+    d.no_year = rnd(2);
+    return d;
+}
+
+static void check_dates(store *s, const snapshot *sn, int y0, int y1, const char *name)
+{
+    size_t differ = 0, listed = 0;
+    for (int t = 0; t < 60; t++) {
+        query q = {0};
+        q.n_dates = 1 + (int)rnd(3);
+        for (int k = 0; k < q.n_dates; k++)
+            q.dates[k] = random_date(y0 - 1, y1 + 1);
+        ranked_list lists[CH_COUNT] = {0};
+        for (size_t r = 0, n = rnd(250); r < n && sn->n; r++)
+            ranked_push(&lists[CH_BM25], rnd((unsigned)sn->n), 100.0 - (double)r);
+        size_t top_n = 10 + rnd(200);
+        channel_ctx c = {0};
+        c.s = s;
+        c.sn = sn;
+        c.q = &q;
+        c.top_n = top_n;
+        c.lists = lists;
+        ranked_list got = {0}, want = {0};
+        const char *note = NULL;
+        ms_error err;
+        ms_error_clear(&err);
+        ms_status st = ch_temporal_ops.produce(&c, &got, &note, &err);
+        ref_date_list(sn, &q, &lists[CH_BM25], top_n < LIMIT ? top_n : LIMIT, &want);
+        int same = !st && got.n == want.n;
+        for (size_t k = 0; same && k < got.n; k++)
+            same = got.v[k].idx == want.v[k].idx && got.v[k].raw == want.v[k].raw;
+        differ += !same;
+        listed += want.n;
+        ranked_free(&got);
+        ranked_free(&want);
+        ranked_free(&lists[CH_BM25]);
+    }
+    ok(differ == 0 && listed > 0,
+       "%s: 60 date lists through the day index equal a pass over every memory (%zu differ, "
+       "%zu memories listed)",
+       name, differ, listed);
+}
+
+static void test_temporal_index(void)
+{
+    static const struct {
+        size_t n;
+        int y0, y1;
+    } cases[] = {{1, 2023, 2023}, {700, 2023, 2024}, {3000, 1990, 2024}, {2000, 1800, 2100}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char name[64], file[64];
+        snprintf(name, sizeof name, "n=%zu %d-%d", cases[c].n, cases[c].y0, cases[c].y1);
+        snprintf(file, sizeof file, "dated-%zu.db", c);
+        store *s = dated_store(file, cases[c].n, cases[c].y0, cases[c].y1);
+        ms_error err;
+        ms_error_clear(&err);
+        snapshot *sn = NULL;
+        if (!s || store_read_begin(s, &err) || snapshot_load(s, &sn, &err)) {
+            ok(0, "%s: store and snapshot (%s)", name, err.msg);
+            store_close(s);
+            continue;
+        }
+        check_dates(s, sn, cases[c].y0, cases[c].y1, name);
+        snapshot_free(sn);
+        store_end(s, NULL);
+        store_close(s);
+    }
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmpdir)) {
+        printf("Bail out! cannot create a temporary directory: %s\n", strerror(errno));
+        return 1;
+    }
+    test_put_order();
+    test_semantic_scan();
+    test_temporal_index();
+    remove_tmpdir();
+    return done_testing();
+}

@@ -252,8 +252,10 @@ ms_status store_sql_fail(store *s, int rc, const char *doing, ms_error *err)
     if (code == MS_BUSY)
         return ms_fail(err, code, "%s: store %s is locked by another process (waited %d ms)", doing,
                        path, STORE_BUSY_MS);
-    if (code == MS_FULL)
+    if (code == MS_FULL && s && s->writing)
         return ms_fail(err, code, "%s: %s (store %s); nothing was written", doing, why, path);
+    if (code == MS_FULL) /* a reader, or an open: SQLite needs room for its -shm and -wal */
+        return ms_fail(err, code, "%s: %s (store %s); the store is unchanged", doing, why, path);
     if (code == MS_CORRUPT)
         return ms_fail(err, code, "%s: store %s is corrupt (%s)", doing, path, why);
     if (code == MS_READONLY)

@@ -18,7 +18,7 @@ for tool in sqlite3 sha256sum timeout; do
 done
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-hostile-t.XXXXXX") || bail "mktemp failed"
-trap 'umount "$T/ro-mnt" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+trap 'umount "$T/ro-mnt" "$T/full-mnt" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 cd "$T" || bail "cannot enter $T"
 unset MEMSCOPE_DB MEMSCOPE_PROFILE
 export HOME="$T/home" XDG_DATA_HOME="$T/xdg"
@@ -346,6 +346,33 @@ if mount -t tmpfs -o size=8m memscope-ro "$MNT" 2>/dev/null; then
     umount "$MNT"
 else
     ok 0 "# SKIP a read-only mount: cannot mount a tmpfs here (not root, or no CAP_SYS_ADMIN)"
+fi
+
+# ---- misleading messages ------------------------------------------------------
+
+RC=2 refused "recall -dentist" \
+    "recall: unknown option '-d' in '-dentist' \(a word that starts with '-' goes after '--'\)" \
+    recall --db base.db -dentist
+RC=2 refused "recall -dentist before --json" "unknown option '-d' in '-dentist'" \
+    recall -dentist --json --db base.db
+printf '{"content":"x","importance":1.0000001}\n' >imp.jsonl
+refused "importance 1.0000001" 'imp.jsonl:1:29: "importance" must be a number from 0 to 1 \(got 1.0000001\)$' \
+    import --db base.db imp.jsonl
+FULL="$T/full-mnt"
+mkdir -p "$FULL"
+if mount -t tmpfs -o size=3m memscope-full "$FULL" 2>/dev/null; then
+    cp edge.db "$FULL/s.db"
+    dd if=/dev/zero of="$FULL/fill" bs=64k 2>/dev/null
+    for cmd in list "recall x"; do
+        # shellcheck disable=SC2086
+        refused "$cmd on a full disk" "No space left on device \(store $FULL/s.db\); the store is unchanged$" \
+            $cmd --db "$FULL/s.db"
+    done
+    refused "add on a full disk" "No space left on device \(store $FULL/s.db\); (nothing was written|the store is unchanged)$" \
+        add --db "$FULL/s.db" x
+    umount "$FULL"
+else
+    ok 0 "# SKIP a full disk: cannot mount a tmpfs here"
 fi
 
 tap_done

@@ -375,4 +375,64 @@ else
     ok 0 "# SKIP a full disk: cannot mount a tmpfs here"
 fi
 
+# ---- properties: over every command ------------------------------------------
+# A command that fails changes nothing: not the store's bytes, not its -wal,
+# not the file it was told to write. A command that only reads writes no file
+# at all. (That no untrusted byte reaches a terminal is tests/terminal.t's,
+# which runs every command in tmux.)
+
+mkdir -p prop && cp base.db prop/s.db
+printf 'keep me\n' >prop/target.txt
+printf '{"content":"ok"}\n{"content":' >prop/bad.jsonl
+printf '{"qid":"q1","question":"dentist","category":1,"evidence":["m0001"]}\n' >prop/q.jsonl
+# snapshot: every file under prop/ with its bytes, mode and size.
+snapshot() { (cd prop && find . -printf '%p %m %s\n' | sort && find . -type f -exec sha256sum {} + | sort); }
+# unchanged NAME WANT_RC CMD...: run memscope CMD in prop/; its exit status is
+# WANT_RC ("fail": non-zero), and prop/ is exactly as it was.
+unchanged() {
+    local name=$1 want=$2 before after got
+    shift 2
+    before=$(snapshot)
+    (cd prop && "$MEMSCOPE" "$@" >../out 2>../err </dev/null)
+    got=$?
+    after=$(snapshot)
+    if [ "$want" = fail ]; then
+        ok "$([ $got -ne 0 ]; echo $?)" "$name: fails (exit $got)"
+    else
+        is "$got" "$want" "$name: exit status $want"
+    fi
+    is "$after" "$before" "$name: no file under the store's directory changed"
+}
+F=fail
+unchanged "failing import" $F import --db s.db bad.jsonl
+unchanged "failing export -o" $F export --db s.db -o target.txt
+unchanged "failing add (duplicate id)" $F add --db s.db --id m0001 again
+unchanged "failing list (usage)" $F list --db s.db --limit x
+unchanged "failing show" $F show --db s.db no-such-id
+unchanged "failing delete (one id unknown)" $F delete --db s.db m0001 no-such-id
+unchanged "failing demo (exists)" $F demo --db s.db
+unchanged "failing demo --force (not a store)" $F demo --db target.txt --force
+unchanged "failing recall (usage)" $F recall --db s.db --limit 0 dentist
+unchanged "failing health (usage)" $F health --db s.db extra
+unchanged "failing eval (no query file)" $F eval --db s.db --queries missing.jsonl
+unchanged "failing reembed (no embedder)" $F reembed --db s.db --embedder cmd:/nonexistent/emb
+unchanged "failing bench (usage)" $F bench --db s.db --queries -1
+unchanged "failing feedback (unknown id)" $F feedback --db s.db --query dentist no-such-id +
+unchanged "failing feedback --reset (read-only)" $F feedback --db s.db --read-only --reset
+unchanged "failing browse (usage)" $F browse --db s.db --no-such-option
+unchanged "failing import into a new store" $F import --db new.db bad.jsonl
+unchanged "list" 0 list --db s.db
+unchanged "list --json" 0 list --db s.db --json
+unchanged "show" 0 show --db s.db m0001
+unchanged "show --json" 0 show --db s.db --json m0001
+unchanged "export" 0 export --db s.db
+unchanged "recall" 0 recall --db s.db dentist
+unchanged "recall --json --trace" 0 recall --db s.db --json --trace dentist
+unchanged "recall --explain" 0 recall --db s.db --explain m0001 dentist
+unchanged "health" 0 health --db s.db
+unchanged "eval" 0 eval --db s.db --queries q.jsonl
+unchanged "bench on the store" 0 bench --db s.db --queries 3
+unchanged "feedback --list" 0 feedback --db s.db --list
+unchanged "--read-only list" 0 list --db s.db --read-only
+
 tap_done

@@ -236,7 +236,12 @@ interrupt() {
         grep -q "waiting for a process" err 2>/dev/null && break
         sleep 0.1
     done
-    kill -INT $pid
+    # Ctrl-C again while it runs: a first one that lands between the
+    # import's last check and its open(2) only sets the flag.
+    for ((i = 0; i < 50; i++)); do
+        kill -INT $pid 2>/dev/null || break
+        sleep 0.2
+    done
     wait $pid
     rc=$?
 }

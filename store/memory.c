@@ -85,10 +85,23 @@ static ms_status check_text(const char *field, const char *v, size_t max, int re
     return MS_OK;
 }
 
+/* v in the fewest digits that read back as v: 1.0000001, never "1". */
+static const char *shortest(double v, char buf[32])
+{
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, 32, "%.*g", p, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
 static ms_status check_unit(const char *field, double v, ms_error *err)
 {
+    char num[32];
     if (!isfinite(v) || v < 0 || v > 1)
-        return ms_fail(err, MS_PARSE, "\"%s\" must be a number from 0 to 1 (got %g)", field, v);
+        return ms_fail(err, MS_PARSE, "\"%s\" must be a number from 0 to 1 (got %s)", field,
+                       shortest(v, num));
     return MS_OK;
 }
 

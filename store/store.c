@@ -285,8 +285,10 @@ ms_status store_sql_fail(store *s, int rc, const char *doing, ms_error *err)
     if (code == MS_BUSY)
         return ms_fail(err, code, "%s: store %s is locked by another process (waited %d ms)", doing,
                        path, STORE_BUSY_MS);
-    if (code == MS_FULL)
+    if (code == MS_FULL && s && s->writing)
         return ms_fail(err, code, "%s: %s (store %s); nothing was written", doing, why, path);
+    if (code == MS_FULL) /* a reader, or an open: SQLite needs room for its -shm and -wal */
+        return ms_fail(err, code, "%s: %s (store %s); the store is unchanged", doing, why, path);
     if (code == MS_CORRUPT)
         return ms_fail(err, code, "%s: store %s is corrupt (%s)", doing, path, why);
     if (code == MS_READONLY)
@@ -635,9 +637,15 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
     s->nocreate = (flags & STORE_OPEN_NOCREATE) != 0;
     s->profiles_cached = -1;
     store_use_profile(s, STORE_DEFAULT_PROFILE, NULL);
-    int oflags = (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX;
+    /* Read-only is query_only on a read-write connection where the OS
+     * allows it: a read-only connection to a WAL store leaves the -wal and
+     * -shm files it had to create behind when it closes, and reading never
+     * writes (so never leaves a file either). */
+    int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
     int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
     ms_status st = rc == SQLITE_OK ? MS_OK : store_sql_fail(s, rc, "opening the store", err);
+    if (!st && readonly)
+        st = store_exec(s, "PRAGMA query_only=1", err);
     if (!st && !readonly && sqlite3_db_readonly(s->db, "main") == 1) {
         /* SQLite falls back to reading when the OS refuses writes (a 0444
          * file, a read-only mount): reads work, writes say why not. */

@@ -18,7 +18,7 @@ for tool in sqlite3 sha256sum timeout; do
 done
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-hostile-t.XXXXXX") || bail "mktemp failed"
-trap 'umount "$T/ro-mnt" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+trap 'umount "$T/ro-mnt" "$T/full-mnt" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 cd "$T" || bail "cannot enter $T"
 unset MEMSCOPE_DB MEMSCOPE_PROFILE
 export HOME="$T/home" XDG_DATA_HOME="$T/xdg"
@@ -236,7 +236,12 @@ interrupt() {
         grep -q "waiting for a process" err 2>/dev/null && break
         sleep 0.1
     done
-    kill -INT $pid
+    # Ctrl-C again while it runs: a first one that lands between the
+    # import's last check and its open(2) only sets the flag.
+    for ((i = 0; i < 50; i++)); do
+        kill -INT $pid 2>/dev/null || break
+        sleep 0.2
+    done
     wait $pid
     rc=$?
 }
@@ -347,5 +352,92 @@ if mount -t tmpfs -o size=8m memscope-ro "$MNT" 2>/dev/null; then
 else
     ok 0 "# SKIP a read-only mount: cannot mount a tmpfs here (not root, or no CAP_SYS_ADMIN)"
 fi
+
+# ---- misleading messages ------------------------------------------------------
+
+RC=2 refused "recall -dentist" \
+    "recall: unknown option '-d' in '-dentist' \(a word that starts with '-' goes after '--'\)" \
+    recall --db base.db -dentist
+RC=2 refused "recall -dentist before --json" "unknown option '-d' in '-dentist'" \
+    recall -dentist --json --db base.db
+printf '{"content":"x","importance":1.0000001}\n' >imp.jsonl
+refused "importance 1.0000001" 'imp.jsonl:1:29: "importance" must be a number from 0 to 1 \(got 1.0000001\)$' \
+    import --db base.db imp.jsonl
+FULL="$T/full-mnt"
+mkdir -p "$FULL"
+if mount -t tmpfs -o size=3m memscope-full "$FULL" 2>/dev/null; then
+    cp edge.db "$FULL/s.db"
+    dd if=/dev/zero of="$FULL/fill" bs=64k 2>/dev/null
+    for cmd in list "recall x"; do
+        # shellcheck disable=SC2086
+        refused "$cmd on a full disk" "No space left on device \(store $FULL/s.db\); the store is unchanged$" \
+            $cmd --db "$FULL/s.db"
+    done
+    refused "add on a full disk" "No space left on device \(store $FULL/s.db\); (nothing was written|the store is unchanged)$" \
+        add --db "$FULL/s.db" x
+    umount "$FULL"
+else
+    ok 0 "# SKIP a full disk: cannot mount a tmpfs here"
+fi
+
+# ---- properties: over every command ------------------------------------------
+# A command that fails changes nothing: not the store's bytes, not its -wal,
+# not the file it was told to write. A command that only reads writes no file
+# at all. (That no untrusted byte reaches a terminal is tests/terminal.t's,
+# which runs every command in tmux.)
+
+mkdir -p prop && cp base.db prop/s.db
+printf 'keep me\n' >prop/target.txt
+printf '{"content":"ok"}\n{"content":' >prop/bad.jsonl
+printf '{"qid":"q1","question":"dentist","category":1,"evidence":["m0001"]}\n' >prop/q.jsonl
+# snapshot: every file under prop/ with its bytes, mode and size.
+snapshot() { (cd prop && find . -printf '%p %m %s\n' | sort && find . -type f -exec sha256sum {} + | sort); }
+# unchanged NAME WANT_RC CMD...: run memscope CMD in prop/; its exit status is
+# WANT_RC ("fail": non-zero), and prop/ is exactly as it was.
+unchanged() {
+    local name=$1 want=$2 before after got
+    shift 2
+    before=$(snapshot)
+    (cd prop && "$MEMSCOPE" "$@" >../out 2>../err </dev/null)
+    got=$?
+    after=$(snapshot)
+    if [ "$want" = fail ]; then
+        ok "$([ $got -ne 0 ]; echo $?)" "$name: fails (exit $got)"
+    else
+        is "$got" "$want" "$name: exit status $want"
+    fi
+    is "$after" "$before" "$name: no file under the store's directory changed"
+}
+F=fail
+unchanged "failing import" $F import --db s.db bad.jsonl
+unchanged "failing export -o" $F export --db s.db -o target.txt
+unchanged "failing add (duplicate id)" $F add --db s.db --id m0001 again
+unchanged "failing list (usage)" $F list --db s.db --limit x
+unchanged "failing show" $F show --db s.db no-such-id
+unchanged "failing delete (one id unknown)" $F delete --db s.db m0001 no-such-id
+unchanged "failing demo (exists)" $F demo --db s.db
+unchanged "failing demo --force (not a store)" $F demo --db target.txt --force
+unchanged "failing recall (usage)" $F recall --db s.db --limit 0 dentist
+unchanged "failing health (usage)" $F health --db s.db extra
+unchanged "failing eval (no query file)" $F eval --db s.db --queries missing.jsonl
+unchanged "failing reembed (no embedder)" $F reembed --db s.db --embedder cmd:/nonexistent/emb
+unchanged "failing bench (usage)" $F bench --db s.db --queries -1
+unchanged "failing feedback (unknown id)" $F feedback --db s.db --query dentist no-such-id +
+unchanged "failing feedback --reset (read-only)" $F feedback --db s.db --read-only --reset
+unchanged "failing browse (usage)" $F browse --db s.db --no-such-option
+unchanged "failing import into a new store" $F import --db new.db bad.jsonl
+unchanged "list" 0 list --db s.db
+unchanged "list --json" 0 list --db s.db --json
+unchanged "show" 0 show --db s.db m0001
+unchanged "show --json" 0 show --db s.db --json m0001
+unchanged "export" 0 export --db s.db
+unchanged "recall" 0 recall --db s.db dentist
+unchanged "recall --json --trace" 0 recall --db s.db --json --trace dentist
+unchanged "recall --explain" 0 recall --db s.db --explain m0001 dentist
+unchanged "health" 0 health --db s.db
+unchanged "eval" 0 eval --db s.db --queries q.jsonl
+unchanged "bench on the store" 0 bench --db s.db --queries 3
+unchanged "feedback --list" 0 feedback --db s.db --list
+unchanged "--read-only list" 0 list --db s.db --read-only
 
 tap_done

@@ -217,6 +217,29 @@ safe "shell banner: a hostile --db" shell --db "$DDB"
 wait
 shows "shell banner: a hostile --db" 'memscope shell on d\x1b]0;DEMO-TITLE\x07.db'
 
+# Every text column of every table holding a payload (issue 16, item 7):
+# memories (every text field), entities, feedback and meta; edges hold no
+# text. Written with sqlite3 behind memscope's back, as a crafted file would.
+cp h.db all.db
+"$MEMSCOPE" feedback --db all.db --query lighthouse plain + >/dev/null 2>&1
+P="char(27)||'[2J'||char(27)||']0;COL-TITLE'||char(7)||char(27)||']52;c;cGF3bmVk'||char(7)||char(27)||'P+q'||char(27)||'\\'||char(155)||'2J'||char(8238)||char(8203)"
+sqlite3 all.db "
+UPDATE memories SET content = content || $P, speaker = coalesce(speaker, '') || $P,
+  session = coalesce(session, '') || $P, source = coalesce(source, '') || $P,
+  event_time = $P, last_accessed = $P, context = context || $P;
+UPDATE entities SET name = name || $P;
+UPDATE feedback SET query = query || $P, query_type = $P;
+INSERT OR REPLACE INTO meta(key, value) VALUES ('note' || $P, 'value' || $P);
+INSERT INTO memories(profile, id, content, ptag, created_at, created_ts)
+  SELECT 'prof' || $P, 'id' || $P, 'in a hostile profile' || $P, 'x', '2024-01-01T00:00:00Z', 1704067200;" ||
+    bail "cannot write the payloads"
+for cmd in "list" "list --json" "show plain" "show --json plain" "export" "recall --trace --limit 5 lighthouse" \
+    "health" "health --json" "feedback --list"; do
+    # shellcheck disable=SC2086
+    safe "every text column: $cmd" $cmd --db all.db
+done
+shows "every text column: feedback --list" '\x1b]0;COL-TITLE\x07'
+
 # NO_COLOR: still reverse video, no colour.
 PRE="env NO_COLOR=1" on_terminal list --db h.db
 ok "$(! grep -q $'\033\\[35m' screen.esc; echo $?)" "NO_COLOR: no colour on the escapes"

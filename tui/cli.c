@@ -392,6 +392,19 @@ int cli_usage(const cli_command *cmd, const char *fmt, ...)
 
 int cli_bad_option(const cli_command *cmd, char **argv)
 {
+    /* An unknown short option: getopt may still be inside its word
+     * ("-dentist": argv[optind]) or past it (argv[optind - 1]). */
+    if (optopt > 0 && optopt < 128) {
+        const char *word =
+            argv[optind] && argv[optind][0] == '-' && strchr(argv[optind] + 1, optopt)
+                ? argv[optind]
+            : optind > 0 ? argv[optind - 1]
+                         : "?";
+        return cli_usage(cmd,
+                         "unknown option '-%c' in '%s' (a word that starts with '-' goes "
+                         "after '--')",
+                         optopt, word);
+    }
     const char *arg = optind > 0 ? argv[optind - 1] : "?";
     return cli_usage(cmd, "unknown option, or an option without its value: '%s'", arg);
 }

@@ -105,6 +105,21 @@ static void test_text(void)
     is_str(s.q[1].question, "Where did he grow up?", "leading blanks trimmed");
     is_int(s.q[1].line, 5, "line numbers kept");
     labels_free(&s);
+
+    char *long_q = malloc(ENGINE_QUERY_MAX + 16);
+    memset(long_q, 'a', ENGINE_QUERY_MAX + 1);
+    strcpy(long_q + ENGINE_QUERY_MAX + 1, "?\n");
+    char *text = malloc(ENGINE_QUERY_MAX + 64);
+    snprintf(text, ENGINE_QUERY_MAX + 64, "Is this fine?\n%s", long_q);
+    const char *lp = put("long.txt", text);
+    labels_init(&s);
+    ok(labels_read_unanswerable(&s, lp, &err) == MS_PARSE && strstr(err.msg, "long.txt:2:") &&
+           strstr(err.msg, "the limit is"),
+       "a question over ENGINE_QUERY_MAX is refused at FILE:LINE (%s)", err.msg);
+    is_int(s.n, 0, "and nothing of the file is kept");
+    labels_free(&s);
+    free(long_q);
+    free(text);
 }
 
 static void test_normalize(void)

@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli_recall.h"
+#include "labels.h"
 
 #define K_MAX 8
 #define CATS 5 /* categories 1..4 scored; index 0 = overall */
@@ -311,29 +312,14 @@ static int run_file(eval_state *st, engine *e, const char *file, int offtopic)
  * lines and lines starting with # skipped). */
 static int run_text(eval_state *st, engine *e, const char *file)
 {
-    FILE *f = fopen(file, "r");
-    if (!f)
-        return cli_error(EXIT_RUNTIME, "cannot open %s", file);
-    char *line = NULL;
-    size_t cap = 0;
-    long lineno = 0;
-    int status = EXIT_OK;
-    ssize_t n;
-    while (status == EXIT_OK && (n = getline(&line, &cap, f)) > 0) {
-        lineno++;
-        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-            line[--n] = '\0';
-        const char *q = line + strspn(line, " \t");
-        if (*q == '\0' || *q == '#')
-            continue;
-        if (strlen(q) > ENGINE_QUERY_MAX)
-            status = cli_error(EXIT_RUNTIME, "%s:%ld: the question is %zu bytes; the limit is %d",
-                               file, lineno, strlen(q), ENGINE_QUERY_MAX);
-        else
-            status = ask_and_count(st, e, q, Q_UNANSWERABLE, NULL, 0);
-    }
-    free(line);
-    fclose(f);
+    label_set ls;
+    labels_init(&ls);
+    ms_error err;
+    ms_error_clear(&err);
+    int status = labels_read_unanswerable(&ls, file, &err) ? cli_fail(&err) : EXIT_OK;
+    for (size_t i = 0; status == EXIT_OK && i < ls.n; i++)
+        status = ask_and_count(st, e, ls.q[i].question, Q_UNANSWERABLE, NULL, 0);
+    labels_free(&ls);
     return status;
 }
 

@@ -10,6 +10,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "engine/engine.h"
+
 void labels_init(label_set *s)
 {
     memset(s, 0, sizeof *s);
@@ -204,6 +206,9 @@ static ms_status text_line(label_set *s, const char *path, long lineno, const ch
     const char *t = line + strspn(line, " \t");
     if (*t == '#')
         return MS_OK;
+    if (strlen(t) > ENGINE_QUERY_MAX)
+        return ms_fail(err, MS_PARSE, "%s:%ld: the question is %zu bytes; the limit is %d", path,
+                       lineno, strlen(t), ENGINE_QUERY_MAX);
     label_question *q = labels_add(s);
     if (!q)
         return nomem(err);

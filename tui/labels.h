@@ -11,7 +11,8 @@
  *   - skipped otherwise (no evidence and no marker; LoCoMo's category 5,
  *     whose adversarial questions are neither), and counted.
  * A plain-text file (--unanswerable FILE) holds one unanswerable question a
- * line; blank lines and lines starting with '#' are skipped.
+ * line; blank lines and lines starting with '#' are skipped, and a question
+ * longer than ENGINE_QUERY_MAX is an error naming FILE:LINE.
  *
  * Errors name FILE:LINE:COL. Nothing of a file that fails is kept. */
 #ifndef MS_LABELS_H

@@ -59,7 +59,7 @@ static void exit_reason(jsonproc *c, char *out, size_t len)
         else
             snprintf(out, len, "stopped");
     } else {
-        snprintf(out, len, "closed its output");
+        snprintf(out, len, "closed its output while still running");
     }
 }
 
@@ -165,13 +165,71 @@ ms_status jsonproc_request(jsonproc *c, const cJSON *req, cJSON **reply, ms_erro
     return MS_OK;
 }
 
+/* Length of the leading NAME=value words of a simple command (value with
+ * no quotes or blanks), so "exec" can go after them: "A=1 exec prog". */
+static size_t assignments_len(const char *s)
+{
+    size_t i = 0, end = 0;
+    for (;;) {
+        while (s[i] == ' ' || s[i] == '\t')
+            i++;
+        size_t w = i;
+        if (!(s[w] == '_' || (s[w] >= 'A' && s[w] <= 'Z') || (s[w] >= 'a' && s[w] <= 'z')))
+            return end;
+        while (s[w] == '_' || (s[w] >= 'A' && s[w] <= 'Z') || (s[w] >= 'a' && s[w] <= 'z') ||
+               (s[w] >= '0' && s[w] <= '9'))
+            w++;
+        if (s[w] != '=')
+            return end;
+        while (s[w] && s[w] != ' ' && s[w] != '\t') {
+            if (strchr("'\"\\", s[w]))
+                return end;
+            w++;
+        }
+        end = i = w;
+    }
+}
+
+/* The shell text that runs command. A simple command (no ; & | ( ) `,
+ * newline, or a leading keyword) gets "exec", so the shell becomes the
+ * program: the pipe we read is then the program's own stdout, and its
+ * closing is seen at once instead of after the timeout. NULL when out of
+ * memory. */
+static char *shell_text(const char *command)
+{
+    static const char *const keywords[] = {"!",   "{",    "if",   "while", "until",
+                                           "for", "case", "exec", "time"};
+    size_t a = assignments_len(command);
+    const char *word = command + a + strspn(command + a, " \t");
+    size_t wlen = strcspn(word, " \t");
+    int simple = !strpbrk(command, ";&|()`\n") && wlen > 0;
+    for (size_t i = 0; simple && i < sizeof keywords / sizeof *keywords; i++)
+        if (wlen == strlen(keywords[i]) && !strncmp(word, keywords[i], wlen))
+            simple = 0;
+    size_t n = strlen(command);
+    char *t = malloc(n + 7);
+    if (!t)
+        return NULL;
+    if (!simple)
+        memcpy(t, command, n + 1);
+    else
+        snprintf(t, n + 7, "%.*s exec %s", (int)a, command, word);
+    return t;
+}
+
 static ms_status spawn(jsonproc *c, ms_error *err)
 {
+    char *text = shell_text(c->command);
+    if (!text)
+        return ms_fail(err, MS_NOMEM, "out of memory");
     int in[2], out[2];
-    if (pipe(in))
+    if (pipe(in)) {
+        free(text);
         return ms_fail(err, MS_EXTERNAL, "cannot start %s '%s': %s", c->what, c->command,
                        strerror(errno));
+    }
     if (pipe(out)) {
+        free(text);
         close(in[0]);
         close(in[1]);
         return ms_fail(err, MS_EXTERNAL, "cannot start %s '%s': %s", c->what, c->command,
@@ -183,6 +241,7 @@ static ms_status spawn(jsonproc *c, ms_error *err)
         close(in[1]);
         close(out[0]);
         close(out[1]);
+        free(text);
         return ms_fail(err, MS_EXTERNAL, "cannot start %s '%s': %s", c->what, c->command,
                        strerror(errno));
     }
@@ -201,9 +260,10 @@ static ms_status spawn(jsonproc *c, ms_error *err)
         close(in[1]);
         close(out[0]);
         close(out[1]);
-        execl("/bin/sh", "sh", "-c", c->command, (char *)NULL);
+        execl("/bin/sh", "sh", "-c", text, (char *)NULL);
         _exit(127);
     }
+    free(text);
     close(in[0]);
     close(out[1]);
     c->pid = pid;

@@ -1,7 +1,8 @@
 /* jsonproc.h - a helper program spoken to in JSON lines over its stdin and
  * stdout: one request line, one reply line, each reply within a timeout.
  * Used by external embedders and rerankers (docs/EMBEDDERS.md). The
- * program runs under /bin/sh -c; its stderr goes to /dev/null unless
+ * program runs under /bin/sh -c, as "exec PROGRAM" when it is a simple
+ * command, so its stdout is the pipe read; its stderr goes to /dev/null unless
  * MEMSCOPE_EMBED_STDERR=1. A program that exits, stalls or answers
  * something that is not JSON is an MS_EXTERNAL error naming it. */
 #ifndef MS_JSONPROC_H

@@ -31,6 +31,10 @@ out=$(RR_MODE=slow MEMSCOPE_RERANK_TIMEOUT_MS=300 "$M" recall --db "$tmp/d.db" -
 ok $([ $? = 0 ] && [ "$(echo "$out" | py 'print(d["reranker"]["status"])')" = failed ] &&
      echo "$out" | py 'sys.exit(0 if "did not answer" in d["reranker"]["error"] else 1)'; echo $?) \
   "a slow reranker fails safe: the recall answers, says failed and why"
+out=$(RR_MODE=closeout MEMSCOPE_RERANK_TIMEOUT_MS=5000 "$M" recall --db "$tmp/d.db" --json --reranker "$R" "$Q")
+ok $([ $? = 0 ] && [ "$(echo "$out" | py 'print(d["reranker"]["status"])')" = failed ] &&
+     echo "$out" | py 'sys.exit(0 if "closed its output" in d["reranker"]["error"] else 1)'; echo $?) \
+  "a reranker that closes its stdout and keeps running is reported as such, not as a timeout"
 ok $([ "$(echo "$out" | py 'print([h["id"] for h in d["results"]])')" = \
        "$(echo "$base" | py 'print([h["id"] for h in d["results"]])')" ]; echo $?) \
   "and the ranking stays as fused"

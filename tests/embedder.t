@@ -39,6 +39,13 @@ ok $([ $? = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "exited with statu
   "a missing program is one clear line, exit 1"
 EMB_MODE=slow MEMSCOPE_EMBED_TIMEOUT_MS=300 "$M" recall --db "$tmp/e.db" --embedder "$E" "dentist" 2>"$tmp/err"
 ok $([ $? = 1 ] && grep -q "did not answer within 300 ms" "$tmp/err"; echo $?) "a slow program times out"
+EMB_MODE=closeout MEMSCOPE_EMBED_TIMEOUT_MS=5000 "$M" recall --db "$tmp/e.db" --embedder "$E" "dentist" 2>"$tmp/err"
+ok $([ $? = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+     grep -q "^memscope: embedder 'perl .*embedder.pl' closed its output while still running$" "$tmp/err"; echo $?) \
+  "a program that closes its stdout and keeps running is reported as such, not as a timeout"
+EMB_MODE=closeout MEMSCOPE_EMBED_TIMEOUT_MS=5000 "$M" recall --db "$tmp/e.db" --embedder "cmd:EMB_DIM=64 perl $here/tools/embedder.pl" "dentist" 2>"$tmp/err"
+ok $([ $? = 1 ] && grep -q "closed its output while still running" "$tmp/err"; echo $?) \
+  "the same with a variable assignment before the program"
 EMB_MODE=baddim "$M" recall --db "$tmp/e.db" --embedder "$E" "dentist" 2>"$tmp/err"
 ok $([ $? = 1 ] && grep -q "has 10 numbers, not 64" "$tmp/err"; echo $?) "vectors of the wrong length are refused"
 EMB_MODE=nan "$M" recall --db "$tmp/e.db" --embedder "$E" "dentist" 2>"$tmp/err"

@@ -4,7 +4,9 @@
 # device or a stranger's file; demo --force on files that are not memscope
 # stores; reading commands on a zero-byte file; a write whose summary
 # cannot be printed; FIFOs as --db and as import sources; read-only stores;
-# no usable HOME; the exact wording of messages that used to mislead.
+# no usable HOME; the exact wording of messages that used to mislead; and
+# over every command (calibrate and the import formats included): a command
+# that fails changes no file, a command that reads writes none.
 #
 # Each refusal is checked for its exit status, its one line on stderr, and
 # the bytes of every file it must not touch (sha256 before and after).
@@ -439,5 +441,48 @@ unchanged "eval" 0 eval --db s.db --queries q.jsonl
 unchanged "bench on the store" 0 bench --db s.db --queries 3
 unchanged "feedback --list" 0 feedback --db s.db --list
 unchanged "--read-only list" 0 list --db s.db --read-only
+
+# The commands of the second round: calibrate, the other import formats
+# failing on bad input, list --where, health with a calibration report.
+q_of() { # q_of PARITY: a question from each memory of that rowid parity
+    sqlite3 prop/s.db "SELECT json_object('question', substr(content, 1, 80), 'evidence', json_array(id))
+                       FROM memories WHERE rowid % 2 = $1"
+}
+q_of 0 >prop/fit.jsonl
+q_of 1 >prop/held.jsonl
+head -n 50 prop/held.jsonl >prop/small.jsonl
+printf 'not a database\n' >prop/bad-slm.db
+printf '{"type":"entity","name":"A","entityType":"person","observations":["x"]}\n{"type":' >prop/bad-mcp.jsonl
+printf '[{"id":"a","memory":"x"},{"id":' >prop/bad-mem0.json
+mkdir -p prop/bundle && printf '{"x":' >prop/bundle/manifest.json
+unchanged "failing calibrate (50 held-out examples)" $F calibrate --db s.db --queries fit.jsonl \
+    --eval --db s.db --queries small.jsonl
+grep -q "at least 100" err
+ok $? "failing calibrate: it says why"
+unchanged "failing calibrate (no question file)" $F calibrate --db s.db --queries missing.jsonl \
+    --eval --db s.db --queries held.jsonl
+unchanged "failing import --format slm" $F import --db s.db --format slm bad-slm.db
+unchanged "failing import --format mcp-memory" $F import --db s.db --format mcp-memory bad-mcp.jsonl
+grep -q "bad-mcp.jsonl:2:" err
+ok $? "failing import --format mcp-memory: at the second line"
+unchanged "failing import --format mem0" $F import --db s.db --format mem0 bad-mem0.json
+unchanged "failing import --format slm-bundle" $F import --db s.db --format slm-bundle bundle
+unchanged "failing import --format mem0 into a new store" $F import --db new.db --format mem0 bad-mem0.json
+unchanged "failing list --where (usage)" $F list --db s.db --where nokey
+unchanged "list --where" 0 list --db s.db --where kind=note
+# A calibrate that succeeds writes one file: the report beside the store.
+before=$(snapshot)
+(cd prop && "$MEMSCOPE" calibrate --db s.db --queries fit.jsonl --eval --db s.db --queries held.jsonl \
+    >../out 2>../err </dev/null)
+is "$?" 0 "calibrate: exit status 0"
+after=$(snapshot)
+[ -s prop/s.db.calibration.json ]
+ok $? "calibrate: writes STORE.calibration.json beside the store"
+is "$(printf '%s\n' "$after" | grep -v '[ /]s\.db\.calibration\.json\( \|$\)')" "$before" \
+    "calibrate: no other file under the store's directory changed"
+unchanged "health with a calibration report" 0 health --db s.db
+grep -qi "calibrat" out
+ok $? "health with a calibration report: reports on it"
+unchanged "health --json with a calibration report" 0 health --db s.db --json
 
 tap_done

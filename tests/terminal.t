@@ -1,6 +1,6 @@
 #!/bin/bash
-# terminal.t - hostile text never reaches a terminal as a control, outside
-# the browser: the recall table (with --trace and --explain), list, show,
+# terminal.t - hostile text never reaches a terminal as a control: the
+# recall table (with --trace and --explain), list, show,
 # health, the JSON outputs and error messages, each run on a real terminal
 # (a tmux pane, private server, 160x200, TERM=xterm-256color, C.UTF-8) over a
 # store whose memory text, speaker, ids, entity names and embedder record
@@ -11,7 +11,9 @@
 # U+202E, U+2066). Afterwards the pane title, the window name and tmux's
 # paste buffers (what OSC 52 would fill) are as they were, the screen still
 # shows what was printed before, and the escapes show as text (\x1b,
-# <U+202E>) in reverse video. (The browser's own screen is browser.t's.)
+# <U+202E>) in reverse video. Over a store with a payload in every text
+# column, the browser's screens too (main screen, trace, detail view, help),
+# 160x50; the rest of the browser is browser.t's.
 #
 # Needs $MEMSCOPE, tmux, sqlite3 and python3; skips without tmux.
 set -u
@@ -71,18 +73,7 @@ chmod +x run.sh
 # (text) in screen.txt, with attributes in screen.esc, and the pane's
 # title, window name and paste buffers in state.txt.
 on_terminal() {
-    tm kill-server 2>/dev/null
-    local try
-    for ((try = 0; try < 50; try++)); do
-        tm new-session -d -s t -x 160 -y 200 "sleep 600" 2>/dev/null && break
-        sleep 0.1
-    done
-    tm set -g set-clipboard on          # OSC 52 would fill a paste buffer
-    tm set -g allow-rename on           # ESC k would rename the window
-    tm set -g automatic-rename off
-    tm rename-window KNOWN-WINDOW
-    tm select-pane -t t -T KNOWN-TITLE
-    tm set -g status off
+    fresh_pane 160 200
     # respawn, so the pane keeps its title and the window its name
     local args="" a
     for a in "$@"; do args="$args $(printf '%q' "$a")"; done
@@ -93,6 +84,27 @@ on_terminal() {
         sleep 0.1
     done
     tm capture-pane -p -J -e -t t >screen.esc
+    pane_state
+}
+# fresh_pane COLS ROWS: a new private server with one pane of that size, a
+# known title and window name, OSC 52 and ESC k allowed, no paste buffer.
+fresh_pane() {
+    tm kill-server 2>/dev/null
+    local try
+    for ((try = 0; try < 50; try++)); do
+        tm new-session -d -s t -x "$1" -y "$2" "sleep 600" 2>/dev/null && break
+        sleep 0.1
+    done
+    tm set -g set-clipboard on          # OSC 52 would fill a paste buffer
+    tm set -g allow-rename on           # ESC k would rename the window
+    tm set -g automatic-rename off
+    tm rename-window KNOWN-WINDOW
+    tm select-pane -t t -T KNOWN-TITLE
+    tm set -g status off
+}
+# pane_state: the pane's title, window name and paste buffer count into
+# state.txt.
+pane_state() {
     {
         tm display -p -t t '#{pane_title}'
         tm display -p -t t '#{window_name}'
@@ -111,10 +123,15 @@ safe() {
     local st=$?
     ok $st "$name: the screen was neither cleared nor overwritten from the top"
     [ $st -eq 0 ] || diag "the screen:" "$(head -n 5 screen.txt)"
-    is "$(sed -n 1p state.txt)" KNOWN-TITLE "$name: the pane title is unchanged"
-    is "$(sed -n 2p state.txt)" KNOWN-WINDOW "$name: the window name is unchanged"
-    is "$(sed -n 3p state.txt)" 0 "$name: no paste buffer was set (OSC 52)"
-    ok "$(! grep -q 'PWNED\|DCS-TITLE' state.txt; echo $?)" "$name: no hostile text in the pane's state"
+    state_safe "$name"
+}
+# state_safe NAME: the pane's title, window name and paste buffers are as
+# fresh_pane left them.
+state_safe() {
+    is "$(sed -n 1p state.txt)" KNOWN-TITLE "$1: the pane title is unchanged"
+    is "$(sed -n 2p state.txt)" KNOWN-WINDOW "$1: the window name is unchanged"
+    is "$(sed -n 3p state.txt)" 0 "$1: no paste buffer was set (OSC 52)"
+    ok "$(! grep -q 'PWNED\|DCS-TITLE\|COL-TITLE' state.txt; echo $?)" "$1: no hostile text in the pane's state"
 }
 shows() { # shows NAME FIXED-TEXT: the screen shows the text literally
     grep -qF -- "$2" screen.txt
@@ -239,6 +256,75 @@ for cmd in "list" "list --json" "show plain" "show --json plain" "export" "recal
     safe "every text column: $cmd" $cmd --db all.db
 done
 shows "every text column: feedback --list" '\x1b]0;COL-TITLE\x07'
+
+# The browser's screens over the same store (issue 16, item 7): the main
+# screen with a query that returns the hostile memories, the trace pane of
+# the hostile one, its detail view and the help. After each: the title,
+# window name and paste buffers as they were, the browser's own frame still
+# on the screen (a payload's clear or cursor move would break it), and the
+# payloads shown as text. After q, the screen from before the browser is back.
+# browse_wait TEXT: poll the pane until it shows TEXT; 1 on timeout.
+browse_wait() {
+    for ((try = 0; try < WAIT; try++)); do
+        tm capture-pane -p -J -t t >screen.txt
+        grep -qF -- "$1" screen.txt && return 0
+        sleep 0.1
+    done
+    diag "timed out waiting for '$1'; the screen:" "$(grep -v '^$' screen.txt | head -n 12)"
+    return 1
+}
+# browse_safe NAME: the checks every browser screen must pass.
+browse_safe() {
+    pane_state
+    state_safe "browser $1"
+    grep -qF "Query ▸" screen.txt && grep -qF "Relevance is query-relative" screen.txt
+    ok $? "browser $1: the query line and the legend are still drawn"
+}
+fresh_pane 160 50
+tm respawn-pane -k -t t "$T/run.sh $MEMSCOPE --db all.db"
+browse_wait "Query ▸"
+ok $? "browser: starts over the hostile store"
+tm send-keys -t t -l -- "lighthouse"
+tm send-keys -t t Enter
+browse_wait "Trace of "
+ok $? "browser main screen: the query returns memories"
+browse_wait 'COL-TITLE\x07'
+ok $? "browser main screen: the payloads show as text"
+browse_safe "main screen"
+for ((k = 0; k < 5; k++)); do # Down to the hostile memory
+    tm capture-pane -p -J -t t >screen.txt
+    grep -qF 'Trace of evil\x1b]2;ID-TITLE\x07id' screen.txt && break
+    tm send-keys -t t Down
+    sleep 0.3
+done
+browse_wait 'Trace of evil\x1b]2;ID-TITLE\x07id'
+ok $? "browser trace: the hostile memory's trace, its id as text"
+browse_safe "trace"
+tm send-keys -t t Enter
+browse_wait 'Memory evil\x1b]2;ID-TITLE\x07id'
+ok $? "browser detail view: opens on the hostile memory"
+browse_wait '\x1b]0;COL-TITLE\x07\x1b]52;c;cGF3bmVk\x07'
+ok $? "browser detail view: the payloads show as text"
+browse_wait 'Bidi<U+202E>Ent'
+ok $? "browser detail view: the entities' payloads show as text"
+pane_state
+state_safe "browser detail view"
+tm send-keys -t t Escape
+browse_wait "Trace of "
+tm send-keys -t t '?'
+browse_wait "memscope browser: every key"
+ok $? "browser help: opens over the hostile store"
+pane_state
+state_safe "browser help"
+tm send-keys -t t Escape
+browse_wait "Trace of "
+tm send-keys -t t q
+browse_wait "MARKER-AFTER rc=0"
+ok $? "browser: q exits 0"
+grep -q "^MARKER-BEFORE" screen.txt
+ok $? "browser: the screen from before the browser is back"
+pane_state
+state_safe "browser, after it quit"
 
 # NO_COLOR: still reverse video, no colour.
 PRE="env NO_COLOR=1" on_terminal list --db h.db

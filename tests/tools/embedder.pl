@@ -7,6 +7,7 @@
 #   nan      answer with a string where a number belongs
 #   garbage  answer with text that is not JSON
 #   die      exit at the first embed request
+#   closeout close its stdout at the first embed request and keep running
 # EMB_MODEL=NAME states the model its vectors are of; EMB_DIM=N their
 # dimension (default 64).
 use strict;
@@ -39,6 +40,7 @@ while (my $line = <STDIN>) {
         next;
     }
     exit 3 if $mode eq 'die';
+    if ($mode eq 'closeout') { close STDOUT; sleep 30; next }
     if ($mode eq 'slow') { sleep 30; next }
     if ($mode eq 'garbage') { print "this is not json\n"; next }
     my @vecs = map { embed($_) } @{$req->{texts}};

@@ -574,6 +574,11 @@ cJSON *import_parse_json(const char *file, uint64_t line, const char *t, size_t 
     return o;
 }
 
+double import_unit(double v)
+{
+    return !isfinite(v) ? 0.5 : v < 0 ? 0 : v > 1 ? 1 : v;
+}
+
 ms_status import_put(store *s, const import_opts *opts, import_stats *stats, store_memory *m,
                      const char *file, uint64_t line, ms_error *err)
 {

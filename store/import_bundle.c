@@ -489,11 +489,6 @@ static int fact_hidden(const cJSON *row)
     return (archive && strcmp(archive, "archived") == 0) || row_num(row, "quarantined", 0) != 0;
 }
 
-static double clamp01(double v)
-{
-    return v < 0 ? 0 : v > 1 ? 1 : v;
-}
-
 /* The fact's entities: canonical_entities_json (entity ids or names), else
  * entities_json; ids become their canonical names; at most
  * STORE_ENTITIES_MAX, each once. */
@@ -598,8 +593,8 @@ static ms_status fact_fields(bundle *b, const cJSON *row, store_memory *m, ms_er
     m->session = dup_or_null(session ? session : row_str(row, "session_id"));
     m->source = strdup("slm-bundle");
     m->metadata = fact_metadata(b, row);
-    m->memory_confidence = clamp01(row_num(row, "confidence", 1.0));
-    m->importance = clamp01(row_num(row, "importance", 0.5));
+    m->memory_confidence = import_unit(row_num(row, "confidence", 1.0));
+    m->importance = import_unit(row_num(row, "importance", 0.5));
     m->pinned = row_num(row, "pinned", 0) != 0;
     double ac = row_num(row, "access_count", 0);
     m->access_count = ac > 0 && ac < 1e15 ? (int64_t)ac : 0;
@@ -658,7 +653,7 @@ static ms_status write_edges(bundle *b, store *s, import_stats *stats, ms_error 
             continue;
         if (!a || !c)
             continue; /* an end that is no imported fact */
-        ms_status st = store_add_edge(s, a, c, t, clamp01(row_num(row, "weight", 1.0)), err);
+        ms_status st = store_add_edge(s, a, c, t, import_unit(row_num(row, "weight", 1.0)), err);
         if (st)
             return st;
         stats->edges += a != c;

@@ -33,6 +33,10 @@ cJSON *import_parse_json(const char *file, uint64_t line, const char *t, size_t 
 ms_status import_put(store *s, const import_opts *opts, import_stats *stats, store_memory *m,
                      const char *file, uint64_t line, ms_error *err);
 
+/* A confidence, importance or weight another system stored, made 0..1:
+ * clamped, and 0.5 (no evidence either way) when it is not a number. */
+double import_unit(double v);
+
 /* ---- the line reader (import_read.c) ------------------------------------ */
 
 /* Lines of a file, read through zlib so that a gzip file reads as its

@@ -14,6 +14,7 @@
  * the profile that came from SLM (metadata "origin") and are no longer
  * visible there are deleted, changed ones replaced, unchanged ones left. */
 #include "import.h"
+#include "import_int.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -458,11 +459,6 @@ static char *slm_time(const char *v)
     return strdup(buf);
 }
 
-static double clamp01(double v)
-{
-    return !isfinite(v) ? 0.5 : v < 0 ? 0 : v > 1 ? 1 : v;
-}
-
 /* SLM's trust_score t from n pieces of evidence as Beta(alpha, beta):
  * alpha = t (n + 2), beta = (1 - t)(n + 2), so that alpha / (alpha + beta)
  * is t; no row is the 0.5 prior, Beta(1, 1). */
@@ -470,7 +466,7 @@ static void slm_trust(sqlite3_stmt *st, store_memory *m)
 {
     if (sqlite3_column_type(st, FC_TRUST) == SQLITE_NULL)
         return;
-    double t = clamp01(sqlite3_column_double(st, FC_TRUST));
+    double t = import_unit(sqlite3_column_double(st, FC_TRUST));
     double n = sqlite3_column_double(st, FC_TRUST_N);
     if (!isfinite(n) || n < 0)
         n = 0;
@@ -749,8 +745,8 @@ static ms_status fact_to_memory(slm_run *r, sqlite3_stmt *st, store_memory *m, c
     const char *session = col_str(st, FC_RAW_SESSION);
     m->session = dup_or_null(session ? session : col_str(st, FC_SESSION));
     m->source = dup_or_null(col_str(st, FC_SOURCE));
-    m->memory_confidence = clamp01(sqlite3_column_double(st, FC_CONFIDENCE));
-    m->importance = clamp01(sqlite3_column_double(st, FC_IMPORTANCE));
+    m->memory_confidence = import_unit(sqlite3_column_double(st, FC_CONFIDENCE));
+    m->importance = import_unit(sqlite3_column_double(st, FC_IMPORTANCE));
     m->pinned = sqlite3_column_int(st, FC_PINNED) != 0;
     int64_t access = sqlite3_column_int64(st, FC_ACCESS);
     m->access_count = access > 0 ? access : 0;

@@ -37,7 +37,7 @@ LIBS_ALL  = $(PKG_LIBS) -lm
 
 STORE_SRC  := $(sort $(wildcard store/*.c))
 ENGINE_SRC := $(sort $(wildcard engine/*.c))
-TUI_SRC    := $(sort $(wildcard tui/*.c))
+TUI_SRC    := $(sort $(wildcard tui/*/*.c))
 STORE_OBJ  := $(STORE_SRC:%.c=$(BUILD)/%.o)
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
 TUI_OBJ    := $(TUI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/demo_data.o
@@ -124,7 +124,7 @@ FUZZ_SMOKE_SECONDS ?= 10
 FUZZ_BUILD    := build/fuzz
 FUZZ_SAN      := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
                  -fno-omit-frame-pointer
-FUZZ_TUI_OBJ   = $(BUILD)/tui/theme.o $(BUILD)/tui/config.o $(BUILD)/tui/text.o
+FUZZ_TUI_OBJ   = $(BUILD)/tui/present/theme.o $(BUILD)/tui/browser/config.o $(BUILD)/tui/present/text.o
 
 fuzz-build:
 	$(Q)$(MAKE) -s --no-print-directory CC=clang BUILD=$(FUZZ_BUILD) SAN="$(FUZZ_SAN)" \

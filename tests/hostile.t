@@ -265,15 +265,15 @@ is "$rc" 0 "import FIFO with a late writer: exit status 0"
 is "$(sqlite3 fifo-new.db 'SELECT content FROM memories')" "through a FIFO" \
     "import FIFO with a late writer: the memory is imported"
 
-# ---- 6. one printing layer: no command prints but through tui/cli.c --------
+# ---- 6. one printing layer: no command prints but through tui/cli/cli.c --------
 
 # printf, fprintf to a terminal stream, puts, fputs, fwrite, vprintf: only
 # cli.c (the layer) may call them; cmd_bench.c's fprintf into its own data
 # file is the one write to a FILE it opened.
 raw=$(cd "$SRC" && grep -nE '(^|[^a-z_])(printf|puts|fputs|fwrite|vprintf|vfprintf)\(|fprintf\((stdout|stderr)|fputc\([^'"'"']|putchar\([^'"'"']' \
-    tui/cmd_*.c tui/shell.c tui/main.c tui/browse.c tui/tour.c | grep -v '^tui/cli\.c')
-ok "$([ -f "$SRC/tui/cmd_store.c" ] && [ -f "$SRC/tui/shell.c" ]; echo $?)" "the sources are found"
-is "$raw" "" "no command writes to stdout or stderr except through the output layer (tui/cli.c)"
+    tui/cli/cmd_*.c tui/shell/*.c tui/cli/main.c tui/browser/browse.c tui/browser/tour.c | grep -v '^tui/cli/cli\.c')
+ok "$([ -f "$SRC/tui/cli/cmd_store.c" ] && [ -f "$SRC/tui/shell/shell.c" ]; echo $?)" "the sources are found"
+is "$raw" "" "no command writes to stdout or stderr except through the output layer (tui/cli/cli.c)"
 
 # ---- 12. no usable HOME: refuse, naming --db and MEMSCOPE_DB ----------------
 

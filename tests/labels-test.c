@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "tests/tap.h"
-#include "tui/labels.c"
+#include "tui/cli/labels.c"
 
 static char tmpdir[] = "/tmp/labels-test-XXXXXX";
 #include "tests/testdir.h"

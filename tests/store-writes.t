@@ -172,7 +172,7 @@ is "$(sqlite3 s.db "SELECT count(*) FROM vectors_q8 WHERE length(q) <> 512
 
 # ---- the interface boundary ------------------------------------------------------
 
-hits=$(grep -lE 'sqlite3|store_int\.h' "$SRC"/engine/*.[ch] "$SRC"/tui/*.[ch] 2>/dev/null)
+hits=$(grep -lE 'sqlite3|store_int\.h' "$SRC"/engine/*.[ch] "$SRC"/tui/*/*.[ch] 2>/dev/null)
 is "$hits" "" "engine/ and tui/ reach the store only through store.h (no sqlite3, no store_int.h)"
 
 tap_done

@@ -1,17 +1,17 @@
 /* fuzz-escape.c - terminal safety of the non-interactive output: whatever
- * the bytes, text_escape and cli_safe (tui/text.c, tui/cli.c) give valid
+ * the bytes, text_escape and cli_safe (tui/present/text.c, tui/cli/cli.c) give valid
  * UTF-8 with no character that text_is_hidden names (ESC, C0, DEL, C1,
  * bidi, zero-width...) and, with marks, no ESC but our own SGR; cli_safe
  * keeps within its column budget; the JSON filter of cli_print_json leaves
  * only newlines and tabs as raw controls and, on JSON as cJSON prints it
  * (valid UTF-8), gives the same value back (printed back to the same text:
- * duplicate keys and all; corpus/escape/duplicate-keys). Includes tui/cli.c to reach its static
+ * duplicate keys and all; corpus/escape/duplicate-keys). Includes tui/cli/cli.c to reach its static
  * json_char. */
 #include "fuzz.h"
 
 #include <cjson/cJSON.h>
 
-#include "tui/cli.c"
+#include "tui/cli/cli.c"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

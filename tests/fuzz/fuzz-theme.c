@@ -1,13 +1,13 @@
-/* fuzz-theme.c - the theme and config file parsers (tui/theme.c,
- * tui/config.c; neither knows curses). The input is parsed as a theme file
+/* fuzz-theme.c - the theme and config file parsers (tui/present/theme.c,
+ * tui/browser/config.c; neither knows curses). The input is parsed as a theme file
  * (theme_load_file) and as a config file (config_load) from a scratch file,
  * and line by line with theme_parse_line. Checks: a failure leaves the
  * built-in theme and a "PATH:LINE: reason" message; a success leaves every
  * colour in -1..255 and only known attribute bits. */
 #include "fuzz.h"
 
-#include "tui/config.h"
-#include "tui/theme.h"
+#include "tui/browser/config.h"
+#include "tui/present/theme.h"
 
 static const char *fz_path;
 

@@ -1,0 +1,366 @@
+/* browse.c - the browser's terminal and its one input loop. */
+#include "tui/browser/browse.h"
+
+#include <curses.h>
+#include <langinfo.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tui/browser/action.h"
+#include "tui/browser/config.h"
+#include "engine/engine.h"
+#include "tui/present/history.h"
+#include "tui/browser/paint.h"
+#include "tui/browser/qline.h"
+#include "tui/browser/tour.h"
+#include "tui/browser/view.h"
+
+#define BROWSE_POLL_MS 1000  /* how often an idle browser checks the store */
+#define BROWSE_DOUBLE_MS 400 /* two clicks within this are a double click */
+
+typedef struct browse {
+    view_model vm;
+    view_screen scr;
+    hist *hist;
+    config cfg;
+    theme th;
+    char notice[1024]; /* a theme or config error to show at start */
+    double due;        /* when the debounced query runs (ms clock), 0 = none */
+    double click_at;   /* the last click, for double clicks */
+    int click_y;
+} browse;
+
+static volatile sig_atomic_t browse_signal;
+static SCREEN *browse_term;
+
+static double browse_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* ---- the terminal ------------------------------------------------------------ */
+
+/* Restore the terminal; safe to call twice and from atexit. */
+static void browse_restore(void)
+{
+    if (browse_term && !isendwin())
+        endwin();
+}
+
+static void browse_on_signal(int sig)
+{
+    browse_signal = sig;
+}
+
+static void browse_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = browse_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+static int browse_terminal(browse *b)
+{
+    browse_term = newterm(NULL, stdout, stdin);
+    if (!browse_term)
+        return -1;
+    set_term(browse_term);
+    atexit(browse_restore);
+    raw();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    set_escdelay(25);
+    mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    mouseinterval(0);
+    paint_theme(&b->th);
+    browse_signals();
+    return 0;
+}
+
+static void browse_suspend(void)
+{
+    endwin();
+    raise(SIGSTOP);
+    refresh();
+}
+
+/* ---- themes and config ----------------------------------------------------------- */
+
+/* Pick the theme: NO_COLOR -> monochrome; else --theme, the config's, or
+ * the default; a broken file leaves the default and a notice. */
+static void browse_theme(browse *b, const char *name)
+{
+    char path[1024], why[768];
+    const char *nc = getenv("NO_COLOR");
+    theme_builtin(&b->th);
+    if (nc && *nc) {
+        theme_mono(&b->th);
+        return;
+    }
+    if (!name || !*name)
+        name = b->cfg.theme[0] ? b->cfg.theme : NULL;
+    if (name && theme_find(name, path, sizeof path))
+        snprintf(b->notice, sizeof b->notice,
+                 "memscope: no theme '%s' (looked in "
+                 "$XDG_CONFIG_HOME/memscope/themes and the installed themes); using the "
+                 "default",
+                 name);
+    else if (name && theme_load_file(&b->th, path, why, sizeof why))
+        snprintf(b->notice, sizeof b->notice, "memscope: %s; using the default theme", why);
+    else if (name && strcmp(name, "monochrome") == 0)
+        b->th.mono = 1;
+    if (config_apply_colors(&b->cfg, &b->th, why, sizeof why))
+        snprintf(b->notice, sizeof b->notice, "memscope: %s", why);
+}
+
+static void browse_config(browse *b, const char *theme_name)
+{
+    char path[1024], why[768];
+    config_path(path, sizeof path);
+    if (config_load(&b->cfg, path, why, sizeof why))
+        snprintf(b->notice, sizeof b->notice, "memscope: %s; the config file is ignored", why);
+    char keep[sizeof b->notice];
+    snprintf(keep, sizeof keep, "%s", b->notice);
+    browse_theme(b, theme_name);
+    if (keep[0] && !b->notice[0])
+        snprintf(b->notice, sizeof b->notice, "%s", keep);
+}
+
+/* ---- keys ---------------------------------------------------------------------- */
+
+typedef struct browse_binding {
+    int key;
+    action_id action;
+} browse_binding;
+
+static browse_binding bindings[128];
+static int n_bindings;
+
+static void browse_bind(int key, action_id a)
+{
+    if (n_bindings < (int)(sizeof bindings / sizeof *bindings))
+        bindings[n_bindings++] = (browse_binding){key, a};
+}
+
+/* The key table, generated from ACTIONS. */
+static void browse_keys(void)
+{
+    n_bindings = 0;
+#define BROWSE_BIND(id, section, keys, help, ...)                                                  \
+    {                                                                                              \
+        static const int k[] = {__VA_ARGS__};                                                      \
+        for (size_t i = 0; i < sizeof k / sizeof *k; i++)                                          \
+            browse_bind(k[i], A_##id);                                                             \
+    }
+    ACTIONS(BROWSE_BIND)
+#undef BROWSE_BIND
+}
+
+static int browse_lookup(int key)
+{
+    for (int i = 0; i < n_bindings; i++)
+        if (bindings[i].key == key)
+            return (int)bindings[i].action;
+    return -1;
+}
+
+static int browse_mouse(browse *b)
+{
+    MEVENT ev;
+    if (getmouse(&ev) != OK)
+        return 0;
+    view_model *vm = &b->vm;
+    vm->mouse_y = ev.y;
+    vm->mouse_x = ev.x;
+    if (ev.bstate & BUTTON4_PRESSED)
+        vm->mouse_kind = VIEW_MOUSE_WHEEL_UP;
+    else if (ev.bstate & BUTTON5_PRESSED)
+        vm->mouse_kind = VIEW_MOUSE_WHEEL_DOWN;
+    else if (ev.bstate & BUTTON1_PRESSED) {
+        double now = browse_now();
+        int dbl = now - b->click_at < BROWSE_DOUBLE_MS && ev.y == b->click_y;
+        vm->mouse_kind = dbl ? VIEW_MOUSE_DOUBLE : VIEW_MOUSE_CLICK;
+        b->click_at = dbl ? 0 : now;
+        b->click_y = ev.y;
+    } else
+        return 0;
+    return view_act(vm, A_MOUSE);
+}
+
+static int browse_key(browse *b, int kind, wint_t ch)
+{
+    view_model *vm = &b->vm;
+    if (kind == KEY_CODE_YES && ch == KEY_RESIZE)
+        return VIEW_REDRAW | VIEW_FULL;
+    if (kind == KEY_CODE_YES && ch == KEY_MOUSE)
+        return browse_mouse(b);
+    if ((vm->focus == FOCUS_QUERY || vm->prompting) && !vm->help) {
+        int f = qline_key(vm, b->hist, kind, ch);
+        if (f)
+            return f;
+    }
+    if (kind == OK && ch > 127)
+        return 0;
+    int a = browse_lookup((int)ch);
+    if (a < 0)
+        return 0;
+    vm->key = (int)ch;
+    return view_act(vm, (action_id)a);
+}
+
+/* ---- the loop ---------------------------------------------------------------------- */
+
+static void browse_draw(browse *b, int full)
+{
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    if (view_layout(&b->vm, cols, rows, &b->scr) == 0)
+        paint_screen(&b->scr, full);
+}
+
+static int browse_wait(const browse *b)
+{
+    if (b->due <= 0)
+        return BROWSE_POLL_MS;
+    double left = b->due - browse_now();
+    return left <= 0 ? 0 : (int)left + 1;
+}
+
+/* No key before the timeout: run a due query, check the store. */
+static int browse_idle(browse *b)
+{
+    int flags = 0;
+    if (b->due > 0 && browse_now() >= b->due)
+        flags |= VIEW_RECALL;
+    if (view_poll_store(&b->vm))
+        flags |= VIEW_REDRAW;
+    return flags;
+}
+
+static void browse_loop(browse *b)
+{
+    int flags = VIEW_REDRAW | VIEW_FULL;
+    while (!browse_signal) {
+        if (flags & VIEW_DEBOUNCE)
+            b->due = browse_now() + b->cfg.debounce_ms;
+        if (flags & VIEW_RECALL) {
+            b->due = 0;
+            view_model_update(&b->vm);
+        }
+        if (flags & (VIEW_REDRAW | VIEW_RECALL))
+            browse_draw(b, flags & VIEW_FULL);
+        if (flags & VIEW_SUSPEND) {
+            browse_suspend();
+            flags = VIEW_REDRAW | VIEW_FULL;
+            continue;
+        }
+        timeout(browse_wait(b));
+        wint_t ch;
+        int kind = get_wch(&ch);
+        flags = kind == ERR ? browse_idle(b) : browse_key(b, kind, ch);
+        if (flags & VIEW_QUIT)
+            break;
+    }
+}
+
+/* ---- entry ------------------------------------------------------------------------- */
+
+static int browse_start(browse *b, cli_common *c, int tour)
+{
+    vfmt_ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
+    browse_config(b, c->theme);
+    b->vm.base_limit = b->vm.limit = b->cfg.limit;
+    b->vm.show_ranking = b->cfg.ranking;
+    if (!(b->hist = hist_open("history")))
+        return cli_error(EXIT_RUNTIME, "out of memory");
+    browse_keys();
+    if (browse_terminal(b))
+        return cli_error(EXIT_RUNTIME, "cannot open the terminal (TERM=%s)",
+                         getenv("TERM") ? getenv("TERM") : "unset");
+    if (b->notice[0])
+        view_message(&b->vm, ROLE_error, "%s", b->notice);
+    if (tour)
+        tour_go(&b->vm, 0);
+    browse_loop(b);
+    browse_restore();
+    return EXIT_OK;
+}
+
+int browse_run(cli_common *c, int tour)
+{
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+        return cli_error(EXIT_RUNTIME, "the browser needs a terminal; for scripts use "
+                                       "'memscope recall' or 'memscope shell'");
+    store *s = cli_open(c, 0, NULL);
+    if (!s)
+        return EXIT_RUNTIME;
+    engine *e = NULL;
+    ms_error err;
+    ms_error_clear(&err);
+    static browse b; /* large; one browser per process */
+    memset(&b, 0, sizeof b);
+    int status = EXIT_RUNTIME;
+    if (engine_open(s, NULL, &e, &err) || view_model_init(&b.vm, e, s, cli_db_path(c), &err))
+        cli_fail(&err);
+    else
+        status = browse_start(&b, c, tour);
+    if (browse_term) {
+        delscreen(browse_term);
+        browse_term = NULL;
+    }
+    view_screen_free(&b.scr);
+    view_model_free(&b.vm);
+    hist_close(b.hist);
+    engine_close(e);
+    store_close(s);
+    if (browse_signal && browse_signal != SIGINT) {
+        signal(browse_signal, SIG_DFL);
+        raise(browse_signal);
+    }
+    return status;
+}
+
+static const char browse_usage[] =
+    "usage: memscope browse [--db PATH] [--profile NAME] [--read-only] [--theme NAME]\n"
+    "       memscope [same options]\n"
+    "\n"
+    "The full-screen browser: type a question and see the ranked memories with\n"
+    "Relevance, Trust and Mem.Conf as separate columns, each result's per-channel\n"
+    "trace, why a memory was not returned (p, i), what-if changes of weights, k and\n"
+    "the floor, and the demo tour (T). ? inside lists every key; q quits.\n"
+    "Themes: --theme NAME (default, light, high-contrast, monochrome, or a file);\n"
+    "NO_COLOR gives monochrome. Config: $XDG_CONFIG_HOME/memscope/config.\n"
+    "History: $XDG_STATE_HOME/memscope/history. See docs/BROWSER.md.\n";
+
+static int run_browse(cli_common *c, int argc, char **argv);
+const cli_command cmd_browse = {"browse", "the full-screen browser (also with no command)",
+                                browse_usage, run_browse};
+
+static int run_browse(cli_common *c, int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_COMMON_OPTIONS, {0, 0, 0, 0}};
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1)
+        if (!cli_common_option(c, opt, &cmd_browse))
+            return cli_bad_option(&cmd_browse, argv);
+    if (optind < argc)
+        return cli_usage(&cmd_browse, "unexpected argument '%s'", argv[optind]);
+    return browse_run(c, 0);
+}
+
+int browse_main(int argc, char **argv)
+{
+    cli_common c = {0};
+    return run_browse(&c, argc, argv);
+}

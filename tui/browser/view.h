@@ -1,0 +1,229 @@
+/* view.h - the browser's model and its layout, with no terminal.
+ *
+ * A view_model owns everything the screen shows: the query line, the recall
+ * results (and, under what-if, the baseline they are compared with), the
+ * selection and scroll positions, the pinned memory, the detail view, the
+ * tour and the messages. Keys change it only through view_act(); the main
+ * loop (browse.c) then calls view_model_update() when a recall is due and
+ * view_layout() to turn the model into rows of safe text with theme roles,
+ * which paint.c draws. The path key -> view_act -> view_model_update ->
+ * view_layout runs headless too: `memscope bench` and tests/view-test.c call
+ * it without a terminal.
+ *
+ * The model borrows the engine and the store (the caller opens and closes
+ * them); everything else it allocates it frees in view_model_free(). */
+#ifndef MS_VIEW_H
+#define MS_VIEW_H
+
+#include <stdint.h>
+
+#include "tui/browser/action.h"
+#include "engine/engine.h"
+#include "tui/browser/ledit.h"
+#include "tui/present/theme.h"
+#include "tui/present/view_fmt.h"
+
+/* Smallest terminal the browser draws in; below it: "terminal too small". */
+#define VIEW_MIN_COLS 60
+#define VIEW_MIN_ROWS 14
+#define VIEW_YMAP_MAX 512    /* screen rows the mouse map covers */
+#define VIEW_DETAIL_DEPTH 32 /* edges followed before the oldest is forgotten */
+
+/* Flags a key handler returns; only the main loop redraws. */
+enum {
+    VIEW_HANDLED = 1,   /* the key meant something */
+    VIEW_REDRAW = 2,    /* the screen must be laid out again */
+    VIEW_RECALL = 4,    /* run the query now */
+    VIEW_DEBOUNCE = 8,  /* run the query after a pause in typing */
+    VIEW_FULL = 16,     /* clear and repaint every cell (Ctrl-L, resize) */
+    VIEW_QUIT = 32,     /* leave the browser */
+    VIEW_SUSPEND = 64,  /* stop the process (Ctrl-Z) */
+    VIEW_HISTORY = 128, /* the query line asked for history (qline.c) */
+};
+
+/* What view_model.help shows: the keys, or the calibration report. */
+enum { VIEW_HELP_KEYS = 1, VIEW_HELP_CALIBRATION = 2 };
+
+typedef enum view_focus { FOCUS_QUERY, FOCUS_RESULTS, FOCUS_LOWER, FOCUS_COUNT } view_focus;
+typedef enum view_prompt { PROMPT_NONE, PROMPT_PIN, PROMPT_SEARCH } view_prompt;
+typedef enum view_row_kind { ROW_HIT, ROW_MISS, ROW_GONE } view_row_kind;
+
+/* One selectable row of the result pane. */
+typedef struct view_row {
+    const recall_hit *h; /* into cur (hits, misses) or base (gone rows) */
+    view_row_kind kind;
+    int move;   /* baseline rank - current rank (what-if) */
+    int is_new; /* not in the baseline's results */
+} view_row;
+
+/* What-if overrides of the baseline recall. */
+typedef struct view_whatif {
+    double weights[CH_COUNT]; /* valid where weights_set has the bit */
+    unsigned weights_set;
+    unsigned disabled; /* channels switched off */
+    double rrf_k;      /* < 0: the query type's default */
+    int no_floor;
+    int channel; /* the channel + and - change */
+} view_whatif;
+
+/* The detail view of one memory and its edges. */
+typedef struct view_detail {
+    int open;
+    store_memory m;     /* the memory (owned) */
+    store_entity *ents; /* owned, n_ents */
+    size_t n_ents;
+    store_edge *edges; /* owned, n_edges, strongest first */
+    size_t n_edges;
+    store_memory *other; /* the memory at the other end of each edge (owned) */
+    int sel;             /* selected edge */
+    int top;             /* first line shown */
+    int follow;          /* keep the selected edge in view */
+    char stack[VIEW_DETAIL_DEPTH][STORE_ID_MAX + 1]; /* ids opened before, for Esc */
+    int depth;
+} view_detail;
+
+/* Geometry of the last layout, for mouse clicks and page sizes. */
+typedef struct view_geom {
+    int res_y, res_h;                     /* first row of result rows, how many */
+    int res_first;                        /* index of the row at res_y */
+    int low_y, low_h;                     /* the lower pane's text rows */
+    int detail_y, detail_h, detail_edge0; /* detail text rows; line of edge 0 */
+    int help_h;
+    int ymap[VIEW_YMAP_MAX]; /* screen row -> result row (or edge in detail), -1 */
+} view_geom;
+
+typedef struct view_model {
+    engine *eng; /* borrowed */
+    store *st;   /* borrowed */
+    char db_path[1024];
+    long long db_bytes;
+    int64_t memories;                /* in the profile */
+    channel_status health[CH_COUNT]; /* before the first query */
+
+    ledit query;  /* the query line */
+    ledit prompt; /* pin-by-id or history-search text */
+    view_prompt prompting;
+    char search_match[ENGINE_QUERY_MAX + 1]; /* Ctrl-R: the entry found */
+    recall_result *cur;                      /* the recall shown (with what-if) */
+    recall_result *base;                     /* the baseline, only while what-if is on */
+    char ran[ENGINE_QUERY_MAX + 1];          /* the query cur answers */
+    view_row *rows;                          /* selectable rows, n_rows */
+    size_t n_rows;
+    view_whatif wi;
+    int limit;      /* results per recall */
+    int base_limit; /* the limit outside the tour (config) */
+    int sel;        /* selected row */
+    int res_top;    /* first result-pane line shown (scroll) */
+    int low_top;    /* scroll of the lower pane */
+    view_focus focus;
+    int help, help_top; /* overlay open (0, VIEW_HELP_KEYS, VIEW_HELP_CALIBRATION), its scroll */
+    struct calreport_status *calib; /* the calibration overlay's report, checked (owned) */
+    int show_ranking;
+    char pinned[STORE_ID_MAX + 1]; /* why-not memory, "" = none */
+    view_detail det;
+    char msg[768]; /* one-line message, "" = key hints */
+    int msg_role;
+    int tour;                         /* current step, -1 = no tour */
+    char caption[1024];               /* the tour step's caption */
+    int64_t data_version;             /* store_data_version at the last recall */
+    long long file_sig;               /* size and time of the store file and its WAL then */
+    int store_changed;                /* another process wrote since */
+    int mouse_y, mouse_x, mouse_kind; /* the event MOUSE handles */
+    int key;                          /* the key that triggered the action */
+    double last_ms;                   /* duration of the last update */
+    view_geom g;
+} view_model;
+
+/* Mouse events for view_model.mouse_kind. */
+enum { VIEW_MOUSE_CLICK = 1, VIEW_MOUSE_DOUBLE, VIEW_MOUSE_WHEEL_UP, VIEW_MOUSE_WHEEL_DOWN };
+
+/* Set up vm over an open engine and store; db_path is shown in the status
+ * bar. Reads the store's counts and channel health. 0, or -1 with err. */
+int view_model_init(view_model *vm, engine *eng, store *st, const char *db_path, ms_error *err);
+void view_model_free(view_model *vm);
+
+/* Read the store's size, counts and channel health again (after another
+ * process wrote). 0, or -1 with err. */
+int view_model_reload(view_model *vm, ms_error *err);
+
+/* Run the query line's text (and, under what-if, the baseline), rebuild the
+ * rows and keep the selection on the same memory where possible. An empty
+ * query clears the results. Errors go into vm->msg. Returns 0 or -1. */
+int view_model_update(view_model *vm);
+
+/* Replace the query text (the tour and tests use it). */
+void view_set_query(view_model *vm, const char *query);
+
+/* Is any what-if override set? */
+int view_whatif_active(const view_model *vm);
+
+/* Handle action a (vm->key is the key pressed); returns VIEW_* flags. */
+int view_act(view_model *vm, action_id a);
+
+/* Put a message on the bottom line (role ROLE_message or ROLE_error). */
+void view_message(view_model *vm, int role, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The row selected, or NULL. */
+const view_row *view_selected(const view_model *vm);
+
+/* Open the detail view on memory id (pushing the current one); -1 with a
+ * message when it does not exist. */
+int view_detail_open(view_model *vm, const char *id);
+void view_detail_close(view_model *vm);
+
+/* Pin memory id for why-not ("" or the same id again unpins). Returns
+ * VIEW_* flags (a recall is due). */
+int view_pin(view_model *vm, const char *id);
+
+/* Check whether another process changed the store; sets store_changed and
+ * a message. Returns 1 when it newly changed. */
+int view_poll_store(view_model *vm);
+
+/* ---- layout ---------------------------------------------------------------- */
+
+/* A laid-out screen: rows lines of at most cols columns. */
+typedef struct view_screen {
+    int cols, rows;
+    vrow *lines;            /* rows lines, owned */
+    int cursor_y, cursor_x; /* where the terminal cursor goes */
+    int cursor_on;
+    int too_small; /* the "terminal too small" notice is all there is */
+} view_screen;
+
+void view_screen_init(view_screen *s);
+void view_screen_free(view_screen *s);
+
+/* Lay vm out on a cols x rows screen into s (reusing its buffers). Also
+ * records geometry in vm->g and keeps the selection in view. -1 when out of
+ * memory. */
+int view_layout(view_model *vm, int cols, int rows, view_screen *s);
+
+/* The screen's rows as plain text, one line each, for tests and bench.
+ * Caller frees. */
+char *view_screen_text(const view_screen *s);
+
+/* The help overlay's lines (generated from ACTIONS, EDIT_KEYS and the
+ * column table) into out[max] of width cols; returns the count. */
+int view_help_lines(vrow *out, int max, int cols);
+
+/* Open the calibration overlay: read the report beside the store and check
+ * it against the store and the default configuration now (calreport.h).
+ * Returns VIEW_* flags; a failure is a message. */
+int view_calib_open(view_model *vm);
+/* Its lines (status, then the picture of calplot.h) into out[max]. */
+int view_calib_lines(const view_model *vm, vrow *out, int max, int cols);
+void view_calib_free(view_model *vm);
+
+/* How the result area of avail rows is split: the number of rows for the
+ * result pane (header and banner included); the lower pane gets the rest. */
+int view_split(int avail, int result_lines, int lower_lines);
+
+/* Columns of the result table for a given width: the widths of the
+ * snippet, speaker and date (0 = hidden) after the fixed columns. */
+typedef struct view_columns {
+    int move, id, ranking, date, speaker, content;
+} view_columns;
+void view_columns_for(int cols, int whatif, int ranking, int id_width, view_columns *c);
+
+#endif

@@ -1,0 +1,478 @@
+/* view_act.c - what each action does to the model. One small function per
+ * action, act_ID for each entry of ACTIONS (action.h); they return VIEW_*
+ * flags and never draw. */
+#include "tui/browser/view.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/browser/tour.h"
+
+enum { H = VIEW_HANDLED, R = VIEW_REDRAW };
+
+static int view_clamp(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* ---- moving ---------------------------------------------------------------- */
+
+static int view_detail_move(view_model *vm, int delta, int scroll)
+{
+    view_detail *d = &vm->det;
+    if (scroll || d->n_edges == 0) {
+        d->top = d->top + delta < 0 ? 0 : d->top + delta; /* the layout clamps the end */
+        d->follow = 0;
+        return H | R;
+    }
+    if (d->follow) /* the first move only brings the edges into view */
+        d->sel = view_clamp(d->sel + delta, 0, (int)d->n_edges - 1);
+    d->follow = 1;
+    return H | R;
+}
+
+static int view_move(view_model *vm, int delta, int scroll)
+{
+    if (vm->help) {
+        vm->help_top = vm->help_top + delta < 0 ? 0 : vm->help_top + delta;
+        return H | R;
+    }
+    if (vm->det.open)
+        return view_detail_move(vm, delta, scroll);
+    if (vm->focus == FOCUS_LOWER) {
+        vm->low_top = vm->low_top + delta < 0 ? 0 : vm->low_top + delta;
+        return H | R;
+    }
+    if (vm->n_rows == 0)
+        return H;
+    int sel = view_clamp(vm->sel + delta, 0, (int)vm->n_rows - 1);
+    if (sel != vm->sel)
+        vm->low_top = 0;
+    vm->sel = sel;
+    return H | R;
+}
+
+static int view_page(const view_model *vm)
+{
+    int h = vm->help                   ? vm->g.help_h
+            : vm->det.open             ? vm->g.detail_h
+            : vm->focus == FOCUS_LOWER ? vm->g.low_h
+                                       : vm->g.res_h;
+    return h > 2 ? h - 1 : 1;
+}
+
+static int act_UP(view_model *vm)
+{
+    return view_move(vm, -1, 0);
+}
+
+static int act_DOWN(view_model *vm)
+{
+    return view_move(vm, 1, 0);
+}
+
+static int act_PAGE_UP(view_model *vm)
+{
+    return view_move(vm, -view_page(vm), 1);
+}
+
+static int act_PAGE_DOWN(view_model *vm)
+{
+    return view_move(vm, view_page(vm), 1);
+}
+
+static int act_HOME(view_model *vm)
+{
+    return view_move(vm, -1000000, 1);
+}
+
+static int act_END(view_model *vm)
+{
+    return view_move(vm, 1000000, 1);
+}
+
+static int act_NEXT_PANE(view_model *vm)
+{
+    vm->focus = (vm->focus + 1) % FOCUS_COUNT;
+    return H | R;
+}
+
+static int act_PREV_PANE(view_model *vm)
+{
+    vm->focus = (vm->focus + FOCUS_COUNT - 1) % FOCUS_COUNT;
+    return H | R;
+}
+
+static int act_QUERY(view_model *vm)
+{
+    while (vm->det.open)
+        view_detail_close(vm);
+    vm->focus = FOCUS_QUERY;
+    return H | R;
+}
+
+static int act_BACK(view_model *vm)
+{
+    if (vm->det.open)
+        view_detail_close(vm);
+    else if (vm->focus == FOCUS_QUERY)
+        vm->focus = FOCUS_RESULTS;
+    else if (vm->tour >= 0)
+        return tour_stop(vm);
+    return H | R;
+}
+
+static int act_OPEN(view_model *vm)
+{
+    if (vm->det.open) {
+        const view_detail *d = &vm->det;
+        if (d->n_edges == 0 || !d->other[d->sel].id)
+            return H;
+        char id[STORE_ID_MAX + 1];
+        snprintf(id, sizeof id, "%s", d->other[d->sel].id);
+        view_detail_open(vm, id);
+        return H | R;
+    }
+    if (vm->focus == FOCUS_QUERY) {
+        vm->focus = FOCUS_RESULTS;
+        return H | R | VIEW_RECALL;
+    }
+    const view_row *row = view_selected(vm);
+    if (row)
+        view_detail_open(vm, row->h->mem.id);
+    return H | R;
+}
+
+/* ---- the mouse ------------------------------------------------------------- */
+
+static int view_click(view_model *vm, int dbl)
+{
+    int y = vm->mouse_y;
+    if (y == 0) {
+        vm->focus = FOCUS_QUERY;
+        return H | R;
+    }
+    int hit = y >= 0 && y < VIEW_YMAP_MAX ? vm->g.ymap[y] : -1;
+    if (vm->det.open) {
+        if (hit >= 0)
+            vm->det.sel = hit;
+        vm->det.follow = 1;
+        return dbl && hit >= 0 ? act_OPEN(vm) : H | R;
+    }
+    if (y >= vm->g.low_y && y < vm->g.low_y + vm->g.low_h) {
+        vm->focus = FOCUS_LOWER;
+        return H | R;
+    }
+    if (hit < 0)
+        return H;
+    vm->focus = FOCUS_RESULTS;
+    if (hit != vm->sel)
+        vm->low_top = 0;
+    vm->sel = hit;
+    return dbl ? act_OPEN(vm) : H | R;
+}
+
+static int act_MOUSE(view_model *vm)
+{
+    int wheel = vm->mouse_kind == VIEW_MOUSE_WHEEL_UP     ? -3
+                : vm->mouse_kind == VIEW_MOUSE_WHEEL_DOWN ? 3
+                                                          : 0;
+    if (wheel && !vm->help && !vm->det.open) {
+        int lower = vm->mouse_y >= vm->g.low_y && vm->mouse_y < vm->g.low_y + vm->g.low_h;
+        view_focus keep = vm->focus;
+        vm->focus = lower ? FOCUS_LOWER : FOCUS_RESULTS;
+        int f = view_move(vm, lower ? wheel : wheel / 3, 1);
+        vm->focus = keep == FOCUS_QUERY ? keep : vm->focus;
+        return f;
+    }
+    if (wheel)
+        return view_move(vm, wheel, 1);
+    if (vm->help)
+        return H;
+    return view_click(vm, vm->mouse_kind == VIEW_MOUSE_DOUBLE);
+}
+
+/* ---- why not ----------------------------------------------------------------- */
+
+static int act_PIN(view_model *vm)
+{
+    if (vm->det.open)
+        return view_pin(vm, vm->det.m.id);
+    const view_row *row = view_selected(vm);
+    if (!row) {
+        view_message(vm, ROLE_message, "nothing selected to pin; i pins a memory by its id");
+        return H | R;
+    }
+    return view_pin(vm, row->h->mem.id);
+}
+
+static int act_PIN_ID(view_model *vm)
+{
+    vm->prompting = PROMPT_PIN;
+    ledit_clear(&vm->prompt);
+    return H | R;
+}
+
+/* ---- what-if ------------------------------------------------------------------ */
+
+/* The recall the what-if changes are measured against. */
+static const recall_result *view_baseline(const view_model *vm)
+{
+    return vm->base ? vm->base : vm->cur;
+}
+
+static int view_whatif_changed(view_model *vm)
+{
+    const view_whatif *w = &vm->wi;
+    char k[32] = "default";
+    if (w->rrf_k >= 0)
+        snprintf(k, sizeof k, "%g", w->rrf_k);
+    view_message(vm, ROLE_message,
+                 "what-if: %d weight(s) changed, %d channel(s) off, k %s, "
+                 "floor %s; 0 resets",
+                 __builtin_popcount(w->weights_set), __builtin_popcount(w->disabled), k,
+                 w->no_floor ? "off" : "on");
+    return H | R | VIEW_RECALL;
+}
+
+static int act_WI_CHANNEL(view_model *vm)
+{
+    vm->wi.channel = (vm->wi.channel + 1) % CH_COUNT;
+    view_message(vm, ROLE_message, "what-if channel: %s (+ and - change its weight)",
+                 engine_channel_name(vm->wi.channel));
+    return H | R;
+}
+
+static int view_weight_step(view_model *vm, double step)
+{
+    const recall_result *b = view_baseline(vm);
+    if (!b) {
+        view_message(vm, ROLE_message, "run a query first: what-if changes a recall");
+        return H | R;
+    }
+    int c = vm->wi.channel;
+    double base = b->weights[c];
+    double cur = (vm->wi.weights_set & CH_MASK(c)) ? vm->wi.weights[c] : base;
+    double w = fmin(1000, fmax(0, cur + step));
+    vm->wi.weights[c] = w;
+    if (fabs(w - base) < 1e-9)
+        vm->wi.weights_set &= ~CH_MASK(c);
+    else
+        vm->wi.weights_set |= CH_MASK(c);
+    return view_whatif_changed(vm);
+}
+
+static int act_WI_MORE(view_model *vm)
+{
+    return view_weight_step(vm, 0.25);
+}
+
+static int act_WI_LESS(view_model *vm)
+{
+    return view_weight_step(vm, -0.25);
+}
+
+static int act_WI_TOGGLE(view_model *vm)
+{
+    int c = vm->key - '1';
+    if (c < 0 || c >= CH_COUNT)
+        return 0;
+    vm->wi.disabled ^= CH_MASK(c);
+    return view_whatif_changed(vm);
+}
+
+static int view_k_step(view_model *vm, double step)
+{
+    const recall_result *b = view_baseline(vm);
+    if (!b) {
+        view_message(vm, ROLE_message, "run a query first: what-if changes a recall");
+        return H | R;
+    }
+    double cur = vm->wi.rrf_k >= 0 ? vm->wi.rrf_k : b->rrf_k;
+    double k = fmax(0, cur + step);
+    vm->wi.rrf_k = fabs(k - b->rrf_k) < 1e-9 ? -1 : k;
+    return view_whatif_changed(vm);
+}
+
+static int act_WI_K_LESS(view_model *vm)
+{
+    return view_k_step(vm, -5);
+}
+
+static int act_WI_K_MORE(view_model *vm)
+{
+    return view_k_step(vm, 5);
+}
+
+static int act_WI_FLOOR(view_model *vm)
+{
+    vm->wi.no_floor = !vm->wi.no_floor;
+    return view_whatif_changed(vm);
+}
+
+static int act_WI_RESET(view_model *vm)
+{
+    int channel = vm->wi.channel;
+    memset(&vm->wi, 0, sizeof vm->wi);
+    vm->wi.rrf_k = -1;
+    vm->wi.channel = channel;
+    view_message(vm, ROLE_message, "what-if reset: back to the baseline");
+    return H | R | VIEW_RECALL;
+}
+
+/* ---- feedback ---------------------------------------------------------------------- */
+
+/* Teach the engine that the selected memory was (label +1) or was not (-1)
+ * relevant to the query shown, and recall again so the adjustment shows. */
+static int view_judge(view_model *vm, int label)
+{
+    const view_row *row = view_selected(vm);
+    if (!row || !vm->cur) {
+        view_message(vm, ROLE_message, "select a result to mark it");
+        return H | R;
+    }
+    if (store_is_readonly(vm->st)) {
+        view_message(vm, ROLE_error, "the store is opened read-only: feedback is not recorded");
+        return H | R;
+    }
+    ms_error err;
+    ms_error_clear(&err);
+    char id[STORE_ID_MAX + 1];
+    snprintf(id, sizeof id, "%s", row->h->mem.id);
+    if (engine_feedback(vm->eng, vm->cur, id, label, &err)) {
+        view_message(vm, ROLE_error, "memscope: %s", err.msg);
+        return H | R;
+    }
+    view_message(vm, ROLE_message,
+                 "marked %s %s to this query; the engine learns from it "
+                 "(the feedback adjustment in the trace)",
+                 id, label > 0 ? "relevant" : "not relevant");
+    return H | R | VIEW_RECALL;
+}
+
+static int act_RELEVANT(view_model *vm)
+{
+    return view_judge(vm, 1);
+}
+
+static int act_IRRELEVANT(view_model *vm)
+{
+    return view_judge(vm, -1);
+}
+
+/* ---- view ------------------------------------------------------------------------ */
+
+static int act_RANKING(view_model *vm)
+{
+    vm->show_ranking = !vm->show_ranking;
+    return H | R;
+}
+
+static int act_REFRESH(view_model *vm)
+{
+    ms_error err;
+    vm->store_changed = 0;
+    vm->msg[0] = '\0';
+    if (view_model_reload(vm, &err))
+        view_message(vm, ROLE_error, "memscope: %s", err.msg);
+    return H | R | VIEW_RECALL;
+}
+
+static int act_TOUR(view_model *vm)
+{
+    return vm->tour >= 0 ? tour_stop(vm) : tour_go(vm, 0);
+}
+
+static int view_tour_step(view_model *vm, int delta)
+{
+    if (vm->tour < 0) {
+        view_message(vm, ROLE_message, "no tour is running: T starts it");
+        return H | R;
+    }
+    int step = vm->tour + delta;
+    if (step < 0 || step >= tour_steps()) {
+        view_message(vm, ROLE_message, "%s step of the tour; Esc or T ends it",
+                     step < 0 ? "first" : "last");
+        return H | R;
+    }
+    return tour_go(vm, step);
+}
+
+static int act_TOUR_NEXT(view_model *vm)
+{
+    return view_tour_step(vm, 1);
+}
+
+static int act_TOUR_PREV(view_model *vm)
+{
+    return view_tour_step(vm, -1);
+}
+
+static int act_HELP(view_model *vm)
+{
+    vm->help = vm->help ? 0 : VIEW_HELP_KEYS;
+    vm->help_top = 0;
+    return H | R;
+}
+
+static int act_CALIBRATION(view_model *vm)
+{
+    return view_calib_open(vm);
+}
+
+static int act_REDRAW(view_model *vm)
+{
+    (void)vm;
+    return H | R | VIEW_FULL;
+}
+
+static int act_SUSPEND(view_model *vm)
+{
+    (void)vm;
+    return H | R | VIEW_FULL | VIEW_SUSPEND;
+}
+
+static int act_QUIT(view_model *vm)
+{
+    (void)vm;
+    return H | VIEW_QUIT;
+}
+
+/* ---- dispatch ------------------------------------------------------------------ */
+
+#define ACTION_HANDLER(id, section, keys, help, ...) [A_##id] = act_##id,
+static int (*const handlers[A_COUNT])(view_model *vm) = {ACTIONS(ACTION_HANDLER)};
+#undef ACTION_HANDLER
+
+/* While the help is open, moving keys scroll it and any other key closes
+ * it (Ctrl-C still quits). */
+static int view_help_key(view_model *vm, action_id a)
+{
+    switch (a) {
+    case A_UP:
+    case A_DOWN:
+    case A_PAGE_UP:
+    case A_PAGE_DOWN:
+    case A_HOME:
+    case A_END:
+    case A_REDRAW:
+    case A_MOUSE:
+    case A_SUSPEND:
+        return handlers[a](vm);
+    default:
+        if (a == A_QUIT && vm->key == CTRL_KEY('c'))
+            return act_QUIT(vm);
+        vm->help = 0;
+        return H | R;
+    }
+}
+
+int view_act(view_model *vm, action_id a)
+{
+    if ((unsigned)a >= A_COUNT)
+        return 0;
+    if (vm->help)
+        return view_help_key(vm, a);
+    return handlers[a](vm);
+}

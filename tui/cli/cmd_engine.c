@@ -1,0 +1,486 @@
+/* cmd_engine.c - the commands that ask the engine: recall and health. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/present/calreport.h"
+#include "tui/cli/cli_recall.h"
+
+/* ---- options shared with eval and the shell --------------------------- */
+
+enum { OPT_JSON = OPT_RECALL_END, OPT_TRACE, OPT_EXPLAIN, OPT_AUDIT };
+
+int cli_recall_option(const cli_command *cmd, int opt, const char *arg, recall_opts *ro,
+                      const char **embedder)
+{
+    long n;
+    double v;
+    switch (opt) {
+    case OPT_LIMIT:
+        if (cli_parse_int(arg, 1, ENGINE_LIMIT_MAX, &n))
+            return cli_usage(cmd, "--limit takes 1 to %d", ENGINE_LIMIT_MAX), -1;
+        ro->limit = (int)n;
+        return 1;
+    case OPT_TOP_N:
+        if (cli_parse_int(arg, 1, ENGINE_TOPN_MAX, &n))
+            return cli_usage(cmd, "--top-n takes 1 to %d", ENGINE_TOPN_MAX), -1;
+        ro->top_n = (int)n;
+        return 1;
+    case OPT_WEIGHTS:
+        if (engine_weight_list(arg, ro->weights, &ro->weights_set))
+            return cli_usage(cmd, "--weights takes channel=weight,... with channels "
+                                  "semantic, bm25, temporal, hopfield, spreading and "
+                                  "weights from 0 to 1000"),
+                   -1;
+        return 1;
+    case OPT_RRF_K:
+        if (cli_parse_double(arg, 0, 10000, &v))
+            return cli_usage(cmd, "--rrf-k takes a number from 0 to 10000"), -1;
+        ro->rrf_k = v;
+        return 1;
+    case OPT_DISABLE:
+        if (engine_channel_list(arg, &ro->disabled))
+            return cli_usage(cmd, "--disable takes a comma list of channels"), -1;
+        return 1;
+    case OPT_REQUIRE:
+        if (engine_channel_list(arg, &ro->require))
+            return cli_usage(cmd, "--require-channels takes a comma list of channels or "
+                                  "all"),
+                   -1;
+        return 1;
+    case OPT_NO_FLOOR:
+        ro->no_floor = 1;
+        return 1;
+    case OPT_FLOOR:
+        if (cli_parse_double(arg, 0, 1, &v))
+            return cli_usage(cmd, "--floor takes a cosine threshold from 0 to 1"), -1;
+        ro->floor_threshold = v;
+        return 1;
+    case OPT_FLOOR_LEXICAL:
+        if (cli_parse_double(arg, 0, 1, &v))
+            return cli_usage(cmd, "--floor-lexical takes a predicate coverage from 0 to 1"), -1;
+        ro->floor_lexical = v;
+        return 1;
+    case OPT_AS_OF:
+        if (store_parse_time(arg, &ro->as_of))
+            return cli_usage(cmd, "--as-of takes an ISO 8601 time"), -1;
+        return 1;
+    case OPT_EMBEDDER:
+        *embedder = arg;
+        return 1;
+    case OPT_RERANKER:
+        if (strncmp(arg, "cmd:", 4) != 0 || !arg[4])
+            return cli_usage(cmd, "--reranker takes cmd:PROGRAM"), -1;
+        ro->reranker = arg;
+        return 1;
+    case OPT_NO_RERANK:
+        ro->no_rerank = 1;
+        return 1;
+    case OPT_NO_ADAPTIVE:
+        ro->no_adaptive = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* ---- recall ------------------------------------------------------------ */
+
+static const char recall_usage[] =
+    "usage: memscope recall [--db PATH] [--profile NAME] [--json] [--trace] [--limit N]\n"
+    "                       [--weights ch=w,...] [--rrf-k K] [--disable ch,...]\n"
+    "                       [--require-channels ch,...|all] [--no-floor] [--floor X]\n"
+    "                       [--as-of TIME] [--top-n N] [--explain ID] [--audit]\n"
+    "                       [--embedder hash|cmd:PROGRAM] [--reranker cmd:PROGRAM]\n"
+    "                       [--no-rerank] [--no-adaptive] QUERY...\n"
+    "\n"
+    "Recall memories for QUERY. Channels: semantic, bm25, temporal, hopfield,\n"
+    "spreading. --json prints the Retrieval Score Contract v2 response; --trace adds\n"
+    "each result's per-channel ranks, contributions w/(k+rank), fused sum, entity\n"
+    "enhancement and adjustments. --explain ID says where that memory was cut.\n"
+    "--audit recomputes every score from its trace and fails (exit 1) on a mismatch.\n"
+    "--require-channels fails (exit 1) before answering when a named channel is\n"
+    "inactive. --as-of sets \"now\" for relative dates. --reranker rescores the\n"
+    "candidate pool with an external program (an adjustment of ranking_score);\n"
+    "--no-adaptive ignores what `memscope feedback` taught. Recall never writes.\n";
+
+static int run_recall(cli_common *c, int argc, char **argv);
+const cli_command cmd_recall = {"recall", "recall memories for a query (Score Contract v2)",
+                                recall_usage, run_recall};
+
+static void bar(double v, int width)
+{
+    int n = (int)(v * width + 0.5);
+    for (int i = 0; i < width; i++)
+        cli_put_own(stdout, i < n ? "#" : ".");
+}
+
+static void print_channels(const recall_result *r)
+{
+    cli_printf(stdout, "channels:");
+    for (int ch = 0; ch < CH_COUNT; ch++) {
+        const channel_status *cs = &r->ch[ch];
+        if (cs->active)
+            cli_printf(stdout, "  %s %d (%.1f ms)%s", engine_channel_name(ch), cs->candidates,
+                       cs->ms, cs->candidates ? "" : " EMPTY");
+        else
+            cli_printf(stdout, "  %s OFF (%s)", engine_channel_name(ch), cs->reason);
+    }
+    cli_printf(stdout, "\n");
+}
+
+/* fmt with text for its %s: stored or user text, one line and terminal-safe (in a
+ * pipe too), escapes marked on a terminal; fmt has one %s. */
+static void put_safe(const char *fmt, const char *text)
+{
+    const char *at = strstr(fmt, "%s");
+    char head[128];
+    snprintf(head, sizeof head, "%.*s", (int)(at - fmt), fmt);
+    cli_put_own(stdout, head);
+    cli_put_safe(stdout, text);
+    cli_put_own(stdout, at + 2);
+}
+
+/* Text cut to cols columns and padded to them. */
+static void put_column(const char *text, int cols)
+{
+    cli_put_cut(stdout, text, cols, 1);
+}
+
+static void print_trace(const recall_result *r, const recall_hit *h)
+{
+    for (int ch = 0; ch < CH_COUNT; ch++) {
+        const trace_channel *tc = &h->ch[ch];
+        if (!tc->ranked)
+            cli_printf(stdout, "      %-9s  -\n", engine_channel_name(ch));
+        else
+            cli_printf(stdout,
+                       "      %-9s  rank %-3d raw %-10.4g w %-5.2f  %.2f/(%.0f+%d) = %.6f\n",
+                       engine_channel_name(ch), tc->rank, tc->raw, tc->weight, tc->weight, r->rrf_k,
+                       tc->rank, tc->contribution);
+    }
+    cli_printf(stdout, "      fused %.6f  x entity %.4f%s%s = %.6f", h->fused, h->eg_factor,
+               h->eg_spoken ? " (speaker named)" : "", h->eg_mentions ? " (entity named)" : "",
+               h->boosted);
+    for (int a = 0; a < h->n_adj; a++)
+        cli_printf(stdout, "  x %s %.4f", h->adj[a].name, h->adj[a].factor);
+    cli_printf(stdout, "  = ranking %.6f\n", h->ranking_score);
+    for (int a = 0; a < h->n_adj; a++)
+        if (strcmp(h->adj[a].name, "superseded") == 0) /* names a stored id */
+            cli_printf(stdout, "      %s\n", h->adj[a].detail);
+    cli_printf(stdout, "      relevance %.6f / %.6f = %.4f   floor: %s%s", h->boosted, h->max_fused,
+               h->relevance_score, h->passed_by ? h->passed_by : "cut",
+               h->associated[0] ? " via " : "");
+    put_safe("%s", h->associated); /* an id: stored text */
+    cli_printf(stdout, " (%s)\n", h->floor_why);
+}
+
+static void print_row(const recall_hit *h, int rank)
+{
+    char date[11] = "-";
+    if (h->mem.created_at)
+        snprintf(date, sizeof date, "%.10s", h->mem.created_at);
+    cli_printf(stdout, "%3d  %.3f ", rank, h->relevance_score);
+    bar(h->relevance_score, 5);
+    cli_printf(stdout, "  %.2f  %.2f   %-10.4g %s  ", store_trust_score(&h->mem),
+               h->mem.memory_confidence, h->ranking_score, date);
+    put_column(h->mem.speaker ? h->mem.speaker : "-", 10);
+    cli_put_own(stdout, " ");
+    cli_put_cut(stdout, h->mem.content, 60, 0);
+    cli_put_own(stdout, "\n");
+}
+
+/* What found no support, and the floor's numbers (stored text: the query's
+ * own words, filtered). */
+static void print_no_support(const recall_result *r)
+{
+    put_safe("  %s", r->floor_no_support);
+    if (r->floor_unheld[0])
+        put_safe("; no candidate holds: %s", r->floor_unheld);
+    cli_printf(stdout,
+               "\n  floor: %s.\n  best predicate coverage %.3f (threshold %.2f); best remainder "
+               "cosine %.3f (threshold %.2f)\n",
+               r->floor_rule, r->floor_best_coverage, r->floor_lexical, r->floor_best_value,
+               r->floor_threshold);
+}
+
+static void print_table(const recall_result *r, int trace)
+{
+    put_safe("query: %s", r->query);
+    cli_printf(stdout, "   type: %s   k: %g   candidates: %zu   %.1f ms\n", r->query_type, r->rrf_k,
+               r->candidates, r->timing_ms);
+    print_channels(r);
+    if (r->abstained) {
+        cli_printf(stdout, "ABSTAINED: %s\n", r->abstention_reason);
+        if (strcmp(r->abstention_reason, "no_candidates") == 0)
+            put_safe("  %s\n", r->no_candidates_why); /* names the profile */
+        else
+            print_no_support(r);
+        for (size_t i = 0; i < r->n_misses; i++) {
+            cli_printf(stdout, "  miss ");
+            print_row(&r->misses[i], (int)i + 1);
+            if (trace)
+                print_trace(r, &r->misses[i]);
+        }
+        return;
+    }
+    cli_printf(stdout,
+               "  #  Relevance    Trust Mem.Conf Ranking    Date        Speaker    Content\n");
+    for (size_t i = 0; i < r->n_hits; i++) {
+        print_row(&r->hits[i], r->hits[i].rank_position);
+        if (trace)
+            print_trace(r, &r->hits[i]);
+    }
+    cli_printf(stdout,
+               "Relevance is query-relative; Trust and Mem.Conf belong to the memory; none is "
+               "an answer probability.\n");
+    if (strcmp(r->rerank_status, "failed") == 0)
+        put_safe("reranker failed, ranking kept as fused: %s\n", r->rerank_error);
+    else if (strcmp(r->rerank_status, "applied") == 0)
+        cli_printf(stdout, "reranked by an external program (the \"rerank\" adjustment)\n");
+    if (r->feedback_judgements)
+        cli_printf(stdout,
+                   "feedback: %zu judgement(s) adjust the ranking (--no-adaptive to ignore)\n",
+                   r->feedback_judgements);
+}
+
+static void print_explain(const recall_result *r)
+{
+    const recall_explain *ex = r->explain;
+    put_safe("explain %s", ex->id);
+    cli_printf(stdout, ": %s\n", ex->verdict);
+    if (!ex->found)
+        return;
+    for (int ch = 0; ch < CH_COUNT; ch++) {
+        if (!r->ch[ch].active)
+            cli_printf(stdout, "  %-9s inactive (%s)\n", engine_channel_name(ch), r->ch[ch].reason);
+        else if (!ex->ch[ch].ranked)
+            cli_printf(stdout, "  %-9s not a candidate\n", engine_channel_name(ch));
+        else
+            cli_printf(stdout, "  %-9s rank %d%s, raw %.4g, contribution %.6f\n",
+                       engine_channel_name(ch), ex->ch[ch].rank,
+                       ex->in_top_n[ch] ? "" : " (below top N)", ex->ch[ch].raw,
+                       ex->ch[ch].contribution);
+    }
+    cli_printf(stdout,
+               "  fused %.6f (position %d among candidates), ranking %.6f, relevance %.4f, "
+               "coverage %.3f, cosine %.3f\n",
+               ex->fused, ex->fused_rank, ex->ranking_score, ex->relevance_score, ex->coverage,
+               ex->cosine);
+}
+
+static int run_recall(cli_common *c, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        CLI_COMMON_OPTIONS,
+        RECALL_OPTIONS,
+        {"json", no_argument, NULL, OPT_JSON},
+        {"trace", no_argument, NULL, OPT_TRACE},
+        {"explain", required_argument, NULL, OPT_EXPLAIN},
+        {"audit", no_argument, NULL, OPT_AUDIT},
+        {0, 0, 0, 0},
+    };
+    recall_opts ro;
+    recall_opts_init(&ro);
+    const char *embedder = NULL;
+    int json = 0, trace = 0, audit = 0, opt;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (cli_common_option(c, opt, &cmd_recall))
+            continue;
+        int k = cli_recall_option(&cmd_recall, opt, optarg, &ro, &embedder);
+        if (k < 0)
+            return EXIT_USAGE;
+        if (k)
+            continue;
+        if (opt == OPT_JSON)
+            json = 1;
+        else if (opt == OPT_TRACE)
+            trace = 1;
+        else if (opt == OPT_EXPLAIN)
+            ro.explain_id = optarg;
+        else if (opt == OPT_AUDIT)
+            audit = 1;
+        else
+            return cli_bad_option(&cmd_recall, argv);
+    }
+    if (optind >= argc)
+        return cli_usage(&cmd_recall, "give a QUERY");
+    char *query = cli_join(argc, argv, optind);
+    if (!query)
+        return cli_error(EXIT_RUNTIME, "out of memory");
+    ro.query = query;
+    c->readonly = 1; /* recall never writes */
+    store *s = cli_open(c, 0, NULL);
+    if (!s) {
+        free(query);
+        return EXIT_RUNTIME;
+    }
+    ms_error err;
+    ms_error_clear(&err);
+    engine *e = NULL;
+    recall_result *r = NULL;
+    ms_status st = engine_open(s, embedder, &e, &err);
+    if (!st)
+        st = engine_recall(e, &ro, &r, &err);
+    int status = EXIT_OK;
+    if (st) {
+        status = cli_fail(&err);
+    } else {
+        if (json) {
+            char *text = recall_json(r, trace);
+            cli_print_json(stdout, text ? text : "{}");
+            cli_printf(stdout, "\n");
+            free(text);
+        } else {
+            print_table(r, trace);
+            if (r->explain)
+                print_explain(r);
+        }
+        if (audit) {
+            char report[4096];
+            int bad = recall_audit(r, report, sizeof report);
+            if (bad) {
+                cli_put_text(stderr, report);
+                status = cli_error(EXIT_RUNTIME,
+                                   "audit: %d score(s) do not follow from their "
+                                   "trace",
+                                   bad);
+            } else if (!json) {
+                cli_printf(stdout, "audit: every score recomputed from its trace\n");
+            }
+        }
+    }
+    recall_free(r);
+    engine_close(e);
+    store_close(s);
+    free(query);
+    return status;
+}
+
+/* ---- health ------------------------------------------------------------ */
+
+static const char health_usage[] =
+    "usage: memscope health [--db PATH] [--profile NAME] [--json] [--embedder SPEC]\n"
+    "\n"
+    "Say which channels can run on this store and why not, which embedder made the\n"
+    "stored vectors, and how many memories, entities, edges and vectors there are.\n";
+
+static int run_health(cli_common *c, int argc, char **argv);
+
+/* The calibration report beside the store, checked against its content
+ * and the default configuration now (calreport.h). */
+static ms_status health_calibration(engine *e, store *s, calreport_status *cal, ms_error *err)
+{
+    recall_opts ro;
+    recall_opts_init(&ro);
+    char *config = engine_config_text(e, &ro);
+    if (!config)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    int rc = calreport_check(s, store_path(s), config, cal, err);
+    free(config);
+    return rc ? err->code : MS_OK;
+}
+
+static void health_print_json(const engine_health *h, const calreport_status *cal)
+{
+    char *text = engine_health_json(h);
+    cJSON *o = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (o)
+        cJSON_AddItemToObject(o, "calibration", calreport_status_json(cal));
+    text = o ? cJSON_PrintUnformatted(o) : NULL;
+    cli_print_json(stdout, text ? text : "{}");
+    cli_printf(stdout, "\n");
+    free(text);
+    cJSON_Delete(o);
+}
+
+static void health_print_calibration(const calreport_status *cal)
+{
+    char line[512];
+    if (!cal->exists) {
+        put_safe("calibration no report (memscope calibrate saves one as %s)\n", cal->path);
+    } else if (!cal->valid) {
+        put_safe("calibration %s", cal->path);
+        put_safe(": %s\n", cal->why);
+    } else {
+        calreport_summary(cal->report, line, sizeof line);
+        put_safe("calibration %s", cal->path);
+        cli_printf(stdout, ": %s\n",
+                   cal->stale ? "STALE" : "current for this store and configuration");
+        if (cal->stale)
+            put_safe("            stale because %s\n", cal->why);
+        cli_printf(stdout, "            %s\n", line);
+    }
+    cli_printf(stdout, "            runtime: uncalibrated (answer_confidence stays null)\n");
+}
+const cli_command cmd_health = {"health", "channel status, embedder and store counts", health_usage,
+                                run_health};
+
+static int run_health(cli_common *c, int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_COMMON_OPTIONS,
+                                         {"json", no_argument, NULL, OPT_JSON},
+                                         {"embedder", required_argument, NULL, OPT_EMBEDDER},
+                                         {0, 0, 0, 0}};
+    int json = 0, opt;
+    const char *embedder = NULL;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (cli_common_option(c, opt, &cmd_health))
+            continue;
+        if (opt == OPT_JSON)
+            json = 1;
+        else if (opt == OPT_EMBEDDER)
+            embedder = optarg;
+        else
+            return cli_bad_option(&cmd_health, argv);
+    }
+    if (optind < argc)
+        return cli_usage(&cmd_health, "unexpected argument '%s'", argv[optind]);
+    c->readonly = 1;
+    store *s = cli_open(c, 0, NULL);
+    if (!s)
+        return EXIT_RUNTIME;
+    ms_error err;
+    ms_error_clear(&err);
+    engine *e = NULL;
+    engine_health h;
+    ms_status st = engine_open(s, embedder, &e, &err);
+    if (!st)
+        st = engine_health_get(e, &h, &err);
+    calreport_status cal = {0};
+    if (!st)
+        st = health_calibration(e, s, &cal, &err);
+    int status = EXIT_OK;
+    if (st) {
+        status = cli_fail(&err);
+    } else if (json) {
+        health_print_json(&h, &cal);
+    } else {
+        put_safe("store      %s", store_path(s));
+        put_safe(" (profile %s)\n", store_profile(s));
+        cli_printf(stdout,
+                   "memories   %lld, entities %lld, links %lld, edges %lld, vectors %lld, pinned "
+                   "%lld\n",
+                   (long long)h.counts.memories, (long long)h.counts.entities,
+                   (long long)h.counts.links, (long long)h.counts.edges,
+                   (long long)h.counts.vectors, (long long)h.counts.pinned);
+        put_safe("embedder   %s", h.embedder_id ? h.embedder_id : "none");
+        cli_printf(stdout, " (%d dimensions); ", h.embedder_dim);
+        /* the stored one comes from the file: hostile */
+        put_safe("stored vectors from %s", h.store_embedder_id ? h.store_embedder_id : "none");
+        cli_printf(stdout, "; %lld missing\n", (long long)h.vectors_missing);
+        for (int ch = 0; ch < CH_COUNT; ch++) {
+            cli_printf(stdout, "%-10s %s%s%s", engine_channel_name(ch),
+                       h.ch[ch].active ? "active" : "inactive", h.ch[ch].active ? "" : ": ",
+                       h.ch[ch].active ? "" : h.ch[ch].reason);
+            if (!h.ch[ch].active && h.ch[ch].note) /* names the stored model: hostile */
+                cli_printf(stdout, " (%s)", h.ch[ch].note);
+            cli_printf(stdout, "\n");
+        }
+        health_print_calibration(&cal);
+    }
+    calreport_status_free(&cal);
+    engine_close(e);
+    store_close(s);
+    return status;
+}

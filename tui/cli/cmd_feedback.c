@@ -1,0 +1,140 @@
+/* cmd_feedback.c - `memscope feedback`: tell the engine what was (not)
+ * relevant, list what it learned from, or forget it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/cli/cli.h"
+#include "engine/engine.h"
+#include "tui/present/text.h"
+
+static const char feedback_usage[] =
+    "usage: memscope feedback [--db PATH] [--profile NAME] --query QUERY ID +|-\n"
+    "       memscope feedback [--db PATH] [--profile NAME] --list\n"
+    "       memscope feedback [--db PATH] [--profile NAME] --reset\n"
+    "\n"
+    "Mark memory ID relevant (+) or not relevant (-) to QUERY. The engine learns\n"
+    "bounded adjustments from these judgements (channel nudges for the query's type,\n"
+    "boosts for memories judged on similar queries; docs/ENGINE.md) and shows them\n"
+    "as the \"feedback\" adjustment of ranking_score. recall --no-adaptive ignores\n"
+    "them; --reset forgets every judgement of the profile.\n";
+
+enum { OPT_QUERY = OPT_FIRST_OWN, OPT_LIST, OPT_RESET };
+
+static int run_feedback(cli_common *c, int argc, char **argv);
+const cli_command cmd_feedback = {"feedback", "mark a memory relevant or not to a query",
+                                  feedback_usage, run_feedback};
+
+static int list_feedback(store *s)
+{
+    store_feedback *fb = NULL;
+    size_t n = 0;
+    ms_error err;
+    ms_error_clear(&err);
+    if (store_feedback_all(s, &fb, &n, &err))
+        return cli_fail(&err);
+    for (size_t i = 0; i < n; i++) {
+        store_memory m;
+        ms_error e2;
+        const char *id = store_get(s, NULL, fb[i].rid, &m, &e2) ? "?" : m.id;
+        char *q = text_escape(fb[i].query, strlen(fb[i].query), 0);
+        char *safe = text_escape(id, strlen(id), 0);
+        cli_printf(stdout, "%c %s\t%s\t%s\n", fb[i].label > 0 ? '+' : '-', safe ? safe : "?",
+                   fb[i].query_type ? fb[i].query_type : "-", q ? q : "?");
+        free(q);
+        free(safe);
+        if (strcmp(id, "?") != 0)
+            store_memory_clear(&m);
+    }
+    cli_printf(stdout, "%zu judgement%s\n", n, n == 1 ? "" : "s");
+    store_feedback_free(fb, n);
+    return EXIT_OK;
+}
+
+/* Judge id for query: recall it (explaining id, so the channels that ranked
+ * it are known) and record the judgement. */
+static int judge(store *s, const char *query, const char *id, int label)
+{
+    ms_error err;
+    ms_error_clear(&err);
+    engine *e = NULL;
+    recall_result *r = NULL;
+    recall_opts ro;
+    recall_opts_init(&ro);
+    ro.query = query;
+    ro.explain_id = id;
+    ms_status st = engine_open(s, NULL, &e, &err);
+    if (!st)
+        st = engine_recall(e, &ro, &r, &err);
+    if (!st)
+        st = engine_feedback(e, r, id, label, &err);
+    if (!st) {
+        char *safe = text_escape(id, strlen(id), 0);
+        cli_printf(stdout, "recorded: %s is %s to this query\n", safe ? safe : "?",
+                   label > 0 ? "relevant" : "not relevant");
+        free(safe);
+    }
+    recall_free(r);
+    engine_close(e);
+    return st ? cli_fail(&err) : cli_committed("the judgement");
+}
+
+static int run_feedback(cli_common *c, int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_COMMON_OPTIONS,
+                                         {"query", required_argument, NULL, OPT_QUERY},
+                                         {"list", no_argument, NULL, OPT_LIST},
+                                         {"reset", no_argument, NULL, OPT_RESET},
+                                         {0, 0, 0, 0}};
+    const char *query = NULL;
+    int list = 0, reset = 0, opt;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (cli_common_option(c, opt, &cmd_feedback))
+            continue;
+        if (opt == OPT_QUERY)
+            query = optarg;
+        else if (opt == OPT_LIST)
+            list = 1;
+        else if (opt == OPT_RESET)
+            reset = 1;
+        else
+            return cli_bad_option(&cmd_feedback, argv);
+    }
+    int judging = !list && !reset;
+    if (list + reset > 1 || (judging && (optind != argc - 2 || !query)) ||
+        (!judging && optind != argc))
+        return cli_usage(&cmd_feedback, "give --query QUERY ID +|-, or --list, or --reset");
+    int label = 0;
+    if (judging) {
+        const char *l = argv[optind + 1];
+        label = strcmp(l, "+") == 0 ? 1 : strcmp(l, "-") == 0 ? -1 : 0;
+        if (!label)
+            return cli_usage(&cmd_feedback, "the judgement is + or -, not '%s'", l);
+    }
+    store *s = cli_open(c, 0, NULL);
+    if (!s)
+        return EXIT_RUNTIME;
+    int status;
+    if (list) {
+        status = list_feedback(s);
+    } else if (store_is_readonly(s)) {
+        status = cli_error(EXIT_RUNTIME, "cannot record feedback: store %s is opened read-only",
+                           store_path(s));
+    } else if (reset) {
+        ms_error err;
+        ms_error_clear(&err);
+        engine *e = NULL;
+        ms_status st = engine_open(s, NULL, &e, &err);
+        if (!st)
+            st = engine_feedback_reset(e, &err);
+        engine_close(e);
+        status = st ? cli_fail(&err) : EXIT_OK;
+        if (!st) {
+            cli_printf(stdout, "forgot every judgement of profile %s\n", store_profile(s));
+            status = cli_committed("the reset");
+        }
+    } else {
+        status = judge(s, query, argv[optind], label);
+    }
+    store_close(s);
+    return status;
+}

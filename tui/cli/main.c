@@ -1,0 +1,87 @@
+/* main.c - memscope's entry: global options, then one subcommand, or the
+ * full-screen browser when none is named. */
+#include <getopt.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/browser/browse.h"
+#include "tui/cli/cli.h"
+
+static const cli_command *const commands[] = {
+    &cmd_import,   &cmd_export, &cmd_add,    &cmd_list,      &cmd_show,    &cmd_delete,
+    &cmd_demo,     &cmd_recall, &cmd_health, &cmd_eval,      &cmd_reembed, &cmd_bench,
+    &cmd_feedback, &cmd_shell,  &cmd_browse, &cmd_calibrate,
+};
+#define N_COMMANDS (sizeof commands / sizeof *commands)
+
+static void usage(FILE *out)
+{
+    cli_put_own(out, "usage: memscope [--db PATH] [--profile NAME] [--read-only] [--theme NAME]\n"
+                     "       memscope COMMAND [options] [args]\n"
+                     "\n"
+                     "With no command, memscope opens the full-screen browser on the store.\n"
+                     "\n"
+                     "Commands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        cli_printf(out, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
+    cli_put_own(out,
+                "\n"
+                "Every command takes --db PATH (default $MEMSCOPE_DB, else\n"
+                "$XDG_DATA_HOME/memscope/memory.db), --profile NAME (default $MEMSCOPE_PROFILE,\n"
+                "else \"default\") and --help. Exit status: 0 success, 1 error, 2 usage error.\n"
+                "See memscope(1).\n");
+}
+
+int main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    opterr = 0; /* commands report bad options themselves, on one line */
+    /* Past a file-size limit (ulimit -f) a write must fail with EFBIG, which
+     * SQLite reports and rolls back, instead of SIGXFSZ killing the process
+     * in the middle of a transaction without a word. */
+    signal(SIGXFSZ, SIG_IGN);
+    if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+        cli_printf(stdout, "memscope %s\n", MEMSCOPE_VERSION);
+        return EXIT_OK;
+    }
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+                      strcmp(argv[1], "help") == 0)) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    /* The first word that is not an option (or an option's value) names the
+     * command; options before it belong to it too. */
+    int i = 1;
+    while (i < argc && argv[i][0] == '-') {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        int takes_value = !strchr(argv[i], '=') &&
+                          (strcmp(argv[i], "--db") == 0 || strcmp(argv[i], "--profile") == 0 ||
+                           strcmp(argv[i], "--theme") == 0);
+        i += takes_value ? 2 : 1;
+    }
+    const cli_command *cmd = NULL;
+    if (i >= argc || argv[i][0] == '-')
+        return browse_main(argc, argv); /* no command: the browser */
+    if (i < argc && argv[i][0] != '-') {
+        cmd = NULL;
+        for (size_t k = 0; k < N_COMMANDS; k++)
+            if (strcmp(argv[i], commands[k]->name) == 0)
+                cmd = commands[k];
+        if (!cmd) {
+            cli_error(EXIT_USAGE, "unknown command '%s'", argv[i]);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+        /* Move the command word to the front: argv[0] for getopt. */
+        char *word = argv[i];
+        memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof *argv);
+        argv[1] = word;
+        argc--;
+        argv++;
+    }
+    cli_common c = {0};
+    return cli_finish(cmd->run(&c, argc, argv));
+}

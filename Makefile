@@ -35,7 +35,7 @@ LDFLAGS_ALL = $(SAN) -pthread $(LDFLAGS)
 LIBS_CORE = $(filter -lsqlite3 -lcjson -lz,$(PKG_LIBS)) -lm
 LIBS_ALL  = $(PKG_LIBS) -lm
 
-STORE_SRC  := $(sort $(wildcard store/*.c))
+STORE_SRC  := $(sort $(wildcard store/*.c store/base/*.c))
 ENGINE_SRC := $(sort $(wildcard engine/*.c))
 TUI_SRC    := $(sort $(wildcard tui/*/*.c))
 STORE_OBJ  := $(STORE_SRC:%.c=$(BUILD)/%.o)

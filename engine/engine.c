@@ -17,6 +17,7 @@
  *  7. the evidence floor keeps memories with real evidence (floor.c);
  *  8. abstain with no_candidates or evidence_floor, as the contract says. */
 #include "engine_int.h"
+#include "store/base/mono.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -254,13 +255,6 @@ typedef struct run {
     const char *explain_passed_by; /* how the explained memory passed the floor, if pooled */
 } run;
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 /* The query type's profile, with --weights and --rrf-k on top. The temporal
  * channel weighs its date list by the profile's temporal weight and its
  * when-question and recency lists by temporal_aux. */
@@ -324,9 +318,9 @@ static ms_status run_channel(run *x, int c, size_t top_n, ms_error *err)
     if (!cs->active)
         return MS_OK;
     channel_ctx ctx = {x->e->s, x->e->sn, &x->q, x->o, x->e->emb, top_n, x->lists, &x->seeds};
-    double t0 = now_ms();
+    double t0 = mono_ms();
     ms_status st = channels[c]->produce(&ctx, &x->lists[c], &cs->note, err);
-    cs->ms = now_ms() - t0;
+    cs->ms = mono_ms() - t0;
     cs->candidates = (int)x->lists[c].n;
     return st;
 }
@@ -1078,7 +1072,7 @@ ms_status engine_recall(engine *e, const recall_opts *o, recall_result **out, ms
                        ENGINE_QUERY_MAX);
     if (o->reranker && (!e->rr_spec || strcmp(e->rr_spec, o->reranker) != 0))
         engine_set_reranker(e, o->reranker);
-    double t0 = now_ms();
+    double t0 = mono_ms();
     run x = {.e = e, .o = o};
     x.r = calloc(1, sizeof *x.r);
     if (!x.r || !(x.r->query = clean_query(o->query))) {
@@ -1096,7 +1090,7 @@ ms_status engine_recall(engine *e, const recall_opts *o, recall_result **out, ms
         ranked_free(&x.lists[c]);
     ranked_free(&x.seeds);
     ranked_free(&x.fused);
-    x.r->timing_ms = now_ms() - t0;
+    x.r->timing_ms = mono_ms() - t0;
     if (st) {
         recall_free(x.r);
         return st;

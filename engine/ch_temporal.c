@@ -462,4 +462,19 @@ temporal_mode_t temporal_mode(const query *q)
     return TEMPORAL_NONE;
 }
 
-const channel_ops ch_temporal_ops = {"temporal", health, produce};
+/* The temporal channel speaks to a query that names a date or asks when
+ * or how recently. */
+static int applies(const query *q)
+{
+    return temporal_mode(q) != TEMPORAL_NONE;
+}
+
+const channel_ops ch_temporal_ops = {
+    .name = "temporal",
+    .short_name = "temp",
+    .stage = 1,
+    .inputs = CH_MASK(CH_BM25),
+    .applies = applies,
+    .health = health,
+    .produce = produce,
+};

@@ -14,21 +14,38 @@
 #include "store/status.h"
 #include "store/store.h"
 
-/* The channels, in the order they appear everywhere (flags, JSON, trace). */
-typedef enum channel_id {
-    CH_SEMANTIC,
-    CH_BM25,
-    CH_TEMPORAL,
-    CH_HOPFIELD,
-    CH_SPREADING,
-    CH_COUNT
-} channel_id;
+/* The channels, one line each, in the order they appear everywhere (flags,
+ * JSON, trace) and run within a stage. A channel is its file, engine/ch_NAME.c
+ * defining `ch_NAME_ops` (engine_int.h: its stage, inputs, floor evidence,
+ * names), and its line here. MS_EXTRA_CHANNELS lets a build add lines without
+ * editing this file: tests/channel6.h adds a test-only sixth channel that
+ * tests/channel6-test.c defines. */
+#ifndef MS_EXTRA_CHANNELS
+#define MS_EXTRA_CHANNELS(_)
+#endif
+#define ENGINE_CHANNELS(_)                                                                         \
+    _(SEMANTIC, semantic)                                                                          \
+    _(BM25, bm25)                                                                                  \
+    _(TEMPORAL, temporal)                                                                          \
+    _(HOPFIELD, hopfield)                                                                          \
+    _(SPREADING, spreading)                                                                        \
+    MS_EXTRA_CHANNELS(_)
+
+#define CH_ENUM(id, name) CH_##id,
+typedef enum channel_id { ENGINE_CHANNELS(CH_ENUM) CH_COUNT } channel_id;
+#undef CH_ENUM
 
 #define CH_MASK(c) (1u << (c))
 #define CH_ALL ((1u << CH_COUNT) - 1)
 
 /* "semantic", "bm25", ... ; and back (-1 when unknown). */
 const char *engine_channel_name(int ch);
+/* The channel's name in at most 4 columns ("sem", "bm25", "temp", "hop",
+ * "spr"), for narrow status lines. */
+const char *engine_channel_short_name(int ch);
+/* Does every channel run after the channels whose lists it declares as
+ * inputs (an earlier stage, or earlier in the table within its stage)? */
+int engine_channel_order_ok(void);
 int engine_channel_parse(const char *name);
 
 /* Parse "semantic,bm25" (or "all") into a mask. 0 on success. */

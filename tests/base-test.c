@@ -28,7 +28,10 @@ static void test_utf8(void)
     is_int(cp, 0xe2, "and *cp is its first byte");
     is_int(utf8_decode("\x80", 1, &cp), 0, "a stray continuation byte is refused");
     is_int(utf8_decode("", 0, &cp), 0, "nothing to read: 0");
-    is_int(utf8_next("\xff" "a", 2, &cp), 1, "utf8_next moves one byte over an invalid one");
+    is_int(utf8_next("\xff"
+                     "a",
+                     2, &cp),
+           1, "utf8_next moves one byte over an invalid one");
     is_int(cp, 0xfffd, "and reads it as U+FFFD");
     is_int(utf8_next("\xe2\x80\x99", 2, &cp), 1, "and never reads past n");
     is_int(utf8_next("x", 0, &cp), 0, "utf8_next with n == 0 is 0");
@@ -42,8 +45,7 @@ static void test_civil(void)
     is_int((int)civil_days(1969, 12, 31), -1, "the day before is -1");
     is_int((int)civil_days(2024, 2, 29) - (int)civil_days(2024, 2, 28), 1,
            "a leap day follows 2024-02-28");
-    is_int((int)civil_days(2023, 3, 1) - (int)civil_days(2023, 2, 28), 1,
-           "no leap day in 2023");
+    is_int((int)civil_days(2023, 3, 1) - (int)civil_days(2023, 2, 28), 1, "no leap day in 2023");
     int bad = 0;
     for (int64_t z = -800000; z <= 800000; z += 37) {
         int y;

@@ -72,7 +72,7 @@ void engine_close(engine *e);
 typedef struct recall_opts {
     const char *query;
     int limit;                /* results returned (default 10) */
-    int top_n;                /* candidates per channel (default 50) */
+    int top_n;                /* candidates per channel (default 200) */
     double rrf_k;             /* < 0: the query type's default */
     double weights[CH_COUNT]; /* overrides where weights_set has the bit */
     unsigned weights_set;
@@ -88,7 +88,7 @@ typedef struct recall_opts {
     const char *explain_id; /* also explain where this memory was cut */
 } recall_opts;
 
-/* Defaults: limit 10, top_n 50, everything else off or from the profile. */
+/* Defaults: limit 10, top_n 200, everything else off or from the profile. */
 void recall_opts_init(recall_opts *o);
 
 /* ---- the response ------------------------------------------------------ */

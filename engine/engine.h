@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/status.h"
+#include "store/base/status.h"
 #include "store/store.h"
 
 /* The channels, one line each, in the order they appear everywhere (flags,

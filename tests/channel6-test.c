@@ -22,8 +22,8 @@
 static char tmpdir[] = "/tmp/memscope-channel6-test-XXXXXX";
 #include "tests/testdir.h"
 
-static int toy_runs;           /* produce calls */
-static size_t toy_saw_bm25;    /* length of the bm25 list it was given */
+static int toy_runs;            /* produce calls */
+static size_t toy_saw_bm25;     /* length of the bm25 list it was given */
 static size_t toy_saw_semantic; /* length of the semantic list (must be 0) */
 
 static const char *toy_health(const snapshot *sn, embedder *emb)

@@ -85,4 +85,12 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
     return st;
 }
 
-const channel_ops ch_bm25_ops = {"bm25", health, produce};
+const channel_ops ch_bm25_ops = {
+    .name = "bm25",
+    .short_name = "bm25",
+    .stage = 1,
+    .inputs = 0,
+    .applies = NULL,
+    .health = health,
+    .produce = produce,
+};

@@ -95,4 +95,12 @@ done:
     return st;
 }
 
-const channel_ops ch_hopfield_ops = {"hopfield", health, produce};
+const channel_ops ch_hopfield_ops = {
+    .name = "hopfield",
+    .short_name = "hop",
+    .stage = 2,
+    .inputs = 0,
+    .applies = NULL,
+    .health = health,
+    .produce = produce,
+};

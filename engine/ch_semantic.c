@@ -186,4 +186,12 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
     return st;
 }
 
-const channel_ops ch_semantic_ops = {"semantic", semantic_health, produce};
+const channel_ops ch_semantic_ops = {
+    .name = "semantic",
+    .short_name = "sem",
+    .stage = 1,
+    .inputs = 0,
+    .applies = NULL,
+    .health = semantic_health,
+    .produce = produce,
+};

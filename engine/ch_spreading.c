@@ -118,4 +118,12 @@ done:
     return st;
 }
 
-const channel_ops ch_spreading_ops = {"spreading", health, produce};
+const channel_ops ch_spreading_ops = {
+    .name = "spreading",
+    .short_name = "spr",
+    .stage = 2,
+    .inputs = 0,
+    .applies = NULL,
+    .health = health,
+    .produce = produce,
+};

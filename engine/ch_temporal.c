@@ -17,6 +17,7 @@
  *    first, ties in bm25 order. raw = day number - bm25_rank / 1000.
  * With no date and neither question type it has nothing to say. */
 #include "engine_int.h"
+#include "store/base/civil.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -73,13 +74,13 @@ static int64_t date_distance(const date_range *d, int64_t o, const int *years, i
     int y0;
     unsigned m0, d0, m1, d1;
     int y1;
-    dates_civil_from_days(s, &y0, &m0, &d0);
-    dates_civil_from_days(e, &y1, &m1, &d1);
+    civil_from_days(s, &y0, &m0, &d0);
+    civil_from_days(e, &y1, &m1, &d1);
     int64_t best = INT64_MAX;
     for (int k = 0; k < ny; k++) {
         int shift = years[k] - y0;
-        int64_t ss = dates_days_from_civil(y0 + shift, m0, d0);
-        int64_t ee = dates_days_from_civil(y1 + shift, m1, d1);
+        int64_t ss = civil_days(y0 + shift, m0, d0);
+        int64_t ee = civil_days(y1 + shift, m1, d1);
         int64_t v = distance(o, ss, ee);
         if (v < best)
             best = v;
@@ -94,7 +95,7 @@ static int store_years(const snapshot *sn, int *years)
     for (size_t i = 0; i < sn->n && n < 64; i++) {
         int y;
         unsigned m, d;
-        dates_civil_from_days(day_of(sn->when[i]), &y, &m, &d);
+        civil_from_days(day_of(sn->when[i]), &y, &m, &d);
         int seen = 0;
         for (int k = 0; k < n; k++)
             seen |= years[k] == y;
@@ -208,9 +209,9 @@ static void time_index_years(const snapshot *sn, time_index *t)
         }
         int y;
         unsigned m, d;
-        dates_civil_from_days(t->day[j], &y, &m, &d);
+        civil_from_days(t->day[j], &y, &m, &d);
         t->years[t->ny++] = y;
-        j = time_index_find(t, sn->n, dates_days_from_civil((int64_t)y + 1, 1, 1));
+        j = time_index_find(t, sn->n, civil_days((int64_t)y + 1, 1, 1));
     }
 }
 
@@ -274,12 +275,11 @@ static day_span *date_spans(const query *q, const int *years, int ny, size_t *n)
         }
         int y0, y1;
         unsigned m0, d0, m1, d1;
-        dates_civil_from_days(s, &y0, &m0, &d0);
-        dates_civil_from_days(e, &y1, &m1, &d1);
+        civil_from_days(s, &y0, &m0, &d0);
+        civil_from_days(e, &y1, &m1, &d1);
         for (int t = 0; t < ny; t++) {
             int shift = years[t] - y0;
-            v[k++] = window_of(dates_days_from_civil(y0 + shift, m0, d0),
-                               dates_days_from_civil(y1 + shift, m1, d1));
+            v[k++] = window_of(civil_days(y0 + shift, m0, d0), civil_days(y1 + shift, m1, d1));
         }
     }
     qsort(v, k, sizeof *v, by_lo);
@@ -462,4 +462,19 @@ temporal_mode_t temporal_mode(const query *q)
     return TEMPORAL_NONE;
 }
 
-const channel_ops ch_temporal_ops = {"temporal", health, produce};
+/* The temporal channel speaks to a query that names a date or asks when
+ * or how recently. */
+static int applies(const query *q)
+{
+    return temporal_mode(q) != TEMPORAL_NONE;
+}
+
+const channel_ops ch_temporal_ops = {
+    .name = "temporal",
+    .short_name = "temp",
+    .stage = 1,
+    .inputs = CH_MASK(CH_BM25),
+    .applies = applies,
+    .health = health,
+    .produce = produce,
+};

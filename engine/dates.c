@@ -162,6 +162,8 @@
  * month|year before|after ...". It aims at recall: it says whether a memory
  * says when, not which date. */
 #include "dates.h"
+#include "store/base/civil.h"
+#include "store/base/utf8.h"
 
 #include <limits.h>
 #include <string.h>
@@ -173,10 +175,6 @@
 
 /* ------------------------------------------------------------------ calendar */
 
-/* Clamps that keep every product below within int64 and every year in int. */
-#define CIVIL_YEAR_LIMIT 2000000000LL
-#define CIVIL_DAY_LIMIT 730000000000LL
-
 static int64_t floor_div(int64_t a, int64_t b)
 {
     int64_t q = a / b;
@@ -186,50 +184,6 @@ static int64_t floor_div(int64_t a, int64_t b)
 static int64_t floor_mod(int64_t a, int64_t b)
 {
     return a - floor_div(a, b) * b;
-}
-
-/* Howard Hinnant's days_from_civil. Years beyond +-2e9 are clamped; m must
- * be 1..12 and d 1..31 for a meaningful answer (others give a defined but
- * meaningless one). */
-int64_t dates_days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    int64_t mm = m, era, yoe, doy, doe;
-    if (y > CIVIL_YEAR_LIMIT)
-        y = CIVIL_YEAR_LIMIT;
-    if (y < -CIVIL_YEAR_LIMIT)
-        y = -CIVIL_YEAR_LIMIT;
-    y -= mm <= 2;
-    era = (y >= 0 ? y : y - 399) / 400;
-    yoe = y - era * 400; /* [0, 399] */
-    doy = (153 * (mm > 2 ? mm - 3 : mm + 9) + 2) / 5 + (int64_t)d - 1;
-    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy; /* [0, 146096] */
-    return era * 146097 + doe - 719468;
-}
-
-/* Howard Hinnant's civil_from_days. Days beyond +-7.3e11 (years beyond about
- * +-2e9) are clamped, so the year always fits in an int. Any pointer may be
- * NULL. */
-void dates_civil_from_days(int64_t z, int *y, unsigned *m, unsigned *d)
-{
-    int64_t era, doe, yoe, doy, mp;
-    unsigned mm;
-    if (z > CIVIL_DAY_LIMIT)
-        z = CIVIL_DAY_LIMIT;
-    if (z < -CIVIL_DAY_LIMIT)
-        z = -CIVIL_DAY_LIMIT;
-    z += 719468;
-    era = (z >= 0 ? z : z - 146096) / 146097;
-    doe = z - era * 146097;
-    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    mp = (5 * doy + 2) / 153;
-    mm = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
-    if (y)
-        *y = (int)(yoe + era * 400 + (mm <= 2));
-    if (m)
-        *m = mm;
-    if (d)
-        *d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
 }
 
 static int is_leap(int64_t y)
@@ -253,7 +207,7 @@ static int valid_date(int64_t y, int64_t m, int64_t d)
 /* The first day of month m of year y; m may run outside 1..12. */
 static int64_t month_start(int64_t y, int64_t m)
 {
-    return dates_days_from_civil(y + floor_div(m - 1, 12), (unsigned)(floor_mod(m - 1, 12) + 1), 1);
+    return civil_days(y + floor_div(m - 1, 12), (unsigned)(floor_mod(m - 1, 12) + 1), 1);
 }
 
 /* Monday is 0; 1970-01-01 was a Thursday. */
@@ -286,7 +240,7 @@ static void set_ymd(date_range *r, int64_t y, int64_t m, int64_t d)
         set_invalid(r);
         return;
     }
-    day = dates_days_from_civil(y, (unsigned)m, (unsigned)d);
+    day = civil_days(y, (unsigned)m, (unsigned)d);
     set_days(r, day, day + 1, GRAIN_DAY);
 }
 
@@ -323,7 +277,7 @@ typedef struct ctx {
 
 static void ctx_init(ctx *c, int64_t now)
 {
-    int64_t lo = dates_days_from_civil(1, 1, 1), hi = dates_days_from_civil(9999, 12, 31);
+    int64_t lo = civil_days(1, 1, 1), hi = civil_days(9999, 12, 31);
     int y;
     unsigned m, d;
     c->today = floor_div(now, DAY_SECS);
@@ -331,7 +285,7 @@ static void ctx_init(ctx *c, int64_t now)
         c->today = lo;
     if (c->today > hi)
         c->today = hi;
-    dates_civil_from_days(c->today, &y, &m, &d);
+    civil_from_days(c->today, &y, &m, &d);
     c->y = y;
     c->m = (int)m;
     c->d = (int)d;
@@ -402,8 +356,7 @@ static void set_recent_day(const ctx *c, int mon, int day, date_range *r)
 {
     int64_t y;
     for (y = c->y; y > c->y - 9; y--) {
-        if (valid_date(y, mon, day) &&
-            dates_days_from_civil(y, (unsigned)mon, (unsigned)day) <= c->today) {
+        if (valid_date(y, mon, day) && civil_days(y, (unsigned)mon, (unsigned)day) <= c->today) {
             set_ymd(r, y, mon, day);
             r->no_year = 1;
             return;
@@ -437,7 +390,7 @@ static int64_t months_on(const ctx *c, int64_t n)
 {
     int64_t m = c->m + n, y = c->y + floor_div(m - 1, 12), mm = floor_mod(m - 1, 12) + 1;
     int64_t d = c->d < month_days(y, mm) ? c->d : month_days(y, mm);
-    return dates_days_from_civil(y, (unsigned)mm, (unsigned)d);
+    return civil_days(y, (unsigned)mm, (unsigned)d);
 }
 
 /* A context whose today is day. */
@@ -505,21 +458,19 @@ typedef struct lexer {
  * which we read as ' ', '-', '"' or '.' (*ch); 0 for anything else. */
 static int utf8_fold(const unsigned char *p, int left, char *ch)
 {
-    if (left >= 2 && p[0] == 0xC2 && p[1] == 0xA0) {
-        *ch = ' ';
-        return 2;
-    }
-    if (left < 3 || p[0] != 0xE2 || p[1] != 0x80)
+    unsigned cp;
+    int len = left > 0 ? utf8_decode((const char *)p, (size_t)left, &cp) : 0;
+    if (len < 2)
         return 0;
-    if (p[2] >= 0x90 && p[2] <= 0x9F) {
-        *ch = p[2] <= 0x95 ? '-' : '"';
-        return 3;
-    }
-    if (p[2] == 0xA6) {
+    if (cp == 0xa0)
+        *ch = ' ';
+    else if (cp >= 0x2010 && cp <= 0x201f)
+        *ch = cp <= 0x2015 ? '-' : '"';
+    else if (cp == 0x2026)
         *ch = '.';
-        return 3;
-    }
-    return 0;
+    else
+        return 0;
+    return len;
 }
 
 static int fold_at(const lexer *lx, char *ch)
@@ -1489,7 +1440,7 @@ static int64_t easter_day(int64_t y)
     int64_t g = (b - f + 1) / 3, h = (19 * a + b - d - g + 15) % 30, i = cc / 4, k = cc % 4;
     int64_t l = (32 + 2 * e + 2 * i - h - k) % 7, m = (a + 11 * h + 22 * l) / 451;
     int64_t n = h + l - 7 * m + 114;
-    return dates_days_from_civil(y, (unsigned)(n / 31), (unsigned)(n % 31 + 1));
+    return civil_days(y, (unsigned)(n / 31), (unsigned)(n % 31 + 1));
 }
 
 static int64_t holiday_day(const holiday *h, int64_t y)
@@ -1499,7 +1450,7 @@ static int64_t holiday_day(const holiday *h, int64_t y)
     if (h->month == 0)
         return easter_day(y) + h->day;
     if (h->day > 0)
-        return dates_days_from_civil(y, (unsigned)h->month, (unsigned)h->day);
+        return civil_days(y, (unsigned)h->month, (unsigned)h->day);
     return nth_weekday(y, h->month, h->wd, h->n);
 }
 
@@ -1619,8 +1570,8 @@ static int64_t whole_months(int64_t from, int64_t to)
 {
     int y0, y1;
     unsigned m0, d0, m1, d1;
-    dates_civil_from_days(from, &y0, &m0, &d0);
-    dates_civil_from_days(to, &y1, &m1, &d1);
+    civil_from_days(from, &y0, &m0, &d0);
+    civil_from_days(to, &y1, &m1, &d1);
     if (d0 != 1 || d1 != 1 || to <= from)
         return 0;
     return ((int64_t)y1 - y0) * 12 + (int64_t)m1 - (int64_t)m0;
@@ -1891,7 +1842,7 @@ static void set_before_last(const ctx *c, const tok *u, int g, int wd, date_rang
     if (sn) {
         int y;
         set_season_pick(c, sn->value, PICK_LAST, r);
-        dates_civil_from_days(day_of_secs(r->start), &y, NULL, NULL);
+        civil_from_days(day_of_secs(r->start), &y, NULL, NULL);
         set_season(r, y - 1, sn->value);
     } else if (word_is(u, "weekend")) {
         d = c->today - c->wd + 5 - 14;
@@ -1979,14 +1930,14 @@ static void set_run(date_range *r, date_range x, const date_range *y)
         int y0, y1, yy;
         unsigned m0, d0, m1, d1;
         int64_t s, e;
-        dates_civil_from_days(day_of_secs(x.start), &y0, &m0, &d0);
-        dates_civil_from_days(day_of_secs(x.end), &y1, &m1, &d1);
-        dates_civil_from_days(day_of_secs(y->end) - 1, &yy, NULL, NULL);
-        s = dates_days_from_civil(yy, m0, d0);
-        e = dates_days_from_civil(yy + (y1 - y0), m1, d1);
+        civil_from_days(day_of_secs(x.start), &y0, &m0, &d0);
+        civil_from_days(day_of_secs(x.end), &y1, &m1, &d1);
+        civil_from_days(day_of_secs(y->end) - 1, &yy, NULL, NULL);
+        s = civil_days(yy, m0, d0);
+        e = civil_days(yy + (y1 - y0), m1, d1);
         if (s * DAY_SECS >= y->end) {
-            s = dates_days_from_civil(yy - 1, m0, d0);
-            e = dates_days_from_civil(yy - 1 + (y1 - y0), m1, d1);
+            s = civil_days(yy - 1, m0, d0);
+            e = civil_days(yy - 1 + (y1 - y0), m1, d1);
         }
         x.start = s * DAY_SECS;
         x.end = e * DAY_SECS;
@@ -2091,8 +2042,7 @@ static int rec_nth_day(const ctx *c, const win *w, int i, date_range *r)
         return 0;
     for (back = 0; back < 12; back++) {
         int64_t m = c->m - back, y = c->y + floor_div(m - 1, 12), mm = floor_mod(m - 1, 12) + 1;
-        if (valid_date(y, mm, day) &&
-            dates_days_from_civil(y, (unsigned)mm, (unsigned)day) <= c->today) {
+        if (valid_date(y, mm, day) && civil_days(y, (unsigned)mm, (unsigned)day) <= c->today) {
             set_ymd(r, y, mm, day);
             r->no_year = 1;
             return 1 + k;
@@ -2254,8 +2204,8 @@ static int64_t named_anchor(const char *text, const date_range *out, int n)
 {
     enum { PROBES = 64 };
     date_range a[PROBES], b[PROBES];
-    int na = parse_pass(text, dates_days_from_civil(1200, 6, 15) * DAY_SECS, a, PROBES);
-    int nb = parse_pass(text, dates_days_from_civil(4800, 2, 10) * DAY_SECS, b, PROBES);
+    int na = parse_pass(text, civil_days(1200, 6, 15) * DAY_SECS, a, PROBES);
+    int nb = parse_pass(text, civil_days(4800, 2, 10) * DAY_SECS, b, PROBES);
     int64_t anchor = INT64_MIN;
     int i, relative = 0;
     for (i = 0; i < n; i++) {

@@ -37,8 +37,4 @@ int dates_parse(const char *text, int64_t now, date_range *out, int max);
  * "last week", a year...)? Used to find memories that say when. */
 int dates_has_expression(const char *text);
 
-/* Days from 1970-01-01 of a civil date, and back. */
-int64_t dates_days_from_civil(int64_t y, unsigned m, unsigned d);
-void dates_civil_from_days(int64_t z, int *y, unsigned *m, unsigned *d);
-
 #endif

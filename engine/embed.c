@@ -13,6 +13,7 @@
  * the store (embed_hash_weighted), so rare words count for more without
  * making stored vectors depend on the rest of the store. */
 #include "embed_int.h"
+#include "store/base/utf8.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -46,31 +47,6 @@ static int token_cp(unsigned cp)
     return (cp >= 0xc0 && cp <= 0x24f && cp != 0xd7 && cp != 0xf7) ||
            (cp >= 0x370 && cp <= 0x1fff) || (cp >= 0x3040 && cp <= 0x9fff) ||
            (cp >= 0xac00 && cp <= 0xd7af);
-}
-
-/* Length of the UTF-8 sequence at s and its code point (invalid bytes are
- * single non-token bytes). */
-static int utf8_at(const unsigned char *s, unsigned *cp)
-{
-    if (s[0] < 0x80) {
-        *cp = s[0];
-        return 1;
-    }
-    int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
-    if (n == 0) {
-        *cp = 0xfffd;
-        return 1;
-    }
-    unsigned v = s[0] & (0x7f >> n);
-    for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80) {
-            *cp = 0xfffd;
-            return 1;
-        }
-        v = (v << 6) | (s[i] & 0x3f);
-    }
-    *cp = v;
-    return n;
 }
 
 /* The features of one text: distinct hashes with counts and weights. A
@@ -138,17 +114,19 @@ static void token_features(features *f, const char *t, size_t n, float w)
 static void each_token(const char *text, void (*fn)(void *ctx, const char *t, size_t n), void *ctx)
 {
     const unsigned char *p = (const unsigned char *)text;
+    size_t left = strlen(text);
     char tok[TOKEN_MAX];
     size_t n = 0;
     for (;;) {
         unsigned cp = 0;
-        int len = *p ? utf8_at(p, &cp) : 0;
+        int len = utf8_next((const char *)p, left, &cp);
         if (len && token_cp(cp)) {
             for (int i = 0; i < len && n < TOKEN_MAX; i++) {
                 unsigned char c = p[i];
                 tok[n++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
             }
             p += len;
+            left -= (size_t)len;
             continue;
         }
         if (n && !stopword_is(tok, n))
@@ -157,6 +135,7 @@ static void each_token(const char *text, void (*fn)(void *ctx, const char *t, si
         if (!len)
             break;
         p += len;
+        left -= (size_t)len;
     }
 }
 

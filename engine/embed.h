@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/status.h"
+#include "store/base/status.h"
 #include "store/store.h"
 
 #define EMBED_HASH_DIM 512

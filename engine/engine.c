@@ -17,6 +17,7 @@
  *  7. the evidence floor keeps memories with real evidence (floor.c);
  *  8. abstain with no_candidates or evidence_floor, as the contract says. */
 #include "engine_int.h"
+#include "store/base/mono.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -28,15 +29,9 @@
 #define POOL_MIN 30
 #define MISSES_MAX 5
 
-static const channel_ops *const channels[CH_COUNT] = {
-    [CH_SEMANTIC] = &ch_semantic_ops,   [CH_BM25] = &ch_bm25_ops,
-    [CH_TEMPORAL] = &ch_temporal_ops,   [CH_HOPFIELD] = &ch_hopfield_ops,
-    [CH_SPREADING] = &ch_spreading_ops,
-};
-
-/* Stage one runs first; stage two builds on its lists. */
-static const int stage_one[] = {CH_SEMANTIC, CH_BM25, CH_TEMPORAL};
-static const int stage_two[] = {CH_HOPFIELD, CH_SPREADING};
+#define CH_ENTRY(id, name) [CH_##id] = &ch_##name##_ops,
+static const channel_ops *const channels[CH_COUNT] = {ENGINE_CHANNELS(CH_ENTRY)};
+#undef CH_ENTRY
 
 struct engine {
     store *s;
@@ -53,6 +48,22 @@ struct engine {
 const char *engine_channel_name(int ch)
 {
     return (unsigned)ch < CH_COUNT ? channels[ch]->name : "?";
+}
+
+const char *engine_channel_short_name(int ch)
+{
+    return (unsigned)ch < CH_COUNT ? channels[ch]->short_name : "?";
+}
+
+int engine_channel_order_ok(void)
+{
+    for (int c = 0; c < CH_COUNT; c++)
+        for (int i = 0; i < CH_COUNT; i++)
+            if ((channels[c]->inputs & CH_MASK(i)) &&
+                !(channels[i]->stage < channels[c]->stage ||
+                  (channels[i]->stage == channels[c]->stage && i < c)))
+                return 0;
+    return 1;
 }
 
 int engine_channel_parse(const char *name)
@@ -254,13 +265,6 @@ typedef struct run {
     const char *explain_passed_by; /* how the explained memory passed the floor, if pooled */
 } run;
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 /* The query type's profile, with --weights and --rrf-k on top. The temporal
  * channel weighs its date list by the profile's temporal weight and its
  * when-question and recency lists by temporal_aux. */
@@ -318,15 +322,25 @@ static ms_status require_channels(run *x, ms_error *err)
     return MS_OK;
 }
 
+/* The lists channel c may read: those it declares as inputs, the others
+ * empty (shallow copies; nothing is freed through them). */
+static void input_lists(const run *x, int c, ranked_list view[CH_COUNT])
+{
+    for (int i = 0; i < CH_COUNT; i++)
+        view[i] = (channels[c]->inputs & CH_MASK(i)) ? x->lists[i] : (ranked_list){0};
+}
+
 static ms_status run_channel(run *x, int c, size_t top_n, ms_error *err)
 {
     channel_status *cs = &x->r->ch[c];
     if (!cs->active)
         return MS_OK;
-    channel_ctx ctx = {x->e->s, x->e->sn, &x->q, x->o, x->e->emb, top_n, x->lists, &x->seeds};
-    double t0 = now_ms();
+    ranked_list in[CH_COUNT];
+    input_lists(x, c, in);
+    channel_ctx ctx = {x->e->s, x->e->sn, &x->q, x->o, x->e->emb, top_n, in, &x->seeds};
+    double t0 = mono_ms();
     ms_status st = channels[c]->produce(&ctx, &x->lists[c], &cs->note, err);
-    cs->ms = now_ms() - t0;
+    cs->ms = mono_ms() - t0;
     cs->candidates = (int)x->lists[c].n;
     return st;
 }
@@ -335,16 +349,22 @@ static ms_status run_channels(run *x, ms_error *err)
 {
     size_t top_n = (size_t)x->o->top_n;
     ms_status st = MS_OK;
-    for (size_t j = 0; !st && j < sizeof stage_one / sizeof *stage_one; j++)
-        st = run_channel(x, stage_one[j], top_n, err);
+    int one[CH_COUNT], all[CH_COUNT], n_one = 0;
+    for (int c = 0; c < CH_COUNT; c++) {
+        all[c] = c;
+        if (channels[c]->stage == 1)
+            one[n_one++] = c;
+    }
+    for (int j = 0; !st && j < n_one; j++)
+        st = run_channel(x, one[j], top_n, err);
     double *acc = st ? NULL : calloc(x->e->sn->n + 1, sizeof *acc);
     if (!st && !acc)
         st = ms_fail(err, MS_NOMEM, "out of memory");
     if (!st)
-        st = fuse(x->e->sn, x->lists, stage_one, 3, x->w, x->k, &x->seeds, acc, err);
-    for (size_t j = 0; !st && j < sizeof stage_two / sizeof *stage_two; j++)
-        st = run_channel(x, stage_two[j], top_n, err);
-    static const int all[CH_COUNT] = {0, 1, 2, 3, 4};
+        st = fuse(x->e->sn, x->lists, one, n_one, x->w, x->k, &x->seeds, acc, err);
+    for (int c = 0; !st && c < CH_COUNT; c++)
+        if (channels[c]->stage == 2)
+            st = run_channel(x, c, top_n, err);
     if (!st)
         st = fuse(x->e->sn, x->lists, all, CH_COUNT, x->w, x->k, &x->fused, acc, err);
     free(acc);
@@ -391,7 +411,7 @@ static void enhance(run *x)
     ranked_finish(&x->fused, x->e->sn, x->fused.n);
     double best = 0;
     for (int c = 0; c < CH_COUNT; c++)
-        if (x->r->ch[c].active && (c != CH_TEMPORAL || temporal_mode(&x->q) != TEMPORAL_NONE))
+        if (x->r->ch[c].active && (!channels[c]->applies || channels[c]->applies(&x->q)))
             best += x->w[c] / (x->k + 1);
     x->max_boosted = best * (1 + (x->q.n_named ? x->prof->eg_speaker : 0)) *
                      (1 + (x->q.n_qents ? x->prof->eg_mention : 0));
@@ -910,10 +930,12 @@ static ms_status explain(run *x, ms_error *err)
         if (rank) {
             ex->in_top_n[c] = 1;
             in_any_top = 1;
-        } else if (x->r->ch[c].active && (c == CH_SEMANTIC || c == CH_BM25 || c == CH_TEMPORAL)) {
-            ranked_list full = {0};
-            channel_ctx ctx = {x->e->s,   x->e->sn,    &x->q,    x->o,
-                               x->e->emb, x->e->sn->n, x->lists, &x->seeds};
+        } else if (x->r->ch[c].active && channels[c]->stage == 1) {
+            /* a stage-one channel's full list: its rank beyond the top N */
+            ranked_list full = {0}, in[CH_COUNT];
+            input_lists(x, c, in);
+            channel_ctx ctx = {x->e->s,   x->e->sn,    &x->q, x->o,
+                               x->e->emb, x->e->sn->n, in,    &x->seeds};
             const char *note = NULL;
             st = channels[c]->produce(&ctx, &full, &note, err);
             rank = st ? 0 : ranked_rank(&full, (uint32_t)i);
@@ -1078,7 +1100,7 @@ ms_status engine_recall(engine *e, const recall_opts *o, recall_result **out, ms
                        ENGINE_QUERY_MAX);
     if (o->reranker && (!e->rr_spec || strcmp(e->rr_spec, o->reranker) != 0))
         engine_set_reranker(e, o->reranker);
-    double t0 = now_ms();
+    double t0 = mono_ms();
     run x = {.e = e, .o = o};
     x.r = calloc(1, sizeof *x.r);
     if (!x.r || !(x.r->query = clean_query(o->query))) {
@@ -1096,7 +1118,7 @@ ms_status engine_recall(engine *e, const recall_opts *o, recall_result **out, ms
         ranked_free(&x.lists[c]);
     ranked_free(&x.seeds);
     ranked_free(&x.fused);
-    x.r->timing_ms = now_ms() - t0;
+    x.r->timing_ms = mono_ms() - t0;
     if (st) {
         recall_free(x.r);
         return st;

@@ -11,24 +11,41 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/status.h"
+#include "store/base/status.h"
 #include "store/store.h"
 
-/* The channels, in the order they appear everywhere (flags, JSON, trace). */
-typedef enum channel_id {
-    CH_SEMANTIC,
-    CH_BM25,
-    CH_TEMPORAL,
-    CH_HOPFIELD,
-    CH_SPREADING,
-    CH_COUNT
-} channel_id;
+/* The channels, one line each, in the order they appear everywhere (flags,
+ * JSON, trace) and run within a stage. A channel is its file, engine/ch_NAME.c
+ * defining `ch_NAME_ops` (engine_int.h: its stage, inputs, floor evidence,
+ * names), and its line here. MS_EXTRA_CHANNELS lets a build add lines without
+ * editing this file: tests/channel6.h adds a test-only sixth channel that
+ * tests/channel6-test.c defines. */
+#ifndef MS_EXTRA_CHANNELS
+#define MS_EXTRA_CHANNELS(_)
+#endif
+#define ENGINE_CHANNELS(_)                                                                         \
+    _(SEMANTIC, semantic)                                                                          \
+    _(BM25, bm25)                                                                                  \
+    _(TEMPORAL, temporal)                                                                          \
+    _(HOPFIELD, hopfield)                                                                          \
+    _(SPREADING, spreading)                                                                        \
+    MS_EXTRA_CHANNELS(_)
+
+#define CH_ENUM(id, name) CH_##id,
+typedef enum channel_id { ENGINE_CHANNELS(CH_ENUM) CH_COUNT } channel_id;
+#undef CH_ENUM
 
 #define CH_MASK(c) (1u << (c))
 #define CH_ALL ((1u << CH_COUNT) - 1)
 
 /* "semantic", "bm25", ... ; and back (-1 when unknown). */
 const char *engine_channel_name(int ch);
+/* The channel's name in at most 4 columns ("sem", "bm25", "temp", "hop",
+ * "spr"), for narrow status lines. */
+const char *engine_channel_short_name(int ch);
+/* Does every channel run after the channels whose lists it declares as
+ * inputs (an earlier stage, or earlier in the table within its stage)? */
+int engine_channel_order_ok(void);
 int engine_channel_parse(const char *name);
 
 /* Parse "semantic,bm25" (or "all") into a mask. 0 on success. */
@@ -55,7 +72,7 @@ void engine_close(engine *e);
 typedef struct recall_opts {
     const char *query;
     int limit;                /* results returned (default 10) */
-    int top_n;                /* candidates per channel (default 50) */
+    int top_n;                /* candidates per channel (default 200) */
     double rrf_k;             /* < 0: the query type's default */
     double weights[CH_COUNT]; /* overrides where weights_set has the bit */
     unsigned weights_set;
@@ -71,7 +88,7 @@ typedef struct recall_opts {
     const char *explain_id; /* also explain where this memory was cut */
 } recall_opts;
 
-/* Defaults: limit 10, top_n 50, everything else off or from the profile. */
+/* Defaults: limit 10, top_n 200, everything else off or from the profile. */
 void recall_opts_init(recall_opts *o);
 
 /* ---- the response ------------------------------------------------------ */

@@ -272,14 +272,30 @@ typedef struct channel_ctx {
     const recall_opts *o;
     embedder *emb;
     size_t top_n;
-    /* for channels that build on others (hopfield, spreading): the lists of
-     * the channels that ran before, and their first fusion */
+    /* the lists of the channels this one declares as inputs
+     * (channel_ops.inputs; the others are empty), and for stage-two channels
+     * the fusion of stage one */
     const ranked_list *lists; /* [CH_COUNT] */
     const ranked_list *seed_fusion;
 } channel_ctx;
 
 typedef struct channel_ops {
-    const char *name;
+    const char *name;       /* "semantic": the trace, the JSON, health, --weights */
+    const char *short_name; /* at most 4 columns, for narrow status lines: "sem" */
+    /* 1: runs first, and the fusion of the stage-one channels seeds stage 2
+     * (channel_ctx.seed_fusion); 2: runs after that fusion. Every channel
+     * takes part in the final fusion. */
+    int stage;
+    /* CH_MASK of the channels whose lists produce reads from
+     * channel_ctx.lists: each must run before it (an earlier stage, or
+     * earlier in the engine's table within the same stage). Lists not
+     * declared here are empty when produce runs. */
+    unsigned inputs;
+    /* Does the channel speak to this query at all? NULL: whenever it is
+     * active. (temporal: only when the query names or asks a time.) A
+     * channel that does not apply adds nothing to the best reachable fused
+     * score that relevance divides by. */
+    int (*applies)(const query *q);
     /* NULL when the channel can run on this snapshot and engine, else the
      * inactive reason ("no_vectors", ...). */
     const char *(*health)(const snapshot *sn, embedder *emb);
@@ -288,8 +304,9 @@ typedef struct channel_ops {
     ms_status (*produce)(const channel_ctx *c, ranked_list *out, const char **note, ms_error *err);
 } channel_ops;
 
-extern const channel_ops ch_semantic_ops, ch_bm25_ops, ch_temporal_ops, ch_hopfield_ops,
-    ch_spreading_ops;
+#define CH_EXTERN(id, name) extern const channel_ops ch_##name##_ops;
+ENGINE_CHANNELS(CH_EXTERN)
+#undef CH_EXTERN
 
 /* Cosine of the query vector with memory i (0 without vectors). */
 double semantic_cosine(const snapshot *sn, const float *qvec, size_t i);

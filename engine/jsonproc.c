@@ -1,5 +1,6 @@
 /* jsonproc.c - a helper program spoken to in JSON lines (jsonproc.h). */
 #include "jsonproc.h"
+#include "store/base/mono.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,13 +31,6 @@ int jsonproc_timeout(const char *name, int fallback)
     const char *v = getenv(name);
     long ms = v ? strtol(v, NULL, 10) : 0;
     return ms > 0 && ms < 3600000 ? (int)ms : fallback;
-}
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
 static ms_status write_some(jsonproc *c, const char *s, size_t n, ms_error *err);
@@ -95,7 +89,7 @@ static ms_status write_some(jsonproc *c, const char *s, size_t n, ms_error *err)
  * next call. */
 static ms_status read_line(jsonproc *c, char **line, ms_error *err)
 {
-    double deadline = now_ms() + c->timeout_ms;
+    double deadline = mono_ms() + c->timeout_ms;
     for (;;) {
         char *nl = c->n ? memchr(c->buf, '\n', c->n) : NULL;
         if (nl) {
@@ -114,7 +108,7 @@ static ms_status read_line(jsonproc *c, char **line, ms_error *err)
             c->buf = g;
             c->cap = cap;
         }
-        int left = (int)(deadline - now_ms());
+        int left = (int)(deadline - mono_ms());
         struct pollfd p = {c->from_fd, POLLIN, 0};
         int r = left > 0 ? poll(&p, 1, left) : 0;
         if (r < 0 && errno == EINTR)
@@ -300,8 +294,8 @@ void jsonproc_stop(jsonproc *c)
         close(c->from_fd);
     if (c->pid > 0) {
         int status;
-        double until = now_ms() + 500;
-        while (waitpid(c->pid, &status, WNOHANG) == 0 && now_ms() < until)
+        double until = mono_ms() + 500;
+        while (waitpid(c->pid, &status, WNOHANG) == 0 && mono_ms() < until)
             usleep(5000);
         if (waitpid(c->pid, &status, WNOHANG) == 0) {
             kill(c->pid, SIGKILL);

@@ -10,7 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "store/status.h"
+#include "store/base/status.h"
 
 typedef struct jsonproc jsonproc;
 

@@ -1,11 +1,12 @@
 /* profile.c - channel weights, the RRF constant and the entity-graph
  * factors per query type, as data.
  *
- * Measured on LoCoMo (docs/QUALITY.md): only the temporal and recency types
- * gained from a profile of their own that held across conversations, so
- * the other types share the default. The temporal column is the weight of
- * the date-proximity list; when the temporal channel instead gives its
- * when-question or recency list, it weighs temporal_aux. */
+ * Measured on LoCoMo (docs/QUALITY.md): no query type gained from a profile
+ * of its own that held across conversations, so all nine share the default;
+ * the table stays so that a type can get one when a measurement earns it.
+ * The temporal column is the weight of the date-proximity list; when the
+ * temporal channel instead gives its when-question or recency list, it
+ * weighs temporal_aux. */
 #include "engine_int.h"
 
 #define DEFAULT_PROFILE                                                                            \

@@ -21,6 +21,7 @@
  *   vague        none of these, at most one content term
  *   general      none of these */
 #include "engine_int.h"
+#include "store/base/words.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -266,49 +267,6 @@ static ms_status term_idf(store *s, const snapshot *sn, query *q, ms_error *err)
 
 /* ---- people and things named ------------------------------------------------ */
 
-typedef struct word_span {
-    int start, end; /* byte range, a trailing 's dropped */
-    int cap;        /* starts with an upper-case ASCII letter */
-} word_span;
-
-static int letter(unsigned char c)
-{
-    return isalpha(c) || c >= 0x80;
-}
-
-/* Is the word at s capitalised? ASCII, or a Latin-1 capital (U+00C0-U+00DE). */
-static int capital(const unsigned char *s)
-{
-    return isupper(s[0]) || (s[0] == 0xc3 && s[1] >= 0x80 && s[1] <= 0x9e && s[1] != 0x97);
-}
-
-/* Words: a letter followed by letters (UTF-8 included), apostrophes and
- * hyphens. */
-static int split_words(const char *text, word_span *w, int max)
-{
-    int n = 0;
-    for (int i = 0; text[i] && n < max;) {
-        if (!letter((unsigned char)text[i])) {
-            i++;
-            continue;
-        }
-        int s = i;
-        while (text[i] && (letter((unsigned char)text[i]) || text[i] == '\'' || text[i] == '-'))
-            i++;
-        int e = i;
-        if (e - s > 2 && text[e - 2] == '\'' && (text[e - 1] == 's' || text[e - 1] == 'S'))
-            e -= 2;
-        w[n].start = s;
-        w[n].end = e;
-        w[n].cap = capital((const unsigned char *)text + s);
-        /* a run of capitals is broken by anything but one space between */
-        n++;
-        if (text[i] && text[i] != ' ')
-            w[n - 1].cap |= 2; /* marks: the run ends after this word */
-    }
-    return n;
-}
-
 static int contains(const uint32_t *v, int n, uint32_t x)
 {
     for (int i = 0; i < n; i++)
@@ -347,12 +305,12 @@ static void add_subject(query *q, int start, int end)
 
 /* One span of a capitalised run, lower-cased: a speaker, another entity of
  * the store, or nothing. */
-static void take_span(const snapshot *sn, const char *text, const word_span *a, const word_span *b,
-                      query *q)
+static void take_span(const snapshot *sn, const char *text, const words_span *a,
+                      const words_span *b, query *q)
 {
     char raw[256], span[4 * sizeof raw + 8];
     size_t o = 0;
-    for (const word_span *w = a; w <= b; w++) {
+    for (const words_span *w = a; w <= b; w++) {
         if (w > a && o + 1 < sizeof raw)
             raw[o++] = ' ';
         for (int i = w->start; i < w->end && o + 1 < sizeof raw; i++)
@@ -380,15 +338,15 @@ static void take_span(const snapshot *sn, const char *text, const word_span *a, 
 static void find_named(const snapshot *sn, const char *text, query *q)
 {
     enum { MAXW = 256 };
-    word_span w[MAXW];
-    int n = split_words(text, w, MAXW);
+    words_span w[MAXW];
+    int n = (int)words_split(text, strlen(text), w, MAXW);
     for (int i = 0; i < n;) {
-        if (!(w[i].cap & 1)) {
+        if (!w[i].cap) {
             i++;
             continue;
         }
         int j = i;
-        while (j + 1 < n && (w[j + 1].cap & 1) && !(w[j].cap & 2) && j - i < 5)
+        while (j + 1 < n && w[j + 1].cap && w[j + 1].joined && j - i < 5)
             j++;
         for (int len = j - i + 1; len >= 1; len--)
             for (int a = i; a + len - 1 <= j; a++)

@@ -7,6 +7,8 @@
  * that starts a sentence is taken only when the profile already knows it as
  * an entity ("Caroline went..."), so "Thanks" or "Sounds" never become names. */
 #include "store_int.h"
+#include "store/base/utf8.h"
+#include "store/base/words.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -75,49 +77,13 @@ static int is_stop(const char *norm)
                    cmp_str) != NULL;
 }
 
-/* Decode one UTF-8 code point at s, of which avail >= 1 bytes may be read;
- * *n gets its length. A sequence that is cut short by avail or malformed
- * (text cut at a byte limit, a query never checked) is U+FFFD, one byte
- * long, so nothing past avail is ever read. */
+/* The code point at s, of which avail >= 1 bytes may be read, and its length
+ * in *n (utf8_next: malformed or cut-short bytes are U+FFFD, one byte). */
 static unsigned decode(const unsigned char *s, size_t avail, int *n)
 {
-    int len = s[0] < 0x80 ? 1 : s[0] < 0xc0 ? 0 : s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
-    *n = 1;
-    if (len == 1)
-        return s[0];
-    if (len == 0 || (size_t)len > avail)
-        return 0xfffd;
-    for (int k = 1; k < len; k++)
-        if ((s[k] & 0xc0) != 0x80)
-            return 0xfffd;
-    *n = len;
-    if (len == 2)
-        return ((s[0] & 0x1fu) << 6) | (s[1] & 0x3fu);
-    if (len == 3)
-        return ((s[0] & 0x0fu) << 12) | ((s[1] & 0x3fu) << 6) | (s[2] & 0x3fu);
-    return ((s[0] & 0x07u) << 18) | ((s[1] & 0x3fu) << 12) | ((s[2] & 0x3fu) << 6) | (s[3] & 0x3fu);
-}
-
-static int is_upper(unsigned cp)
-{
-    return (cp >= 'A' && cp <= 'Z') || (cp >= 0xc0 && cp <= 0xde && cp != 0xd7) ||
-           (cp >= 0x100 && cp <= 0x17f && cp % 2 == 0) || (cp >= 0x391 && cp <= 0x3a9) ||
-           (cp >= 0x410 && cp <= 0x42f);
-}
-
-static int is_apostrophe(unsigned cp)
-{
-    return cp == '\'' || cp == 0x2019;
-}
-
-/* Letters and digits: ASCII alnum and any non-ASCII code point that is not
- * punctuation we know of. */
-static int is_word(unsigned cp)
-{
-    if (cp < 0x80)
-        return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9');
-    return !(cp >= 0x2000 && cp <= 0x206f) && cp != 0xa0 && cp != 0xab && cp != 0xbb &&
-           !(cp >= 0x3000 && cp <= 0x303f) && !(cp >= 0xfe00 && cp <= 0xfe0f) && !(cp >= 0x1f000);
+    unsigned cp;
+    *n = utf8_next((const char *)s, avail, &cp);
+    return cp;
 }
 
 /* Lower-case match form of text[0..len): ASCII and Latin-1 upper case
@@ -136,7 +102,7 @@ void store_entity_norm(const char *text, size_t len, char *out, size_t cap)
             if (space)
                 out[o++] = ' ';
             space = 0;
-            if (is_apostrophe(cp)) {
+            if (words_is_apostrophe(cp)) {
                 out[o++] = '\'';
             } else if (cp >= 'A' && cp <= 'Z') {
                 out[o++] = (char)(cp + 32);
@@ -153,14 +119,6 @@ void store_entity_norm(const char *text, size_t len, char *out, size_t cap)
     }
     out[o] = '\0';
 }
-
-/* One word of the text. */
-typedef struct word {
-    int start, end; /* byte range, possessive 's dropped */
-    int cap;        /* starts with an upper-case letter */
-    int first;      /* starts a sentence */
-    int joined;     /* only spaces between it and the previous word */
-} word;
 
 typedef struct found {
     char name[NAME_MAX_BYTES + 1];
@@ -196,61 +154,7 @@ static void add_found(extraction *x, const char *text, size_t len, int kind)
     x->n++;
 }
 
-/* Split text into words, noting sentence starts and capitals. */
-static size_t split_words(const char *text, size_t len, word *w, size_t cap)
-{
-    const unsigned char *s = (const unsigned char *)text;
-    size_t n = 0, i = 0;
-    int sentence = 1, only_space = 0;
-    while (i < len && n < cap) {
-        int k;
-        unsigned cp = decode(s + i, len - i, &k);
-        if (!is_word(cp)) {
-            if (cp == '.' || cp == '!' || cp == '?' || cp == '\n' || cp == ':' || cp == '"' ||
-                cp == 0x201c || cp == 0x201d || cp == '(' || cp == ')')
-                sentence = 1;
-            only_space = only_space && (cp == ' ');
-            i += (size_t)k;
-            continue;
-        }
-        word *cur = &w[n];
-        cur->start = (int)i;
-        cur->cap = is_upper(cp);
-        cur->first = sentence;
-        cur->joined = only_space && n > 0;
-        size_t j = i;
-        while (j < len) {
-            unsigned c = decode(s + j, len - j, &k);
-            if (is_word(c)) {
-                j += (size_t)k;
-                continue;
-            }
-            /* an apostrophe or hyphen inside a word keeps it going */
-            int k2;
-            if ((is_apostrophe(c) || c == '-') && j + (size_t)k < len &&
-                is_word(decode(s + j + k, len - j - (size_t)k, &k2))) {
-                j += (size_t)k;
-                continue;
-            }
-            break;
-        }
-        cur->end = (int)j;
-        /* drop a possessive 's */
-        if (cur->end - cur->start > 2 && (s[j - 1] == 's' || s[j - 1] == 'S')) {
-            if (s[j - 2] == '\'')
-                cur->end -= 2;
-            else if (j >= 4 && s[j - 4] == 0xe2 && s[j - 3] == 0x80 && s[j - 2] == 0x99)
-                cur->end -= 4;
-        }
-        n++;
-        i = j;
-        sentence = 0;
-        only_space = 1;
-    }
-    return n;
-}
-
-static int word_is_stop(const char *text, const word *w)
+static int word_is_stop(const char *text, const words_span *w)
 {
     char norm[4 * NAME_MAX_BYTES + 8];
     if (w->end - w->start > NAME_MAX_BYTES)
@@ -267,7 +171,7 @@ static int word_is_stop(const char *text, const word *w)
 typedef int (*known_fn)(void *ctx, const char *text, size_t len);
 
 /* Runs of capitalised, non-stop words joined by single spaces. */
-static void find_names(const char *text, const word *w, size_t n, known_fn known, void *kctx,
+static void find_names(const char *text, const words_span *w, size_t n, known_fn known, void *kctx,
                        extraction *x)
 {
     for (size_t i = 0; i < n;) {
@@ -502,10 +406,10 @@ ms_status store_link_entities(store *s, const store_memory *m, int append, ms_er
     const char *text = m->content + skip;
     size_t len = strlen(text);
     enum { WORDS_MAX = 4096 };
-    word *w = malloc(WORDS_MAX * sizeof *w);
+    words_span *w = malloc(WORDS_MAX * sizeof *w);
     if (!w)
         return ms_fail(err, MS_NOMEM, "out of memory extracting entities");
-    size_t nw = split_words(text, len, w, WORDS_MAX);
+    size_t nw = words_split(text, len, w, WORDS_MAX);
     struct known_ctx kc = {s};
     find_names(text, w, nw, known_entity, &kc, &x);
     free(w);

@@ -6,6 +6,7 @@
  * and parsed on a second thread, import_jsonl), so a file of any size
  * imports in bounded memory. */
 #include "import.h"
+#include "store/base/mono.h"
 #include "import_int.h"
 
 #include <cjson/cJSON.h>
@@ -31,7 +32,7 @@ typedef struct importer {
     import_stats *stats;
     ms_error *err;
     char home_profile[STORE_PROFILE_MAX + 1]; /* profile to return to */
-    struct timespec last_progress;
+    double last_progress;                     /* mono_ms() of the last progress report */
 } importer;
 
 /* ---- positions --------------------------------------------------------- */
@@ -359,11 +360,8 @@ static void maybe_progress(importer *im)
 {
     if (!im->opts->progress)
         return;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double dt = (double)(now.tv_sec - im->last_progress.tv_sec) +
-                (double)(now.tv_nsec - im->last_progress.tv_nsec) / 1e9;
-    if (dt >= 0.2) {
+    double now = mono_ms();
+    if (now - im->last_progress >= 200) {
         im->last_progress = now;
         im->opts->progress(im->opts->progress_ctx, im->stats);
     }
@@ -1242,7 +1240,7 @@ ms_status import_file(store *s, const char *path, const import_opts *opts, impor
         return import_slm(s, path, opts, stats, err);
     importer im = {.s = s, .opts = opts, .stats = stats, .err = err};
     snprintf(im.home_profile, sizeof im.home_profile, "%s", store_profile(s));
-    clock_gettime(CLOCK_MONOTONIC, &im.last_progress);
+    im.last_progress = mono_ms();
     int is_stdin = strcmp(path, "-") == 0;
     import_format fmt = opts->format;
     int detect = fmt == IMPORT_AUTO;

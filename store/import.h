@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "status.h"
+#include "store/base/status.h"
 #include "store.h"
 
 #define IMPORT_LINE_MAX (8 * 1024 * 1024)    /* bytes of one JSONL line */

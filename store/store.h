@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "status.h"
+#include "store/base/status.h"
 
 #define STORE_SCHEMA_VERSION 6
 #define STORE_SCHEMA_READS_FROM 4       /* an older schema read as it is, without upgrading */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "engine/dates.h"
+#include "store/base/civil.h"
 #include "tests/tap.h"
 
 #define N1 "2023-05-20T12:00:00Z" /* a Saturday */
@@ -31,7 +32,7 @@ static int64_t iso(const char *s)
     unsigned mo = 0, d = 0;
     if (sscanf(s, "%d-%u-%uT%d:%d:%d", &y, &mo, &d, &hh, &mm, &ss) < 3)
         return INT64_MIN;
-    return dates_days_from_civil(y, mo, d) * 86400 + hh * 3600 + mm * 60 + ss;
+    return civil_days(y, mo, d) * 86400 + hh * 3600 + mm * 60 + ss;
 }
 
 /* "YYYY-MM-DD" of a second, in a static buffer (one of four). */
@@ -43,7 +44,7 @@ static const char *day_str(int64_t secs)
     unsigned m, d;
     int64_t day = secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
     k = (k + 1) % 4;
-    dates_civil_from_days(day, &y, &m, &d);
+    civil_from_days(day, &y, &m, &d);
     snprintf(buf[k], sizeof buf[k], "%04d-%02u-%02u", y, m, d);
     return buf[k];
 }
@@ -454,14 +455,14 @@ static void test_civil_walk(void)
     static const unsigned len[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     int y = 1900, bad_from = 0, bad_to = 0, days = 0;
     unsigned m = 1, d = 1;
-    int64_t z = dates_days_from_civil(1900, 1, 1);
+    int64_t z = civil_days(1900, 1, 1);
     is_int(z, -25567, "1900-01-01 is day -25567");
     while (y <= 2100) {
         int gy;
         unsigned gm, gd;
-        dates_civil_from_days(z, &gy, &gm, &gd);
+        civil_from_days(z, &gy, &gm, &gd);
         bad_from += gy != y || gm != m || gd != d;
-        bad_to += dates_days_from_civil(y, m, d) != z;
+        bad_to += civil_days(y, m, d) != z;
         days++;
         z++;
         if (++d > len[m - 1] + (m == 2 && leap(y))) {
@@ -483,29 +484,29 @@ static void test_civil_anchors(void)
     int y;
     unsigned m, d;
     int64_t z, bad = 0;
-    is_int(dates_days_from_civil(1970, 1, 1), 0, "the epoch is day 0");
-    is_int(dates_days_from_civil(2000, 3, 1), 11017, "2000-03-01");
-    is_int(dates_days_from_civil(2023, 5, 20), 19497, "2023-05-20");
-    is_int(dates_days_from_civil(0, 3, 1), -719468, "0000-03-01, the algorithm's origin");
-    dates_civil_from_days(-719469, &y, &m, &d);
+    is_int(civil_days(1970, 1, 1), 0, "the epoch is day 0");
+    is_int(civil_days(2000, 3, 1), 11017, "2000-03-01");
+    is_int(civil_days(2023, 5, 20), 19497, "2023-05-20");
+    is_int(civil_days(0, 3, 1), -719468, "0000-03-01, the algorithm's origin");
+    civil_from_days(-719469, &y, &m, &d);
     ok(y == 0 && m == 2 && d == 29, "day -719469 is 0000-02-29 (year 0 is a leap year)");
     for (z = -400000000; z <= 400000000; z += 999983) {
-        dates_civil_from_days(z, &y, &m, &d);
-        bad += dates_days_from_civil(y, m, d) != z || m < 1 || m > 12 || d < 1 || d > 31;
+        civil_from_days(z, &y, &m, &d);
+        bad += civil_days(y, m, d) != z || m < 1 || m > 12 || d < 1 || d > 31;
     }
     is_int(bad, 0, "round trip over a million years either side");
-    dates_civil_from_days(INT64_MAX, &y, &m, &d);
+    civil_from_days(INT64_MAX, &y, &m, &d);
     ok(y > 1000000000 && m >= 1 && m <= 12, "INT64_MAX days is clamped, no overflow");
-    dates_civil_from_days(INT64_MIN, &y, &m, &d);
+    civil_from_days(INT64_MIN, &y, &m, &d);
     ok(y < -1000000000 && d >= 1 && d <= 31, "INT64_MIN days is clamped, no overflow");
-    ok(dates_days_from_civil(INT64_MAX, 12, 31) > 0, "INT64_MAX years is clamped");
-    ok(dates_days_from_civil(INT64_MIN, 1, 1) < 0, "INT64_MIN years is clamped");
-    dates_civil_from_days(0, NULL, NULL, NULL); /* a crash (or a sanitizer) fails here */
+    ok(civil_days(INT64_MAX, 12, 31) > 0, "INT64_MAX years is clamped");
+    ok(civil_days(INT64_MIN, 1, 1) < 0, "INT64_MIN years is clamped");
+    civil_from_days(0, NULL, NULL, NULL); /* a crash (or a sanitizer) fails here */
     y = 0;
-    dates_civil_from_days(19497, &y, NULL, NULL);
+    civil_from_days(19497, &y, NULL, NULL);
     is_int(y, 2023, "NULL month and day: the year is still set");
     m = d = 0;
-    dates_civil_from_days(19497, NULL, &m, &d);
+    civil_from_days(19497, NULL, &m, &d);
     ok(m == 5 && d == 20, "NULL year: month and day are still set (%u-%u)", m, d);
 }
 

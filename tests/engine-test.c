@@ -1598,6 +1598,23 @@ static void test_relation_edges(void)
     }
 }
 
+/* The query side splits words with the store's splitter (store/base/words.c):
+ * a curly possessive names the speaker as a straight one does. */
+static void test_curly_possessive(void)
+{
+    resp a = ask(life_engine, "Where does Sam's greyhound walk?");
+    resp b = ask(life_engine, "Where does Sam\xe2\x80\x99s greyhound walk?");
+    ok(a.st == MS_OK && b.st == MS_OK && a.r->n_hits > 0 && b.r->n_hits > 0,
+       "both spellings of the question are answered");
+    if (a.st == MS_OK && b.st == MS_OK && a.r->n_hits > 0 && b.r->n_hits > 0) {
+        ok(a.r->hits[0].eg_spoken, "Sam's names the speaker Sam");
+        ok(b.r->hits[0].eg_spoken, "Sam\xe2\x80\x99s (curly apostrophe) names the speaker Sam too");
+        is_str(b.r->hits[0].mem.id, a.r->hits[0].mem.id, "and the same memory comes first");
+    }
+    resp_free(&a);
+    resp_free(&b);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -1614,6 +1631,7 @@ int main(void)
         return 1;
     }
     test_contract_and_recompute();
+    test_curly_possessive();
     test_recompute_can_fail();
     test_abstention();
     test_determinism();

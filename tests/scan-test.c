@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "engine/engine_int.h"
+#include "store/base/civil.h"
 #include "store/store.h"
 #include "tests/tap.h"
 
@@ -286,7 +287,7 @@ static void ref_date_list(const snapshot *sn, const query *q, const ranked_list 
     for (size_t i = 0; i < sn->n && ny < 64; i++) {
         int y, seen = 0;
         unsigned m, d;
-        dates_civil_from_days(ref_day(sn->when[i]), &y, &m, &d);
+        civil_from_days(ref_day(sn->when[i]), &y, &m, &d);
         for (int k = 0; k < ny; k++)
             seen |= years[k] == y;
         if (!seen)
@@ -299,12 +300,12 @@ static void ref_date_list(const snapshot *sn, const query *q, const ranked_list 
             int64_t s = ref_day(dr->start), e = ref_day(dr->end) - 1;
             int y0, y1;
             unsigned m0, d0, m1, d1;
-            dates_civil_from_days(s, &y0, &m0, &d0);
-            dates_civil_from_days(e, &y1, &m1, &d1);
+            civil_from_days(s, &y0, &m0, &d0);
+            civil_from_days(e, &y1, &m1, &d1);
             for (int t = 0; t < (dr->no_year && ny ? ny : 1); t++) {
                 int shift = dr->no_year && ny ? years[t] - y0 : 0;
-                int64_t v = ref_distance(o, dates_days_from_civil(y0 + shift, m0, d0),
-                                         dates_days_from_civil(y1 + shift, m1, d1));
+                int64_t v =
+                    ref_distance(o, civil_days(y0 + shift, m0, d0), civil_days(y1 + shift, m1, d1));
                 best = v < best ? v : best;
             }
         }
@@ -320,8 +321,7 @@ static void ref_date_list(const snapshot *sn, const query *q, const ranked_list 
  * year, some empty (end = start). */
 static date_range random_date(int y0, int y1)
 {
-    int64_t s =
-        dates_days_from_civil(y0 + (int)rnd((unsigned)(y1 - y0 + 1)), 1 + rnd(12), 1 + rnd(28));
+    int64_t s = civil_days(y0 + (int)rnd((unsigned)(y1 - y0 + 1)), 1 + rnd(12), 1 + rnd(28));
     int64_t len = rnd(8) == 0 ? 0 : 1 + rnd(90);
     date_range d = {0};
     d.start = s * 86400;

@@ -1,6 +1,6 @@
 /* tap.h - a tiny Test Anything Protocol producer for prove.
  *
- *   plan_no_plan(); ok(x == 1, "x is one"); is_int(a, b, "..."); return done_testing();
+ *   ok(x == 1, "x is one"); is_int(a, b, "..."); return done_testing();
  */
 #ifndef MS_TAP_H
 #define MS_TAP_H

@@ -27,7 +27,7 @@ static void check_visible(const char *s, const char *allow, const char *what)
     size_t n = strlen(s);
     for (size_t i = 0; i < n;) {
         unsigned cp;
-        int len = text_decode(s + i, n - i, &cp);
+        int len = utf8_decode(s + i, n - i, &cp);
         FUZZ_CHECK(len > 0, what);
         FUZZ_CHECK(!text_is_hidden(cp) || (cp < 0x80 && cp && strchr(allow, (int)cp)), what);
         i += (size_t)len;

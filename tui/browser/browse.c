@@ -1,5 +1,6 @@
 /* browse.c - the browser's terminal and its one input loop. */
 #include "tui/browser/browse.h"
+#include "store/base/mono.h"
 
 #include <curses.h>
 #include <langinfo.h>
@@ -36,13 +37,6 @@ typedef struct browse {
 
 static volatile sig_atomic_t browse_signal;
 static SCREEN *browse_term;
-
-static double browse_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 /* ---- the terminal ------------------------------------------------------------ */
 
@@ -188,7 +182,7 @@ static int browse_mouse(browse *b)
     else if (ev.bstate & BUTTON5_PRESSED)
         vm->mouse_kind = VIEW_MOUSE_WHEEL_DOWN;
     else if (ev.bstate & BUTTON1_PRESSED) {
-        double now = browse_now();
+        double now = mono_ms();
         int dbl = now - b->click_at < BROWSE_DOUBLE_MS && ev.y == b->click_y;
         vm->mouse_kind = dbl ? VIEW_MOUSE_DOUBLE : VIEW_MOUSE_CLICK;
         b->click_at = dbl ? 0 : now;
@@ -233,7 +227,7 @@ static int browse_wait(const browse *b)
 {
     if (b->due <= 0)
         return BROWSE_POLL_MS;
-    double left = b->due - browse_now();
+    double left = b->due - mono_ms();
     return left <= 0 ? 0 : (int)left + 1;
 }
 
@@ -241,7 +235,7 @@ static int browse_wait(const browse *b)
 static int browse_idle(browse *b)
 {
     int flags = 0;
-    if (b->due > 0 && browse_now() >= b->due)
+    if (b->due > 0 && mono_ms() >= b->due)
         flags |= VIEW_RECALL;
     if (view_poll_store(&b->vm))
         flags |= VIEW_REDRAW;
@@ -253,7 +247,7 @@ static void browse_loop(browse *b)
     int flags = VIEW_REDRAW | VIEW_FULL;
     while (!browse_signal) {
         if (flags & VIEW_DEBOUNCE)
-            b->due = browse_now() + b->cfg.debounce_ms;
+            b->due = mono_ms() + b->cfg.debounce_ms;
         if (flags & VIEW_RECALL) {
             b->due = 0;
             view_model_update(&b->vm);

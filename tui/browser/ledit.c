@@ -5,6 +5,7 @@
 #include <string.h>
 #include <wctype.h>
 
+#include "store/base/utf8.h"
 #include "tui/present/text.h"
 
 void ledit_clear(ledit *e)
@@ -19,7 +20,7 @@ void ledit_set(ledit *e, const char *utf8)
     size_t n = utf8 ? strlen(utf8) : 0;
     for (size_t i = 0; i < n;) {
         unsigned cp;
-        int len = text_decode(utf8 + i, n - i, &cp);
+        int len = utf8_decode(utf8 + i, n - i, &cp);
         if (len == 0)
             len = 1;
         else

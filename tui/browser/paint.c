@@ -5,6 +5,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "store/base/utf8.h"
 #include "tui/present/text.h"
 
 static attr_t role_attr[ROLE_COUNT];
@@ -65,7 +66,7 @@ static void paint_text(const char *s, size_t n)
     size_t k = 0;
     for (size_t i = 0; i < n;) {
         unsigned cp;
-        int len = text_decode(s + i, n - i, &cp);
+        int len = utf8_decode(s + i, n - i, &cp);
         if (len == 0) {
             cp = '?';
             len = 1;

@@ -1,6 +1,7 @@
 /* view.c - the browser's model: recall, what-if baseline, rows, pin,
  * detail view, store-change polling. No terminal here. */
 #include "tui/browser/view.h"
+#include "store/base/mono.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -10,13 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-
-static double view_now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 void view_message(view_model *vm, int role, const char *fmt, ...)
 {
@@ -224,7 +218,7 @@ static int view_run(view_model *vm)
 
 int view_model_update(view_model *vm)
 {
-    double t0 = view_now_ms();
+    double t0 = mono_ms();
     char keep[STORE_ID_MAX + 1] = "";
     const view_row *row = view_selected(vm);
     if (row)
@@ -239,7 +233,7 @@ int view_model_update(view_model *vm)
         view_reselect(vm, keep);
     if (rc == 0 && vm->msg_role == ROLE_error)
         vm->msg[0] = '\0';
-    vm->last_ms = view_now_ms() - t0;
+    vm->last_ms = mono_ms() - t0;
     return rc;
 }
 

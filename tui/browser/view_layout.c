@@ -215,7 +215,6 @@ static int view_caption(view_model *vm, view_screen *s, int y, int max)
 
 static void view_whatif_line(const view_model *vm, vrow *l)
 {
-    static const char *const name[CH_COUNT] = {"sem", "bm25", "temp", "hop", "spr"};
     const recall_result *r = vm->cur;
     vrow_add(l, ROLE_whatif, " WHAT-IF ");
     if (vm->base && r) {
@@ -226,7 +225,7 @@ static void view_whatif_line(const view_model *vm, vrow *l)
     for (int c = 0; c < CH_COUNT; c++) {
         int off = vm->wi.disabled & CH_MASK(c), changed = off || (vm->wi.weights_set & CH_MASK(c));
         vrow_addf(l, c == vm->wi.channel ? ROLE_trace_label : ROLE_normal, " %s%s ",
-                  c == vm->wi.channel ? "w:" : "", name[c]);
+                  c == vm->wi.channel ? "w:" : "", engine_channel_short_name(c));
         if (off)
             vrow_add(l, ROLE_channel_off, "off");
         else
@@ -245,9 +244,8 @@ enum { CH_FORM_FULL, CH_FORM_SHORT, CH_FORM_BRIEF };
 
 static void view_channel_status(const view_model *vm, vrow *l, int c, int form)
 {
-    static const char *const short_name[CH_COUNT] = {"sem", "bm25", "temp", "hop", "spr"};
     const channel_status *cs = vm->cur ? &vm->cur->ch[c] : &vm->health[c];
-    const char *name = form == CH_FORM_FULL ? engine_channel_name(c) : short_name[c];
+    const char *name = form == CH_FORM_FULL ? engine_channel_name(c) : engine_channel_short_name(c);
     vrow_add(l, ROLE_status, " ");
     if (!cs->active)
         vrow_addf(l, ROLE_channel_off, "%s OFF:%s", name, cs->reason ? cs->reason : "?");

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "store/base/utf8.h"
 #include "tui/present/text.h"
 
 int cli_tty(int fd)
@@ -68,7 +69,7 @@ static void cli_buf_put(cli_buf *b, const char *s, size_t n)
 static size_t cli_char(const char *s, size_t n, char esc[16], int *w)
 {
     unsigned cp;
-    int len = text_decode(s, n, &cp);
+    int len = utf8_decode(s, n, &cp);
     esc[0] = '\0';
     if (len == 0 || cp == '\n' || cp == '\t' || text_is_hidden(cp)) {
         len = len ? len : 1;
@@ -142,7 +143,7 @@ void cli_put_safe(FILE *out, const char *text)
 static size_t json_char(FILE *out, const char *s, size_t n)
 {
     unsigned cp;
-    int len = text_decode(s, n, &cp);
+    int len = utf8_decode(s, n, &cp);
     if (len == 0) {
         fputs("\\ufffd", out);
         return 1;

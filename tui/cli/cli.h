@@ -9,7 +9,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "store/status.h"
+#include "store/base/status.h"
 #include "store/store.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };

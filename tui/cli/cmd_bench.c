@@ -31,6 +31,7 @@
 #include <cjson/cJSON.h>
 
 #include "tui/cli/cli.h"
+#include "store/base/mono.h"
 #include "engine/embed.h"
 #include "engine/engine.h"
 #include "store/import.h"
@@ -525,13 +526,6 @@ static char **make_queries(const world *w, uint64_t seed, int n)
 
 /* ---- measuring ---------------------------------------------------------------------- */
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 typedef struct series {
     double *v;
     int n;
@@ -619,7 +613,7 @@ static ms_status import_jsonl(bench *b, const char *src, const char *path, ms_er
 {
     store *s = NULL;
     embedder *e = NULL;
-    double t0 = now_ms();
+    double t0 = mono_ms();
     ms_status st = open_store(path, &s, &e, err);
     import_opts io = {.format = IMPORT_JSONL, .dup = STORE_DUP_ERROR};
     io.progress = b->progress ? import_progress : NULL;
@@ -628,7 +622,7 @@ static ms_status import_jsonl(bench *b, const char *src, const char *path, ms_er
     if (!st)
         st = import_file(s, src, &io, &stats, err);
     st = close_store(s, e, st, err);
-    b->jsonl_s = (now_ms() - t0) / 1e3;
+    b->jsonl_s = (mono_ms() - t0) / 1e3;
     cli_unlink_store(path);
     return st;
 }
@@ -668,9 +662,9 @@ static ms_status build_store(bench *b, const world *w, ms_error *err)
     turns_init(&g, w, b->seed, b->memories);
     store *s = NULL;
     embedder *e = NULL;
-    double t0 = now_ms();
+    double t0 = mono_ms();
     ms_status st = open_store(b->path, &s, &e, err);
-    double clock = now_ms() - t0;
+    double clock = mono_ms() - t0;
     long done = 0;
     while (!st) {
         int n = 0;
@@ -678,17 +672,17 @@ static ms_status build_store(bench *b, const world *w, ms_error *err)
             n++;
         if (n == 0)
             break;
-        t0 = now_ms();
+        t0 = mono_ms();
         for (int k = 0; !st && k < n; k++)
             st = put_turn(s, &chunk[k], err);
-        clock += now_ms() - t0;
+        clock += mono_ms() - t0;
         if ((done + n) / 10000 > done / 10000)
             progress(b, "importing", done + n, b->memories);
         done += n;
     }
-    t0 = now_ms();
+    t0 = mono_ms();
     st = close_store(s, e, st, err);
-    b->import_s = (clock + now_ms() - t0) / 1e3;
+    b->import_s = (clock + mono_ms() - t0) / 1e3;
     b->db_bytes = file_bytes(b->path);
     free(chunk);
     return st;
@@ -710,10 +704,10 @@ static ms_status timed_recall(engine *e, const char *q, unsigned disabled, doubl
     recall_opts o;
     opts_for(&o, q, disabled);
     recall_result *r = NULL;
-    double t0 = now_ms();
+    double t0 = mono_ms();
     ms_status st = engine_recall(e, &o, &r, err);
     char *json = st ? NULL : recall_json(r, 1);
-    *ms = now_ms() - t0;
+    *ms = mono_ms() - t0;
     free(json);
     if (out)
         *out = r;
@@ -726,13 +720,13 @@ static ms_status timed_recall(engine *e, const char *q, unsigned disabled, doubl
  * query: the time to first results. */
 static ms_status cold_open(bench *b, store **s, engine **e, ms_error *err)
 {
-    double t0 = now_ms(), ms;
+    double t0 = mono_ms(), ms;
     ms_status st = store_open(b->path, STORE_OPEN_NOCREATE | STORE_OPEN_READONLY, s, err);
     if (!st)
         st = engine_open(*s, NULL, e, err);
     if (!st)
         st = timed_recall(*e, b->q[0], 0, &ms, NULL, err);
-    b->open_ms = now_ms() - t0;
+    b->open_ms = mono_ms() - t0;
     return st;
 }
 
@@ -773,14 +767,14 @@ static int run_browser(bench *b, engine *e, store *s, ms_error *err)
         char head[512];
         snprintf(head, sizeof head, "%.*s", (int)(n ? n - 1 : 0), q);
         view_set_query(&vm, head);
-        double t0 = now_ms();
+        double t0 = mono_ms();
         ledit_insert(&vm.query, (wchar_t)(unsigned char)q[n - 1]);
         rc = view_layout(&vm, BENCH_COLS, BENCH_ROWS, &scr);
         if (!rc)
             view_model_update(&vm);
         if (!rc)
             rc = view_layout(&vm, BENCH_COLS, BENCH_ROWS, &scr);
-        b->browse.v[b->browse.n++] = now_ms() - t0;
+        b->browse.v[b->browse.n++] = mono_ms() - t0;
         progress(b, "browser", i + 1, b->queries);
     }
     view_screen_free(&scr);

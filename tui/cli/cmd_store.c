@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "tui/browser/browse.h"
+#include "store/base/mono.h"
 #include "tui/cli/cli.h"
 #include "engine/embed.h"
 #include "store/import.h"
@@ -20,21 +21,14 @@
 /* ---- import ------------------------------------------------------------ */
 
 struct progress {
-    struct timespec start;
+    double start; /* mono_ms() */
     int shown;
 };
-
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 static void show_progress(void *ctx, const import_stats *st)
 {
     struct progress *p = ctx;
-    double dt = seconds_since(&p->start);
+    double dt = (mono_ms() - p->start) / 1e3;
     cli_printf(stderr, "\rimporting: %llu memories, %.1f MB, %.0f/s   ",
                (unsigned long long)st->records, (double)st->bytes / 1e6,
                dt > 0 ? (double)st->records / dt : 0.0);
@@ -276,7 +270,7 @@ static int run_import(cli_common *c, int argc, char **argv)
         return cli_fail(&err);
     }
     struct progress p = {0};
-    clock_gettime(CLOCK_MONOTONIC, &p.start);
+    p.start = mono_ms();
     if (cli_tty(2)) {
         io.progress = show_progress;
         io.progress_ctx = &p;
@@ -303,7 +297,7 @@ static int run_import(cli_common *c, int argc, char **argv)
         return cli_fail(&err);
     }
     print_embedder_note();
-    double dt = seconds_since(&p.start);
+    double dt = (mono_ms() - p.start) / 1e3;
     cli_printf(stdout,
                "imported %llu memories (%llu new, %llu replaced, %llu skipped) in %.2f s into %s\n",
                (unsigned long long)st.records, (unsigned long long)st.inserted,

@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#include "store/status.h"
+#include "store/base/status.h"
 
 typedef struct label_question {
     char *qid;       /* "FILE:LINE" when the line has none */

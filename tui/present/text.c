@@ -1,5 +1,6 @@
 /* text.c - visible escapes and display widths for stored text. */
 #include "tui/present/text.h"
+#include "store/base/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,43 +29,6 @@ int text_is_hidden(unsigned cp)
     if (cp >= 0xe0000 && cp <= 0xe007f)
         return 1; /* tag characters */
     return cp > 0x10ffff;
-}
-
-int text_decode(const char *str, size_t n, unsigned *cp)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    if (n == 0)
-        return 0;
-    unsigned c = s[0];
-    *cp = c;
-    if (c < 0x80)
-        return 1;
-    int len;
-    unsigned v;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-        v = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        v = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        v = c & 0x07;
-    } else {
-        return 0;
-    }
-    if ((size_t)len > n)
-        return 0;
-    for (int i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[i] & 0x3f);
-    }
-    if ((len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10ffff)) ||
-        (v >= 0xd800 && v <= 0xdfff))
-        return 0;
-    *cp = v;
-    return len;
 }
 
 typedef struct buf {
@@ -97,7 +61,7 @@ char *text_escape(const char *s, size_t n, int keep_ws)
         return NULL;
     for (size_t i = 0; i < n;) {
         unsigned cp;
-        int len = text_decode(s + i, n - i, &cp);
+        int len = utf8_decode(s + i, n - i, &cp);
         char esc[16];
         int bad = 0;
         if (len == 0) {
@@ -128,22 +92,16 @@ char *text_escape(const char *s, size_t n, int keep_ws)
     return b.p;
 }
 
-static int cp_width(unsigned cp)
-{
-    int w = wcwidth((wchar_t)cp);
-    return w < 0 ? 1 : w;
-}
-
 int text_width(const char *safe)
 {
     int w = 0;
     size_t n = strlen(safe);
     for (size_t i = 0; i < n;) {
         unsigned cp;
-        int len = text_decode(safe + i, n - i, &cp);
+        int len = utf8_decode(safe + i, n - i, &cp);
         if (len == 0)
             len = 1;
-        w += cp == '\t' ? 1 : cp_width(cp);
+        w += cp == '\t' ? 1 : utf8_cp_width(cp);
         i += (size_t)len;
     }
     return w;

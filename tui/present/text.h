@@ -15,11 +15,6 @@
  * surrogates, noncharacters, line/paragraph separators) */
 int text_is_hidden(unsigned cp);
 
-/* Decode one UTF-8 sequence at s (n bytes available). Returns its length and
- * sets *cp, or returns 0 when the bytes are not valid UTF-8 (then *cp is the
- * first byte). */
-int text_decode(const char *s, size_t n, unsigned *cp);
-
 /* A visible, terminal-safe copy of s[0..n): escapes as described above,
  * tabs and newlines kept when keep_ws, else shown as \t and \n. Caller frees.
  * Never NULL unless out of memory. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "store/base/utf8.h"
 #include "tui/present/text.h"
 #include "tui/present/theme.h"
 
@@ -72,7 +73,7 @@ static void vrow_put(vrow *l, int role, const char *s, size_t n, int w)
 static int vfmt_cp_width(const char *s, size_t n, int *len)
 {
     unsigned cp;
-    *len = text_decode(s, n, &cp);
+    *len = utf8_decode(s, n, &cp);
     if (*len == 0) {
         *len = 1;
         return 1;
@@ -118,7 +119,7 @@ int vrow_addf(vrow *l, int role, const char *fmt, ...)
 static int vfmt_is_escape(const char *raw, size_t n, int *len)
 {
     unsigned cp;
-    *len = text_decode(raw, n, &cp);
+    *len = utf8_decode(raw, n, &cp);
     if (*len == 0) {
         *len = 1;
         return 1;

@@ -1,5 +1,5 @@
 /* status.c - status texts and error reports. */
-#include "status.h"
+#include "store/base/status.h"
 
 #include <sqlite3.h>
 #include <stdarg.h>

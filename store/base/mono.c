@@ -1,0 +1,11 @@
+/* mono.c - the monotonic clock (mono.h). */
+#include "store/base/mono.h"
+
+#include <time.h>
+
+double mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}

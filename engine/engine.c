@@ -521,8 +521,9 @@ static int predicate_known(const query *q)
 }
 
 /* A memory's own evidence, or NULL (see floor.c); h->floor_why gets the
- * rule and its numbers. h's coverage and cosines are set. */
-static const char *floor_pass(run *x, uint32_t i, recall_hit *h)
+ * rule and its numbers. h's coverage and cosines are set. *seen, when not
+ * NULL, gets what the floor knew. */
+static const char *floor_pass(run *x, uint32_t i, recall_hit *h, floor_in *seen)
 {
     const recall_result *r = x->r;
     floor_in in = {
@@ -545,7 +546,12 @@ static const char *floor_pass(run *x, uint32_t i, recall_hit *h)
         .holds_name = h->holds_name,
         .holds_number = h->holds_number,
         .names_known = x->q.n_named + x->q.n_qents > 0,
+        .focus = x->q.focus >= 0 ? x->q.terms[x->q.focus].surface : NULL,
+        .holds_focus = x->q.focus >= 0 && ((h->terms_held >> x->q.focus) & 1),
+        .context_focus = x->q.focus >= 0 && (((h->terms_held | h->context_held) >> x->q.focus) & 1),
     };
+    if (seen)
+        *seen = in;
     return floor_judge(&in, h->floor_why, sizeof h->floor_why);
 }
 
@@ -723,7 +729,9 @@ static ms_status floor_setup(run *x, size_t pool, ms_error *err)
     r->floor_lexical_open = x->q.n_named + x->q.n_qents > 0 || predicate_known(&x->q);
     r->floor_pool_cov = calloc(pool + 1, sizeof *r->floor_pool_cov);
     r->floor_pool_cos = calloc(pool + 1, sizeof *r->floor_pool_cos);
-    if (!r->floor_pool_cov || !r->floor_pool_cos)
+    r->floor_pool_ok = calloc(pool + 1, sizeof *r->floor_pool_ok);
+    r->floor_pool_focus = calloc(pool + 1, sizeof *r->floor_pool_focus);
+    if (!r->floor_pool_cov || !r->floor_pool_cos || !r->floor_pool_ok || !r->floor_pool_focus)
         return ms_fail(err, MS_NOMEM, "out of memory");
     return MS_OK;
 }
@@ -759,6 +767,7 @@ static void floor_neighbours(run *x, recall_hit *hs, size_t n)
     }
     for (size_t t = 0; t < n; t++) {
         hs[t].context_coverage = floor_predicate_coverage(&x->q, held[t]);
+        hs[t].context_held = held[t];
         hs[t].holds_name = names[t];
         hs[t].holds_number = numbers[t];
     }
@@ -772,16 +781,47 @@ static void floor_neighbours(run *x, recall_hit *hs, size_t n)
 static void floor_one(run *x, uint32_t i, recall_hit *h)
 {
     recall_result *r = x->r;
-    const char *own = floor_pass(x, i, h);
+    floor_in in;
+    const char *own = floor_pass(x, i, h, &in);
     h->passed_by = x->o->no_floor ? "no_floor" : own;
-    r->floor_other_pass |= own && strcmp(own, "semantic") != 0 && strcmp(own, "lexical") != 0 &&
-                           strcmp(own, "context") != 0;
+    r->floor_other_pass |= own && !floor_needs_focus(own);
+    r->floor_pool_ok[r->floor_pool_n] = floor_answer_held(&in);
+    r->floor_pool_focus[r->floor_pool_n] = !in.focus || in.context_focus;
     r->floor_pool_cov[r->floor_pool_n] = fmax(h->pred_coverage, h->context_coverage);
     r->floor_pool_cos[r->floor_pool_n++] = h->rcosine;
     if (!r->floor_best_id || h->rcosine > r->floor_best_value) {
         free(r->floor_best_id);
         r->floor_best_id = strdup(h->mem.id);
         r->floor_best_value = h->rcosine;
+    }
+}
+
+/* The asked word must be supported: when the question's form names what it
+ * asks ("which city ..."), and no memory that passes by overlap or meaning
+ * holds that word, itself or with a memory an edge joins it to, those
+ * passes are cut: the pool says a lot about the studio and nothing about
+ * its city. */
+static void floor_focus(run *x, recall_hit *hs, size_t n)
+{
+    int f = x->q.focus;
+    if (x->o->no_floor || f < 0)
+        return;
+    for (size_t t = 0; t < n; t++)
+        if (floor_needs_focus(hs[t].passed_by) &&
+            (((hs[t].terms_held | hs[t].context_held) >> f) & 1)) {
+            x->r->floor_focus_supported = 1;
+            return;
+        }
+    for (size_t t = 0; t < n; t++) {
+        if (!floor_needs_focus(hs[t].passed_by))
+            continue;
+        char was[128];
+        snprintf(was, sizeof was, "%s", hs[t].floor_why);
+        snprintf(hs[t].floor_why, sizeof hs[t].floor_why,
+                 "%s (%s), but no memory that passes holds \"%.40s\", the word the question asks "
+                 "about",
+                 was, hs[t].passed_by, x->q.terms[f].surface);
+        hs[t].passed_by = NULL;
     }
 }
 
@@ -811,9 +851,16 @@ static void floor_summary(run *x, const recall_hit *hs, size_t n)
     }
     size_t cap = sizeof r->floor_predicate;
     floor_describe(&x->q, held, r->floor_predicate, r->floor_unheld, r->floor_subject, cap);
+    if (x->q.focus >= 0) {
+        snprintf(r->floor_focus, sizeof r->floor_focus, "%s", x->q.terms[x->q.focus].surface);
+        r->floor_focus_held = (held >> x->q.focus) & 1;
+    }
     if (any)
         return;
-    const char *what = r->floor_predicate[0] ? r->floor_predicate : r->query;
+    /* the asked word when no memory holds it, else the whole predicate */
+    const char *what = r->floor_focus[0] && !r->floor_focus_held ? r->floor_focus
+                       : r->floor_predicate[0]                   ? r->floor_predicate
+                                                                 : r->query;
     int len =
         snprintf(r->floor_no_support, sizeof r->floor_no_support, "nothing about \"%s\"", what);
     if (r->floor_subject[0] && len > 0 && (size_t)len < sizeof r->floor_no_support)
@@ -855,6 +902,7 @@ static ms_status select_hits(run *x, ms_error *err)
         return st;
     }
     rerank(x, hs, pool);
+    floor_focus(x, hs, pool);
     if (!x->o->no_floor)
         floor_associate(x, hs, pool);
     floor_summary(x, hs, pool);
@@ -962,11 +1010,17 @@ static ms_status explain(run *x, ms_error *err)
     h.terms_held = held;
     h.pred_coverage = floor_predicate_coverage(&x->q, held);
     h.context_coverage = h.pred_coverage; /* its neighbours count only in the pool */
+    h.context_held = held;
     h.holds_name = x->q.asks_name && holds_other_name(x->e->sn, &x->q, (uint32_t)i);
     h.holds_number = number;
     h.cosine = ex->cosine;
     h.rcosine = semantic_cosine(x->e->sn, x->q.rvec, (size_t)i);
-    ex->passes_floor = floor_pass(x, (uint32_t)i, &h) != NULL || x->explain_passed_by != NULL;
+    const char *own = floor_pass(x, (uint32_t)i, &h, NULL);
+    /* a pass by overlap or meaning needs the asked word in the evidence */
+    if (floor_needs_focus(own) && x->q.focus >= 0 && !x->r->floor_focus_supported &&
+        !((held >> x->q.focus) & 1))
+        own = NULL;
+    ex->passes_floor = own != NULL || x->explain_passed_by != NULL;
     ex->ranking_score = h.ranking_score;
     ex->relevance_score = h.relevance_score;
     ex->verdict = verdict(ex, x->r, in_any_top);
@@ -1148,6 +1202,8 @@ void recall_free(recall_result *r)
     free(r->floor_best_id);
     free(r->floor_pool_cov);
     free(r->floor_pool_cos);
+    free(r->floor_pool_ok);
+    free(r->floor_pool_focus);
     free_strings(r->terms, r->n_terms);
     free_strings(r->entities, r->n_entities);
     free_strings(r->dates, r->n_dates);

@@ -129,12 +129,13 @@ typedef struct recall_hit {
     double cosine;                     /* dense similarity to the query (0 without vectors) */
     double rcosine;                    /* to the remainder: the query without speakers' names */
     uint64_t terms_held;               /* bit t: query term t occurs in it */
+    uint64_t context_held;             /* ... in it or a pooled memory joined to it */
     int holds_name, holds_number;      /* it (or a pooled memory joined to it) holds a name
                                           other than the query's, a number */
     const char *passed_by;             /* "pinned", "subject", "lexical", "context",
                                           "semantic", "temporal", "association", "no_floor",
                                           or NULL (cut) */
-    char floor_why[160];               /* the floor's rule and numbers, pass or cut */
+    char floor_why[256];               /* the floor's rule and numbers, pass or cut */
     char associated[STORE_ID_MAX + 1]; /* for "association": the memory with evidence */
     int rank_position;                 /* 1-based in results (0 for misses) */
 } recall_hit;
@@ -192,16 +193,18 @@ typedef struct recall_result {
     double floor_threshold; /* cosine threshold (of the remainder cosine) */
     double floor_lexical;   /* predicate-coverage threshold */
     int floor_applied;
-    char *floor_best_id;     /* the pooled candidate with the best remainder cosine */
-    double floor_best_value; /* its remainder cosine */
-    int floor_unknown_terms; /* query terms no memory holds */
-    int floor_named;         /* speakers and entities of the store named */
-    int floor_other_pass;    /* a pooled memory passes by a rule with no threshold
-                                (pinned, subject, temporal) */
-    int floor_lexical_open;  /* the lexical rule can pass: the query names an entity of
-                                the store, or every predicate word occurs in it */
-    double *floor_pool_cov;  /* [floor_pool_n] each pooled memory's predicate coverage */
-    double *floor_pool_cos;  /* [floor_pool_n] and remainder cosine (for sweeps) */
+    char *floor_best_id;             /* the pooled candidate with the best remainder cosine */
+    double floor_best_value;         /* its remainder cosine */
+    int floor_unknown_terms;         /* query terms no memory holds */
+    int floor_named;                 /* speakers and entities of the store named */
+    int floor_other_pass;            /* a pooled memory passes by a rule with no threshold
+                                        (pinned, subject, temporal) */
+    int floor_lexical_open;          /* the lexical rule can pass: the query names an entity of
+                                        the store, or every predicate word occurs in it */
+    double *floor_pool_cov;          /* [floor_pool_n] each pooled memory's predicate coverage */
+    double *floor_pool_cos;          /* [floor_pool_n] and remainder cosine (for sweeps) */
+    unsigned char *floor_pool_ok;    /* [floor_pool_n] holds the kind of answer asked for */
+    unsigned char *floor_pool_focus; /* [floor_pool_n] holds the asked word (or none is asked) */
     size_t floor_pool_n;
     floor_term floor_terms[FLOOR_TERMS_MAX]; /* the predicate's words */
     int n_floor_terms;
@@ -209,6 +212,10 @@ typedef struct recall_result {
     char floor_predicate[256];  /* the predicate's words ("blood type"), "" when none */
     char floor_unheld[256];     /* those no pooled memory holds */
     char floor_subject[256];    /* the speakers the query names ("Caroline") */
+    char floor_focus[64]; /* the predicate word naming what is asked ("salary"), "" when none */
+    int floor_focus_held; /* some pooled memory holds it */
+    int floor_focus_supported;  /* some memory passing by overlap or meaning holds it, itself
+                                   or with a memory an edge joins it to */
     char floor_no_support[640]; /* when it abstains on the floor: what found no support,
                                    "nothing about \"blood type\" for Caroline" */
     /* query analysis */

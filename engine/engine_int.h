@@ -229,6 +229,8 @@ typedef struct query {
     int n_pred;          /* predicate terms */
     int asks_name;       /* the answer is a name: "the name of", "called", "named" */
     int asks_number;     /* the answer is a number: "how many", "how much", "how old" */
+    int focus;           /* the predicate term naming what is asked ("salary" in "what was
+                            Jon's salary"), -1 when the question's form names none */
     double pred_idf_sum; /* sum of their idf */
     int64_t now;
     float *qvec; /* [dim] query vector, NULL without embedder */
@@ -344,13 +346,13 @@ const weight_profile *profile_for(query_type t);
 /* ---- the evidence floor (floor.c) --------------------------------------- */
 
 #define FLOOR_COSINE_DEFAULT 0.28  /* remainder cosine */
-#define FLOOR_LEXICAL_DEFAULT 0.23 /* predicate coverage */
+#define FLOOR_LEXICAL_DEFAULT 0.16 /* predicate coverage */
 #define FLOOR_RULE                                                                                 \
     "a memory passes when it is pinned, holds at least the lexical threshold of the "              \
     "idf-weighted predicate (the query's words beyond the speakers it names), has a "              \
     "remainder cosine >= the cosine threshold, or falls on the date the query names; "             \
-    "or when an edge joins it to one that passes. A question asking for a name or a number "       \
-    "needs a memory that holds one. Naming a speaker is not evidence"
+    "or when an edge joins it to one that passes. A question asking for a name, a number or "      \
+    "a word (its focus) needs a memory that holds one. Naming a speaker is not evidence"
 
 /* Bit t set: query term t occurs in text (as FTS5 tokenizes it; the first
  * 64 terms). */
@@ -375,6 +377,9 @@ typedef struct floor_in {
     int on_date;                  /* falls on a date the query names */
     int pred_known;               /* every predicate word occurs in the store */
     int names_known;              /* the query names a speaker or another entity of the store */
+    const char *focus;            /* the word naming what is asked ("salary"), or NULL */
+    int holds_focus;              /* the memory holds it */
+    int context_focus;            /* it or a pooled memory an edge joins it to holds it */
 } floor_in;
 
 /* Can the lexical rule pass at all: the query names something the store
@@ -386,6 +391,15 @@ int floor_lexical_open(const floor_in *in);
  * "context", "semantic", "temporal"), or NULL when it is cut; why gets the rule and
  * its numbers either way. */
 const char *floor_judge(const floor_in *in, char *why, size_t len);
+
+/* Does the memory (with its neighbours) hold the kind of value the query
+ * asks for (a name, a number), or fall on the date it names? The rule
+ * cuts a memory that does not, whatever its overlap. */
+int floor_answer_held(const floor_in *in);
+
+/* Does a pass by this rule need the word the question asks about
+ * (floor_in.focus) in the pool: is the rule one of overlap or meaning? */
+int floor_needs_focus(const char *by);
 
 /* The query's predicate words (surface forms, space separated), those of
  * them not set in held, and the speakers it names ("Caroline and

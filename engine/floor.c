@@ -96,6 +96,11 @@ static const char *missing_answer(const floor_in *in)
     return NULL;
 }
 
+int floor_answer_held(const floor_in *in)
+{
+    return !missing_answer(in) || in->on_date;
+}
+
 const char *floor_judge(const floor_in *in, char *why, size_t len)
 {
     if (in->pinned) {
@@ -131,16 +136,27 @@ const char *floor_judge(const floor_in *in, char *why, size_t len)
         snprintf(why, len, "remainder cosine %.3f >= %.2f", in->rcosine, in->cosine_min);
         return "semantic";
     }
+    char focus[96] = "";
+    if (in->focus && !in->context_focus)
+        snprintf(focus, sizeof focus, "; it holds no \"%.40s\", what the question asks for",
+                 in->focus);
     snprintf(why, len,
-             "predicate coverage %.3f (with its neighbours %.3f) < %.2f%s, remainder cosine %.3f < "
-             "%.2f%s%s",
-             in->pred_coverage, in->context_coverage, in->lexical_min,
+             "predicate coverage %.3f (with its neighbours %.3f)%s%.2f%s, remainder cosine %.3f < "
+             "%.2f%s%s%s",
+             in->pred_coverage, in->context_coverage,
+             in->context_coverage >= in->lexical_min ? " >= " : " < ", in->lexical_min,
              floor_lexical_open(in) ? ""
                                     : " (names nothing the store knows, and a word it never holds)",
              in->rcosine, in->cosine_min,
-             in->on_date ? ", on the date but a predicate word is unknown" : "",
+             in->on_date ? ", on the date but a predicate word is unknown" : "", focus,
              in->names_subject ? "; naming the speaker is not evidence" : "");
     return NULL;
+}
+
+int floor_needs_focus(const char *by)
+{
+    return by && (strcmp(by, "lexical") == 0 || strcmp(by, "context") == 0 ||
+                  strcmp(by, "semantic") == 0);
 }
 
 /* Append src to dst (capacity cap), with a space before it unless first. */

@@ -388,6 +388,148 @@ static void find_predicate(query *q)
     }
 }
 
+/* ---- the focus --------------------------------------------------------------- */
+
+enum { FOCUS_WORDS = 64, FOCUS_LEN = 48 };
+
+static int in_list(const char *w, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(w, *list) == 0)
+            return 1;
+    return 0;
+}
+
+/* Auxiliaries and modals: they end the noun phrase of "which X did ...". */
+static const char *const focus_aux[] = {"is",    "are", "was",   "were",  "am",    "be",
+                                        "been",  "did", "does",  "do",    "has",   "have",
+                                        "had",   "can", "could", "will",  "would", "should",
+                                        "might", "may", "must",  "shall", NULL};
+static const char *const focus_copula[] = {"is", "are", "was", "were", NULL};
+/* Words that end a noun phrase: prepositions, conjunctions, relatives. */
+static const char *const focus_stop[] = {
+    "at",      "of",     "in",    "on",      "for",     "with",   "to",      "from",  "about",
+    "by",      "into",   "over",  "after",   "before",  "during", "between", "among", "like",
+    "through", "around", "under", "without", "against", "when",   "while",   "that",  "who",
+    "which",   "where",  "and",   "or",      "than",    "as",     NULL};
+static const char *const focus_det[] = {"the",   "a",     "an",   "his", "her",  "their",
+                                        "its",   "my",    "your", "our", "this", "that",
+                                        "these", "those", "some", "any", NULL};
+/* Nouns that name the answer's slot, not its content: "the name of the
+ * studio" asks about the studio, "her relationship status" about her
+ * relationship. */
+static const char *const focus_slot[] = {
+    "name",    "names",    "kind",     "kinds",   "type",     "types",     "sort",
+    "sorts",   "thing",    "things",   "way",     "ways",     "reason",    "reasons",
+    "item",    "items",    "status",   "subject", "trait",    "traits",    "aspect",
+    "aspects", "part",     "called",   "named",   "reaction", "reactions", "response",
+    "opinion", "opinions", "attitude", "feeling", "feelings", "sentiment", "topic",
+    "topics",  "latest",   "news",     "update",  "updates",  NULL};
+
+/* Irregular past participles: like a word in -ed, they end the phrase
+ * ("where was the picture taken"). */
+static const char *const focus_participle[] = {
+    "taken", "given", "written", "eaten",  "seen",    "done",   "made",   "held",   "built",
+    "known", "shown", "grown",   "drawn",  "worn",    "chosen", "spoken", "broken", "bought",
+    "sold",  "told",  "sent",    "spent",  "found",   "kept",   "left",   "lost",   "paid",
+    "won",   "begun", "brought", "taught", "thought", "caught", NULL};
+
+static int ends_with(const char *w, const char *tail)
+{
+    size_t n = strlen(w), k = strlen(tail);
+    return n > k && strcmp(w + n - k, tail) == 0;
+}
+
+/* The head of the noun phrase starting at word i of w[0..n): its last
+ * word before an auxiliary or a word that ends it (a preposition, a
+ * conjunction; after its first word, a determiner or a verb form in -ed
+ * or -ing: "where was the picture shared"); determiners and possessives
+ * ("Jon's") before that start it again. When the phrase is the subject of
+ * a verb ("how many people came the ...", verbal), a determiner takes the
+ * verb before it out too. A slot noun hands the focus to the phrase after
+ * its "of", "on" or "about" ("the latest on the piano lessons"), else to
+ * the word before it. "" when none. */
+static const char *phrase_head(char (*w)[FOCUS_LEN], int n, int i, int verbal)
+{
+    int first = i, last = -1;
+    for (; i < n && !in_list(w[i], focus_aux) && !in_list(w[i], focus_stop); i++) {
+        int det = in_list(w[i], focus_det) || ends_with(w[i], "'s");
+        if (last >= 0 && (det || ends_with(w[i], "ed") || ends_with(w[i], "ing") ||
+                          in_list(w[i], focus_participle))) {
+            if (det && verbal)
+                last = last > first ? last - 1 : -1;
+            break;
+        }
+        if (det)
+            first = i + 1;
+        else
+            last = i;
+    }
+    if (last < 0)
+        return "";
+    if (!in_list(w[last], focus_slot))
+        return w[last];
+    if (i < n &&
+        (strcmp(w[i], "of") == 0 || strcmp(w[i], "on") == 0 || strcmp(w[i], "about") == 0) &&
+        i + 1 < n)
+        return phrase_head(w, n, i + 1, 0);
+    return last > first && !in_list(w[last - 1], focus_slot) ? w[last - 1] : "";
+}
+
+/* The word naming what a question asks, from its form: a copula and a
+ * noun phrase ("what was Jon's salary ...", "who was her dance
+ * teacher ...", "what is the name of his dog ...", "when is her
+ * birthday"), or "how many|much" and one ("how many students ..."). ""
+ * for the forms that name none ("where did ...", "what did she do ...",
+ * "which car does she drive"). */
+static const char *focus_word(char (*w)[FOCUS_LEN], int n)
+{
+    static const char *const prep[] = {"in", "on", "at", "for", "from", "to", "with", "by", NULL};
+    int s = n > 0 && in_list(w[0], prep) ? 1 : 0; /* "in which city ..." */
+    if (s + 1 >= n)
+        return "";
+    const char *wh = w[s], *next = w[s + 1];
+    int copula = in_list(next, focus_copula);
+    if (strcmp(wh, "what") == 0 || strcmp(wh, "which") == 0 || strcmp(wh, "whose") == 0) {
+        /* "which car does she drive": the noun is the answer's category,
+         * and the answer an instance of it ("a Prius"), which need not
+         * say "car" (docs/QUALITY.md measures it) */
+        if (!copula)
+            return "";
+        /* "what was discussed": a passive, no noun asked */
+        return s + 2 < n && ends_with(w[s + 2], "ed") ? "" : phrase_head(w, n, s + 2, 0);
+    }
+    if ((strcmp(wh, "who") == 0 || strcmp(wh, "where") == 0 || strcmp(wh, "when") == 0) && copula)
+        return phrase_head(w, n, s + 2, 0);
+    if (strcmp(wh, "how") == 0 && (strcmp(next, "many") == 0 || strcmp(next, "much") == 0) &&
+        s + 2 < n && !in_list(w[s + 2], focus_aux))
+        return phrase_head(w, n, s + 2, 1);
+    return "";
+}
+
+/* q->focus: the predicate term of the focus word of folded, or -1. */
+static void find_focus(const char *folded, query *q)
+{
+    char w[FOCUS_WORDS][FOCUS_LEN];
+    int n = 0;
+    q->focus = -1;
+    for (const char *p = folded; *p && n < FOCUS_WORDS;) {
+        while (*p == ' ')
+            p++;
+        const char *b = p;
+        while (*p && *p != ' ')
+            p++;
+        if (p > b && p - b < FOCUS_LEN) {
+            memcpy(w[n], b, (size_t)(p - b));
+            w[n++][p - b] = '\0';
+        }
+    }
+    const char *f = focus_word(w, n);
+    for (int t = 0; f[0] && t < q->n_terms; t++)
+        if (q->terms[t].predicate && strcmp(q->terms[t].surface, f) == 0)
+            q->focus = t;
+}
+
 /* ---- the query vector ----------------------------------------------------- */
 
 struct weight_ctx {
@@ -436,6 +578,7 @@ ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char 
                         query *q, ms_error *err)
 {
     memset(q, 0, sizeof *q);
+    q->focus = -1;
     q->text = text;
     q->now = now;
     struct term_ctx c = {q, text};
@@ -456,6 +599,7 @@ ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char 
         return ms_fail(err, MS_NOMEM, "out of memory");
     q->type = classify(folded, q->n_terms);
     answer_type(folded, q);
+    find_focus(folded, q);
     free(folded);
     if (emb && sn->dim == embed_dim(emb) && sn->vec_embedder &&
         strcmp(sn->vec_embedder, embed_id(emb)) == 0) {

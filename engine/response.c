@@ -135,6 +135,7 @@ static cJSON *floor_json(const recall_result *r, int trace)
     cJSON_AddStringToObject(pr, "words", r->floor_predicate);
     cJSON_AddStringToObject(pr, "unheld", r->floor_unheld);
     cJSON_AddStringToObject(pr, "subject", r->floor_subject);
+    add_str_or_null(pr, "focus", r->floor_focus[0] ? r->floor_focus : NULL);
     cJSON_AddNumberToObject(pr, "best_coverage", r->floor_best_coverage);
     cJSON *terms = cJSON_AddArrayToObject(pr, "terms");
     for (int t = 0; t < r->n_floor_terms; t++) {

@@ -296,7 +296,9 @@ Q_OFF="What is the capital of Australia?"
 query "$Q_OFF"
 wait_for "ABSTAINED — evidence_floor"
 ok $? "off-topic query: the banner names evidence_floor"
-wait_for 'Nothing about "capital australia". No candidate holds: capital australia.'
+# "capital" is the word the question asks about and no memory holds it:
+# the banner names it, and the predicate's words no candidate holds.
+wait_for 'Nothing about "capital". No candidate holds: capital australia.'
 ok $? "the banner says what part of the question found no support"
 wait_for "Floor rule: " && wait_for "best remainder cosine 0.182 vs 0.28"
 ok $? "the banner states the floor rule and the best values against the thresholds"

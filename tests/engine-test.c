@@ -761,9 +761,11 @@ static void test_abstention(void)
            "%s: --no-floor answers, every result passed_by no_floor", offtopic[i]);
         resp_free(&p);
     }
-    /* a looser floor threshold lets the same off-topic query through */
+    /* a looser floor threshold lets the same off-topic query through (the
+     * one that asks about no word: the first asks about a "forecast",
+     * which nothing holds, at any threshold) */
     recall_opts_init(&o);
-    o.query = offtopic[0];
+    o.query = offtopic[1];
     o.floor_threshold = 0.0;
     p = run(life_engine, &o);
     ok(p.r && !p.r->abstained && p.j && num(get(p.j, "floor"), "threshold") == 0,
@@ -1371,6 +1373,47 @@ static void test_query_types(void)
     }
 }
 
+/* The word a question asks about (its focus), from the question's form:
+ * the head of the noun phrase after a copula or "how many", past the
+ * possessive and the nouns that only name the answer's slot; none for
+ * the forms that name the answer's category ("which car does ..."). */
+static void test_focus(void)
+{
+    static const struct {
+        const char *q, *focus;
+    } cases[] = {
+        {"What was Leah's salary at the bank?", "salary"},
+        {"What is the name of Sam's greyhound?", "greyhound"},
+        {"Who is Leah's dentist?", "dentist"},
+        {"When is Leah's dentist appointment?", "appointment"},
+        {"What is Leah's relationship status?", "relationship"},
+        {"What is the latest on the boiler service?", "service"},
+        {"Where was the sofa picture taken?", "picture"},
+        {"How many short runs does the plan start with?", "runs"},
+        {"In which city is the office?", ""},
+        {"Which car does Leah drive?", ""},
+        {"What was discussed at the office?", ""},
+        {"Where does Sam walk Biscuit?", ""},
+        {"How much does the service cost?", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        resp p = ask(life_engine, cases[i].q);
+        is_str(p.r ? p.r->floor_focus : NULL, cases[i].focus, "the focus of '%s'", cases[i].q);
+        resp_free(&p);
+    }
+    /* the rule: Leah's memories hold "dentist" but none holds "salary" */
+    resp p = ask(life_engine, "What was Leah's salary at the dentist?");
+    ok(p.r && p.r->abstained &&
+           strcmp(p.r->floor_no_support, "nothing about \"salary\" for Leah") == 0,
+       "a question about a word no memory holds abstains and names it (%s)",
+       p.r ? p.r->floor_no_support : "no response");
+    resp_free(&p);
+    p = ask(life_engine, "Who is Leah's dentist?");
+    ok(p.r && !p.r->abstained && p.r->floor_focus_supported,
+       "the same form about a word her memories hold is answered");
+    resp_free(&p);
+}
+
 /* Relative dates are read against --as-of; a date the query names anchors
  * the rest of the query, whatever --as-of says. */
 static void test_date_anchor(void)
@@ -1642,6 +1685,7 @@ int main(void)
     test_explain();
     test_health();
     test_query_types();
+    test_focus();
     test_date_anchor();
     test_when_marks();
     test_relation_edges();

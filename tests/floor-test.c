@@ -3,7 +3,8 @@
  * of the memories joined to it, the remainder's cosine, the date the query
  * names and a pin each pass, and say so with their numbers; a query with no
  * predicate; a query naming nothing the store knows; a question asking for a
- * name or a number that the memory does not hold. Links only libcore. */
+ * name or a number that the memory does not hold; the word the question
+ * asks about. Links only libcore. */
 #include <string.h>
 
 #include "engine/engine_int.h"
@@ -88,8 +89,49 @@ static void test_floor_rules(void)
            "the same with every word known: lexical");
 }
 
+/* The asked word (floor_in.focus): a cut memory says it lacks it; the
+ * rules of overlap and meaning need it in the pool, the others do not;
+ * the kind of answer asked for is held or not. */
+static void test_floor_focus(void)
+{
+    char why[256];
+    floor_in in = {.names_subject = 1,
+                   .names_known = 1,
+                   .n_pred = 3,
+                   .pred_coverage = 0.05,
+                   .context_coverage = 0.05,
+                   .lexical_min = 0.16,
+                   .rcosine = 0.10,
+                   .cosine_min = 0.28,
+                   .pred_known = 1,
+                   .focus = "salary"};
+    ok(floor_judge(&in, why, sizeof why) == NULL && strstr(why, "it holds no \"salary\"") &&
+           strstr(why, "naming the speaker is not evidence"),
+       "a cut memory without the asked word says so, and the rest (%s)", why);
+    in.context_focus = 1;
+    ok(floor_judge(&in, why, sizeof why) == NULL && !strstr(why, "salary"),
+       "with the asked word beside it, the cut does not blame it (%s)", why);
+    ok(floor_needs_focus("lexical") && floor_needs_focus("context") &&
+           floor_needs_focus("semantic"),
+       "overlap and meaning need the asked word");
+    ok(!floor_needs_focus("pinned") && !floor_needs_focus("temporal") &&
+           !floor_needs_focus("subject") && !floor_needs_focus("association") &&
+           !floor_needs_focus(NULL),
+       "a pin, the asked date, the subject and an edge do not");
+    floor_in ask = {.asks_number = 1};
+    ok(!floor_answer_held(&ask), "asks for a number, holds none: the answer's kind is missing");
+    ask.on_date = 1;
+    ok(floor_answer_held(&ask), "on the asked date it may hold the answer all the same");
+    ask.on_date = 0;
+    ask.holds_number = 1;
+    ok(floor_answer_held(&ask), "holding a number it may");
+    floor_in plain = {0};
+    ok(floor_answer_held(&plain), "a question asking no kind of answer: held");
+}
+
 int main(void)
 {
     test_floor_rules();
+    test_floor_focus();
     return done_testing();
 }

@@ -109,13 +109,14 @@ static double thresholds(int step)
 
 static double lex_thresholds(int step)
 {
-    return 0.20 + step * 0.06; /* 0.20 .. 0.80 */
+    return 0.10 + step * 0.06; /* 0.10 .. 0.70 */
 }
 
 /* Would the floor abstain at cosine threshold c and lexical threshold l?
- * From a no-floor run: a pooled memory that passes by a rule with no
+ * From the run's pool: a pooled memory that passes by a rule with no
  * threshold, else each pooled memory's predicate coverage and remainder
- * cosine. */
+ * cosine, among those holding the kind of answer asked for; and when the
+ * question asks about a word, one that passes must hold it (floor.c). */
 static int would_abstain(const recall_result *r, double c, double l)
 {
     if (r->candidates == 0)
@@ -123,8 +124,9 @@ static int would_abstain(const recall_result *r, double c, double l)
     if (r->floor_other_pass)
         return 0;
     for (size_t i = 0; i < r->floor_pool_n; i++)
-        if (r->floor_pool_cos[i] >= c ||
-            (r->floor_lexical_open && r->floor_pool_cov[i] > 0 && r->floor_pool_cov[i] >= l))
+        if (r->floor_pool_ok[i] && r->floor_pool_focus[i] &&
+            (r->floor_pool_cos[i] >= c ||
+             (r->floor_lexical_open && r->floor_pool_cov[i] > 0 && r->floor_pool_cov[i] >= l)))
             return 0;
     return 1;
 }

@@ -316,9 +316,10 @@ ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err)
  * each: what a curator, an importer or the supersession detector says about
  * two memories' facts, as opposed to the edges above (which say they are
  * near). Kept in their own table (schema 7), src -> dst:
- *   supersedes:  src is the newer fact that replaces dst. dst's
- *                superseded_by / superseded_at / superseded_reason say the
- *                same (store_set_supersedes keeps them so);
+ *   supersedes:  src is the newer fact that replaces dst. Recorded by
+ *                store_set_supersedes (or an importer), dst's superseded_by /
+ *                superseded_at / superseded_reason say the same; one found
+ *                by store_detect_supersession is the relation alone;
  *   contradicts: src says the opposite of dst (src is the one that
  *                contradicts; one row per pair, either direction). */
 typedef enum store_rel_kind {
@@ -358,6 +359,23 @@ ms_status store_set_contradicts(store *s, int64_t a_rid, int64_t b_rid, const ch
  * when a rid is not a memory of the profile or the two have no such
  * relation. */
 ms_status store_clear_relation(store *s, int64_t a_rid, int64_t b_rid, int kind, ms_error *err);
+
+/* Find supersession among the memories written after rid `after` (every
+ * profile) and all the others: the same attribute of the same subject stated
+ * again later with another value, or a correction that rejects the earlier
+ * value (store/supersede.c, docs/ENGINE.md). First the superseded_by fields
+ * that name a memory become supersedes relations; then each pair found is
+ * recorded as a supersedes relation whose reason is the evidence, unless it
+ * or its reverse is recorded already. A relation found this way leaves the
+ * older memory's superseded_* fields alone: they stay what its source or a
+ * curator (store_set_supersedes) said, so recall applies it only to
+ * questions about now. *found gets how many were added. Inside the import's
+ * transaction. */
+ms_status store_detect_supersession(store *s, int64_t after, uint64_t *found, ms_error *err);
+
+/* The largest rid of any memory (0 for an empty store): what
+ * store_detect_supersession is given before a write. */
+ms_status store_max_rid(store *s, int64_t *rid, ms_error *err);
 
 /* One relation as seen from one of its memories. */
 typedef struct store_relation {

@@ -26,6 +26,13 @@ int store_has_v7(const store *s);
 /* relation.c: add the supersedes relations STORE_REL_SYNC_SQL finds. */
 ms_status store_relations_sync(store *s, ms_error *err);
 
+/* relation.c: record that newer supersedes older, as the detector found
+ * (supersede.c): the relation only, unless it or its reverse is recorded
+ * already; the older memory's superseded_* fields stay what its source or a
+ * curator said. *added is 1 when a row was written. */
+ms_status store_add_found_supersession(store *s, int64_t newer, int64_t older, const char *reason,
+                                       int *added, ms_error *err);
+
 /* relation.c: remove memory rid's (id's) relations before it is deleted;
  * the memories it superseded then name their next successor, or none. */
 ms_status store_relations_forget(store *s, int64_t rid, const char *id, ms_error *err);

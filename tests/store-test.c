@@ -1382,6 +1382,128 @@ static void test_schema6(void)
     store_close(s);
 }
 
+/* Put a memory with speaker, created time and entities (NULL-ended). */
+static int64_t put_fact(store *s, const char *id, const char *speaker, const char *created,
+                        const char *content, const char *const *entities)
+{
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup(id);
+    m.content = strdup(content);
+    m.speaker = speaker ? strdup(speaker) : NULL;
+    m.created_at = strdup(created);
+    size_t n = 0;
+    while (entities && entities[n])
+        n++;
+    m.entities = n ? calloc(n, sizeof *m.entities) : NULL;
+    for (size_t i = 0; i < n; i++)
+        m.entities[i] = strdup(entities[i]);
+    m.n_entities = n;
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+    if (st)
+        diag("put %s: %s", id, err.msg);
+    int64_t rid = st ? 0 : m.rid;
+    store_memory_clear(&m);
+    return rid;
+}
+
+static int show_relation(void *ctx, int64_t src, int64_t dst, int kind, const char *reason)
+{
+    (void)ctx;
+    diag("relation #%lld %s #%lld: %s", (long long)src, store_rel_kind_name(kind), (long long)dst,
+         reason ? reason : "-");
+    return 0;
+}
+
+/* Supersession found at import: hand-written cases, each positive one with
+ * a negative twin (another attribute, an earlier time, the same value,
+ * another subject, the past tense, a negation without a correction). */
+static void test_detect(void)
+{
+    store *s = open_new("detect.db");
+    ms_error err;
+    ms_error_clear(&err);
+    static const char *const roisin[] = {"Róisín", NULL};
+    static const char *const kestrel[] = {"Kestrel", NULL};
+    static const char *const sam[] = {"Sam", NULL};
+    ok(store_begin(s, &err) == MS_OK, "begin");
+    int64_t w1 = put_fact(s, "w1", "Ana", "2025-01-10", "Ana: I work at Westway Buses.", NULL);
+    int64_t w2 = put_fact(s, "w2", "Ana", "2026-01-10", "Ana: I work at Cartwheel Labs now.", NULL);
+    int64_t w3 = put_fact(s, "w3", "Ben", "2026-02-10", "Ben: I work at Riverside Vets.", NULL);
+    int64_t w4 = put_fact(s, "w4", "Ana", "2026-03-10", "Ana: I worked at Tesco as a teen.", NULL);
+    int64_t w5 =
+        put_fact(s, "w5", "Ana", "2026-04-10", "Ana: Still works at Cartwheel Labs, yes.", NULL);
+    int64_t r1 = put_fact(s, "r1", "Leah", "2025-04-12", "Leah: Róisín lives in Leeds.", roisin);
+    int64_t r2 =
+        put_fact(s, "r2", "Leah", "2026-03-08", "Leah: Róisín lives in Manchester now.", roisin);
+    int64_t r3 = put_fact(s, "r3", "Leah", "2026-05-01",
+                          "Leah: Róisín works at Halden & Price these days.", roisin);
+    int64_t a1 = put_fact(s, "a1", "Assistant", "2025-12-04",
+                          "Assistant: Sam may be allergic to shellfish.", sam);
+    int64_t a2 =
+        put_fact(s, "a2", "Leah", "2025-12-30",
+                 "Leah: Small correction: Sam is not allergic to shellfish, it's cashews.", sam);
+    int64_t a3 = put_fact(s, "a3", "Leah", "2026-01-05",
+                          "Leah: Sam is not allergic to peanuts, as far as I know.", sam);
+    int64_t d1 = put_fact(s, "d1", "Leah", "2025-07-15",
+                          "Leah: The Kestrel go-live is the 2nd of November.", kestrel);
+    int64_t d2 = put_fact(s, "d2", "Leah", "2025-10-15",
+                          "Leah: Kestrel is rescheduled to January, the board heard.", kestrel);
+    /* written after the others, but stated earlier: it is the older fact */
+    int64_t w0 = put_fact(s, "w0", "Ana", "2024-05-01", "Ana: I work at Acme Foods.", NULL);
+    uint64_t found = 0;
+    ok(store_detect_supersession(s, 0, &found, &err) == MS_OK, "detect (%s)", err.msg);
+    ok(store_end(s, &err) == MS_OK, "commit");
+    ok(w0 && w1 && w2 && w3 && w4 && w5 && r1 && r2 && r3 && a1 && a2 && a3 && d1 && d2,
+       "the memories are in");
+    char buf[1024];
+    relations_text(s, w1, buf, sizeof buf);
+    ok(strstr(buf, "supersedes<w2:employer of ana") && strstr(buf, "supersedes>w0:employer of ana"),
+       "employer: a later statement with another value supersedes, an earlier-stated one is "
+       "superseded (%s)",
+       buf);
+    relations_text(s, w3, buf, sizeof buf);
+    is_str(buf, "", "another speaker's employer is another subject");
+    relations_text(s, w4, buf, sizeof buf);
+    is_str(buf, "", "the past tense states no current value");
+    relations_text(s, w5, buf, sizeof buf);
+    ok(!strstr(buf, "supersedes>w2"), "the same value said again supersedes nothing (%s)", buf);
+    relations_text(s, r1, buf, sizeof buf);
+    ok(strstr(buf, "supersedes<r2:residence of róisín: \"lives in Manchester\" after \"lives in "
+                   "Leeds\"") != NULL,
+       "residence of a named subject (%s)", buf);
+    relations_text(s, r3, buf, sizeof buf);
+    is_str(buf, "", "the same subject's other attribute supersedes nothing");
+    relations_text(s, a1, buf, sizeof buf);
+    ok(strstr(buf, "supersedes<a2:allergy of sam: a correction rejects") != NULL,
+       "a correction that rejects the earlier value (%s)", buf);
+    relations_text(s, a3, buf, sizeof buf);
+    is_str(buf, "", "a negation without correction words supersedes nothing");
+    relations_text(s, d1, buf, sizeof buf);
+    ok(strstr(buf, "supersedes<d2:date of kestrel") != NULL, "the date of a named thing (%s)", buf);
+    is_int((long long)found, 6, "six supersessions in all (w2 supersedes w0 too)");
+    if (found != 6)
+        store_scan_relations(s, show_relation, NULL, NULL);
+    store_memory m;
+    store_memory_init(&m);
+    ok(store_get(s, "r1", 0, &m, &err) == MS_OK && !store_is_superseded(&m),
+       "a supersession found is the relation alone: the older memory's fields are its own");
+    store_memory_clear(&m);
+    /* the newest successor of w0 is w2: a curator who records it gets it */
+    ok(store_set_supersedes(s, w2, w0, "checked", &err) == MS_OK, "a curator confirms w2 > w0");
+    store_memory_init(&m);
+    ok(store_get(s, "w0", 0, &m, &err) == MS_OK && m.superseded_by &&
+           strcmp(m.superseded_by, "w2") == 0 && strcmp(m.superseded_reason, "checked") == 0,
+       "then w0 names it (%s)", m.superseded_by ? m.superseded_by : "NULL");
+    store_memory_clear(&m);
+    ok(store_begin(s, &err) == MS_OK && store_detect_supersession(s, 0, &found, &err) == MS_OK &&
+           store_end(s, &err) == MS_OK && n_relations(s) == 6,
+       "detecting again adds no relation");
+    store_close(s);
+}
+
 static int64_t put_auto(store *s, const char *id, const char *content, const char *speaker)
 {
     store_memory m;
@@ -1543,6 +1665,7 @@ int main(void)
     test_add_edge();
     test_relations();
     test_schema6();
+    test_detect();
     test_two_writers();
     test_parse_time();
     test_utf8();

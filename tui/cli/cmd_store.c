@@ -180,8 +180,12 @@ static void print_slm_report(void *ctx, const import_slm_report *r)
     if (r->vectors_unlabelled)
         cli_printf(stdout, "; %llu vectors left out: no embedding_metadata names their model",
                    (unsigned long long)r->vectors_unlabelled);
-    cli_printf(stdout, "; %llu edges (%llu of types memscope has not)\n",
+    cli_printf(stdout, "; %llu edges (%llu of types memscope has not)",
                (unsigned long long)r->edges, (unsigned long long)r->edges_skipped);
+    if (r->contradicts)
+        cli_printf(stdout, "; %llu contradiction%s", (unsigned long long)r->contradicts,
+                   r->contradicts == 1 ? "" : "s");
+    cli_printf(stdout, "\n");
     if (!*noted && r->missing && *r->missing)
         cli_printf(stderr,
                    "memscope: note: this SuperLocalMemory store (schema %lld; memscope reads up to "
@@ -314,6 +318,14 @@ static int run_import(cli_common *c, int argc, char **argv)
     if (st.edges)
         cli_printf(stdout, "links: %llu edges the source recorded between memories\n",
                    (unsigned long long)st.edges);
+    if (st.contradicts)
+        cli_printf(stdout, "contradictions: %llu the source recorded between memories\n",
+                   (unsigned long long)st.contradicts);
+    if (st.superseded_found)
+        cli_printf(
+            stdout,
+            "supersession: %llu supersedes relations found between memories (docs/ENGINE.md)\n",
+            (unsigned long long)st.superseded_found);
     return cli_committed("the import");
 }
 
@@ -687,9 +699,15 @@ static int run_add(cli_common *c, int argc, char **argv)
     int failed = 0;
     embedder *e = s ? attach_embedder(s, NULL, &failed, &err) : NULL;
     if (s) {
+        int64_t before = 0;
+        uint64_t found = 0;
         ms_status code = store_begin(s, &err);
         if (!code)
+            code = store_max_rid(s, &before, &err);
+        if (!code)
             code = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+        if (!code)
+            code = store_detect_supersession(s, before, &found, &err);
         if (!code)
             code = store_end(s, &err);
         else

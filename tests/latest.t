@@ -33,6 +33,24 @@ ok $((!$?)) "nothing supersedes m0010: it states no attribute the detector knows
 run show --db d.db m0015
 grep -q '^status  *superseded' out
 ok $((!$?)) "a supersession found is a relation, not the memory's own superseded status"
+grep -q '^relations  *superseded by m0274: manager of leah: "Inês is my manager" after "Hale is my manager"$' out
+ok $? "show lists the relation with its evidence"
+run show --db d.db --json m0274
+python3 -c 'import json,sys; r=json.load(open("out"))["relations"]; sys.exit(r != [{"relation": "supersedes", "with": "m0015", "reason": "manager of leah: \"Inês is my manager\" after \"Hale is my manager\""}])'
+ok $? "show --json has it as relations: supersedes m0015 with the reason"
+
+# memscope add looks for supersession too, and names it in show.
+run add --db a.db --id w1 --speaker Ana --at 2025-01-10 "Ana: I work at Westway Buses."
+is "$rc" 0 "add a first memory"
+run add --db a.db --id w2 --speaker Ana --at 2026-01-10 "Ana: I work at Cartwheel Labs now."
+is "$rc" 0 "add a later one with another employer"
+run show --db a.db w1
+grep -q '^relations  *superseded by w2: employer of ana: "work at Cartwheel" after "work at Westway"$' out
+ok $? "the add found that w2 supersedes w1"
+run add --db a.db --id w3 --speaker Ana --at 2026-02-10 "Ana: I worked at Tesco as a teen."
+run show --db a.db w3
+grep -q '^relations' out
+ok $((!$?)) "the past tense supersedes nothing"
 
 # ranks QUESTION: the ids of the top 10, one a line, and the trace as t.json
 ranks() {

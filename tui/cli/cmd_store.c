@@ -915,6 +915,34 @@ static void show_v6_fields(const store_memory *m)
     cJSON_Delete(meta);
 }
 
+/* The words for a relation seen from one end: "supersedes", "superseded by",
+ * "contradicts", "contradicted by". */
+static const char *relation_words(const store_relation *r)
+{
+    if (r->kind == STORE_REL_SUPERSEDES)
+        return r->outgoing ? "supersedes" : "superseded by";
+    return r->outgoing ? "contradicts" : "contradicted by";
+}
+
+/* A memory's relations for show: one line each, "supersedes m0204: why". */
+static void show_relations(store *s, int64_t rid)
+{
+    store_relation *v = NULL;
+    size_t n = 0;
+    if (store_relations_of(s, rid, &v, &n, NULL))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        cli_printf(stdout, "%-18s %s ", i ? "" : "relations", relation_words(&v[i]));
+        put_field(v[i].other_id);
+        if (v[i].reason) {
+            cli_printf(stdout, ": ");
+            put_field(v[i].reason);
+        }
+        putchar('\n');
+    }
+    store_relations_free(v, n);
+}
+
 static void show_text(store_memory *m, store_edge *edges, size_t ne, store *s)
 {
     char num[64];
@@ -953,6 +981,7 @@ static void show_text(store_memory *m, store_edge *edges, size_t ne, store *s)
         putchar('\n');
         store_memory_clear(&o);
     }
+    show_relations(s, m->rid);
 }
 
 static void add_str_or_null(cJSON *o, const char *key, const char *v)
@@ -961,6 +990,24 @@ static void add_str_or_null(cJSON *o, const char *key, const char *v)
         cJSON_AddStringToObject(o, key, v);
     else
         cJSON_AddNullToObject(o, key);
+}
+
+/* The same for show --json: [{"relation", "with", "reason"}]. */
+static void relations_json(cJSON *o, store *s, int64_t rid)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, "relations");
+    store_relation *v = NULL;
+    size_t n = 0;
+    if (!a || store_relations_of(s, rid, &v, &n, NULL))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "relation", relation_words(&v[i]));
+        cJSON_AddStringToObject(r, "with", v[i].other_id);
+        add_str_or_null(r, "reason", v[i].reason);
+        cJSON_AddItemToArray(a, r);
+    }
+    store_relations_free(v, n);
 }
 
 /* Metadata, supersession and the vector's model, for show --json. */
@@ -1024,6 +1071,7 @@ static cJSON *memory_json(store_memory *m, store_edge *edges, size_t ne, store *
         cJSON_AddItemToArray(ea, e);
         store_memory_clear(&x);
     }
+    relations_json(o, s, m->rid);
     return o;
 }
 

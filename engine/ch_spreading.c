@@ -11,6 +11,9 @@
  *   - along temporal-proximity edges: a * 0.5 * w;
  *   - through each entity it mentions that at most SPREAD_ENTITY_DF memories
  *     mention (a pet, a place; not a speaker): a * 0.5 / df to each of them.
+ *   - for a question about now (query.c about_now), to each memory that
+ *     supersedes the seed: a, all of it (the current version of what the
+ *     seed says; stage2.c `latest` then lets it take the seed's place).
  * What several seeds pass adds up. raw = the activation. The constants are
  * measured in docs/QUALITY.md (one step, 10 seeds, forward 1.5). */
 #include "engine_int.h"
@@ -106,6 +109,10 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
             goto done;
         }
         through_entities(sn, u, a, &sp);
+        const snap_succ *succ;
+        size_t k = c->q->about_now ? snapshot_successors(sn, u, &succ) : 0;
+        for (size_t j = 0; j < k; j++)
+            give(&sp, succ[j].newer, a);
     }
     for (size_t t = 0; t < sp.n && !st; t++)
         if (ranked_push(out, sp.touched[t], sp.act[sp.touched[t]]))

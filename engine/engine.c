@@ -454,6 +454,26 @@ static void add_adjustment(recall_hit *h, const char *name, double factor, const
     snprintf(a->detail, sizeof a->detail, "%s", detail);
 }
 
+/* "Now" for recency: --as-of when given, else the profile's newest created
+ * time, or the clock when that is later (a store written long ago has its
+ * own now: "latest" means latest of what is stored). */
+static int64_t recency_anchor(const run *x)
+{
+    if (x->o->as_of != STORE_TS_NONE)
+        return x->o->as_of;
+    int64_t now = (int64_t)time(NULL);
+    return x->e->sn->newest_created < now ? x->e->sn->newest_created : now;
+}
+
+/* 1.1 for a memory of today, 1.1 - span for one two years old or more,
+ * linear in the logarithm of its age in between (span 0.3: a week 1.06, a
+ * month 0.99, a quarter 0.93, a year 0.85): a month still tells from a
+ * year. */
+static double recency_factor(double age_days, double span)
+{
+    return 1.1 - span * fmin(1.0, log1p(age_days / 7.0) / log1p(730.0 / 7.0));
+}
+
 /* ranking_score = boosted times each documented adjustment. */
 static void adjust(run *x, uint32_t i, recall_hit *h)
 {
@@ -466,11 +486,14 @@ static void adjust(run *x, uint32_t i, recall_hit *h)
     snprintf(d, sizeof d, "0.75 + 0.25 * memory_confidence (%.4f)", conf);
     add_adjustment(h, "confidence", 0.75 + 0.25 * conf, d);
     if (x->q.type == QT_RECENCY) {
-        /* age against the profile's newest memory: "latest" means latest
-         * of what is stored, however long ago that was */
-        double age = fmax(0, (double)(sn->newest - sn->when[i]) / 86400.0);
-        snprintf(d, sizeof d, "0.8 + 0.3 * exp(-days_before_newest (%.1f) / 30)", age);
-        add_adjustment(h, "recency", 0.8 + 0.3 * exp(-age / 30.0), d);
+        /* a question for the newest ("latest", "most recently") leans on
+         * the age; one about how things are now ("now", "currently") on what
+         * replaced what (stage2.c latest): the age is a lighter prior there */
+        double age = fmax(0, (double)(recency_anchor(x) - sn->when[i]) / 86400.0);
+        double span = x->q.asks_newest ? 0.3 : 0.15;
+        snprintf(d, sizeof d, "1.1 - %.2f * min(1, ln(1 + days old (%.1f) / 7) / ln(1 + 730 / 7))",
+                 span, age);
+        add_adjustment(h, "recency", recency_factor(age, span), d);
     }
     const char *sup;
     int replaced;

@@ -52,7 +52,12 @@ typedef struct snapshot {
     uint32_t *sup_idx;
     char **sup_text;
     uint8_t *sup_by;
-    int64_t newest; /* the latest `when` of the profile */
+    /* supersedes relations between two memories of the profile, sorted by
+     * older then newer (store_scan_relations) */
+    size_t n_succ;
+    struct snap_succ *succ;
+    int64_t newest;         /* the latest `when` of the profile */
+    int64_t newest_created; /* the latest created time of the profile: its "now" */
     /* vectors */
     int dim;    /* 0 when none */
     int8_t *qv; /* int8 forms (store_qvec), dimension-major by block of VEC_BLOCK memories:
@@ -93,6 +98,15 @@ long snapshot_find(const snapshot *sn, int64_t rid);
 int snapshot_superseded(const snapshot *sn, size_t i, const char **text, int *by);
 /* Index of the entity with normalised name norm, or -1. */
 long snapshot_entity(const snapshot *sn, const char *norm);
+
+/* One supersedes relation: newer replaces older (indices), and why. */
+typedef struct snap_succ {
+    uint32_t older, newer;
+    char *reason; /* owned; NULL when none was given */
+} snap_succ;
+
+/* The relations in which memory i is the older one: *first and the count. */
+size_t snapshot_successors(const snapshot *sn, size_t i, const snap_succ **first);
 
 /* ---- vectors (vectors.c) ------------------------------------------------ */
 
@@ -231,6 +245,8 @@ typedef struct query {
     int asks_number;     /* the answer is a number: "how many", "how much", "how old" */
     int focus;           /* the predicate term naming what is asked ("salary" in "what was
                             Jon's salary"), -1 when the question's form names none */
+    int about_now;       /* asks how things are now (query.c): the latest fact wins */
+    int asks_newest;     /* says latest, most recent(ly), recently, last time: the newest */
     double pred_idf_sum; /* sum of their idf */
     int64_t now;
     float *qvec; /* [dim] query vector, NULL without embedder */

@@ -572,6 +572,40 @@ static ms_status remainder_vector(embedder *emb, query *q, struct weight_ctx *wc
     return st;
 }
 
+/* ---- about now ----------------------------------------------------------------- */
+
+/* Does the question ask how things are now, so that the latest fact wins
+ * (stage2.c `latest`)? Not when it names a date or speaks in the past
+ * ("did", "was", "used to", "ago"); yes when it says now ("now",
+ * "currently", "still", "any more", "these days", "latest", ...) or asks in
+ * the present tense ("is", "are", "does", "has", "what's" among its first
+ * three words). docs/ENGINE.md. */
+static int about_now(const char *folded, const query *q)
+{
+    static const char *const past[] = {" did ", " was ",    " were ",   " had ",     " used to ",
+                                       " ago ", " didn't ", " wasn't ", " weren't ", NULL};
+    static const char *const now[] = {" now ",           " currently ", " current ",  " nowadays ",
+                                      " these days ",    " still ",     " any more ", " anymore ",
+                                      " at the moment ", " latest ",    " today ",    NULL};
+    static const char *const present[] = {" is ",    " are ",   " am ",      " does ",    " do ",
+                                          " has ",   " have ",  " what's ",  " where's ", " who's ",
+                                          " how's ", " isn't ", " doesn't ", NULL};
+    if (q->n_dates > 0 || has_any(folded, past))
+        return 0;
+    if (has_any(folded, now))
+        return 1;
+    const char *p = folded; /* the first three words */
+    for (int w = 0; w < 3 && p && p[1]; w++)
+        p = strchr(p + 1, ' ');
+    size_t len = p ? (size_t)(p - folded) + 1 : strlen(folded);
+    for (int i = 0; present[i]; i++) {
+        const char *hit = strstr(folded, present[i]);
+        if (hit && (size_t)(hit - folded) + strlen(present[i]) <= len)
+            return 1;
+    }
+    return 0;
+}
+
 /* ---- the whole analysis ----------------------------------------------------- */
 
 ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char *text, int64_t now,
@@ -600,6 +634,10 @@ ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char 
     q->type = classify(folded, q->n_terms);
     answer_type(folded, q);
     find_focus(folded, q);
+    q->about_now = about_now(folded, q);
+    static const char *const newest[] = {" latest ", " most recent ", " most recently ",
+                                         " last time ", NULL};
+    q->asks_newest = has_any(folded, newest) || recently_alone(folded);
     free(folded);
     if (emb && sn->dim == embed_dim(emb) && sn->vec_embedder &&
         strcmp(sn->vec_embedder, embed_id(emb)) == 0) {

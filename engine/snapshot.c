@@ -271,6 +271,8 @@ static ms_status load_memories(store *s, snapshot *sn, pending_speakers *ps, ms_
         sn->confidence[i] = rows[i].confidence;
         if (i == 0 || rows[i].when > sn->newest)
             sn->newest = rows[i].when;
+        if (i == 0 || rows[i].created > sn->newest_created)
+            sn->newest_created = rows[i].created;
         ps->of[i] = rows[i].speaker;
     }
     if (!st && load_superseded(sn, c.rows.p, n))
@@ -524,6 +526,76 @@ static ms_status resolve_speakers(snapshot *sn, pending_speakers *ps, ms_error *
     return MS_OK;
 }
 
+struct succ_ctx {
+    snapshot *sn;
+    size_t cap;
+    int oom;
+};
+
+static int load_relation(void *p, int64_t src, int64_t dst, int kind, const char *reason)
+{
+    struct succ_ctx *c = p;
+    long newer = snapshot_find(c->sn, src), older = snapshot_find(c->sn, dst);
+    if (kind != STORE_REL_SUPERSEDES || newer < 0 || older < 0)
+        return 0;
+    snapshot *sn = c->sn;
+    if (sn->n_succ == c->cap) {
+        snap_succ *g = realloc(sn->succ, (c->cap = c->cap ? 2 * c->cap : 16) * sizeof *g);
+        if (!g) {
+            c->oom = 1;
+            return 1;
+        }
+        sn->succ = g;
+    }
+    snap_succ *e = &sn->succ[sn->n_succ];
+    e->older = (uint32_t)older;
+    e->newer = (uint32_t)newer;
+    e->reason = reason ? strdup(reason) : NULL;
+    if (reason && !e->reason) {
+        c->oom = 1;
+        return 1;
+    }
+    sn->n_succ++;
+    return 0;
+}
+
+static int by_older(const void *a, const void *b)
+{
+    const snap_succ *x = a, *y = b;
+    if (x->older != y->older)
+        return x->older < y->older ? -1 : 1;
+    return (x->newer > y->newer) - (x->newer < y->newer);
+}
+
+/* The profile's supersedes relations, by older memory. */
+static ms_status load_successors(store *s, snapshot *sn, ms_error *err)
+{
+    struct succ_ctx c = {sn, 0, 0};
+    ms_status st = store_scan_relations(s, load_relation, &c, err);
+    if (!st && c.oom)
+        st = ms_fail(err, MS_NOMEM, "out of memory loading relations");
+    if (!st && sn->n_succ > 1)
+        qsort(sn->succ, sn->n_succ, sizeof *sn->succ, by_older);
+    return st;
+}
+
+size_t snapshot_successors(const snapshot *sn, size_t i, const snap_succ **first)
+{
+    size_t lo = 0, hi = sn->n_succ;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sn->succ[mid].older < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t k = lo;
+    while (k < sn->n_succ && sn->succ[k].older == i)
+        k++;
+    *first = sn->succ + lo;
+    return k - lo;
+}
+
 ms_status snapshot_load(store *s, snapshot **out, ms_error *err)
 {
     *out = NULL;
@@ -544,6 +616,8 @@ ms_status snapshot_load(store *s, snapshot **out, ms_error *err)
         st = load_vectors(s, sn, err);
     if (!st)
         st = load_edges(s, sn, err);
+    if (!st)
+        st = load_successors(s, sn, err);
     if (!st)
         st = load_entities(s, sn, err);
     if (!st)
@@ -592,6 +666,9 @@ void snapshot_free(snapshot *sn)
         free(sn->sup_text[i]);
     free(sn->sup_idx);
     free(sn->sup_text);
+    for (size_t i = 0; i < sn->n_succ; i++)
+        free(sn->succ[i].reason);
+    free(sn->succ);
     free(sn->sup_by);
     for (size_t i = 0; sn->ent_norm && i < sn->n_ent; i++)
         free(sn->ent_norm[i]);

@@ -12,13 +12,27 @@
  * exchange: it gets sqrt(1 + eg_speaker), half of the speaker boost on the
  * log scale, so it competes with the named speaker's turns on its own
  * evidence without outranking an equally matched one. Measured in
- * docs/QUALITY.md (tools/speakers-eval.py). */
+ * docs/QUALITY.md (tools/speakers-eval.py).
+ *
+ * The latest fact. For a question about now (query.c about_now), a pooled
+ * memory that a pooled newer one supersedes (a supersedes relation: the
+ * store's, an importer's or a curator's) yields to it. The question's
+ * evidence for the old fact is evidence for its replacement, which states
+ * the same attribute of the same subject: the successor gets `latest` =
+ * the old memory's boosted score over its own (at least 1, at most
+ * LATEST_MAX), then its own trust, confidence and recency; and when the old
+ * memory still ranks above it, the old one gets `yields` = 0.95 times the
+ * ratio of the two ranking scores, so it lands just below. Both trace the
+ * other memory and the relation's reason. A successor with no evidence of
+ * its own passes the floor by association with the memory it replaces. */
 #include "engine_int.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define LATEST_MAX 8.0
 
 static void add(recall_hit *h, const char *name, double factor, const char *detail)
 {
@@ -87,10 +101,113 @@ static void exchange(const stage2_in *in, recall_hit *hs, const uint32_t *idx, c
     add(&hs[t], "exchange", sqrt(1 + in->eg_speaker), d);
 }
 
+/* hs[t]'s ranking score with the adjustments it has so far. */
+static double ranking_now(const recall_hit *h)
+{
+    double r = h->boosted;
+    for (int a = 0; a < h->n_adj; a++)
+        r *= h->adj[a].factor;
+    return r;
+}
+
+/* A pooled memory and a pooled memory that supersedes it (pool positions). */
+typedef struct sup_pair {
+    size_t older, newer;
+    const char *reason;
+} sup_pair;
+
+/* Every such pair of the pool, the newest older memories first (so that in
+ * a chain a -> b -> c, b yields to c before a yields to b). *n gets the
+ * count; NULL when there are none or no memory. */
+static sup_pair *pooled_pairs(const stage2_in *in, const uint32_t *idx, const pooled *sorted,
+                              size_t n, size_t *np)
+{
+    size_t cap = 0;
+    sup_pair *v = NULL;
+    *np = 0;
+    for (size_t t = 0; t < n; t++) {
+        const snap_succ *first;
+        size_t k = snapshot_successors(in->sn, idx[t], &first);
+        for (size_t j = 0; j < k; j++) {
+            long p = pool_position(sorted, n, first[j].newer);
+            if (p < 0)
+                continue;
+            if (*np == cap) {
+                sup_pair *g = realloc(v, (cap = cap ? 2 * cap : 8) * sizeof *g);
+                if (!g) {
+                    free(v);
+                    *np = 0;
+                    return NULL;
+                }
+                v = g;
+            }
+            v[(*np)++] = (sup_pair){t, (size_t)p, first[j].reason};
+        }
+    }
+    /* insertion sort by the older memory's time, newest first: few pairs */
+    for (size_t a = 1; a < *np; a++)
+        for (size_t b = a;
+             b > 0 && in->sn->when[idx[v[b].older]] > in->sn->when[idx[v[b - 1].older]]; b--) {
+            sup_pair x = v[b];
+            v[b] = v[b - 1];
+            v[b - 1] = x;
+        }
+    return v;
+}
+
+/* The latest fact: successors take the place of what they supersede. */
+static void latest(const stage2_in *in, recall_hit *hs, const uint32_t *idx, const pooled *sorted,
+                   size_t n)
+{
+    char d[96];
+    size_t np;
+    sup_pair *v = pooled_pairs(in, idx, sorted, n, &np);
+    long *from = malloc((n + 1) * sizeof *from); /* per successor: the old one it lifts from */
+    if (!v || !from) {
+        free(v);
+        free(from);
+        return;
+    }
+    for (size_t t = 0; t < n; t++)
+        from[t] = -1;
+    for (size_t k = 0; k < np; k++) {
+        size_t t = v[k].older, p = v[k].newer;
+        if (from[p] < 0 || hs[t].boosted > hs[from[p]].boosted)
+            from[p] = (long)t;
+    }
+    for (size_t p = 0; p < n; p++) {
+        long t = from[p];
+        if (t < 0 || hs[p].boosted <= 0 || hs[t].boosted <= hs[p].boosted)
+            continue;
+        double f = fmin(LATEST_MAX, hs[t].boosted / hs[p].boosted);
+        snprintf(d, sizeof d, "takes the place of %.24s, which it supersedes (%.3g / %.3g)",
+                 hs[t].mem.id, hs[t].boosted, hs[p].boosted);
+        add(&hs[p], "latest", f, d);
+    }
+    for (size_t k = 0; k < np; k++) {
+        size_t t = v[k].older, p = v[k].newer;
+        if (hs[t].passed_by && !hs[p].passed_by) {
+            hs[p].passed_by = "association";
+            snprintf(hs[p].associated, sizeof hs[p].associated, "%s", hs[t].mem.id);
+            snprintf(hs[p].floor_why, sizeof hs[p].floor_why,
+                     "it supersedes %.64s, which passes by %s", hs[t].mem.id, hs[t].passed_by);
+        }
+        double old = ranking_now(&hs[t]), now = ranking_now(&hs[p]);
+        if (old < now || old <= 0)
+            continue;
+        snprintf(d, sizeof d, "yields to %.24s, which supersedes it: %.30s", hs[p].mem.id,
+                 v[k].reason ? v[k].reason : "supersedes relation");
+        add(&hs[t], "yields", 0.95 * now / old, d);
+    }
+    free(from);
+    free(v);
+}
+
 ms_status stage2_apply(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n,
                        ms_error *err)
 {
-    if (!in->q->n_named || n == 0)
+    int now = in->q->about_now && in->sn->n_succ > 0;
+    if ((!in->q->n_named && !now) || n == 0)
         return MS_OK;
     pooled *sorted = malloc(n * sizeof *sorted);
     if (!sorted)
@@ -98,8 +215,10 @@ ms_status stage2_apply(const stage2_in *in, recall_hit *hs, const uint32_t *idx,
     for (size_t t = 0; t < n; t++)
         sorted[t] = (pooled){idx[t], (uint32_t)t};
     qsort(sorted, n, sizeof *sorted, by_index);
-    for (size_t t = 0; t < n; t++)
+    for (size_t t = 0; in->q->n_named && t < n; t++)
         exchange(in, hs, idx, sorted, n, t);
+    if (now)
+        latest(in, hs, idx, sorted, n);
     free(sorted);
     return MS_OK;
 }

@@ -1232,8 +1232,25 @@ static ms_status import_whole(importer *im, const char *file, FILE *f, import_fo
 
 static ms_status import_done(importer *im, ms_status st);
 
+static ms_status import_any(store *s, const char *path, const import_opts *opts,
+                            import_stats *stats, ms_error *err);
+
 ms_status import_file(store *s, const char *path, const import_opts *opts, import_stats *stats,
                       ms_error *err)
+{
+    int64_t before = 0;
+    uint64_t found = 0;
+    ms_status st = store_max_rid(s, &before, err);
+    if (!st)
+        st = import_any(s, path, opts, stats, err);
+    if (!st)
+        st = store_detect_supersession(s, before, &found, err);
+    stats->superseded_found += found;
+    return st;
+}
+
+static ms_status import_any(store *s, const char *path, const import_opts *opts,
+                            import_stats *stats, ms_error *err)
 {
     if (opts->format == IMPORT_SLM ||
         (opts->format == IMPORT_AUTO && strcmp(path, "-") != 0 && import_is_slm(path)))

@@ -40,10 +40,12 @@ const char *import_format_name(import_format f);
 typedef struct import_stats {
     uint64_t records; /* memory objects read */
     uint64_t inserted, replaced, skipped;
-    uint64_t hidden; /* records the source marks deleted, archived or quarantined:
-                        not imported */
-    uint64_t edges;  /* links the source recorded between memories, added as edges */
-    uint64_t bytes;  /* input bytes consumed */
+    uint64_t hidden;           /* records the source marks deleted, archived or quarantined:
+                                  not imported */
+    uint64_t edges;            /* links the source recorded between memories, added as edges */
+    uint64_t superseded_found; /* supersedes relations found (supersede.c) */
+    uint64_t contradicts;      /* contradictions the source recorded, as relations */
+    uint64_t bytes;            /* input bytes consumed */
 } import_stats;
 
 #define IMPORT_SLM_SCHEMA 42 /* the newest SLM slm_schema_version read (SLM 4.0.10) */
@@ -60,6 +62,7 @@ typedef struct import_slm_report {
     uint64_t vectors, vectors_skipped; /* vectors imported / left out (other model) */
     uint64_t vectors_unlabelled;       /* left out: no embedding_metadata names the model */
     uint64_t edges, edges_skipped;     /* SLM edges imported / with no memscope type */
+    uint64_t contradicts;              /* contradiction edges, as contradicts relations */
     const char *model;                 /* the vectors' model, or NULL */
     int model_dim;
     const char *skipped_why; /* why vectors were left out, or NULL */

@@ -635,8 +635,9 @@ static ms_status fact_row(bundle *b, const char *file, uint64_t line, cJSON *row
 }
 
 /* SLM's graph edges between imported facts as memscope edges: temporal as
- * temporal, entity as entity, semantic / causal / contradiction as relation;
- * supersedes is the facts' supersession, not an edge. */
+ * temporal, entity as entity, semantic / causal as relation; contradiction
+ * is a contradicts relation (source contradicts target, as import_slm.c
+ * records it); supersedes is the facts' supersession, not an edge. */
 static ms_status write_edges(bundle *b, store *s, import_stats *stats, ms_error *err)
 {
     const cJSON *row;
@@ -653,6 +654,13 @@ static ms_status write_edges(bundle *b, store *s, import_stats *stats, ms_error 
             continue;
         if (!a || !c)
             continue; /* an end that is no imported fact */
+        if (strcmp(type, "contradiction") == 0) {
+            ms_status st = a == c ? MS_OK : store_set_contradicts(s, a, c, SLM_CONTRADICTION, err);
+            if (st)
+                return st;
+            stats->contradicts += a != c;
+            continue;
+        }
         ms_status st = store_add_edge(s, a, c, t, import_unit(row_num(row, "weight", 1.0)), err);
         if (st)
             return st;

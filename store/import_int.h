@@ -82,4 +82,8 @@ ms_status import_mem0(store *s, const char *path, const char *file, const import
 ms_status import_bundle(store *s, const char *path, const import_opts *opts, import_stats *stats,
                         ms_error *err);
 
+/* The reason of a contradicts relation imported from SuperLocalMemory's
+ * graph (import_slm.c, import_bundle.c). */
+#define SLM_CONTRADICTION "contradiction edge (SuperLocalMemory)"
+
 #endif

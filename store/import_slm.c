@@ -936,9 +936,10 @@ static int64_t rid_of(slm_run *r, const char *id)
 
 /* SLM's graph and association edges between two imported facts. SLM's
  * temporal edges are memscope's temporal edges and its entity edges its
- * entity edges; semantic, causal and contradiction edges and association
- * edges have no memscope type and are counted as skipped; supersedes edges
- * are supersession (slm_supersession), not edges. */
+ * entity edges; a contradiction edge is a contradicts relation (source
+ * contradicts target, as import_bundle.c records it); semantic and causal
+ * edges and association edges have no memscope type and are counted as
+ * skipped; supersedes edges are supersession (slm_supersession), not edges. */
 static ms_status import_edges(slm_run *r, const char *profile)
 {
     slm_src *src = r->src;
@@ -964,6 +965,13 @@ static ms_status import_edges(slm_run *r, const char *profile)
                                                 : 0;
         if (type && strcmp(type, "supersedes") == 0)
             continue;
+        if (type && strcmp(type, "contradiction") == 0) {
+            int64_t a = rid_of(r, col_str(st, 0)), b = rid_of(r, col_str(st, 1));
+            if (a && b && a != b)
+                code = store_set_contradicts(r->s, a, b, SLM_CONTRADICTION, r->err);
+            r->rep.contradicts += !code && a && b && a != b;
+            continue;
+        }
         int64_t a = t ? rid_of(r, col_str(st, 0)) : 0, b = t ? rid_of(r, col_str(st, 1)) : 0;
         if (!a || !b) {
             r->rep.edges_skipped += t == 0;

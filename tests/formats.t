@@ -216,6 +216,10 @@ is "$(sed -n 2p out)" "not imported: 2 the source marks deleted, archived or qua
     "slm-bundle: the archived and the quarantined fact are not imported"
 # temporal f2-f3 and causal f3-f4; supersedes is supersession, semantic f2-f5 ends at a hidden fact
 is "$(sed -n 3p out)" "links: 2 edges the source recorded between memories" "slm-bundle: graph edges between imported facts"
+is "$(sed -n 4p out)" "contradictions: 1 the source recorded between memories" \
+    "slm-bundle: a contradiction edge is a contradicts relation, not an edge"
+is "$(sqlite3 slm.db "SELECT a.id || ' ' || b.id || ': ' || r.reason FROM relations r JOIN memories a ON a.rid = r.src JOIN memories b ON b.rid = r.dst WHERE r.kind = 2")" \
+    "f4 f3: contradiction edge (SuperLocalMemory)" "slm-bundle: f4 contradicts f3, as the SLM importer records it"
 run list --db slm.db
 ok "$(grep -c 'ZZ' out)" "slm-bundle: no archived or quarantined text in list"
 is "$(field slm.db f2 speaker)/$(field slm.db f2 session)" "Ada/chat-2026-01-10" \

@@ -91,6 +91,9 @@ EDGES = [
     {"edge_id": "g4", "profile_id": PROFILE, "scope": "personal", "shared_with": None,
      "source_id": "f2", "target_id": "f5", "edge_type": "semantic", "weight": 0.5,
      "created_at": "2026-01-12T09:00:00Z"},
+    {"edge_id": "g5", "profile_id": PROFILE, "scope": "personal", "shared_with": None,
+     "source_id": "f4", "target_id": "f3", "edge_type": "contradiction", "weight": 1.0,
+     "created_at": "2026-01-12T09:00:00Z"},
 ]
 
 TABLES = {

@@ -174,8 +174,12 @@ static void print_slm_report(void *ctx, const import_slm_report *r)
     if (r->vectors_unlabelled)
         cli_printf(stdout, "; %llu vectors left out: no embedding_metadata names their model",
                    (unsigned long long)r->vectors_unlabelled);
-    cli_printf(stdout, "; %llu edges (%llu of types memscope has not)\n",
+    cli_printf(stdout, "; %llu edges (%llu of types memscope has not)",
                (unsigned long long)r->edges, (unsigned long long)r->edges_skipped);
+    if (r->contradicts)
+        cli_printf(stdout, "; %llu contradiction%s", (unsigned long long)r->contradicts,
+                   r->contradicts == 1 ? "" : "s");
+    cli_printf(stdout, "\n");
     if (!*noted && r->missing && *r->missing)
         cli_printf(stderr,
                    "memscope: note: this SuperLocalMemory store (schema %lld; memscope reads up to "
@@ -308,6 +312,14 @@ static int run_import(cli_common *c, int argc, char **argv)
     if (st.edges)
         cli_printf(stdout, "links: %llu edges the source recorded between memories\n",
                    (unsigned long long)st.edges);
+    if (st.contradicts)
+        cli_printf(stdout, "contradictions: %llu the source recorded between memories\n",
+                   (unsigned long long)st.contradicts);
+    if (st.superseded_found)
+        cli_printf(
+            stdout,
+            "supersession: %llu supersedes relations found between memories (docs/ENGINE.md)\n",
+            (unsigned long long)st.superseded_found);
     return cli_committed("the import");
 }
 
@@ -681,9 +693,15 @@ static int run_add(cli_common *c, int argc, char **argv)
     int failed = 0;
     embedder *e = s ? attach_embedder(s, NULL, &failed, &err) : NULL;
     if (s) {
+        int64_t before = 0;
+        uint64_t found = 0;
         ms_status code = store_begin(s, &err);
         if (!code)
+            code = store_max_rid(s, &before, &err);
+        if (!code)
             code = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+        if (!code)
+            code = store_detect_supersession(s, before, &found, &err);
         if (!code)
             code = store_end(s, &err);
         else
@@ -891,6 +909,34 @@ static void show_v6_fields(const store_memory *m)
     cJSON_Delete(meta);
 }
 
+/* The words for a relation seen from one end: "supersedes", "superseded by",
+ * "contradicts", "contradicted by". */
+static const char *relation_words(const store_relation *r)
+{
+    if (r->kind == STORE_REL_SUPERSEDES)
+        return r->outgoing ? "supersedes" : "superseded by";
+    return r->outgoing ? "contradicts" : "contradicted by";
+}
+
+/* A memory's relations for show: one line each, "supersedes m0204: why". */
+static void show_relations(store *s, int64_t rid)
+{
+    store_relation *v = NULL;
+    size_t n = 0;
+    if (store_relations_of(s, rid, &v, &n, NULL))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        cli_printf(stdout, "%-18s %s ", i ? "" : "relations", relation_words(&v[i]));
+        put_field(v[i].other_id);
+        if (v[i].reason) {
+            cli_printf(stdout, ": ");
+            put_field(v[i].reason);
+        }
+        putchar('\n');
+    }
+    store_relations_free(v, n);
+}
+
 static void show_text(store_memory *m, store_edge *edges, size_t ne, store *s)
 {
     char num[64];
@@ -929,6 +975,7 @@ static void show_text(store_memory *m, store_edge *edges, size_t ne, store *s)
         putchar('\n');
         store_memory_clear(&o);
     }
+    show_relations(s, m->rid);
 }
 
 static void add_str_or_null(cJSON *o, const char *key, const char *v)
@@ -937,6 +984,24 @@ static void add_str_or_null(cJSON *o, const char *key, const char *v)
         cJSON_AddStringToObject(o, key, v);
     else
         cJSON_AddNullToObject(o, key);
+}
+
+/* The same for show --json: [{"relation", "with", "reason"}]. */
+static void relations_json(cJSON *o, store *s, int64_t rid)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, "relations");
+    store_relation *v = NULL;
+    size_t n = 0;
+    if (!a || store_relations_of(s, rid, &v, &n, NULL))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "relation", relation_words(&v[i]));
+        cJSON_AddStringToObject(r, "with", v[i].other_id);
+        add_str_or_null(r, "reason", v[i].reason);
+        cJSON_AddItemToArray(a, r);
+    }
+    store_relations_free(v, n);
 }
 
 /* Metadata, supersession and the vector's model, for show --json. */
@@ -1000,6 +1065,7 @@ static cJSON *memory_json(store_memory *m, store_edge *edges, size_t ne, store *
         cJSON_AddItemToArray(ea, e);
         store_memory_clear(&x);
     }
+    relations_json(o, s, m->rid);
     return o;
 }
 

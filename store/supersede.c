@@ -1,0 +1,632 @@
+/* supersede.c - finding, at import, the memories a newer one supersedes.
+ *
+ * A memory states an attribute of a subject when its text holds one of the
+ * cue phrases below (`works at`, `lives in`, `is my manager`, `allergic
+ * to`, ...) followed (or, for a few, preceded) by a value: the next word that
+ * is not an article. A value that is a date (a month, a weekday, a number,
+ * "the 2nd") makes the attribute the date of its subject. The subject is
+ * what the statement is about: a name the memory is linked to that comes
+ * before the cue in its sentence; else the speaker, for "I ...", "we ...",
+ * "my manager"; else "the speaker's sister" for "my sister ..."; else, for
+ * "she ...", "he ...", the names linked to the memory. A cue right after
+ * "not", "n't", "never" or "no longer" states no value: it rejects one.
+ *
+ * Newer memory N supersedes older memory O (both of one profile) when they
+ * state the same attribute of the same subject and either
+ *   - N was written later (created time, then rid) and the values differ; or
+ *   - N holds correction words ("correction", "actually", "not any more",
+ *     "no longer", "wrong", "turns out", "mistaken") and rejects the value O
+ *     states.
+ * It is conservative: past tense ("worked at", "lived in") is no cue, a
+ * memory with no subject states nothing, the values must be different words.
+ * The relation's reason is the evidence: the attribute, both phrases, the
+ * subject and the correction words (docs/ENGINE.md). */
+#include "store_int.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum attr { A_EMPLOYER, A_RESIDENCE, A_MANAGER, A_ROLE, A_ALLERGY, A_DATE, A_COUNT };
+
+static const char *const attr_name[A_COUNT] = {"employer", "residence", "manager",
+                                               "role",     "allergy",   "date"};
+
+typedef struct cue {
+    const char *text; /* lower case, matched at word boundaries */
+    int attr;
+    int before;  /* the value is the word before the cue */
+    int speaker; /* the cue itself says the subject is the speaker ("my manager") */
+    int then_at; /* a role; " at X" / " for X" later in the sentence is the employer */
+} cue;
+
+static const cue cues[] = {
+    {"works at", A_EMPLOYER, 0, 0, 0},      {"work at", A_EMPLOYER, 0, 0, 0},
+    {"working at", A_EMPLOYER, 0, 0, 0},    {"works for", A_EMPLOYER, 0, 0, 0},
+    {"work for", A_EMPLOYER, 0, 0, 0},      {"working for", A_EMPLOYER, 0, 0, 0},
+    {"job at", A_EMPLOYER, 0, 0, 0},        {"starts at", A_EMPLOYER, 0, 0, 0},
+    {"started at", A_EMPLOYER, 0, 0, 0},    {"employed by", A_EMPLOYER, 0, 0, 0},
+    {"employed at", A_EMPLOYER, 0, 0, 0},   {"hired by", A_EMPLOYER, 0, 0, 0},
+    {"lives in", A_RESIDENCE, 0, 0, 0},     {"live in", A_RESIDENCE, 0, 0, 0},
+    {"living in", A_RESIDENCE, 0, 0, 0},    {"moved to", A_RESIDENCE, 0, 0, 0},
+    {"moving to", A_RESIDENCE, 0, 0, 0},    {"relocate to", A_RESIDENCE, 0, 0, 0},
+    {"relocated to", A_RESIDENCE, 0, 0, 0}, {"relocating to", A_RESIDENCE, 0, 0, 0},
+    {"flat in", A_RESIDENCE, 0, 0, 0},      {"house in", A_RESIDENCE, 0, 0, 0},
+    {"based in", A_RESIDENCE, 0, 0, 0},     {"is my manager", A_MANAGER, 1, 1, 0},
+    {"my manager is", A_MANAGER, 0, 1, 0},  {"is my boss", A_MANAGER, 1, 1, 0},
+    {"my boss is", A_MANAGER, 0, 1, 0},     {"reports to", A_MANAGER, 0, 0, 0},
+    {"works as", A_ROLE, 0, 0, 1},          {"work as", A_ROLE, 0, 0, 1},
+    {"working as", A_ROLE, 0, 0, 1},        {"promoted to", A_ROLE, 0, 0, 0},
+    {"allergic to", A_ALLERGY, 0, 0, 0},    {"rescheduled to", A_DATE, 0, 0, 0},
+    {"postponed to", A_DATE, 0, 0, 0},      {"pushed back to", A_DATE, 0, 0, 0},
+    {"go-live is", A_DATE, 0, 0, 0},        {"goes live on", A_DATE, 0, 0, 0},
+};
+
+static const char *const corrections[] = {"correction",  "actually",  "not any more",
+                                          "not anymore", "no longer", "wrong",
+                                          "turns out",   "mistaken",  NULL};
+
+#define SUBJ_MAX 6
+#define KEY_MAX 96
+
+typedef struct fact {
+    int64_t rid, ts; /* ts: created time */
+    int attr;
+    int negated;
+    int correction;  /* the memory holds correction words */
+    char value[48];  /* lower case */
+    char phrase[64]; /* the cue and value as written, for the evidence */
+    char subj[SUBJ_MAX][KEY_MAX];
+    int n_subj;
+} fact;
+
+typedef struct facts {
+    fact *v;
+    size_t n, cap;
+} facts;
+
+/* One memory as the detector reads it. */
+typedef struct mem_text {
+    int64_t rid, ts;
+    const char *content;
+    const char *speaker; /* NULL when none */
+    char **ents;         /* linked entities' match forms */
+    size_t n_ents;
+} mem_text;
+
+static int word_byte(unsigned char c)
+{
+    return isalnum(c) || c >= 0x80 || c == '\'' || c == '&' || c == '-';
+}
+
+/* Lower-case ASCII copy. Caller frees. */
+static char *lower_copy(const char *s)
+{
+    size_t n = strlen(s);
+    char *l = malloc(n + 1);
+    for (size_t i = 0; l && i <= n; i++)
+        l[i] = (char)tolower((unsigned char)s[i]);
+    return l;
+}
+
+static int is_sentence_end(char c)
+{
+    return c == '.' || c == '!' || c == '?' || c == ';' || c == ':' || c == '\n';
+}
+
+/* The word at p (skipping spaces and one article) into out; the byte after it. */
+static const char *next_word(const char *p, const char *end, char *out, size_t cap)
+{
+    static const char *const skip[] = {"the ",   "a ",   "an ",    "her ",        "his ",
+                                       "their ", "our ", "my ",    "now ",        "on ",
+                                       "for ",   "set ", "still ", "officially ", NULL};
+    for (int round = 0; round < 3; round++) { /* "is now set for the ..." */
+        while (p < end && *p == ' ')
+            p++;
+        int skipped = 0;
+        for (int i = 0; skip[i] && !skipped; i++)
+            if ((size_t)(end - p) > strlen(skip[i]) && strncmp(p, skip[i], strlen(skip[i])) == 0) {
+                p += strlen(skip[i]);
+                skipped = 1;
+            }
+        if (!skipped)
+            break;
+    }
+    size_t n = 0;
+    while (p < end && word_byte((unsigned char)*p) && n + 1 < cap)
+        out[n++] = *p++;
+    out[n] = '\0';
+    return p;
+}
+
+/* The word that ends right before p (after start) into out. */
+static void prev_word(const char *start, const char *p, char *out, size_t cap)
+{
+    while (p > start && p[-1] == ' ')
+        p--;
+    const char *e = p;
+    while (p > start && word_byte((unsigned char)p[-1]))
+        p--;
+    size_t n = (size_t)(e - p) < cap - 1 ? (size_t)(e - p) : cap - 1;
+    memcpy(out, p, n);
+    out[n] = '\0';
+}
+
+static int is_date_word(const char *w)
+{
+    static const char *const words[] = {
+        "january",   "february",  "march",   "april",    "may",      "june",   "july",
+        "august",    "september", "october", "november", "december", "monday", "tuesday",
+        "wednesday", "thursday",  "friday",  "saturday", "sunday",   NULL};
+    if (isdigit((unsigned char)w[0]))
+        return 1;
+    for (int i = 0; words[i]; i++)
+        if (strcmp(w, words[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int ends_with_negation(const char *start, const char *p)
+{
+    static const char *const neg[] = {"not ", "n't ", "never ", "no longer ", NULL};
+    for (int i = 0; neg[i]; i++) {
+        size_t n = strlen(neg[i]);
+        for (size_t back = n; back <= n + 8 && (size_t)(p - start) >= back; back++)
+            if (strncmp(p - back, neg[i], n) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* Is value, where it first occurs in [s, e) of the lower-case text, written
+ * with a capital (or a letter beyond ASCII) in m's own text? */
+static int proper_name(const mem_text *m, const char *lower, const char *s, const char *e,
+                       const char *value)
+{
+    const char *v = strstr(s, value);
+    if (!v || v >= e)
+        return 0;
+    unsigned char c = (unsigned char)m->content[v - lower];
+    return isupper(c) || c >= 0x80;
+}
+
+static void add_subject(fact *f, const char *key)
+{
+    for (int i = 0; i < f->n_subj; i++)
+        if (strcmp(f->subj[i], key) == 0)
+            return;
+    if (f->n_subj < SUBJ_MAX && *key)
+        snprintf(f->subj[f->n_subj++], KEY_MAX, "%s", key);
+}
+
+/* Does the lower-case text [a, b) hold word w at word boundaries? */
+static const char *find_word(const char *a, const char *b, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = a; n && p + n <= b; p++)
+        if (strncmp(p, w, n) == 0 && (p == a || !word_byte((unsigned char)p[-1])) &&
+            (p + n == b || !word_byte((unsigned char)p[n])))
+            return p;
+    return NULL;
+}
+
+/* Add the names linked to m that its text holds (not the speaker, not the
+ * value) as subjects of f. */
+static void names_in(const mem_text *m, const char *sp, const char *a, const char *b, fact *f)
+{
+    for (size_t i = 0; i < m->n_ents; i++)
+        if (strcmp(m->ents[i], sp) != 0 && !strstr(m->ents[i], f->value) &&
+            find_word(a, b, m->ents[i]))
+            add_subject(f, m->ents[i]);
+}
+
+static int in_list(const char *w, const char *const *list)
+{
+    for (int i = 0; list[i]; i++)
+        if (strcmp(w, list[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Who the statement at cue position c of sentence [s, e) is about: the
+ * speaker for "I ..." or "my manager"; for "she ...", "it's ..." the names
+ * the memory holds; the speaker's X for "my X ..."; else the names before
+ * the cue in its sentence. */
+static void subjects(const mem_text *m, const char *lower, const char *s, const char *c,
+                     const cue *k, fact *f)
+{
+    static const char *const first[] = {"i", "i'm", "we", "we're", "i've", "we've", "i'll", NULL};
+    static const char *const pron[] = {"she",     "he", "she's", "he's", "they",
+                                       "they're", "it", "it's",  NULL};
+    char sp[KEY_MAX] = "";
+    if (m->speaker)
+        store_entity_norm(m->speaker, strlen(m->speaker), sp, sizeof sp);
+    char w1[32], w2[32];
+    prev_word(s, c, w1, sizeof w1);
+    const char *b1 = c;
+    while (b1 > s && b1[-1] == ' ')
+        b1--;
+    b1 -= strlen(w1);
+    prev_word(s, b1, w2, sizeof w2);
+    const char *all = lower + strlen(lower);
+    if (*sp && (k->speaker || in_list(w1, first) || in_list(w2, first))) {
+        add_subject(f, sp);
+    } else if (in_list(w1, pron) || in_list(w2, pron)) {
+        names_in(m, sp, lower, all, f);
+    } else if (*sp && (strcmp(w2, "my") == 0 || strcmp(w2, "our") == 0) && *w1) {
+        char key[KEY_MAX];
+        snprintf(key, sizeof key, "%.40s's %.40s", sp, w1);
+        add_subject(f, key);
+    } else {
+        names_in(m, sp, s, c, f);
+        for (int i = 0; !f->n_subj && pron[i]; i++)
+            if (find_word(s, c, pron[i]))
+                names_in(m, sp, lower, all, f);
+    }
+}
+
+/* A date value: the month and weekday names and the numbers ("2nd" is 2) of
+ * the six words from p, space separated, into out. */
+static void date_value(const char *p, const char *end, char *out, size_t cap)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    for (int w = 0; w < 6 && p < end; w++) {
+        char word[32];
+        const char *q = next_word(p, end, word, sizeof word);
+        if (q == p)
+            break;
+        p = q;
+        while (p < end && !word_byte((unsigned char)*p))
+            p++;
+        size_t n = strlen(word);
+        if (isdigit((unsigned char)word[0]))
+            while (n && !isdigit((unsigned char)word[n - 1]))
+                word[--n] = '\0';
+        if (n && is_date_word(word) && o + n + 2 < cap) {
+            memcpy(out + o, " ", 1);
+            memcpy(out + o + 1, word, n + 1);
+            o += n + 1;
+        }
+    }
+    if (o)
+        out[o++] = ' ', out[o] = '\0';
+}
+
+/* Do two date values name one day: a word in common? */
+static int same_date(const char *a, const char *b)
+{
+    for (const char *p = a; *p;) {
+        const char *q = strchr(p + 1, ' ');
+        if (!q)
+            break;
+        char w[40];
+        snprintf(w, sizeof w, "%.*s", (int)(q - p + 1), p);
+        if (strstr(b, w))
+            return 1;
+        p = q;
+    }
+    return 0;
+}
+
+static int push_fact(facts *fs, const fact *f)
+{
+    if (fs->n == fs->cap) {
+        fact *g = realloc(fs->v, (fs->cap = fs->cap ? 2 * fs->cap : 16) * sizeof *g);
+        if (!g)
+            return -1;
+        fs->v = g;
+    }
+    fs->v[fs->n++] = *f;
+    return 0;
+}
+
+/* One cue occurrence at c in sentence [s, e) of m's lower-case text. */
+static int one_fact(const mem_text *m, const char *lower, const char *s, const char *c,
+                    const char *e, const cue *k, int correction, facts *fs)
+{
+    fact f;
+    memset(&f, 0, sizeof f);
+    f.rid = m->rid;
+    f.ts = m->ts;
+    f.attr = k->attr;
+    f.correction = correction;
+    f.negated = ends_with_negation(s, c);
+    const char *after = c + strlen(k->text);
+    if (k->before)
+        prev_word(s, c, f.value, sizeof f.value);
+    else
+        next_word(after, e, f.value, sizeof f.value);
+    if (!f.value[0])
+        return 0;
+    if (is_date_word(f.value) ||
+        (strncmp(f.value, "the", 3) == 0 && isdigit((unsigned char)f.value[3])))
+        f.attr = A_DATE;
+    else if (k->attr == A_DATE)
+        return 0; /* a date cue without a date */
+    else if (k->attr != A_ROLE && k->attr != A_ALLERGY && !proper_name(m, lower, s, e, f.value))
+        return 0; /* "working at it": a workplace, a town, a manager has a name */
+    size_t off = (size_t)(c - lower), len = (size_t)(after - c);
+    if (k->before) { /* "Inês is my manager" */
+        size_t v = strlen(f.value);
+        const char *vs = c;
+        while (vs > s && vs[-1] == ' ')
+            vs--;
+        vs = vs - v >= s ? vs - v : s;
+        off = (size_t)(vs - lower);
+        len = (size_t)(after - vs);
+    } else {
+        const char *ve = strstr(after, f.value);
+        len = ve && ve < e ? (size_t)(ve - c) + strlen(f.value) : len;
+    }
+    snprintf(f.phrase, sizeof f.phrase, "%.*s", (int)(len < 60 ? len : 60), m->content + off);
+    if (f.attr == A_DATE)
+        date_value(k->before ? c : after, e, f.value, sizeof f.value);
+    subjects(m, lower, s, c, k, &f);
+    if (!f.n_subj)
+        return 0;
+    if (push_fact(fs, &f))
+        return -1;
+    if (k->then_at) { /* "works as an analyst at Westway": the employer too */
+        const char *at = find_word(after, e, "at");
+        at = at ? at : find_word(after, e, "for");
+        if (at) {
+            fact g = f;
+            g.attr = A_EMPLOYER;
+            const char *w = at;
+            while (w < e && word_byte((unsigned char)*w))
+                w++;
+            const char *vend = next_word(w, e, g.value, sizeof g.value);
+            size_t goff = (size_t)(at - lower), glen = (size_t)(vend - at);
+            snprintf(g.phrase, sizeof g.phrase, "%.*s", (int)(glen < 60 ? glen : 60),
+                     m->content + goff);
+            if (g.value[0] && push_fact(fs, &g))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Every fact memory m states, into fs. -1 when out of memory. */
+static int memory_facts(const mem_text *m, facts *fs)
+{
+    char *lower = lower_copy(m->content);
+    if (!lower)
+        return -1;
+    int correction = 0;
+    for (int i = 0; corrections[i] && !correction; i++)
+        correction = find_word(lower, lower + strlen(lower), corrections[i]) != NULL;
+    int rc = 0;
+    for (const char *s = lower; !rc && *s;) {
+        const char *e = s;
+        while (*e && !is_sentence_end(*e))
+            e++;
+        for (size_t k = 0; !rc && k < sizeof cues / sizeof *cues; k++)
+            for (const char *c = find_word(s, e, cues[k].text); !rc && c;
+                 c = find_word(c + 1, e, cues[k].text))
+                rc = one_fact(m, lower, s, c, e, &cues[k], correction, fs);
+        s = *e ? e + 1 : e;
+    }
+    free(lower);
+    return rc;
+}
+
+static int same_subject(const fact *a, const fact *b)
+{
+    for (int i = 0; i < a->n_subj; i++)
+        for (int j = 0; j < b->n_subj; j++)
+            if (strcmp(a->subj[i], b->subj[j]) == 0)
+                return i + 1;
+    return 0;
+}
+
+/* Does n supersede o? Then reason gets the evidence. */
+static int supersedes(const fact *n, const fact *o, char *reason, size_t cap)
+{
+    if (n->rid == o->rid || n->attr != o->attr || o->negated)
+        return 0;
+    int later = n->ts > o->ts || (n->ts == o->ts && n->rid > o->rid);
+    int subj = same_subject(n, o);
+    if (!later || !subj)
+        return 0;
+    const char *who = n->subj[subj - 1];
+    int same = n->attr == A_DATE ? same_date(n->value, o->value) : strcmp(n->value, o->value) == 0;
+    if (!n->negated && !same && n->attr != A_ALLERGY) { /* one can have two allergies */
+        snprintf(reason, cap, "%s of %s: \"%s\" after \"%s\"%s", attr_name[n->attr], who, n->phrase,
+                 o->phrase, n->correction ? "; correction words" : "");
+        return 1;
+    }
+    if (n->negated && n->correction && same) {
+        snprintf(reason, cap, "%s of %s: a correction rejects \"%s\" (\"%s\")", attr_name[n->attr],
+                 who, o->phrase, n->phrase);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- reading the profile --------------------------------------------------- */
+
+typedef struct profile_mems {
+    mem_text *v;
+    size_t n;
+} profile_mems;
+
+static void mems_free(profile_mems *pm)
+{
+    for (size_t i = 0; i < pm->n; i++) {
+        free((char *)pm->v[i].content);
+        free((char *)pm->v[i].speaker);
+        for (size_t j = 0; j < pm->v[i].n_ents; j++)
+            free(pm->v[i].ents[j]);
+        free(pm->v[i].ents);
+    }
+    free(pm->v);
+}
+
+static mem_text *find_mem(profile_mems *pm, int64_t rid)
+{
+    size_t lo = 0, hi = pm->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pm->v[mid].rid < rid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < pm->n && pm->v[lo].rid == rid ? &pm->v[lo] : NULL;
+}
+
+/* The memories of the current profile after rid `after`, in rid order, with
+ * their entities. */
+static ms_status read_profile(store *s, int64_t after, profile_mems *pm, ms_error *err)
+{
+    const char *what = "reading memories for supersession";
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT rid, created_ts, content, speaker FROM memories"
+                                " WHERE profile=?1 AND rid > ?2 ORDER BY rid",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, what, err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, after);
+    size_t cap = 0;
+    ms_status code = MS_OK;
+    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (pm->n == cap) {
+            mem_text *g = realloc(pm->v, (cap = cap ? 2 * cap : 64) * sizeof *g);
+            if (!g) {
+                code = ms_fail(err, MS_NOMEM, "out of memory");
+                break;
+            }
+            pm->v = g;
+        }
+        mem_text *m = &pm->v[pm->n++];
+        memset(m, 0, sizeof *m);
+        m->rid = sqlite3_column_int64(st, 0);
+        m->ts = sqlite3_column_int64(st, 1);
+        m->content = store_col_text(st, 2);
+        m->speaker = store_col_text(st, 3);
+        if (!m->content)
+            code = ms_fail(err, MS_NOMEM, "out of memory");
+    }
+    if (!code && rc != SQLITE_DONE)
+        code = store_sql_fail(s, rc, what, err);
+    sqlite3_finalize(st);
+    if (code)
+        return code;
+    rc = sqlite3_prepare_v2(s->db,
+                            "SELECT l.rid, e.norm FROM memory_entities l JOIN entities e"
+                            " ON e.eid=l.eid WHERE e.profile=?1 AND l.rid > ?2",
+                            -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, what, err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, after);
+    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        mem_text *m = find_mem(pm, sqlite3_column_int64(st, 0));
+        if (!m)
+            continue;
+        char **g = realloc(m->ents, (m->n_ents + 1) * sizeof *g);
+        if (!g || !(g[m->n_ents] = store_col_text(st, 1))) {
+            if (g)
+                m->ents = g;
+            code = ms_fail(err, MS_NOMEM, "out of memory");
+            break;
+        }
+        m->ents = g;
+        m->n_ents++;
+    }
+    if (!code && rc != SQLITE_DONE)
+        code = store_sql_fail(s, rc, what, err);
+    sqlite3_finalize(st);
+    return code;
+}
+
+/* ---- detection ------------------------------------------------------------ */
+
+static int by_time(const void *a, const void *b)
+{
+    const fact *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return (x->rid > y->rid) - (x->rid < y->rid);
+}
+
+/* In the current profile: each pair of facts of which at least one memory
+ * was written after `after` (a new memory may be the older fact). */
+static ms_status detect_profile(store *s, int64_t after, uint64_t *found, ms_error *err)
+{
+    profile_mems pm = {0};
+    facts fs = {0};
+    /* the new memories first: when they state nothing, nothing else is read */
+    ms_status code = read_profile(s, after, &pm, err);
+    for (size_t i = 0; !code && i < pm.n; i++)
+        if (memory_facts(&pm.v[i], &fs))
+            code = ms_fail(err, MS_NOMEM, "out of memory");
+    if (!code && fs.n && after > 0) {
+        fs.n = 0;
+        mems_free(&pm);
+        memset(&pm, 0, sizeof pm);
+        code = read_profile(s, 0, &pm, err);
+        for (size_t i = 0; !code && i < pm.n; i++)
+            if (memory_facts(&pm.v[i], &fs))
+                code = ms_fail(err, MS_NOMEM, "out of memory");
+    }
+    if (!code) /* newer successors last: an older memory names the newest */
+        qsort(fs.v, fs.n, sizeof *fs.v, by_time);
+    for (size_t a = 0; !code && a < fs.n; a++) {
+        for (size_t b = 0; !code && b < fs.n; b++) {
+            if (fs.v[a].rid <= after && fs.v[b].rid <= after)
+                continue; /* both were there before: decided then */
+            char reason[STORE_FIELD_MAX < 400 ? STORE_FIELD_MAX : 400];
+            if (!supersedes(&fs.v[a], &fs.v[b], reason, sizeof reason))
+                continue;
+            int added = 0;
+            code = store_add_found_supersession(s, fs.v[a].rid, fs.v[b].rid, reason, &added, err);
+            *found += (uint64_t)added;
+        }
+    }
+    free(fs.v);
+    mems_free(&pm);
+    return code;
+}
+
+ms_status store_detect_supersession(store *s, int64_t after, uint64_t *found, ms_error *err)
+{
+    *found = 0;
+    ms_status sync = store_relations_sync(s, err);
+    if (sync)
+        return sync;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT DISTINCT profile FROM memories WHERE rid > ?1", -1,
+                                &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "finding supersession", err);
+    sqlite3_bind_int64(st, 1, after);
+    char home[STORE_PROFILE_MAX + 1];
+    snprintf(home, sizeof home, "%s", s->profile);
+    ms_status code = MS_OK;
+    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        code = store_use_profile(s, (const char *)sqlite3_column_text(st, 0), err);
+        if (!code)
+            code = detect_profile(s, after, found, err);
+    }
+    if (!code && rc != SQLITE_DONE)
+        code = store_sql_fail(s, rc, "finding supersession", err);
+    sqlite3_finalize(st);
+    store_use_profile(s, home, NULL);
+    return code;
+}
+
+ms_status store_max_rid(store *s, int64_t *rid, ms_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT coalesce(max(rid), 0) FROM memories", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading the store", err);
+    rc = sqlite3_step(st);
+    *rid = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? MS_OK : store_sql_fail(s, rc, "reading the store", err);
+}

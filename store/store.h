@@ -85,6 +85,22 @@ void store_rollback(store *s);
  * (PRAGMA data_version). */
 int64_t store_data_version(store *s);
 
+/* What a copy of the store's contents kept outside it (the engine's
+ * snapshot file) is valid for. */
+typedef struct store_key {
+    char uid[33];       /* the store's own id, made with its first write */
+    int64_t generation; /* moves with every committed write */
+    int64_t schema;     /* the schema the store is read with */
+} store_key;
+
+/* The store's key as the open read transaction sees it (call inside one).
+ * The generation moves in the same transaction as every change (store_end;
+ * a write made outside a transaction runs in one of its own), so a copy
+ * made under one key holds what the store held under it. 0 with *out
+ * filled; -1 when the store has no id yet (nothing written since an older
+ * memscope made it) or it cannot be read: then nothing may be kept. */
+int store_cache_key(store *s, store_key *out);
+
 /* ---- memories ---------------------------------------------------------- */
 
 typedef struct store_memory {

@@ -19,6 +19,7 @@
 #include "engine_int.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ struct engine {
     int rr_wanted; /* a reranker was set (so "failed" rather than "off") */
     char *rr_spec; /* the spec it was set with */
     char rr_error[sizeof(((ms_error *)0)->msg)];
+    char snap_note[PATH_MAX + 128]; /* what was wrong with the snapshot file, or "" */
 };
 
 const char *engine_channel_name(int ch)
@@ -172,15 +174,24 @@ void engine_close(engine *e)
     free(e);
 }
 
-/* Reload the snapshot when the profile or the store changed. Inside a read
+/* Reload the snapshot when the profile or the store changed: map the
+ * snapshot file when it was made under the store's key, else read the
+ * tables (and write the file for the next process). Inside a read
  * transaction. */
 static ms_status refresh(engine *e, ms_error *err)
 {
     if (e->sn && strcmp(e->sn->profile, store_profile(e->s)) == 0 &&
         e->sn->data_version == store_data_version(e->s))
         return MS_OK;
-    snapshot *sn;
-    ms_status st = snapshot_load(e->s, &sn, err);
+    store_key key;
+    int keyed = store_cache_key(e->s, &key) == 0;
+    snapshot *sn = keyed ? snapfile_open(e->s, &key, e->snap_note, sizeof e->snap_note) : NULL;
+    ms_status st = MS_OK;
+    if (!sn) {
+        st = snapshot_load(e->s, &sn, err);
+        if (!st && keyed && snapfile_wanted(sn->n))
+            snapfile_save(e->s, sn, &key);
+    }
     if (!st)
         st = adaptive_load(e->ad, e->s, err);
     if (st) {
@@ -1193,6 +1204,11 @@ ms_status engine_health_brief(engine *e, engine_health *h, ms_error *err)
 }
 
 /* ---- reranking and feedback -------------------------------------------------- */
+
+const char *engine_snapshot_note(const engine *e)
+{
+    return e->snap_note[0] ? e->snap_note : NULL;
+}
 
 void engine_set_reranker(engine *e, const char *spec)
 {

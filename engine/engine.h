@@ -260,6 +260,13 @@ ms_status engine_health_get(engine *e, engine_health *h, ms_error *err);
 ms_status engine_health_brief(engine *e, engine_health *h, ms_error *err);
 char *engine_health_json(const engine_health *h);
 
+/* What was wrong with the snapshot file the last recall found (damaged,
+ * of another memscope version, of another store: see docs/PERFORMANCE.md),
+ * in one line naming the file; the engine read the tables instead and
+ * wrote a new file. NULL when nothing was wrong (a missing or stale file is
+ * rebuilt without a word). Valid until the next call on e. */
+const char *engine_snapshot_note(const engine *e);
+
 /* ---- identity ---------------------------------------------------------- */
 
 /* The whole configuration a recall with options o runs under, as text with

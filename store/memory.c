@@ -1471,6 +1471,7 @@ ms_status store_add_feedback(store *s, int64_t rid, const char *query, const cha
     sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
     sqlite3_bind_int64(st, 7, channels);
     rc = sqlite3_step(st);
+    s->changes0 += sqlite3_changes64(s->db); /* feedback is not what copies keep */
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "recording feedback", err);
@@ -1540,6 +1541,7 @@ ms_status store_feedback_reset(store *s, ms_error *err)
         return store_sql_fail(s, rc, "resetting feedback", err);
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
     rc = sqlite3_step(st);
+    s->changes0 += sqlite3_changes64(s->db); /* feedback is not what copies keep */
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "resetting feedback", err);

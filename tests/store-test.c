@@ -1230,6 +1230,11 @@ static void test_cache_key(void)
        "another connection, read-only, sees the same key");
     ok(store_set_trust(a, r1, 3, 1, &err) == MS_OK && key_of(b, &kb) == 0 && kb.generation == 3,
        "and sees a trust change move it");
+    ok(store_begin(a, &err) == MS_OK &&
+           store_add_feedback(a, r1, "note", NULL, 1, 1, &err) == MS_OK &&
+           store_end(a, &err) == MS_OK && key_of(b, &kb) == 0 && kb.generation == 3 &&
+           raw_int(tpath("key.db"), "SELECT count(*) FROM feedback") == 1,
+       "feedback is written but leaves the generation (what a copy keeps has not changed)");
     store_close(b);
     store_close(a);
     store *c = open_new("key2.db");

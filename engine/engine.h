@@ -44,6 +44,9 @@ typedef struct engine engine;
  * "cmd:PROGRAM". A missing embedder is not an error here: the semantic and
  * hopfield channels report it as their inactive reason. */
 ms_status engine_open(store *s, const char *embedder_spec, engine **out, ms_error *err);
+/* Close and free; NULL is fine. When the engine read its snapshot from the
+ * tables and the store is still as it was then, it first writes the
+ * snapshot file that later processes map (docs/ENGINE.md). */
 void engine_close(engine *e);
 
 /* ---- options ----------------------------------------------------------- */

@@ -362,7 +362,8 @@ static void head_of(const snapshot *sn, const store_key *key, const snap_more *x
 /* The sections and the header into fd. */
 static int write_body(int fd, const snapshot *sn, const store_key *key, snap_more *x)
 {
-    int bad = flatten(sn->sup_text, sn->n_sup, &x->sup) || flatten(sn->ent_norm, sn->n_ent, &x->ent);
+    int bad =
+        flatten(sn->sup_text, sn->n_sup, &x->sup) || flatten(sn->ent_norm, sn->n_ent, &x->ent);
     const void *p[S_COUNT];
     uint64_t len[S_COUNT];
     snap_head h;
@@ -604,7 +605,8 @@ static int extras_of(snapshot *sn, store *s, const snap_head *h, const char *bas
     if (!sn->dim)
         return 0;
     const char *id = base + h->off[S_EMBEDDER];
-    if (!h->len[S_EMBEDDER] || id[h->len[S_EMBEDDER] - 1] != '\0' || !(sn->vec_embedder = strdup(id)))
+    if (!h->len[S_EMBEDDER] || id[h->len[S_EMBEDDER] - 1] != '\0' ||
+        !(sn->vec_embedder = strdup(id)))
         return -1;
     size_t len = strlen(id) + 128;
     if ((sn->vec_note = malloc(len)))

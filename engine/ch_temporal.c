@@ -389,22 +389,35 @@ static int mark_rid(void *p, int64_t rid)
     return 0;
 }
 
+ms_status temporal_marks(store *s, const snapshot *sn, uint8_t **out, ms_error *err)
+{
+    uint8_t *mark = calloc(sn->n + 1, 1);
+    *out = NULL;
+    if (!mark)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    char match[sizeof time_expression + 16];
+    snprintf(match, sizeof match, "content : (%s)", time_expression);
+    struct mark_ctx m = {sn, mark};
+    ms_status st = store_fts_match(s, match, mark_rid, &m, err);
+    if (st) {
+        free(mark);
+        return st;
+    }
+    *out = mark;
+    return MS_OK;
+}
+
 static ms_status time_marks(const channel_ctx *c, const uint8_t **out, ms_error *err)
 {
     snapshot_lazy *lz = c->sn->lazy;
+    if (c->sn->marks_file) { /* worked out when the snapshot file was written */
+        *out = c->sn->marks_file;
+        return MS_OK;
+    }
     if (!lz->time_marks) {
-        uint8_t *mark = calloc(c->sn->n + 1, 1);
-        if (!mark)
-            return ms_fail(err, MS_NOMEM, "out of memory");
-        char match[sizeof time_expression + 16];
-        snprintf(match, sizeof match, "content : (%s)", time_expression);
-        struct mark_ctx m = {c->sn, mark};
-        ms_status st = store_fts_match(c->s, match, mark_rid, &m, err);
-        if (st) {
-            free(mark);
+        ms_status st = temporal_marks(c->s, c->sn, &lz->time_marks, err);
+        if (st)
             return st;
-        }
-        lz->time_marks = mark;
     }
     *out = lz->time_marks;
     return MS_OK;

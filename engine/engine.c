@@ -20,6 +20,7 @@
 #include "store/base/mono.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,9 @@ struct engine {
     int rr_wanted; /* a reranker was set (so "failed" rather than "off") */
     char *rr_spec; /* the spec it was set with */
     char rr_error[sizeof(((ms_error *)0)->msg)];
+    char snap_note[PATH_MAX + 128]; /* what was wrong with the snapshot file, or "" */
+    int snap_unsaved;               /* sn was read from the tables under snap_key: write */
+    store_key snap_key;             /* its file at engine_close */
 };
 
 const char *engine_channel_name(int ch)
@@ -171,10 +175,26 @@ ms_status engine_open(store *s, const char *embedder_spec, engine **out, ms_erro
     return MS_OK;
 }
 
+/* Write the snapshot read from the tables to its file, if the store is
+ * still as it was read: after the answers, so that no recall waits for it. */
+static void save_snapshot(engine *e)
+{
+    store_key now;
+    if (!e->snap_unsaved || !e->sn || store_read_begin(e->s, NULL))
+        return;
+    if (store_cache_key(e->s, &now) == 0 && strcmp(now.uid, e->snap_key.uid) == 0 &&
+        now.generation == e->snap_key.generation && now.schema == e->snap_key.schema &&
+        strcmp(store_profile(e->s), e->sn->profile) == 0)
+        snapfile_save(e->s, e->sn, &e->snap_key);
+    store_end(e->s, NULL);
+    e->snap_unsaved = 0;
+}
+
 void engine_close(engine *e)
 {
     if (!e)
         return;
+    save_snapshot(e);
     snapshot_free(e->sn);
     embed_close(e->emb);
     adaptive_free(e->ad);
@@ -183,15 +203,24 @@ void engine_close(engine *e)
     free(e);
 }
 
-/* Reload the snapshot when the profile or the store changed. Inside a read
- * transaction. */
+/* Reload the snapshot when the profile or the store changed: map the
+ * snapshot file when it was made under the store's key, else read the
+ * tables (and write the file for the next process at engine_close). Inside
+ * a read transaction. */
 static ms_status refresh(engine *e, ms_error *err)
 {
     if (e->sn && strcmp(e->sn->profile, store_profile(e->s)) == 0 &&
         e->sn->data_version == store_data_version(e->s))
         return MS_OK;
-    snapshot *sn;
-    ms_status st = snapshot_load(e->s, &sn, err);
+    store_key key;
+    int keyed = store_cache_key(e->s, &key) == 0;
+    snapshot *sn = keyed ? snapfile_open(e->s, &key, e->snap_note, sizeof e->snap_note) : NULL;
+    ms_status st = MS_OK;
+    int unsaved = 0;
+    if (!sn) {
+        st = snapshot_load(e->s, &sn, err);
+        unsaved = !st && keyed && snapfile_wanted(sn->n);
+    }
     if (!st)
         st = adaptive_load(e->ad, e->s, err);
     if (st) {
@@ -200,6 +229,8 @@ static ms_status refresh(engine *e, ms_error *err)
     }
     snapshot_free(e->sn);
     e->sn = sn;
+    e->snap_unsaved = unsaved;
+    e->snap_key = key;
     return MS_OK;
 }
 
@@ -1294,6 +1325,11 @@ ms_status engine_health_brief(engine *e, engine_health *h, ms_error *err)
 }
 
 /* ---- reranking and feedback -------------------------------------------------- */
+
+const char *engine_snapshot_note(const engine *e)
+{
+    return e->snap_note[0] ? e->snap_note : NULL;
+}
 
 void engine_set_reranker(engine *e, const char *spec)
 {

@@ -61,6 +61,9 @@ typedef struct engine engine;
  * "cmd:PROGRAM". A missing embedder is not an error here: the semantic and
  * hopfield channels report it as their inactive reason. */
 ms_status engine_open(store *s, const char *embedder_spec, engine **out, ms_error *err);
+/* Close and free; NULL is fine. When the engine read its snapshot from the
+ * tables and the store is still as it was then, it first writes the
+ * snapshot file that later processes map (docs/ENGINE.md). */
 void engine_close(engine *e);
 
 /* ---- options ----------------------------------------------------------- */
@@ -283,6 +286,13 @@ ms_status engine_health_get(engine *e, engine_health *h, ms_error *err);
  * joins over links, edges and vectors (seconds at a million memories). */
 ms_status engine_health_brief(engine *e, engine_health *h, ms_error *err);
 char *engine_health_json(const engine_health *h);
+
+/* What was wrong with the snapshot file the last recall found (damaged,
+ * of another memscope version, of another store: see docs/PERFORMANCE.md),
+ * in one line naming the file; the engine read the tables instead and
+ * wrote a new file. NULL when nothing was wrong (a missing or stale file is
+ * rebuilt without a word). Valid until the next call on e. */
+const char *engine_snapshot_note(const engine *e);
 
 /* ---- identity ---------------------------------------------------------- */
 

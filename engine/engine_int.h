@@ -85,6 +85,14 @@ typedef struct snapshot {
     uint32_t *em_off, *em_mem; /* entity -> memory indices */
     uint32_t *ent_map;         /* open addressing over ent_norm: index + 1, 0 empty */
     size_t ent_map_cap;
+    /* the snapshot file mapped (snapfile.c), or NULL. When mapped, the
+     * arrays above are in it (read-only) and only ent_norm, sup_text (the
+     * arrays, not their strings), the vector note, the exact vectors and
+     * the lazy parts are owned */
+    void *map;
+    size_t map_len;
+    const uint8_t *marks_file; /* [n] the file's time marks (ch_temporal.c), or NULL */
+    const int32_t *doclen;     /* the file's row lengths lent to the store, or NULL */
 } snapshot;
 
 /* Load the store's current profile. Call inside a read transaction so the
@@ -107,6 +115,27 @@ typedef struct snap_succ {
 
 /* The relations in which memory i is the older one: *first and the count. */
 size_t snapshot_successors(const snapshot *sn, size_t i, const snap_succ **first);
+/* ---- the snapshot file (snapfile.c) ---------------------------------------- */
+
+/* The path of the snapshot file of the store's current profile into
+ * buf[cap]: beside the store when its file and folder are writable, else in
+ * the user's cache folder (made when missing). 0, or -1 when there is none. */
+int snapfile_path(store *s, char *buf, size_t cap);
+
+/* Is a profile of n memories worth a file (MEMSCOPE_SNAPSHOT: "off" never,
+ * "always" at any size; else from SNAPFILE_MIN memories)? */
+int snapfile_wanted(size_t n);
+
+/* The snapshot in the file, mapped, when it was made under key (the read
+ * transaction's, store_cache_key) for the current profile; else NULL, and
+ * when the file is there but damaged, of another version or of another
+ * store, note[cap] says so in one line (else ""). Free with snapshot_free. */
+snapshot *snapfile_open(store *s, const store_key *key, char *note, size_t cap);
+
+/* Write sn, loaded under key, to the file: a temporary file, synced and
+ * renamed over it. Does nothing when another process is writing it or the
+ * file cannot be written (recall then loads the tables, as without it). */
+void snapfile_save(store *s, const snapshot *sn, const store_key *key);
 
 /* ---- vectors (vectors.c) ------------------------------------------------ */
 
@@ -338,6 +367,10 @@ typedef enum temporal_mode_t {
 } temporal_mode_t;
 
 temporal_mode_t temporal_mode(const query *q);
+
+/* Which memories of sn say when (a time expression in their content):
+ * *out[n] of 0 and 1, the caller frees. Inside a read transaction. */
+ms_status temporal_marks(store *s, const snapshot *sn, uint8_t **out, ms_error *err);
 
 /* Why dense vectors cannot be used (shared by semantic and hopfield), or
  * NULL when they can. */

@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Growable arrays used while loading. */
 typedef struct grow {
@@ -631,6 +632,20 @@ ms_status snapshot_load(store *s, snapshot **out, ms_error *err)
     return MS_OK;
 }
 
+/* What a mapped snapshot owns (engine_int.h), and the mapping. */
+static void snapshot_free_mapped(snapshot *sn)
+{
+    if (sn->doclen)
+        store_doclen_return(sn->s, sn->doclen);
+    free(sn->sup_text);
+    free(sn->ent_norm);
+    vcache_free(sn->exact);
+    free(sn->vec_embedder);
+    free(sn->vec_note);
+    munmap(sn->map, sn->map_len);
+    free(sn);
+}
+
 void snapshot_free(snapshot *sn)
 {
     if (!sn)
@@ -641,6 +656,10 @@ void snapshot_free(snapshot *sn)
         snapshot_edges_free(sn->lazy, sn->n);
         time_index_free(sn->lazy->by_day);
         free(sn->lazy);
+    }
+    if (sn->map) {
+        snapshot_free_mapped(sn);
+        return;
     }
     free(sn->rid);
     free(sn->rid_index);

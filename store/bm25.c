@@ -31,11 +31,12 @@ struct doclen {
     size_t span;
     int64_t version; /* store_data_version when read */
     uint64_t gen;    /* s->fts_gen when read */
+    int lent;        /* len is the caller's (store_doclen_lend) */
 };
 
 void store_doclen_free(store *s)
 {
-    if (s->doclen)
+    if (s->doclen && !s->doclen->lent)
         free(s->doclen->len);
     free(s->doclen);
     s->doclen = NULL;
@@ -131,6 +132,39 @@ void store_doclen_refresh(store *s)
         d->gen = s->fts_gen;
     }
     s->doclen = d;
+}
+
+int store_doclen_get(store *s, const int32_t **len, int64_t *base, size_t *span)
+{
+    store_doclen_refresh(s);
+    if (!s->doclen)
+        return -1;
+    *len = s->doclen->len;
+    *base = s->doclen->base;
+    *span = s->doclen->span;
+    return 0;
+}
+
+void store_doclen_return(store *s, const int32_t *len)
+{
+    if (s->doclen && s->doclen->lent && s->doclen->len == len)
+        store_doclen_free(s);
+}
+
+int store_doclen_lend(store *s, const int32_t *len, int64_t base, size_t span)
+{
+    struct doclen *d = calloc(1, sizeof *d);
+    if (!d)
+        return -1;
+    store_doclen_free(s);
+    d->len = (int32_t *)len; /* only read */
+    d->base = base;
+    d->span = span;
+    d->version = store_data_version(s);
+    d->gen = s->fts_gen;
+    d->lent = 1;
+    s->doclen = d;
+    return 0;
 }
 
 /* What bm25 works out once per query: the IDF of each phrase and the

@@ -614,8 +614,8 @@ static ms_status old_neighbours(store *s, int64_t rid, char **session, int64_t *
     return store_context_neighbours(s, rid, *session, prev, next, err);
 }
 
-ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_result *res,
-                    ms_error *err)
+static ms_status put_memory(store *s, store_memory *m, store_dup_policy dup, store_put_result *res,
+                            ms_error *err)
 {
     ms_status st = store_require_writable(s, "write memories", err);
     if (st)
@@ -724,6 +724,16 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
     return st;
 }
 
+ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_result *res,
+                    ms_error *err)
+{
+    int solo;
+    ms_status st = store_solo_begin(s, &solo, err);
+    if (!st)
+        st = put_memory(s, m, dup, res, err);
+    return store_solo_end(s, solo, st, err);
+}
+
 /* ---- vectors ----------------------------------------------------------- */
 
 void store_set_vectorizer(store *s, const store_vectorizer *v)
@@ -789,7 +799,7 @@ static ms_status require_memory(store *s, int64_t rid, const char *what, ms_erro
     return MS_OK;
 }
 
-ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_error *err)
+static ms_status put_vector(store *s, int64_t rid, const float *v, int dim, ms_error *err)
 {
     if (dim <= 0 || dim > STORE_DIM_MAX)
         return ms_fail(err, MS_USAGE, "a vector has 1 to %d dimensions", STORE_DIM_MAX);
@@ -803,6 +813,15 @@ ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_er
     store_qvec qv;
     size_t len = store_vec_prepare(v, dim, q, &qv, blob);
     return store_vector_write(s, rid, blob, len, dim, q, &qv, 0, err);
+}
+
+ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_error *err)
+{
+    int solo;
+    ms_status st = store_solo_begin(s, &solo, err);
+    if (!st)
+        st = put_vector(s, rid, v, dim, err);
+    return store_solo_end(s, solo, st, err);
 }
 
 ms_status store_vector_write(store *s, int64_t rid, const unsigned char *blob, size_t len, int dim,
@@ -927,7 +946,7 @@ ms_status store_get(store *s, const char *id, int64_t rid, store_memory *out, ms
     return fill_entities(s, out, 0, err);
 }
 
-ms_status store_delete(store *s, const char *id, ms_error *err)
+static ms_status delete_memory(store *s, const char *id, ms_error *err)
 {
     ms_status code = store_require_writable(s, "delete", err);
     if (code)
@@ -981,6 +1000,15 @@ ms_status store_delete(store *s, const char *id, ms_error *err)
         code = store_fts_flush(s, err);
     free(session);
     return code;
+}
+
+ms_status store_delete(store *s, const char *id, ms_error *err)
+{
+    int solo;
+    ms_status st = store_solo_begin(s, &solo, err);
+    if (!st)
+        st = delete_memory(s, id, err);
+    return store_solo_end(s, solo, st, err);
 }
 
 ms_status store_scan(store *s, int all_profiles, int with_entities, store_memory_fn fn, void *ctx,
@@ -1104,7 +1132,7 @@ ms_status store_count(store *s, store_counts *out, ms_error *err)
     return MS_OK;
 }
 
-ms_status store_set_trust(store *s, int64_t rid, double alpha, double beta, ms_error *err)
+static ms_status set_trust(store *s, int64_t rid, double alpha, double beta, ms_error *err)
 {
     ms_status code = store_require_writable(s, "change trust", err);
     if (code)
@@ -1124,6 +1152,15 @@ ms_status store_set_trust(store *s, int64_t rid, double alpha, double beta, ms_e
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "changing trust", err);
     return MS_OK;
+}
+
+ms_status store_set_trust(store *s, int64_t rid, double alpha, double beta, ms_error *err)
+{
+    int solo;
+    ms_status st = store_solo_begin(s, &solo, err);
+    if (!st)
+        st = set_trust(s, rid, alpha, beta, err);
+    return store_solo_end(s, solo, st, err);
 }
 
 /* ---- entities and edges ------------------------------------------------ */
@@ -1274,7 +1311,8 @@ const char *store_edge_type_name(int type)
     }
 }
 
-ms_status store_add_edge(store *s, int64_t a, int64_t b, int type, double weight, ms_error *err)
+static ms_status add_given_edge(store *s, int64_t a, int64_t b, int type, double weight,
+                                ms_error *err)
 {
     ms_status code = store_require_writable(s, "add an edge", err);
     if (code)
@@ -1304,6 +1342,15 @@ ms_status store_add_edge(store *s, int64_t a, int64_t b, int type, double weight
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "adding an edge", err);
     return MS_OK;
+}
+
+ms_status store_add_edge(store *s, int64_t a, int64_t b, int type, double weight, ms_error *err)
+{
+    int solo;
+    ms_status st = store_solo_begin(s, &solo, err);
+    if (!st)
+        st = add_given_edge(s, a, b, type, weight, err);
+    return store_solo_end(s, solo, st, err);
 }
 
 ms_status store_edges_of(store *s, int64_t rid, store_edge **out, size_t *n, ms_error *err)
@@ -1426,6 +1473,7 @@ ms_status store_add_feedback(store *s, int64_t rid, const char *query, const cha
     sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
     sqlite3_bind_int64(st, 7, channels);
     rc = sqlite3_step(st);
+    s->changes0 += sqlite3_changes64(s->db); /* feedback is not what copies keep */
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "recording feedback", err);
@@ -1495,6 +1543,7 @@ ms_status store_feedback_reset(store *s, ms_error *err)
         return store_sql_fail(s, rc, "resetting feedback", err);
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
     rc = sqlite3_step(st);
+    s->changes0 += sqlite3_changes64(s->db); /* feedback is not what copies keep */
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "resetting feedback", err);

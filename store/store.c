@@ -874,6 +874,7 @@ ms_status store_begin(store *s, ms_error *err)
     }
     s->checked = 1;
     s->in_txn = 1;
+    s->changes0 = sqlite3_total_changes64(s->db);
     return MS_OK;
 }
 
@@ -885,7 +886,51 @@ ms_status store_read_begin(store *s, ms_error *err)
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "starting a read", err);
     s->in_txn = 1;
+    s->changes0 = sqlite3_total_changes64(s->db);
     return MS_OK;
+}
+
+ms_status store_solo_begin(store *s, int *solo, ms_error *err)
+{
+    *solo = 0;
+    if (s->in_txn || s->readonly || s->denied) /* the write itself says why not */
+        return MS_OK;
+    ms_status st = store_require_writable(s, "write", err); /* upgrades an older schema */
+    if (st)
+        return st;
+    int rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "starting a write", err);
+    s->in_txn = 1;
+    s->changes0 = sqlite3_total_changes64(s->db);
+    *solo = 1;
+    return MS_OK;
+}
+
+ms_status store_solo_end(store *s, int solo, ms_status st, ms_error *err)
+{
+    if (!solo)
+        return st;
+    if (st) {
+        store_rollback(s);
+        return st;
+    }
+    return store_end(s, err);
+}
+
+/* A transaction that changed rows moves the generation with them, and
+ * gives the store its id if it has none. */
+static ms_status bump_generation(store *s, ms_error *err)
+{
+    if (sqlite3_total_changes64(s->db) == s->changes0)
+        return MS_OK;
+    return store_exec(
+        s,
+        "INSERT INTO meta(key, value) VALUES ('store_uid', lower(hex(randomblob(16))))"
+        " ON CONFLICT(key) DO NOTHING;"
+        "INSERT INTO meta(key, value) VALUES ('generation', '1') ON CONFLICT(key)"
+        " DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+        err);
 }
 
 ms_status store_end(store *s, ms_error *err)
@@ -895,6 +940,8 @@ ms_status store_end(store *s, ms_error *err)
     ms_status st = s->readonly ? MS_OK : store_flush_vectors(s, err);
     if (!st)
         st = store_fts_flush(s, err);
+    if (!st && !s->readonly)
+        st = bump_generation(s, err);
     if (st) {
         store_rollback(s);
         return st;
@@ -939,6 +986,27 @@ int64_t store_data_version(store *s)
     return v;
 }
 
+int store_cache_key(store *s, store_key *out)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT (SELECT value FROM meta WHERE key='store_uid'),"
+                                " (SELECT CAST(value AS INTEGER) FROM meta WHERE key='generation')",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return -1;
+    int ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT &&
+             sqlite3_column_bytes(st, 0) == 32;
+    if (ok) {
+        memcpy(out->uid, sqlite3_column_text(st, 0), 32);
+        out->generation = sqlite3_column_int64(st, 1);
+        out->schema = s->upgrade_from ? s->upgrade_from : STORE_SCHEMA_VERSION;
+    }
+    sqlite3_finalize(st);
+    return ok ? 0 : -1;
+}
+
 /* ---- embedder metadata ------------------------------------------------- */
 
 static ms_status load_embedder(store *s, ms_error *err)
@@ -969,7 +1037,7 @@ ms_status store_embedder(store *s, const char **id, int *dim, ms_error *err)
     return MS_OK;
 }
 
-ms_status store_set_embedder(store *s, const char *id, int dim, ms_error *err)
+static ms_status set_embedder(store *s, const char *id, int dim, ms_error *err)
 {
     if (!id || !*id || dim <= 0 || dim > STORE_DIM_MAX)
         return ms_fail(err, MS_USAGE, "embedder needs an id and a dimension of 1 to %d",
@@ -999,6 +1067,15 @@ ms_status store_set_embedder(store *s, const char *id, int dim, ms_error *err)
     s->embedder_id = store_strdup(id);
     s->embedder_dim = dim;
     return s->embedder_id ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
+}
+
+ms_status store_set_embedder(store *s, const char *id, int dim, ms_error *err)
+{
+    int solo;
+    ms_status st = store_solo_begin(s, &solo, err);
+    if (!st)
+        st = set_embedder(s, id, dim, err);
+    return store_solo_end(s, solo, st, err);
 }
 
 /* ---- tokenizer and full-text search ------------------------------------ */

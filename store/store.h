@@ -85,6 +85,38 @@ void store_rollback(store *s);
  * (PRAGMA data_version). */
 int64_t store_data_version(store *s);
 
+/* What a copy of the store's contents kept outside it (the engine's
+ * snapshot file) is valid for. */
+typedef struct store_key {
+    char uid[33];       /* the store's own id, made with its first write */
+    int64_t generation; /* moves with every committed write but feedback */
+    int64_t schema;     /* the schema the store is read with */
+} store_key;
+
+/* The store's key as the open read transaction sees it (call inside one).
+ * The generation moves in the same transaction as every change (store_end;
+ * a write made outside a transaction runs in one of its own) but feedback
+ * (store_add_feedback, store_feedback_reset: not what a copy keeps), so a copy
+ * made under one key holds what the store held under it. 0 with *out
+ * filled; -1 when the store has no id yet (nothing written since an older
+ * memscope made it) or it cannot be read: then nothing may be kept. */
+int store_cache_key(store *s, store_key *out);
+
+/* The length in tokens of every row of the text index, by rowid: len[rid -
+ * base] for base <= rid < base + span, -1 where not known; what ms_bm25
+ * reads instead of FTS5's per-row lookups. Call inside a read transaction.
+ * store_doclen_get gives the store's own (read now if it has none; valid
+ * until the index changes); -1 when there is none (sparse rowids, no
+ * memory). store_doclen_lend makes the store use len (borrowed: it must
+ * stay valid until the store closes or the index changes) as the lengths
+ * of the index as the transaction sees it; the caller vouches for them
+ * (the engine's snapshot file, made under the same store_cache_key). */
+int store_doclen_get(store *s, const int32_t **len, int64_t *base, size_t *span);
+int store_doclen_lend(store *s, const int32_t *len, int64_t base, size_t span);
+/* The loan of len ends (before len goes away); nothing when the store uses
+ * other lengths by now. */
+void store_doclen_return(store *s, const int32_t *len);
+
 /* ---- memories ---------------------------------------------------------- */
 
 typedef struct store_memory {

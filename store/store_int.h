@@ -109,7 +109,8 @@ struct store {
                              write (store_require_writable); 0 when current */
     int checked;          /* quick_check passed before this connection's first write */
     int in_txn;
-    int writing; /* the open transaction is a write (store_begin) */
+    int writing;      /* the open transaction is a write (store_begin) */
+    int64_t changes0; /* sqlite3_total_changes64 when the transaction began */
     char profile[STORE_PROFILE_MAX + 1];
     char ptag[2 * STORE_PROFILE_MAX + 2]; /* "p" + hex(profile): FTS filter */
     sqlite3_stmt *st[ST_COUNT];
@@ -140,6 +141,14 @@ sqlite3_stmt *store_stmt(store *s, enum stmt_id i, ms_error *err);
 
 /* err from the connection's last error, prefixed with what was being done. */
 ms_status store_sql_fail(store *s, int rc, const char *doing, ms_error *err);
+
+/* A write called outside a transaction runs in one of its own, so that
+ * the generation (store_cache_key) moves with it: store_solo_begin opens
+ * one when none is open (*solo = 1); store_solo_end ends it, committing
+ * when st is MS_OK, else rolling back; it returns st or the commit's
+ * failure. Inside the caller's transaction both do nothing. */
+ms_status store_solo_begin(store *s, int *solo, ms_error *err);
+ms_status store_solo_end(store *s, int solo, ms_status st, ms_error *err);
 
 /* Run SQL with no results. */
 ms_status store_exec(store *s, const char *sql, ms_error *err);

@@ -1547,6 +1547,65 @@ static void test_two_writers(void)
     store_close(a);
 }
 
+/* The key of what is kept outside the store (store_cache_key) under a
+ * read transaction. */
+static int key_of(store *s, store_key *k)
+{
+    ms_error err;
+    ms_error_clear(&err);
+    if (store_read_begin(s, &err))
+        return -2;
+    int r = store_cache_key(s, k);
+    store_end(s, NULL);
+    return r;
+}
+
+static void test_cache_key(void)
+{
+    store *a = open_new("key.db"), *b = NULL;
+    ms_error err;
+    ms_error_clear(&err);
+    store_key k0, k1, k2, k3, kb;
+    ok(a && key_of(a, &k0) == -1, "a new store has no key: nothing may be kept for it");
+    if (!a)
+        return;
+    int64_t r1 = put_simple(a, "k1", "Ana: the first note", "Ana", "s1");
+    ok(r1 && key_of(a, &k1) == 0 && strlen(k1.uid) == 32 && k1.generation == 1 &&
+           k1.schema == STORE_SCHEMA_VERSION,
+       "its first write gives it an id and generation 1 (%lld)", (long long)k1.generation);
+    ok(store_begin(a, &err) == MS_OK && store_end(a, &err) == MS_OK && key_of(a, &k2) == 0 &&
+           k2.generation == 1,
+       "a write transaction that changes nothing keeps the generation");
+    store_memory m;
+    store_memory_init(&m);
+    m.content = strdup("Ana: outside any transaction");
+    ok(store_put(a, &m, STORE_DUP_ERROR, NULL, &err) == MS_OK && key_of(a, &k3) == 0 &&
+           k3.generation == 2 && strcmp(k3.uid, k1.uid) == 0,
+       "a put outside a transaction moves it in one of its own (%lld)", (long long)k3.generation);
+    store_memory_clear(&m);
+    ok(store_begin(a, &err) == MS_OK && store_delete(a, "k1", &err) == MS_OK, "a delete");
+    store_rollback(a);
+    ok(key_of(a, &k2) == 0 && k2.generation == 2, "rolled back, it leaves the generation");
+    ok(store_open(tpath("key.db"), STORE_OPEN_READONLY, &b, &err) == MS_OK && key_of(b, &kb) == 0 &&
+           kb.generation == 2 && strcmp(kb.uid, k1.uid) == 0,
+       "another connection, read-only, sees the same key");
+    ok(store_set_trust(a, r1, 3, 1, &err) == MS_OK && key_of(b, &kb) == 0 && kb.generation == 3,
+       "and sees a trust change move it");
+    ok(store_begin(a, &err) == MS_OK &&
+           store_add_feedback(a, r1, "note", NULL, 1, 1, &err) == MS_OK &&
+           store_end(a, &err) == MS_OK && key_of(b, &kb) == 0 && kb.generation == 3 &&
+           raw_int(tpath("key.db"), "SELECT count(*) FROM feedback") == 1,
+       "feedback is written but leaves the generation (what a copy keeps has not changed)");
+    store_close(b);
+    store_close(a);
+    store *c = open_new("key2.db");
+    store_key kc;
+    ok(c && put_simple(c, "k1", "Ana: the first note", "Ana", "s1") && key_of(c, &kc) == 0 &&
+           strcmp(kc.uid, k1.uid) != 0,
+       "another store with the same history has another id");
+    store_close(c);
+}
+
 /* ---- time and UTF-8 ---------------------------------------------------- */
 
 static void test_parse_time(void)
@@ -1667,6 +1726,7 @@ int main(void)
     test_schema6();
     test_detect();
     test_two_writers();
+    test_cache_key();
     test_parse_time();
     test_utf8();
     remove_tmpdir();

@@ -89,6 +89,7 @@ row("import from JSONL (`memscope import`), memories/s",
 row("store size, MB", lambda r: f"{r['db_bytes'] / 1e6:.1f}")
 row("peak RSS, MB", lambda r: f"{r['rss_mb']:.1f}")
 row("cold open to first results, ms", lambda r: f"{r['open_ms']:.1f}")
+row("the next cold open (snapshot file mapped), ms", lambda r: f"{r['reopen_ms']:.1f}" if "reopen_ms" in r else "-")
 for p in ("p50", "p95", "p99"):
     row(f"recall, all channels with trace, {p} ms", lambda r, p=p: f"{r['recall_ms'][p]:.2f}")
 for p in ("p50", "p95"):

@@ -538,6 +538,10 @@ void cli_unlink_store(const char *path)
     unlink(side);
     snprintf(side, sizeof side, "%s-shm", path);
     unlink(side);
+    snprintf(side, sizeof side, "%s.snap", path); /* the engine's (engine/snapfile.c) */
+    unlink(side);
+    snprintf(side, sizeof side, "%s.snap.tmp", path);
+    unlink(side);
 }
 
 int cli_parse_double(const char *s, double lo, double hi, double *out)

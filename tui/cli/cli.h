@@ -94,7 +94,8 @@ const char *cli_db_path(const cli_common *c);
  * --read-only. Prints the error itself and returns NULL on failure. */
 store *cli_open(cli_common *c, int writable, int *created);
 
-/* Remove a store file that this command created and then failed to fill. */
+/* Remove a store file that this command created and then failed to fill
+ * (or a bench store), with its -wal, -shm and snapshot files. */
 void cli_unlink_store(const char *path);
 
 /* Is stdout (fd 1) / stderr (fd 2) a terminal? */

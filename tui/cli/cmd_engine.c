@@ -321,6 +321,8 @@ static int run_recall(cli_common *c, int argc, char **argv)
     ms_status st = engine_open(s, embedder, &e, &err);
     if (!st)
         st = engine_recall(e, &ro, &r, &err);
+    if (e && engine_snapshot_note(e))
+        cli_printf(stderr, "memscope: %s\n", engine_snapshot_note(e));
     int status = EXIT_OK;
     if (st) {
         status = cli_fail(&err);

@@ -1,0 +1,700 @@
+/* snapfile.c - the snapshot kept in a file that every process maps instead
+ * of loading the tables again.
+ *
+ * The file holds a snapshot's arrays (engine_int.h) as they are in memory,
+ * each in a section aligned to 64 bytes, after a header that says what they
+ * were made from: the store's id and generation, its schema and the profile
+ * (store_cache_key). A process maps the file only when all of that is what
+ * its read transaction sees; else it loads the tables, as without a file,
+ * and writes a new one into FILE.tmp (locked, so one writer at a time) and
+ * renames it over FILE, so a reader sees the old file or the new one, never
+ * half of one. Before anything in a mapped file is used, the header and
+ * every section but the int8 codes are checksummed (a code out of place
+ * changes an estimate, never an address) and every index is checked to be
+ * in range.
+ *
+ * Where: beside the store (PATH.snap, PATH.HHHHHHHH.snap for a profile but
+ * the default) when the store file and its folder are writable by the
+ * user (however the store was opened); else in the
+ * user's cache ($XDG_CACHE_HOME/memscope, ~/.cache/memscope). Profiles of
+ * fewer than SNAPFILE_MIN memories are loaded as before. MEMSCOPE_SNAPSHOT
+ * "off" never uses a file, "always" at any size. */
+#include "engine_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SNAPFILE_MIN 10000 /* memories: below this the tables load in a few ms */
+#define SNAP_MAGIC "MSSNAP\r\n"
+#define SNAP_FORMAT 1
+#define SNAP_ENDIAN 0x01020304u
+#define SNAP_HEAD 4096 /* bytes of header; the sections follow */
+#define SNAP_ALIGN 64
+
+enum snap_sec {
+    S_RID,
+    S_RID_INDEX,
+    S_WHEN,
+    S_CREATED,
+    S_SESSION,
+    S_SPEAKER,
+    S_PINNED,
+    S_TRUST,
+    S_CONFIDENCE,
+    S_SUP_IDX,
+    S_SUP_BY,
+    S_SUP_OFF,
+    S_SUP_TEXT,
+    S_QV, /* the int8 codes: not checksummed */
+    S_Q_SCALE,
+    S_Q_RESID,
+    S_Q_NORM,
+    S_BLK_MAX,
+    S_HAS_VEC,
+    S_ENT_OFF,
+    S_ENT_TEXT,
+    S_ENT_KIND,
+    S_ENT_SPEAKER,
+    S_ME_OFF,
+    S_ME_ENT,
+    S_EM_OFF,
+    S_EM_MEM,
+    S_ENT_MAP,
+    S_EMBEDDER,
+    S_MARKS,  /* which memories say when (temporal_marks) */
+    S_DOCLEN, /* the text index's row lengths (store_doclen_get) */
+    S_COUNT
+};
+
+typedef struct snap_head {
+    char magic[8];
+    uint32_t format, endian, vec_block, head_bytes;
+    char uid[40];
+    int64_t generation, schema;
+    char profile[STORE_PROFILE_MAX + 8];
+    uint64_t n, n_all, rid_base, rid_span, n_sup, n_ent, n_vec, ent_map_cap, file_bytes;
+    int64_t newest;
+    int32_t dim, has_edges;
+    int64_t doclen_base;
+    uint64_t off[S_COUNT], len[S_COUNT];
+    uint64_t body_sum; /* every section but S_QV */
+    uint64_t head_sum; /* the header before this field */
+} snap_head;
+
+_Static_assert(sizeof(snap_head) <= SNAP_HEAD, "the header fits its page");
+
+/* ---- checksums -------------------------------------------------------------- */
+
+/* A 64-bit hash of p[0..n) in four lanes (fast enough for a hundred MB). */
+static uint64_t snap_hash(const void *p, size_t n, uint64_t seed)
+{
+    const uint64_t k = 0x9e3779b97f4a7c15ull;
+    uint64_t h[4] = {seed ^ k, seed + k, seed * 3 + 1, ~seed};
+    const unsigned char *b = p;
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (int l = 0; l < 4; l++) {
+            uint64_t w;
+            memcpy(&w, b + i + 8 * l, 8);
+            h[l] = (h[l] ^ w) * k;
+            h[l] ^= h[l] >> 29;
+        }
+    uint64_t r = n;
+    for (int l = 0; l < 4; l++)
+        r = (r ^ h[l]) * k + (uint64_t)l;
+    for (; i < n; i++)
+        r = (r ^ b[i]) * 0x100000001b3ull;
+    return r ^ (r >> 31);
+}
+
+static uint64_t head_sum(const snap_head *h)
+{
+    return snap_hash(h, offsetof(snap_head, head_sum), 7);
+}
+
+/* ---- where the file is --------------------------------------------------- */
+
+static uint64_t fnv64(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+static int dir_writable(const char *path)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    return access(dir, W_OK) == 0;
+}
+
+/* The user's cache folder for snapshot files into buf (made 0700 when
+ * missing); -1 when there is none. */
+static int cache_dir(char *buf, size_t cap)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    if (xdg && xdg[0] == '/')
+        n = snprintf(buf, cap, "%s/memscope", xdg);
+    else if (home && home[0] == '/')
+        n = snprintf(buf, cap, "%s/.cache/memscope", home);
+    else
+        return -1;
+    if (n < 0 || (size_t)n >= cap)
+        return -1;
+    char *slash = strrchr(buf, '/');
+    *slash = '\0';
+    mkdir(buf, 0700); /* ~/.cache; EEXIST is fine */
+    *slash = '/';
+    if (mkdir(buf, 0700) && errno != EEXIST)
+        return -1;
+    return access(buf, W_OK) == 0 ? 0 : -1;
+}
+
+int snapfile_path(store *s, char *buf, size_t cap)
+{
+    const char *path = store_path(s), *profile = store_profile(s);
+    char tag[24] = "";
+    if (strcmp(profile, STORE_DEFAULT_PROFILE) != 0)
+        snprintf(tag, sizeof tag, ".%08x", (unsigned)(fnv64(profile) & 0xffffffffu));
+    int n;
+    if (access(path, W_OK) == 0 && dir_writable(path)) { /* recall opens stores read-only */
+        n = snprintf(buf, cap, "%s%s.snap", path, tag);
+    } else {
+        char dir[PATH_MAX], real[PATH_MAX];
+        if (cache_dir(dir, sizeof dir) || !realpath(path, real))
+            return -1;
+        const char *base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+        n = snprintf(buf, cap, "%s/%016llx-%.64s%s.snap", dir, (unsigned long long)fnv64(real),
+                     base, tag);
+    }
+    return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+/* ---- the sections of a snapshot ------------------------------------------- */
+
+static size_t blocks_of(size_t n)
+{
+    return (n + VEC_BLOCK - 1) / VEC_BLOCK;
+}
+
+/* Strings as offsets and text: off[k] is where string k starts, off[n] the
+ * length of text. */
+typedef struct flat {
+    uint32_t *off;
+    char *text;
+    size_t len;
+} flat;
+
+/* What the file keeps beyond the snapshot's arrays. */
+typedef struct snap_more {
+    flat sup, ent;         /* sup_text and ent_norm */
+    const uint8_t *marks;  /* [n] or NULL */
+    const int32_t *doclen; /* [doclen_span] or NULL */
+    int64_t doclen_base;
+    size_t doclen_span;
+} snap_more;
+
+static int flatten(char *const *v, size_t n, flat *f)
+{
+    f->off = malloc((n + 1) * sizeof *f->off);
+    f->len = 0;
+    for (size_t k = 0; f->off && k < n; k++)
+        f->len += strlen(v[k]) + 1;
+    f->text = malloc(f->len + 1);
+    if (!f->off || !f->text || f->len > UINT32_MAX)
+        return -1;
+    size_t at = 0;
+    for (size_t k = 0; k < n; k++) {
+        f->off[k] = (uint32_t)at;
+        size_t l = strlen(v[k]) + 1;
+        memcpy(f->text + at, v[k], l);
+        at += l;
+    }
+    f->off[n] = (uint32_t)at;
+    return 0;
+}
+
+/* What each section of sn holds, with the flattened strings. */
+static void sections_of(const snapshot *sn, const snap_more *x, const void *p[S_COUNT],
+                        uint64_t len[S_COUNT])
+{
+    const flat *sup = &x->sup, *ent = &x->ent;
+    size_t n = sn->n, blocks = sn->dim ? blocks_of(n) : 0;
+    const void *ptr[S_COUNT] = {
+        [S_RID] = sn->rid,
+        [S_RID_INDEX] = sn->rid_index,
+        [S_WHEN] = sn->when,
+        [S_CREATED] = sn->created,
+        [S_SESSION] = sn->session,
+        [S_SPEAKER] = sn->speaker_ent,
+        [S_PINNED] = sn->pinned,
+        [S_TRUST] = sn->trust,
+        [S_CONFIDENCE] = sn->confidence,
+        [S_SUP_IDX] = sn->sup_idx,
+        [S_SUP_BY] = sn->sup_by,
+        [S_SUP_OFF] = sup->off,
+        [S_SUP_TEXT] = sup->text,
+        [S_QV] = sn->qv,
+        [S_Q_SCALE] = sn->q_scale,
+        [S_Q_RESID] = sn->q_resid,
+        [S_Q_NORM] = sn->q_norm,
+        [S_BLK_MAX] = sn->blk_max,
+        [S_HAS_VEC] = sn->has_vec,
+        [S_ENT_OFF] = ent->off,
+        [S_ENT_TEXT] = ent->text,
+        [S_ENT_KIND] = sn->ent_kind,
+        [S_ENT_SPEAKER] = sn->ent_speaker,
+        [S_ME_OFF] = sn->me_off,
+        [S_ME_ENT] = sn->me_ent,
+        [S_EM_OFF] = sn->em_off,
+        [S_EM_MEM] = sn->em_mem,
+        [S_ENT_MAP] = sn->ent_map,
+        [S_EMBEDDER] = sn->vec_embedder,
+        [S_MARKS] = x->marks,
+        [S_DOCLEN] = x->doclen,
+    };
+    uint64_t l[S_COUNT] = {
+        [S_RID] = n * 8,
+        [S_RID_INDEX] = sn->rid_index ? sn->rid_span * 4 : 0,
+        [S_WHEN] = n * 8,
+        [S_CREATED] = n * 8,
+        [S_SESSION] = n * 4,
+        [S_SPEAKER] = n * 4,
+        [S_PINNED] = n,
+        [S_TRUST] = n * 8,
+        [S_CONFIDENCE] = n * 8,
+        [S_SUP_IDX] = sn->n_sup * 4,
+        [S_SUP_BY] = sn->n_sup,
+        [S_SUP_OFF] = (sn->n_sup + 1) * 4,
+        [S_SUP_TEXT] = sup->len,
+        [S_QV] = blocks * (uint64_t)sn->dim * VEC_BLOCK,
+        [S_Q_SCALE] = sn->dim ? n * 8 : 0,
+        [S_Q_RESID] = sn->dim ? n * 8 : 0,
+        [S_Q_NORM] = sn->dim ? n * 8 : 0,
+        [S_BLK_MAX] = blocks * 3 * 8,
+        [S_HAS_VEC] = n,
+        [S_ENT_OFF] = (sn->n_ent + 1) * 4,
+        [S_ENT_TEXT] = ent->len,
+        [S_ENT_KIND] = sn->n_ent,
+        [S_ENT_SPEAKER] = sn->n_ent,
+        [S_ME_OFF] = (n + 1) * 4,
+        [S_ME_ENT] = (uint64_t)sn->me_off[n] * 4,
+        [S_EM_OFF] = (sn->n_ent + 1) * 4,
+        [S_EM_MEM] = (uint64_t)sn->em_off[sn->n_ent] * 4,
+        [S_ENT_MAP] = sn->ent_map_cap * 4,
+        [S_EMBEDDER] = sn->vec_embedder ? strlen(sn->vec_embedder) + 1 : 0,
+        [S_MARKS] = x->marks ? n : 0,
+        [S_DOCLEN] = x->doclen ? x->doclen_span * 4 : 0,
+    };
+    memcpy(p, ptr, sizeof ptr);
+    memcpy(len, l, sizeof l);
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    const char *b = p;
+    while (n) {
+        ssize_t w = write(fd, b, n > (1u << 30) ? (1u << 30) : n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        b += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The header of sn's file under key, with the section offsets. */
+static void head_of(const snapshot *sn, const store_key *key, const snap_more *x,
+                    const uint64_t len[S_COUNT], snap_head *h)
+{
+    memset(h, 0, sizeof *h);
+    memcpy(h->magic, SNAP_MAGIC, 8);
+    h->format = SNAP_FORMAT;
+    h->endian = SNAP_ENDIAN;
+    h->vec_block = VEC_BLOCK;
+    h->head_bytes = SNAP_HEAD;
+    memcpy(h->uid, key->uid, sizeof key->uid);
+    h->generation = key->generation;
+    h->schema = key->schema;
+    snprintf(h->profile, sizeof h->profile, "%s", sn->profile);
+    h->n = sn->n;
+    h->n_all = (uint64_t)sn->n_all;
+    h->rid_base = (uint64_t)sn->rid_base;
+    h->rid_span = sn->rid_index ? sn->rid_span : 0;
+    h->n_sup = sn->n_sup;
+    h->n_ent = sn->n_ent;
+    h->n_vec = sn->n_vec;
+    h->ent_map_cap = sn->ent_map_cap;
+    h->newest = sn->newest;
+    h->dim = sn->dim;
+    h->has_edges = sn->has_edges;
+    h->doclen_base = x->doclen_base;
+    uint64_t at = SNAP_HEAD;
+    for (int k = 0; k < S_COUNT; k++) {
+        h->off[k] = at;
+        h->len[k] = len[k];
+        at += (len[k] + SNAP_ALIGN - 1) / SNAP_ALIGN * SNAP_ALIGN;
+    }
+    h->file_bytes = at;
+}
+
+/* The sections and the header into fd. */
+static int write_body(int fd, const snapshot *sn, const store_key *key, snap_more *x)
+{
+    int bad =
+        flatten(sn->sup_text, sn->n_sup, &x->sup) || flatten(sn->ent_norm, sn->n_ent, &x->ent);
+    const void *p[S_COUNT];
+    uint64_t len[S_COUNT];
+    snap_head h;
+    if (!bad) {
+        sections_of(sn, x, p, len);
+        head_of(sn, key, x, len, &h);
+    }
+    static const char zero[SNAP_HEAD];
+    bad = bad || write_all(fd, zero, SNAP_HEAD);
+    for (int k = 0; !bad && k < S_COUNT; k++) {
+        size_t pad = (size_t)(h.off[k] + len[k] + SNAP_ALIGN - 1) / SNAP_ALIGN * SNAP_ALIGN -
+                     (size_t)(h.off[k] + len[k]);
+        if (k != S_QV)
+            h.body_sum = snap_hash(p[k], len[k], h.body_sum + (uint64_t)k);
+        bad = (len[k] && write_all(fd, p[k], len[k])) || write_all(fd, zero, pad);
+    }
+    if (bad)
+        return -1;
+    h.head_sum = head_sum(&h);
+    return pwrite(fd, &h, sizeof h, 0) == (ssize_t)sizeof h ? 0 : -1;
+}
+
+/* FILE.tmp, opened and locked by this process alone; -1 when another is
+ * writing it (or it cannot be made). */
+static int open_tmp(const char *tmp)
+{
+    int fd = open(tmp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    struct stat a, b;
+    if (flock(fd, LOCK_EX | LOCK_NB) || fstat(fd, &a) || stat(tmp, &b) || a.st_ino != b.st_ino ||
+        a.st_dev != b.st_dev || ftruncate(fd, 0)) {
+        close(fd); /* locked, or renamed by the writer we waited for */
+        return -1;
+    }
+    return fd;
+}
+
+void snapfile_save(store *s, const snapshot *sn, const store_key *key)
+{
+    char path[PATH_MAX], tmp[PATH_MAX + 8];
+    if (snapfile_path(s, path, sizeof path))
+        return;
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int fd = open_tmp(tmp);
+    if (fd < 0)
+        return;
+    snap_more x = {0};
+    uint8_t *marks = NULL;
+    if (!temporal_marks(s, sn, &marks, NULL))
+        x.marks = marks;
+    if (store_doclen_get(s, &x.doclen, &x.doclen_base, &x.doclen_span))
+        x.doclen = NULL;
+    if (write_body(fd, sn, key, &x) || fsync(fd) || rename(tmp, path))
+        unlink(tmp);
+    close(fd);
+    free(marks);
+    free(x.sup.off);
+    free(x.sup.text);
+    free(x.ent.off);
+    free(x.ent.text);
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+/* Does the header describe a whole file of this format, made under key for
+ * profile? *why says what is wrong when not. */
+static int head_ok(const snap_head *h, uint64_t size, const store_key *key, const char *profile,
+                   const char **why)
+{
+    *why = "not a memscope snapshot file";
+    if (memcmp(h->magic, SNAP_MAGIC, 8) != 0)
+        return 0;
+    *why = "made by another version of memscope";
+    if (h->format != SNAP_FORMAT || h->endian != SNAP_ENDIAN || h->vec_block != VEC_BLOCK ||
+        h->head_bytes != SNAP_HEAD)
+        return 0;
+    *why = "damaged (its header does not add up)";
+    if (h->head_sum != head_sum(h) || h->file_bytes != size || h->dim < 0 ||
+        h->dim > STORE_DIM_MAX || h->n == 0 || h->n > UINT32_MAX || h->n_ent > UINT32_MAX)
+        return 0;
+    for (int k = 0; k < S_COUNT; k++)
+        if (h->off[k] % SNAP_ALIGN || h->off[k] > size || h->len[k] > size - h->off[k])
+            return 0;
+    *why = "made for another store";
+    if (memcmp(h->uid, key->uid, sizeof key->uid) != 0)
+        return 0;
+    *why = NULL; /* stale: silently rebuilt */
+    return h->generation == key->generation && h->schema == key->schema &&
+           strncmp(h->profile, profile, sizeof h->profile) == 0;
+}
+
+/* Section k of the file at base, or NULL when it is empty. */
+static const void *sec(const snap_head *h, const char *base, int k)
+{
+    return h->len[k] ? base + h->off[k] : NULL;
+}
+
+/* Point sn's arrays into the mapped file at base; -1 when a section's
+ * length is not what the header's counts make it. */
+static int point_into(snapshot *sn, const snap_head *h, const char *base)
+{
+    sn->rid = (int64_t *)sec(h, base, S_RID);
+    sn->rid_index = (int32_t *)sec(h, base, S_RID_INDEX);
+    sn->when = (int64_t *)sec(h, base, S_WHEN);
+    sn->created = (int64_t *)sec(h, base, S_CREATED);
+    sn->session = (int32_t *)sec(h, base, S_SESSION);
+    sn->speaker_ent = (int32_t *)sec(h, base, S_SPEAKER);
+    sn->pinned = (uint8_t *)sec(h, base, S_PINNED);
+    sn->trust = (double *)sec(h, base, S_TRUST);
+    sn->confidence = (double *)sec(h, base, S_CONFIDENCE);
+    sn->sup_idx = (uint32_t *)sec(h, base, S_SUP_IDX);
+    sn->sup_by = (uint8_t *)sec(h, base, S_SUP_BY);
+    sn->qv = (int8_t *)sec(h, base, S_QV);
+    sn->q_scale = (double *)sec(h, base, S_Q_SCALE);
+    sn->q_resid = (double *)sec(h, base, S_Q_RESID);
+    sn->q_norm = (double *)sec(h, base, S_Q_NORM);
+    sn->blk_max = (double *)sec(h, base, S_BLK_MAX);
+    sn->has_vec = (uint8_t *)sec(h, base, S_HAS_VEC);
+    sn->ent_kind = (uint8_t *)sec(h, base, S_ENT_KIND);
+    sn->ent_speaker = (uint8_t *)sec(h, base, S_ENT_SPEAKER);
+    sn->me_ent = (uint32_t *)sec(h, base, S_ME_ENT);
+    sn->em_mem = (uint32_t *)sec(h, base, S_EM_MEM);
+    sn->ent_map = (uint32_t *)sec(h, base, S_ENT_MAP);
+    if (h->len[S_ME_OFF] != (sn->n + 1) * 4 || h->len[S_EM_OFF] != (sn->n_ent + 1) * 4)
+        return -1;
+    sn->me_off = (uint32_t *)sec(h, base, S_ME_OFF);
+    sn->em_off = (uint32_t *)sec(h, base, S_EM_OFF);
+    snap_more x = {.sup.len = h->len[S_SUP_TEXT], .ent.len = h->len[S_ENT_TEXT]};
+    const void *p[S_COUNT];
+    uint64_t len[S_COUNT];
+    sections_of(sn, &x, p, len);
+    for (int k = 0; k < S_COUNT; k++)
+        if (k != S_EMBEDDER && k != S_MARKS && k != S_DOCLEN && len[k] != h->len[k])
+            return -1;
+    if ((h->len[S_MARKS] && h->len[S_MARKS] != sn->n) || h->len[S_DOCLEN] % 4)
+        return -1;
+    sn->marks_file = (const uint8_t *)sec(h, base, S_MARKS);
+    sn->doclen = (const int32_t *)sec(h, base, S_DOCLEN);
+    return 0;
+}
+
+/* Strings from offsets into text of len bytes: v[k] (an array the caller
+ * frees, the strings in the file); -1 when an offset or an end is wrong. */
+static int strings_of(const uint32_t *off, size_t n, const char *text, size_t len, char ***v)
+{
+    *v = calloc(n + 1, sizeof **v);
+    if (!*v || off[0] != 0 || off[n] != len)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        if (off[k + 1] <= off[k] || off[k + 1] > len || text[off[k + 1] - 1] != '\0')
+            return -1;
+        (*v)[k] = (char *)text + off[k];
+    }
+    return 0;
+}
+
+static int offsets_ok(const uint32_t *off, size_t n, uint64_t items)
+{
+    if (off[0] != 0 || off[n] != items)
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        if (off[k + 1] < off[k])
+            return 0;
+    return 1;
+}
+
+static int all_below(const uint32_t *v, size_t n, uint64_t lim)
+{
+    uint32_t bad = 0;
+    for (size_t k = 0; k < n; k++)
+        bad |= v[k] >= lim;
+    return !bad;
+}
+
+static int ids_ok(const int32_t *v, size_t n, int64_t lim)
+{
+    int bad = 0;
+    for (size_t k = 0; k < n; k++)
+        bad |= v[k] < -1 || v[k] >= lim;
+    return !bad;
+}
+
+/* Every index of the mapped snapshot in range, the rids ascending. */
+static int indices_ok(const snapshot *sn)
+{
+    size_t n = sn->n;
+    for (size_t i = 1; i < n; i++)
+        if (sn->rid[i] <= sn->rid[i - 1])
+            return 0;
+    for (size_t k = 1; k < sn->n_sup; k++)
+        if (sn->sup_idx[k] <= sn->sup_idx[k - 1])
+            return 0;
+    return offsets_ok(sn->me_off, n, sn->me_off[n]) &&
+           offsets_ok(sn->em_off, sn->n_ent, sn->em_off[sn->n_ent]) &&
+           all_below(sn->me_ent, sn->me_off[n], sn->n_ent) &&
+           all_below(sn->em_mem, sn->em_off[sn->n_ent], n) &&
+           all_below(sn->sup_idx, sn->n_sup, n) &&
+           all_below(sn->ent_map, sn->ent_map_cap, sn->n_ent + 1) &&
+           (!sn->rid_index || ids_ok(sn->rid_index, sn->rid_span, (int64_t)n)) &&
+           ids_ok(sn->speaker_ent, n, (int64_t)sn->n_ent) &&
+           (sn->ent_map_cap >= 64 && (sn->ent_map_cap & (sn->ent_map_cap - 1)) == 0);
+}
+
+static uint64_t body_sum(const snap_head *h, const char *base)
+{
+    uint64_t sum = 0;
+    for (int k = 0; k < S_COUNT; k++)
+        if (k != S_QV)
+            sum = snap_hash(base + h->off[k], h->len[k], sum + (uint64_t)k);
+    return sum;
+}
+
+/* The scalars of the header into sn. */
+static void scalars_of(snapshot *sn, const snap_head *h)
+{
+    snprintf(sn->profile, sizeof sn->profile, "%.*s", STORE_PROFILE_MAX, h->profile);
+    sn->n = h->n;
+    sn->n_all = (int64_t)h->n_all;
+    sn->rid_base = (int64_t)h->rid_base;
+    sn->rid_span = h->rid_span;
+    sn->n_sup = h->n_sup;
+    sn->n_ent = h->n_ent;
+    sn->n_vec = h->n_vec;
+    sn->ent_map_cap = h->ent_map_cap;
+    sn->newest = h->newest;
+    sn->dim = h->dim;
+    sn->has_edges = h->has_edges;
+    sn->stage_blk = SIZE_MAX;
+}
+
+/* What a snapshot needs beyond its arrays: the embedder's note, the cache
+ * of exact vectors, the lazy parts. */
+static int extras_of(snapshot *sn, store *s, const snap_head *h, const char *base)
+{
+    sn->s = s;
+    if (!(sn->lazy = calloc(1, sizeof *sn->lazy)))
+        return -1;
+    if (!sn->dim)
+        return 0;
+    const char *id = base + h->off[S_EMBEDDER];
+    if (!h->len[S_EMBEDDER] || id[h->len[S_EMBEDDER] - 1] != '\0' ||
+        !(sn->vec_embedder = strdup(id)))
+        return -1;
+    size_t len = strlen(id) + 128;
+    if ((sn->vec_note = malloc(len)))
+        snprintf(sn->vec_note, len,
+                 "store vectors from %s, %d-d; no query embedder for that model - see "
+                 "docs/EMBEDDERS.md",
+                 id, sn->dim);
+    return (sn->exact = vcache_new(sn->dim, sn->n)) && sn->vec_note ? 0 : -1;
+}
+
+/* The snapshot in the mapped file at base, which it then owns (unmapped
+ * by snapshot_free, also when this fails); why says what is wrong with it
+ * when NULL. */
+static snapshot *snap_from(store *s, const snap_head *h, const char *base, const char **why)
+{
+    snapshot *sn = calloc(1, sizeof *sn);
+    if (!sn)
+        return NULL;
+    sn->map = (void *)base;
+    sn->map_len = h->file_bytes;
+    scalars_of(sn, h);
+    *why = "damaged (a section is not what its header says)";
+    int ok = point_into(sn, h, base) == 0;
+    if (ok && body_sum(h, base) != h->body_sum)
+        ok = 0;
+    if (ok && !indices_ok(sn)) {
+        *why = "damaged (an index is out of range)";
+        ok = 0;
+    }
+    if (ok && (strings_of((const uint32_t *)(base + h->off[S_SUP_OFF]), sn->n_sup,
+                          base + h->off[S_SUP_TEXT], h->len[S_SUP_TEXT], &sn->sup_text) ||
+               strings_of((const uint32_t *)(base + h->off[S_ENT_OFF]), sn->n_ent,
+                          base + h->off[S_ENT_TEXT], h->len[S_ENT_TEXT], &sn->ent_norm))) {
+        *why = "damaged (its strings do not add up)";
+        ok = 0;
+    }
+    if (ok && extras_of(sn, s, h, base)) {
+        *why = "not loaded: out of memory";
+        ok = 0;
+    }
+    if (!ok) {
+        sn->doclen = NULL; /* not lent yet */
+        snapshot_free(sn); /* unmaps */
+        return NULL;
+    }
+    if (sn->doclen &&
+        store_doclen_lend(s, sn->doclen, h->doclen_base, (size_t)(h->len[S_DOCLEN] / 4)))
+        sn->doclen = NULL; /* the store reads its own */
+    sn->data_version = store_data_version(s);
+    return sn;
+}
+
+int snapfile_wanted(size_t n)
+{
+    const char *env = getenv("MEMSCOPE_SNAPSHOT");
+    if (env && strcmp(env, "off") == 0)
+        return 0;
+    if (env && strcmp(env, "always") == 0)
+        return n > 0;
+    return n >= SNAPFILE_MIN;
+}
+
+snapshot *snapfile_open(store *s, const store_key *key, char *note, size_t cap)
+{
+    char path[PATH_MAX];
+    note[0] = '\0';
+    const char *env = getenv("MEMSCOPE_SNAPSHOT");
+    if ((env && strcmp(env, "off") == 0) || snapfile_path(s, path, sizeof path))
+        return NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL; /* none yet */
+    struct stat st = {0};
+    snap_head h;
+    const char *why = "unreadable";
+    snapshot *sn = NULL;
+    void *base = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= SNAP_HEAD &&
+        pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h &&
+        head_ok(&h, (uint64_t)st.st_size, key, store_profile(s), &why))
+        base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    else if (st.st_size < SNAP_HEAD)
+        why = "damaged (cut short)";
+    close(fd);
+    if (base != MAP_FAILED)
+        sn = snap_from(s, &h, base, &why);
+    if (!sn && why)
+        snprintf(note, cap, "snapshot file %s is %s; the tables were read instead", path, why);
+    return sn;
+}

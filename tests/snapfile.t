@@ -1,0 +1,167 @@
+#!/bin/bash
+# snapfile.t - the snapshot file (engine/snapfile.c): recall maps it and
+# answers exactly as from the tables; a write makes it stale and it is
+# rebuilt; a damaged, truncated, foreign or garbage file is never trusted
+# (one line on stderr, the same answers, a new file); a store whose folder
+# cannot be written keeps its file in the user's cache; two processes never
+# see half a file, also when the one writing it is killed with SIGKILL.
+#
+# MEMSCOPE_SNAPSHOT=always makes the small stores here use a file (by
+# default only profiles of 10,000 memories and more do). Needs $MEMSCOPE,
+# sqlite3 and python3.
+set -u
+
+. "$(dirname "$0")/tap.sh"
+command -v sqlite3 >/dev/null || bail "sqlite3 is needed"
+command -v python3 >/dev/null || bail "python3 is needed"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-snapfile-t.XXXXXX") || bail "mktemp failed"
+trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
+cd "$T" || bail "cannot enter $T"
+unset MEMSCOPE_DB MEMSCOPE_PROFILE
+export HOME="$T/home" XDG_CACHE_HOME="$T/cache"
+mkdir -p "$HOME"
+
+ASOF=(--as-of 2025-01-01T00:00:00Z)
+QUERIES=("What does Caroline paint?" "When did Melanie go camping?" "dentist"
+    "What is the latest on the adoption?" "penguin chromodynamics")
+
+# answers DB OUT [ENV...]: recall --json --trace of every query into OUT,
+# timings removed, each followed by its exit status; stderr into OUT.err.
+answers() {
+    local db=$1 out=$2
+    shift 2
+    : >"$out"
+    : >"$out.err"
+    for q in "${QUERIES[@]}"; do
+        env "$@" "$MEMSCOPE" recall --db "$db" --json --trace "${ASOF[@]}" -- "$q" 2>>"$out.err" |
+            grep -v '"ms":\|"timing_ms"' >>"$out"
+        echo "exit ${PIPESTATUS[0]}" >>"$out"
+    done
+}
+
+# The header field of a snapshot file (generation, n) by its offset.
+generation() { python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(4096); print(struct.unpack_from("<q", d, 64)[0])' "$1"; }
+
+"$MEMSCOPE" demo --db demo.db >/dev/null 2>err || bail "cannot write the demo store: $(cat err)"
+demo_sha=$(sha demo.db)
+
+# ---- mapped answers are the tables' answers ---------------------------------
+
+answers demo.db off.txt MEMSCOPE_SNAPSHOT=off
+ok "$([ -s off.txt ] && [ ! -e demo.db.snap ]; echo $?)" "MEMSCOPE_SNAPSHOT=off: answers, no file"
+answers demo.db auto.txt
+ok "$([ ! -e demo.db.snap ]; echo $?)" "by default a store this small gets no file"
+answers demo.db first.txt MEMSCOPE_SNAPSHOT=always
+ok "$([ -s demo.db.snap ]; echo $?)" "the first recall writes demo.db.snap beside the store"
+is "$(stat -c %a demo.db.snap)" "600" "readable by its owner only, like the store"
+ok "$([ ! -e demo.db.snap.tmp ]; echo $?)" "no temporary file is left"
+answers demo.db mapped.txt MEMSCOPE_SNAPSHOT=always
+ok "$(cmp -s off.txt first.txt && cmp -s off.txt mapped.txt; echo $?)" \
+    "recall from the mapped file answers byte for byte as from the tables (${#QUERIES[@]} queries, traces)"
+ok "$([ ! -s mapped.txt.err ] && [ ! -s first.txt.err ]; echo $?)" "and says nothing on stderr"
+is "$(sha demo.db)" "$demo_sha" "the store is byte-for-byte unchanged"
+gen0=$(generation demo.db.snap)
+
+# ---- a write makes it stale ----------------------------------------------
+
+"$MEMSCOPE" add --db demo.db --id snapnew --speaker Caroline "Caroline: I paint penguins on Sundays" >/dev/null 2>err ||
+    bail "add failed: $(cat err)"
+answers demo.db off2.txt MEMSCOPE_SNAPSHOT=off
+answers demo.db after.txt MEMSCOPE_SNAPSHOT=always
+ok "$(grep -q snapnew off2.txt && cmp -s off2.txt after.txt; echo $?)" \
+    "after a write, recall answers with the new memory, as from the tables"
+ok "$([ "$(generation demo.db.snap)" -gt "$gen0" ]; echo $?)" "and the file was rebuilt for the new generation"
+ok "$([ ! -s after.txt.err ]; echo $?)" "a stale file is rebuilt without a word"
+
+# ---- damaged files are never trusted ----------------------------------------
+
+cp demo.db.snap good.snap
+# damage DESCRIPTION WANT: with demo.db.snap damaged, recall says WANT on
+# stderr once, answers as from the tables, and the next recall maps a
+# sound new file silently.
+damage() {
+    answers demo.db bad.txt MEMSCOPE_SNAPSHOT=always
+    ok "$(cmp -s off2.txt bad.txt; echo $?)" "$1: the same answers"
+    is "$(sort -u bad.txt.err | wc -l | tr -d ' ')" 1 "$1: one line on stderr"
+    ok "$(grep -q "^memscope: snapshot file .*demo.db.snap is $2" bad.txt.err; echo $?)" "$1: it says '$2'"
+    diag "$(sort -u bad.txt.err)"
+    answers demo.db again.txt MEMSCOPE_SNAPSHOT=always
+    ok "$(cmp -s off2.txt again.txt && [ ! -s again.txt.err ]; echo $?)" "$1: then a sound file, silently"
+}
+flip() { # flip FILE OFFSET: invert one byte
+    python3 -c 'import sys; f=open(sys.argv[1],"r+b"); o=int(sys.argv[2]); f.seek(o); b=f.read(1); f.seek(o); f.write(bytes([b[0]^0xff]))' "$1" "$2"
+}
+cp good.snap demo.db.snap && flip demo.db.snap 5000
+damage "a byte flipped in the rids" "damaged"
+cp good.snap demo.db.snap && flip demo.db.snap 70
+damage "a byte flipped in the header" "damaged"
+cp good.snap demo.db.snap && truncate -s 100000 demo.db.snap
+damage "a file cut short" "damaged"
+cp good.snap demo.db.snap && truncate -s 100 demo.db.snap
+damage "a file shorter than its header" "damaged"
+head -c 10000 /dev/urandom >demo.db.snap
+damage "random bytes" "not a memscope snapshot file"
+"$MEMSCOPE" demo --db other.db >/dev/null 2>&1
+MEMSCOPE_SNAPSHOT=always "$MEMSCOPE" recall --db other.db "${ASOF[@]}" -- dentist >/dev/null 2>&1
+cp other.db.snap demo.db.snap
+damage "another store's file" "made for another store"
+
+# ---- a folder that cannot be written: the user's cache ------------------------
+
+as_user=()
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+if [ "$(id -u)" -eq 0 ] && [ ${#as_user[@]} -eq 0 ]; then
+    ok 0 "# SKIP a read-only folder: running as root without setpriv"
+else
+    chmod 0755 "$T"
+    mkdir ro rocache && cp demo.db ro/demo.db && chmod 0444 ro/demo.db && chmod 0555 ro
+    [ "$(id -u)" -eq 0 ] && chown 65534 rocache
+    ro_sha=$(sha ro/demo.db)
+    for i in 1 2; do
+        "${as_user[@]}" env MEMSCOPE_SNAPSHOT=always XDG_CACHE_HOME="$T/rocache" "$MEMSCOPE" recall \
+            --db "$T/ro/demo.db" --json --trace "${ASOF[@]}" -- "${QUERIES[0]}" 2>ro$i.err |
+            grep -v '"ms":\|"timing_ms"' >ro$i.txt
+    done
+    is "$(ls ro | tr '\n' ' ')" "demo.db " "a read-only folder: nothing is written beside the store"
+    is "$(sha ro/demo.db)" "$ro_sha" "a read-only folder: the store is unchanged"
+    ok "$(ls rocache/memscope/*-demo.db.snap >/dev/null 2>&1; echo $?)" "the file is in \$XDG_CACHE_HOME/memscope"
+    head -n "$(lines ro1.txt)" off2.txt >ro-want.txt
+    ok "$(cmp -s ro1.txt ro2.txt && [ ! -s ro1.err ] && [ ! -s ro2.err ] &&
+        grep -q '"query"' ro2.txt; echo $?)" "and recall answers from it, silently"
+fi
+
+# ---- SIGKILL while the file is written, and two writers ---------------------------
+
+"$MEMSCOPE" bench --memories 4000 --queries 1 --keep big.db >/dev/null 2>err || bail "bench --keep failed: $(cat err)"
+QUERIES=("What is the latest on the dinner?" "When did Nora go to the journal?")
+answers big.db bigoff.txt MEMSCOPE_SNAPSHOT=off
+killed_mid=0
+for delay in 0.02 0.05 0.1 0.2 0.3 0.5; do
+    rm -f big.db.snap
+    MEMSCOPE_SNAPSHOT=always "$MEMSCOPE" recall --db big.db "${ASOF[@]}" -- dinner >/dev/null 2>&1 &
+    pid=$!
+    sleep "$delay"
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    [ -e big.db.snap.tmp ] && [ ! -e big.db.snap ] && killed_mid=$((killed_mid + 1))
+    answers big.db bigk.txt MEMSCOPE_SNAPSHOT=always
+    ok "$(cmp -s bigoff.txt bigk.txt && [ ! -s bigk.txt.err ] && [ -s big.db.snap ]; echo $?)" \
+        "killed after ${delay}s: the next recall answers as from the tables, silently, and leaves a sound file"
+done
+diag "$killed_mid of 6 kills left a half-written temporary file (and no snapshot file) behind"
+# Four processes at once, none with a file to map.
+rm -f big.db.snap big.db.snap.tmp
+for i in 1 2 3 4; do
+    (answers big.db par$i.txt MEMSCOPE_SNAPSHOT=always) &
+done
+wait
+same=0
+for i in 1 2 3 4; do cmp -s bigoff.txt par$i.txt && [ ! -s par$i.txt.err ] && same=$((same + 1)); done
+is "$same" 4 "four processes recalling at once, each writing or mapping the file, all answer as from the tables"
+answers big.db bigafter.txt MEMSCOPE_SNAPSHOT=always
+ok "$(cmp -s bigoff.txt bigafter.txt && [ ! -s bigafter.txt.err ]; echo $?)" "and the file they left is sound"
+
+tap_done

@@ -26,7 +26,7 @@
 #include "tui/browser/view_layout.c"
 #include "tui/browser/view_panel.c"
 #include "tui/browser/view_panes.c"
-#include "tui/browser/view_trace.c"
+#include "tui/present/view_trace.c"
 #include "tui/present/calplot.c"
 #include "tui/present/calreport.c"
 #include "tui/browser/view_calib.c"

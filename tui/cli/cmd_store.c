@@ -12,7 +12,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "tui/browser/browse.h"
+#include "tui/cli/browser_face.h"
 #include "tui/cli/cli.h"
 #include "engine/embed.h"
 #include "store/import.h"

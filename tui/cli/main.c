@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/browser/browse.h"
+#include "tui/cli/browser_face.h"
 #include "tui/cli/cli.h"
 
 static const cli_command *const commands[] = {

@@ -486,7 +486,6 @@ static int run_shell(cli_common *c, int argc, char **argv)
     if (engine_open(sh.s, embedder, &sh.e, &err)) {
         status = cli_fail(&err);
     } else {
-        vfmt_ascii = 0;
         sh.width = shell_width();
         if (isatty(STDIN_FILENO))
             shell_interactive(&sh);

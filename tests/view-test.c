@@ -27,6 +27,7 @@
 #include "tui/browser/view_panel.c"
 #include "tui/browser/view_panes.c"
 #include "tui/present/view_trace.c"
+#include "tui/present/rtable.c"
 #include "tui/present/calplot.c"
 #include "tui/present/calreport.c"
 #include "tui/browser/view_calib.c"
@@ -247,6 +248,46 @@ static void test_config(void)
            c.limit == 10,
        "a bad value: file:line:col, and the defaults");
     ok(config_load(&c, tpath("none"), why, sizeof why) == 0, "no config file is fine");
+}
+
+/* ---- the one recall table (rtable.h) ---------------------------------------------- */
+
+static void rtable_line(const char *id, int cols, char *out, size_t len)
+{
+    recall_hit h;
+    memset(&h, 0, sizeof h);
+    h.mem.id = (char *)id;
+    h.mem.content = (char *)"some content";
+    h.mem.created_at = (char *)"2025-10-14T09:30:00Z";
+    h.mem.memory_confidence = 0.9;
+    h.mem.trust_alpha = h.mem.trust_beta = 1;
+    h.ranking_score = 0.19;
+    h.relevance_score = 0.5;
+    rtab_cols c;
+    rtab_layout(cols, 0, 1, rtab_id_width(2, &h, 1), &c);
+    rtab_mark m = {.rank = "1", .id_role = ROLE_normal};
+    vrow l;
+    vrow_init(&l, cols);
+    rtab_row(&l, &c, &h, &m);
+    snprintf(out, len, "%s", l.s ? l.s : "");
+    vrow_free(&l);
+}
+
+static void test_rtable(void)
+{
+    char a[512], b[512];
+    rtable_line("m1a23185e1000000", 80, a, sizeof a);
+    rtable_line("m1a23185e1db0000", 80, b, sizeof b);
+    ok(strstr(a, " m1a23185e1000000 ") && strstr(b, " m1a23185e1db0000 "),
+       "16-character ids from memscope add are never cut, at 80 columns");
+    ok(strstr(a, " 0.1900 ") != NULL, "the ranking in the browser's precision: 0.1900");
+    rtable_line("conversation-42-session-7-turn-0001", 120, a, sizeof a);
+    rtable_line("conversation-42-session-7-turn-0002", 120, b, sizeof b);
+    ok(strstr(a, " conversatio\xe2\x80\xa6-7-turn-0001 ") && strstr(b, "\xe2\x80\xa6-7-turn-0002 "),
+       "a longer id is cut in its middle: head, ellipsis and the tail that tells neighbours apart");
+    rtab_cols c;
+    rtab_layout(120, 0, 1, 40, &c);
+    is_int(c.id, RTAB_ID_MAX, "the id column is at most RTAB_ID_MAX wide");
 }
 
 /* ---- layout without a model ------------------------------------------------------ */
@@ -599,6 +640,7 @@ int main(void)
     test_themes();
     test_config();
     test_columns();
+    test_rtable();
     test_model();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -8,6 +8,7 @@
 
 #include "tui/cli/browser_face.h"
 #include "tui/cli/cli.h"
+#include "tui/present/view_fmt.h"
 
 static const cli_command *const commands[] = {
     &cmd_import,   &cmd_export, &cmd_add,    &cmd_list,      &cmd_show,    &cmd_delete,
@@ -37,7 +38,8 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
-    opterr = 0; /* commands report bad options themselves, on one line */
+    vfmt_use_locale(); /* the bars of every table: ASCII unless UTF-8 */
+    opterr = 0;        /* commands report bad options themselves, on one line */
     /* Past a file-size limit (ulimit -f) a write must fail with EFBIG, which
      * SQLite reports and rolls back, instead of SIGXFSZ killing the process
      * in the middle of a transaction without a word. */

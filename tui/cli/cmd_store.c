@@ -843,7 +843,7 @@ static int run_list(cli_common *c, int argc, char **argv)
     if (!s)
         return EXIT_RUNTIME;
     ms_status code = store_read_begin(s, &err);
-    if (!code && x.json && !x.n_where)
+    if (!code && x.json && !x.n_where && x.limit < 0) /* every memory, as export writes them */
         code = export_to(s, stdout, 0, &err);
     else if (!code)
         code = store_scan(s, 0, x.json ? STORE_SCAN_GIVEN : STORE_SCAN_NONE, list_one, &x, &err);

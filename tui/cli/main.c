@@ -72,11 +72,8 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < N_COMMANDS; k++)
             if (strcmp(argv[i], commands[k]->name) == 0)
                 cmd = commands[k];
-        if (!cmd) {
-            cli_error(EXIT_USAGE, "unknown command '%s'", argv[i]);
-            usage(stderr);
-            return EXIT_USAGE;
-        }
+        if (!cmd) /* one line, as every usage error */
+            return cli_error(EXIT_USAGE, "unknown command '%s' (see 'memscope --help')", argv[i]);
         /* Move the command word to the front: argv[0] for getopt. */
         char *word = argv[i];
         memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof *argv);

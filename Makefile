@@ -73,6 +73,18 @@ $(BUILD)/demo_data.o: $(BUILD)/demo_data.c
 $(BUILD)/libcore.a: $(CORE_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# The browser and the present layer as an archive: tests/view-test.c links
+# it and pulls in only the terminal-free files it calls (never curses).
+BROWSER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tui/browser/*.c tui/present/*.c)))
+$(BUILD)/libbrowser.a: $(BROWSER_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tests/view-test: tests/view-test.c $(BUILD)/libbrowser.a $(BUILD)/libcore.a tests/tap.h
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -MMD -MP -o $@ $< $(BUILD)/libbrowser.a \
+	  $(BUILD)/libcore.a $(LIBS_CORE)
+
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libcore.a tests/tap.h
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"

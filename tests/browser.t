@@ -20,6 +20,15 @@ if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null; then
     echo "1..0 # SKIP tmux and python3 are needed"
     exit 0
 fi
+# The plan comes first, so a crash (of the browser, tmux or the checker
+# below) that drops checks is a failure, not a shorter pass. A new check
+# raises it.
+PLAN=201
+echo "1..$PLAN"
+tap_done() {
+    [ "$n" -eq "$PLAN" ] || diag "ran $n checks, planned $PLAN"
+    [ "$failed" -eq 0 ] && [ "$n" -eq "$PLAN" ]
+}
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-browser-t.XXXXXX") || bail "mktemp failed"
 SOCK="memscope-test-$$"

@@ -364,6 +364,31 @@ is "$(sha newer.db)" "$before" "and left unchanged"
 
 run frobnicate
 is "$rc" 2 "an unknown command exits 2"
+is "$(cat err)" "memscope: unknown command 'frobnicate' (see 'memscope --help')" \
+    "an unknown command: one line naming it, not the whole usage"
+# Every usage error is one line and exits 2: an unknown option of each
+# command, a missing argument, a bad value.
+bad=""
+for c in import export add list show delete demo recall health eval reembed bench feedback \
+    shell browse calibrate; do
+    run "$c" --db usage.db --no-such-option
+    [ "$rc" = 2 ] && [ "$(lines err)" = 1 ] && grep -q -- "--no-such-option" err || bad="$bad $c"
+done
+for args in "import" "show" "delete" "add" "recall" "add --at yesterday x" "list --limit -1" \
+    "recall --limit 0 x" "add --confidence 2 x"; do
+    # shellcheck disable=SC2086
+    run $args --db usage.db
+    [ "$rc" = 2 ] && [ "$(lines err)" = 1 ] || bad="$bad [$args]"
+done
+is "$bad" "" "every usage error is one line on stderr and exit status 2"
+run add --db usage.db --at yesterday x
+is "$rc:$(grep -c -- "--at" err)" "2:1" "add --at yesterday: exit 2, naming --at"
+run add --db lim.db one
+run add --db lim.db two
+run list --db lim.db --json --limit 1
+is "$rc:$(lines out)" "0:1" "list --json honours --limit"
+run list --db lim.db --json --limit 0
+is "$rc:$(lines out)" "0:0" "list --json --limit 0 prints nothing"
 run --help
 is "$rc" 0 "--help exits 0"
 # Every subcommand the help lists, and at least the foundation's.

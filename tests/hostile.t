@@ -268,7 +268,7 @@ is "$(sqlite3 fifo-new.db 'SELECT content FROM memories')" "through a FIFO" \
 # ---- 6. one printing layer: no command prints but through tui/cli/cli.c --------
 
 # printf, fprintf to a terminal stream, puts, fputs, fwrite, vprintf: only
-# cli.c (the layer) may call them; cmd_bench.c's fprintf into its own data
+# cli.c (the layer) may call them; bench_corpus.c's fprintf into its own data
 # file is the one write to a FILE it opened.
 raw=$(cd "$SRC" && grep -nE '(^|[^a-z_])(printf|puts|fputs|fwrite|vprintf|vfprintf)\(|fprintf\((stdout|stderr)|fputc\([^'"'"']|putchar\([^'"'"']' \
     tui/cli/cmd_*.c tui/shell/*.c tui/cli/main.c tui/browser/browse.c tui/browser/tour.c | grep -v '^tui/cli/cli\.c')

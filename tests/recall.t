@@ -175,7 +175,7 @@ for col in Relevance Trust Mem.Conf; do
     head -n 5 out | grep -q -- "$col"
     ok $? "the table has the column header $col"
 done
-grep -q "none is an answer probability" out
+grep -q "nothing here is an answer probability" out
 ok $? "the table says no column is an answer probability"
 run recall --db demo.db --trace "$ASOF" "When is my dentist appointment?"
 grep -Eq '[0-9.]+/\([0-9.]+\+[0-9]+\) = [0-9.]+' out
@@ -271,9 +271,9 @@ is "$(explain "When is my dentist appointment?" "$top")" returned "--explain the
 is "$(explain "When is my dentist appointment?" no-such-id)" not_in_store "--explain an unknown id: not_in_store"
 is "$(explain "dentist" m0001)" not_a_candidate "--explain a memory no channel found: not_a_candidate"
 run recall --db demo.db --explain "$top" "$ASOF" "When is my dentist appointment?"
-grep -q "^explain $top: returned" out
+grep -q "^Why not $top? returned (rank 1)" out
 ok $? "--explain in the table prints the verdict line"
-grep -Eq "^  (semantic|bm25) +rank [0-9]+" out
+grep -Eq "^(semantic|bm25) +top N +[0-9]+ " out
 ok $? "--explain in the table prints the channel ranks"
 run recall --db off.db --json --explain w1 "What is the weather forecast for the week?"
 cp out r.json
@@ -430,5 +430,28 @@ else
     fi
     is "$(sha ro/demo.db)" "$ro_sha" "read-only file, writable directory: the store is unchanged"
 fi
+
+# ---- text output for scripts: ids, widths, --wide ------------------------------
+
+long="wombat $(printf 'word%03d ' $(seq 1 60))end-of-the-memory"
+run add --db wide.db "$long"
+id1=$(cat out)
+run add --db wide.db "wombat second memory"
+id2=$(cat out)
+run recall --db wide.db wombat
+is "$rc" 0 "recall in a pipe: exit 0"
+ok "$(grep -qF " $id1 " out && grep -qF " $id2 " out; echo $?)" \
+    "recall prints the 16-character ids of memscope add whole ($id1, $id2)"
+row=$(grep -F " $id1 " out)
+ok "$(python3 -c 'import sys; r = sys.argv[1]; sys.exit(not (len(r) == 120 and r.endswith("\u2026")))' "$row"; echo $?)" \
+    "recall in a pipe: a long row fills 120 columns and ends in …"
+ok "$(! grep -q "end-of-the-memory" out; echo $?)" "without --wide the long content is cut"
+run recall --db wide.db --wide wombat
+ok "$(grep -qF "$long" out; echo $?)" "--wide prints the whole content"
+hdr=$(grep -n "Content" out | head -n 1 | cut -d: -f1)
+row=$(grep -F " $id1 " out)
+head_line=$(sed -n "${hdr}p" out)
+ok "$([ "$(awk -v h="$head_line" 'BEGIN { print index(h, "Relevance") }')" = "$(awk -v r="$row" -v id="$id1" 'BEGIN { print index(r, id) + length(id) + 1 }')" ]; echo $?)" \
+    "the Relevance header sits over its values"
 
 tap_done

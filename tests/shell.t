@@ -45,8 +45,8 @@ is "$?" 0 "piped commands: exit 0"
 is "$(cat "$T/err")" "" "nothing on stderr"
 grep -q "memscope>" "$T/out"
 ok $((!$?)) "no prompt when stdin is not a terminal"
-grep -q "^  #  ID        Relevance  Trust  Mem.Conf  Ranking  Date        Speaker    Content" "$T/out"
-ok $? "recall prints the table header"
+grep -qE "^  # ID +Relevance +Trust +Mem\.Conf +Ranking +Date +Speaker +Content$" "$T/out"
+ok $? "recall prints the table header (rtable.h's)"
 # The first table's rows against the JSON.
 python3 - "$T/out" "$T/q.json" "$T/w.json" "$T/x.json" >"$T/check" <<'EOF'
 import json, sys
@@ -67,7 +67,8 @@ print("PASS" if ids == want else "FAIL", "the table's ids are recall's", ids, wa
 r0, t0 = q["results"][0], rows[0]
 nums = ["%.3f" % r0["relevance_score"], "%.2f" % r0["trust_score"],
         "%.2f" % r0["memory_confidence"], "%.4f" % r0["ranking_score"]]
-print("PASS" if t0[2:6] == nums else "FAIL", "row 1 numbers", t0[2:6], nums)
+got = [t0[2], t0[4], t0[6], t0[8]]  # each number is followed by its bar or level
+print("PASS" if got == nums else "FAIL", "row 1 numbers", got, nums)
 text = "\n".join(out)
 tr = r0["trace"]
 for ch, c in tr["channels"].items():
@@ -99,10 +100,21 @@ grep -q "^ABSTAINED: evidence_floor" "$T/out"
 ok $? "an off-topic recall abstains with evidence_floor"
 grep -q "^trace of " "$T/out"
 ok $? "trace mN shows a nearest miss"
+python3 - "$T/out" <<'EOF'
+import sys
+out = open(sys.argv[1], encoding="utf-8").read()
+lines = out.split("\n")
+trace = "\n".join(lines[next(i for i, l in enumerate(lines) if l.startswith("trace of ")):])
+sys.exit(not ("Naming a speaker is not evidence." in out and "\u2026" not in trace
+              and all(len(l) <= 120 for l in lines)))
+EOF
+ok $? "line mode wraps the floor's long reasons at 120 columns instead of cutting them"
+grep -qE "^ m1 m[0-9]{4} +[0-9.]+ .* [0-9]{4}-[0-9]{2}-[0-9]{2} " "$T/out"
+ok $? "the shell prints full dates (2025-10-14, not 2025-10-1…)"
 printf 'frobnicate\nrecall ok\n' | "$MEMSCOPE" shell --db "$DB" >"$T/out" 2>"$T/err"
 is "$?" 1 "an unknown command: exit 1"
 is "$(cat "$T/err")" "memscope: unknown command 'frobnicate' (help lists them)" "one error line"
-grep -q "query, k" "$T/out"
+grep -q "^query: ok   type: " "$T/out"
 ok $? "and the next command still runs"
 printf 'trace 1\n' | "$MEMSCOPE" shell --db "$DB" >/dev/null 2>"$T/err"
 grep -q "no recall yet" "$T/err"

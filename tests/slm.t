@@ -214,8 +214,8 @@ run recall --db e.db --profile work --json --trace --no-floor --limit 20 lab bad
 adj f10 | grep -q "superseded=0.5:superseded (2020-01-01)"
 ok $? "an expired one (valid_until passed) x0.5"
 run recall --db e.db --profile work --trace --no-floor Grace Harvard lab Navy
-grep -q '^      superseded by f6 (2026-02-10)$' out
-ok $? "the text trace says it too"
+grep -q '^      superseded x 0\.2500  superseded by f6 (2026-02-10)$' out
+ok $? "the text trace says it too (its adjustment row, as the browser's trace)"
 emb="cmd:perl $HERE/tools/embedder.pl"
 EMB_MODEL=test-model EMB_DIM=4 "$MEMSCOPE" recall --db e.db --profile work --json --embedder "$emb" Grace >out 2>err
 python3 -c 'import json; c = json.load(open("out"))["channels"]; exit(0 if c["semantic"]["active"] and c["hopfield"]["active"] else 1)'

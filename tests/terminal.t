@@ -150,7 +150,7 @@ grep -q $'\033\\[7m\033\\[35m\\\\x1b' screen.esc
 ok $? "recall table: the escapes are shown in reverse video and colour"
 safe "recall --trace" recall --db h.db --trace --limit 5 lighthouse
 safe "recall --explain" recall --db h.db --explain "$evil_id" lighthouse
-shows "recall --explain" 'explain evil\x1b]2;ID-TITLE\x07id'
+shows "recall --explain" 'Why not evil\x1b]2;ID-TITLE\x07id?'
 safe "recall with a hostile query" recall --db h.db "$(printf 'lighthouse \033]2;QUERY-TITLE\007 \342\200\256x')"
 shows "recall with a hostile query" 'query: lighthouse \x1b]2;QUERY-TITLE\x07 <U+202E>x'
 

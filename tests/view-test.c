@@ -7,31 +7,26 @@
  * direct recall, why-not, the detail view and its edges, the tour's steps,
  * and hostile text that never reaches the screen raw.
  *
- * Compiles the terminal-free browser files into itself (they never include
- * curses); links only store/ and engine/. The model tests need $MEMSCOPE
- * (make test sets it) to write the demo store, and skip without it. */
+ * Links build/libbrowser.a (every file of tui/browser/ and tui/present/;
+ * only the terminal-free ones are pulled in, so no curses) and
+ * build/libcore.a. The model tests need $MEMSCOPE (make test sets it) to
+ * write the demo store; without it each is reported as skipped. */
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "tests/tap.h"
-#include "tui/browser/config.c"
-#include "tui/browser/ledit.c"
-#include "tui/present/theme.c"
-#include "tui/browser/tour.c"
-#include "tui/browser/view.c"
-#include "tui/browser/view_act.c"
-#include "tui/present/view_fmt.c"
-#include "tui/browser/view_layout.c"
-#include "tui/browser/view_panel.c"
-#include "tui/browser/view_panes.c"
-#include "tui/browser/view_trace.c"
-#include "tui/present/calplot.c"
-#include "tui/present/calreport.c"
-#include "tui/browser/view_calib.c"
-/* last: its typedef `buf` would shadow locals of the files above */
-#include "tui/present/text.c"
+#include "tui/browser/config.h"
+#include "tui/browser/ledit.h"
+#include "tui/browser/tour.h"
+#include "tui/browser/view.h"
+#include "tui/present/calplot.h"
+#include "tui/present/calreport.h"
+#include "tui/present/rtable.h"
+#include "tui/present/text.h"
+#include "tui/present/theme.h"
+#include "tui/present/view_fmt.h"
 
 static char tmpdir[] = "/tmp/memscope-view-test-XXXXXX";
 #include "tests/testdir.h"
@@ -249,6 +244,46 @@ static void test_config(void)
     ok(config_load(&c, tpath("none"), why, sizeof why) == 0, "no config file is fine");
 }
 
+/* ---- the one recall table (rtable.h) ---------------------------------------------- */
+
+static void rtable_line(const char *id, int cols, char *out, size_t len)
+{
+    recall_hit h;
+    memset(&h, 0, sizeof h);
+    h.mem.id = (char *)id;
+    h.mem.content = (char *)"some content";
+    h.mem.created_at = (char *)"2025-10-14T09:30:00Z";
+    h.mem.memory_confidence = 0.9;
+    h.mem.trust_alpha = h.mem.trust_beta = 1;
+    h.ranking_score = 0.19;
+    h.relevance_score = 0.5;
+    rtab_cols c;
+    rtab_layout(cols, 0, 1, rtab_id_width(2, &h, 1), &c);
+    rtab_mark m = {.rank = "1", .id_role = ROLE_normal};
+    vrow l;
+    vrow_init(&l, cols);
+    rtab_row(&l, &c, &h, &m);
+    snprintf(out, len, "%s", l.s ? l.s : "");
+    vrow_free(&l);
+}
+
+static void test_rtable(void)
+{
+    char a[512], b[512];
+    rtable_line("m1a23185e1000000", 80, a, sizeof a);
+    rtable_line("m1a23185e1db0000", 80, b, sizeof b);
+    ok(strstr(a, " m1a23185e1000000 ") && strstr(b, " m1a23185e1db0000 "),
+       "16-character ids from memscope add are never cut, at 80 columns");
+    ok(strstr(a, " 0.1900 ") != NULL, "the ranking in the browser's precision: 0.1900");
+    rtable_line("conversation-42-session-7-turn-0001", 120, a, sizeof a);
+    rtable_line("conversation-42-session-7-turn-0002", 120, b, sizeof b);
+    ok(strstr(a, " conversatio\xe2\x80\xa6-7-turn-0001 ") && strstr(b, "\xe2\x80\xa6-7-turn-0002 "),
+       "a longer id is cut in its middle: head, ellipsis and the tail that tells neighbours apart");
+    rtab_cols c;
+    rtab_layout(120, 0, 1, 40, &c);
+    is_int(c.id, RTAB_ID_MAX, "the id column is at most RTAB_ID_MAX wide");
+}
+
 /* ---- layout without a model ------------------------------------------------------ */
 
 static void test_columns(void)
@@ -387,6 +422,16 @@ static void test_status_count(view_model *vm, view_screen *s, store *st, const c
     is_int(c[1].memories, c[0].memories + 1, "the count moved by the one memory added");
 }
 
+/* The rank of id among r's hits, 0 when r did not return it (recomputed
+ * here, not view.c's). */
+static int base_rank(const recall_result *r, const char *id)
+{
+    for (size_t i = 0; r && i < r->n_hits; i++)
+        if (strcmp(r->hits[i].mem.id, id) == 0)
+            return r->hits[i].rank_position;
+    return 0;
+}
+
 /* The ids of a direct recall with bm25 weighted 3. */
 static void test_whatif(view_model *vm, view_screen *s)
 {
@@ -419,7 +464,7 @@ static void test_whatif(view_model *vm, view_screen *s)
         const view_row *row = &vm->rows[i];
         if (row->kind != ROW_HIT)
             continue;
-        int was = view_rank_of(vm->base, row->h->mem.id);
+        int was = base_rank(vm->base, row->h->mem.id);
         moves_ok &= was ? row->move == was - row->h->rank_position : row->is_new;
     }
     ok(moves_ok, "each row's movement against the baseline");
@@ -517,7 +562,7 @@ static void test_calibration(view_model *vm, view_screen *s)
     free(text);
     view_act(vm, A_RANKING);
     ok(vm->help == 0 && vm->show_ranking, "another key closes it (and is not swallowed by help)");
-    act_RANKING(vm);
+    view_act(vm, A_RANKING); /* no help open: the handler itself */
     char path[1200];
     snprintf(path, sizeof path, "%s.calibration.json", vm->db_path);
     write_text(path, "{\"schema\": \"memscope.calibration-report/v1\", \"calibration_id\": \"x\","
@@ -548,16 +593,41 @@ static void test_calibration(view_model *vm, view_screen *s)
     unlink(path);
 }
 
+/* The tests test_model runs, its own count check included: without
+ * $MEMSCOPE each is reported as skipped, so the plan is the same either
+ * way and a skip is never silent. Adding a model test means raising it
+ * (the count check says so). */
+enum { MODEL_TESTS = 57 };
+
+static void skip_model(const char *why)
+{
+    diag("SKIPPING %d of the model tests: %s", MODEL_TESTS, why);
+    for (int k = 0; k < MODEL_TESTS; k++)
+        printf("ok %d # SKIP %s\n", ++tap_run, why);
+}
+
+static void test_model_run(const char *bin);
+
 static void test_model(void)
 {
     const char *bin = getenv("MEMSCOPE");
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "'%s' demo --db '%s' --force >/dev/null", bin ? bin : "",
              tpath("demo.db"));
-    if (!bin || system(cmd) != 0) {
-        ok(1, "# SKIP the model tests need $MEMSCOPE to write the demo store");
+    if (!bin || !*bin) {
+        skip_model("they need $MEMSCOPE (the binary) to write the demo store");
         return;
     }
+    ok(system(cmd) == 0, "$MEMSCOPE writes the demo store");
+    int before = tap_run;
+    test_model_run(bin);
+    is_int(tap_run - before + 2, MODEL_TESTS,
+           "the model block ran MODEL_TESTS tests, the number skip_model reports");
+}
+
+static void test_model_run(const char *bin)
+{
+    char cmd[2048];
     write_text(tpath("evil.jsonl"),
                "{\"id\":\"evil1\",\"content\":\"wombat \\u001b]2;pwned\\u0007 \\u001b[2J "
                "\\u202e reversed\",\"trust\":{\"alpha\":9,\"beta\":1}}\n");
@@ -599,6 +669,7 @@ int main(void)
     test_themes();
     test_config();
     test_columns();
+    test_rtable();
     test_model();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -1,6 +1,7 @@
 /* action.h - every action of the browser, once: its keys, its name in the
  * help, and what it does. browse.c generates the key table from this list
- * and view_help.c the help overlay, so keys and help cannot drift.
+ * and view_panel.c (view_help_lines) the help overlay, so keys and help
+ * cannot drift.
  *
  *   _(ID, SECTION, "keys as shown", "what it does", key codes...)
  *

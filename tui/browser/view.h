@@ -21,6 +21,7 @@
 #include "engine/engine.h"
 #include "tui/browser/ledit.h"
 #include "tui/present/theme.h"
+#include "tui/present/rtable.h"
 #include "tui/present/view_fmt.h"
 
 /* Smallest terminal the browser draws in; below it: "terminal too small". */
@@ -221,9 +222,7 @@ int view_split(int avail, int result_lines, int lower_lines);
 
 /* Columns of the result table for a given width: the widths of the
  * snippet, speaker and date (0 = hidden) after the fixed columns. */
-typedef struct view_columns {
-    int move, id, ranking, date, speaker, content;
-} view_columns;
+typedef rtab_cols view_columns; /* the one recall table's (rtable.h) */
 void view_columns_for(int cols, int whatif, int ranking, int id_width, view_columns *c);
 
 #endif

@@ -5,146 +5,45 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ---- columns ------------------------------------------------------------------ */
-
-/* Fixed widths: rank, relevance ("0.910 █████"), trust ("0.90 ▆"),
- * Mem.Conf, ranking, date, move. */
-enum {
-    CW_RANK = 3,
-    CW_REL = 11,
-    CW_TRUST = 6,
-    CW_CONF = 8,
-    CW_RANKING = 8,
-    CW_DATE = 10,
-    CW_MOVE = 5,
-    CW_SPEAKER = 10,
-    CW_CONTENT_MIN = 20
-};
+/* ---- columns: the one recall table (rtable.h) --------------------------------- */
 
 void view_columns_for(int cols, int whatif, int ranking, int id_width, view_columns *c)
 {
-    c->move = whatif ? CW_MOVE : 0;
-    c->id = id_width < 2 ? 2 : id_width;
-    c->ranking = ranking ? CW_RANKING : 0;
-    int fixed = CW_RANK + 1 + (c->move ? c->move + 1 : 0) + c->id + 1 + CW_REL + 1 + CW_TRUST + 1 +
-                CW_CONF + 1 + (c->ranking ? c->ranking + 1 : 0);
-    int rest = cols - fixed;
-    c->date = CW_DATE;
-    c->speaker = CW_SPEAKER;
-    rest -= CW_DATE + 1 + CW_SPEAKER + 1;
-    if (rest < CW_CONTENT_MIN) {
-        c->speaker = 0;
-        rest += CW_SPEAKER + 1;
-    }
-    if (rest < CW_CONTENT_MIN) {
-        c->date = 0;
-        rest += CW_DATE + 1;
-    }
-    c->content = rest > 0 ? rest : 0;
+    rtab_layout(cols, whatif, ranking, id_width, c);
 }
 
 static int view_id_width(const view_model *vm)
 {
     int w = 2;
-    for (size_t i = 0; i < vm->n_rows; i++) {
-        const char *id = vm->rows[i].h->mem.id;
-        int iw = vfmt_stored_width(id, strlen(id));
-        w = iw > w ? iw : w;
-    }
-    return w > 14 ? 14 : w;
+    for (size_t i = 0; i < vm->n_rows; i++)
+        w = rtab_id_width(w, vm->rows[i].h, 1);
+    return w;
 }
 
 static void view_header(const view_model *vm, vrow *l, const view_columns *c)
 {
-    int role = vm->focus == FOCUS_RESULTS ? ROLE_pane_title_focused : ROLE_header;
-    vrow_addf(l, role, "%*s ", CW_RANK, "#");
-    if (c->move)
-        vrow_addf(l, role, "%-*s ", c->move, "Move");
-    vrow_addf(l, role, "%-*s %-*s %-*s %-*s ", c->id, "ID", CW_REL, "Relevance", CW_TRUST, "Trust",
-              CW_CONF, "Mem.Conf");
-    if (c->ranking)
-        vrow_addf(l, role, "%-*s ", c->ranking, "Ranking");
-    if (c->date)
-        vrow_addf(l, role, "%-*s ", c->date, "Date");
-    if (c->speaker)
-        vrow_addf(l, role, "%-*s ", c->speaker, "Speaker");
-    vrow_add(l, role, "Content");
-    l->fill = role;
-}
-
-/* "0.90 ▆" in a cell of cols. */
-static void view_score_cell(vrow *l, double v, int bar_role, int cols)
-{
-    char num[16], lev[8];
-    snprintf(num, sizeof num, "%.2f ", v);
-    vfmt_level(v, lev, sizeof lev);
-    int start = l->w;
-    vrow_add(l, ROLE_normal, num);
-    vrow_add(l, bar_role, lev);
-    vrow_pad(l, ROLE_normal, start + cols + 1);
-}
-
-static void view_move_cell(vrow *l, const view_row *row, int cols)
-{
-    char mv[16];
-    vfmt_move(row->move, row->is_new, row->kind == ROW_GONE, mv, sizeof mv);
-    int role = row->kind == ROW_GONE ? ROLE_gone
-               : row->is_new         ? ROLE_move_new
-               : row->move > 0       ? ROLE_move_up
-               : row->move < 0       ? ROLE_move_down
-                                     : ROLE_normal;
-    int start = l->w;
-    vrow_add(l, row->kind == ROW_MISS ? ROLE_miss : role, row->kind == ROW_MISS ? "" : mv);
-    vrow_pad(l, ROLE_normal, start + cols + 1);
-}
-
-static void view_scores(vrow *l, const recall_hit *h, const view_columns *c)
-{
-    char num[32], bar[64];
-    snprintf(num, sizeof num, "%.3f ", h->relevance_score);
-    vfmt_bar(h->relevance_score, 5, bar, sizeof bar);
-    int start = l->w;
-    vrow_add(l, ROLE_normal, num);
-    vrow_add(l, ROLE_bar_relevance, bar);
-    vrow_pad(l, ROLE_normal, start + CW_REL + 1);
-    view_score_cell(l, store_trust_score(&h->mem), ROLE_bar_trust, CW_TRUST);
-    view_score_cell(l, h->mem.memory_confidence, ROLE_bar_confidence, CW_CONF);
-    if (c->ranking)
-        vrow_addf(l, ROLE_normal, "%-*.4f ", c->ranking, h->ranking_score);
+    rtab_header(l, c, vm->focus == FOCUS_RESULTS ? ROLE_pane_title_focused : ROLE_header);
 }
 
 static void view_row_line(const view_model *vm, vrow *l, const view_row *row, const view_columns *c,
                           int selected)
 {
     const recall_hit *h = row->h;
-    if (row->kind == ROW_HIT)
-        vrow_addf(l, ROLE_normal, "%*d ", CW_RANK, h->rank_position);
-    else
-        vrow_addf(l, ROLE_normal, "%*s ", CW_RANK, "-");
-    if (c->move)
-        view_move_cell(l, row, c->move);
+    char rank[16], mv[16];
+    snprintf(rank, sizeof rank, "%d", h->rank_position);
+    vfmt_move(row->move, row->is_new, row->kind == ROW_GONE, mv, sizeof mv);
+    int role = row->kind == ROW_MISS   ? ROLE_miss
+               : row->kind == ROW_GONE ? ROLE_gone
+               : row->is_new           ? ROLE_move_new
+               : row->move > 0         ? ROLE_move_up
+               : row->move < 0         ? ROLE_move_down
+                                       : ROLE_normal;
     int pinned = vm->pinned[0] && strcmp(vm->pinned, h->mem.id) == 0;
-    vrow_stored_cell(l, pinned ? ROLE_pinned : ROLE_normal, h->mem.id, c->id);
-    vrow_pad(l, ROLE_normal, l->w + 1);
-    view_scores(l, h, c);
-    if (c->date) {
-        char day[11];
-        snprintf(day, sizeof day, "%.10s", h->mem.created_at ? h->mem.created_at : "-");
-        vrow_stored_cell(l, ROLE_normal, day, c->date);
-        vrow_pad(l, ROLE_normal, l->w + 1);
-    }
-    if (c->speaker) {
-        vrow_stored_cell(l, ROLE_normal, h->mem.speaker ? h->mem.speaker : "-", c->speaker);
-        vrow_pad(l, ROLE_normal, l->w + 1);
-    }
-    if (store_is_superseded(&h->mem)) { /* its id is stored text: shown as stored */
-        char sup[STORE_ID_MAX + 64];
-        store_supersession_text(h->mem.superseded_by, h->mem.superseded_at, sup, sizeof sup);
-        vrow_add(l, ROLE_legend, "[");
-        vrow_stored(l, ROLE_legend, sup, strlen(sup));
-        vrow_add(l, ROLE_legend, "] ");
-    }
-    vrow_stored(l, ROLE_normal, h->mem.content, strlen(h->mem.content));
+    rtab_mark m = {.rank = row->kind == ROW_HIT ? rank : "-",
+                   .move = row->kind == ROW_MISS ? "" : mv,
+                   .move_role = role,
+                   .id_role = pinned ? ROLE_pinned : ROLE_normal};
+    rtab_row(l, c, h, &m);
     if (selected)
         vrow_recolor(l, ROLE_result_selected);
     else if (row->kind != ROW_HIT)

@@ -9,12 +9,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <wchar.h>
 
 #include "store/base/utf8.h"
 #include "tui/present/text.h"
+#include "tui/present/theme.h"
+#include "tui/present/view_fmt.h"
 
 int cli_tty(int fd)
 {
@@ -127,6 +130,35 @@ char *cli_safe(const char *text, int cols, int mark, int *width)
         return NULL;
     }
     return b.p;
+}
+
+void cli_put_row(FILE *out, const vrow *l)
+{
+    const char *no_color = getenv("NO_COLOR");
+    const char *on = no_color && *no_color ? "\033[7m" : "\033[7;35m", *off = "\033[0m";
+    int mark = cli_mark(fileno(out));
+    for (size_t i = 0; i < l->n;) {
+        size_t j = i;
+        int esc = l->role[i] == ROLE_escape;
+        while (j < l->n && (l->role[j] == ROLE_escape) == esc)
+            j++;
+        if (esc && mark)
+            fputs(on, out);
+        fwrite(l->s + i, 1, j - i, out);
+        if (esc && mark)
+            fputs(off, out);
+        i = j;
+    }
+    fputc('\n', out);
+}
+
+int cli_width(FILE *out)
+{
+    struct winsize ws;
+    int fd = fileno(out);
+    if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+        return ws.ws_col;
+    return 120;
 }
 
 void cli_put_safe(FILE *out, const char *text)

@@ -149,6 +149,16 @@ char *cli_safe(const char *text, int cols, int mark, int *width);
 /* Write text to out through cli_safe, marked when out is a terminal. */
 void cli_put_safe(FILE *out, const char *text);
 
+/* One row of the present layer (view_fmt.h: safe text with a role per
+ * byte) and a newline: the text as it is, its escapes marked (reverse
+ * video, as cli_safe marks them) when out is a terminal. */
+struct vrow;
+void cli_put_row(FILE *out, const struct vrow *l);
+
+/* The columns a table printed to out may take: the terminal's width when
+ * out is one (at least 40), else 120. */
+int cli_width(FILE *out);
+
 /* Print JSON text; when out is a terminal, every character text_escape
  * would escape (ESC is already \u001b; DEL, C1, bidi, zero-width...) becomes
  * a \u escape and invalid UTF-8 becomes \ufffd: the same JSON, made

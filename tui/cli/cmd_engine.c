@@ -2,12 +2,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/present/calreport.h"
 #include "tui/cli/cli_recall.h"
+#include "tui/present/calreport.h"
+#include "tui/present/rtable.h"
+#include "tui/present/theme.h"
+#include "tui/present/view_fmt.h"
 
 /* ---- options shared with eval and the shell --------------------------- */
 
-enum { OPT_JSON = OPT_RECALL_END, OPT_TRACE, OPT_EXPLAIN, OPT_AUDIT };
+enum { OPT_JSON = OPT_RECALL_END, OPT_TRACE, OPT_EXPLAIN, OPT_AUDIT, OPT_WIDE };
 
 int cli_recall_option(const cli_command *cmd, int opt, const char *arg, recall_opts *ro,
                       const char **embedder)
@@ -86,7 +89,7 @@ int cli_recall_option(const cli_command *cmd, int opt, const char *arg, recall_o
 /* ---- recall ------------------------------------------------------------ */
 
 static const char recall_usage[] =
-    "usage: memscope recall [--db PATH] [--profile NAME] [--json] [--trace] [--limit N]\n"
+    "usage: memscope recall [--db PATH] [--profile NAME] [--json] [--trace] [--wide] [--limit N]\n"
     "                       [--weights ch=w,...] [--rrf-k K] [--disable ch,...]\n"
     "                       [--require-channels ch,...|all] [--no-floor] [--floor X]\n"
     "                       [--as-of TIME] [--top-n N] [--explain ID] [--audit]\n"
@@ -96,7 +99,9 @@ static const char recall_usage[] =
     "Recall memories for QUERY. Channels: semantic, bm25, temporal, hopfield,\n"
     "spreading. --json prints the Retrieval Score Contract v2 response; --trace adds\n"
     "each result's per-channel ranks, contributions w/(k+rank), fused sum, entity\n"
-    "enhancement and adjustments. --explain ID says where that memory was cut.\n"
+    "enhancement and adjustments. The text table is the browser's and the shell's,\n"
+    "at the terminal's width (120 in a pipe); --wide prints whole contents.\n"
+    "--explain ID says where that memory was cut.\n"
     "--audit recomputes every score from its trace and fails (exit 1) on a mismatch.\n"
     "--require-channels fails (exit 1) before answering when a named channel is\n"
     "inactive. --as-of sets \"now\" for relative dates. --reranker rescores the\n"
@@ -107,26 +112,9 @@ static int run_recall(cli_common *c, int argc, char **argv);
 const cli_command cmd_recall = {"recall", "recall memories for a query (Score Contract v2)",
                                 recall_usage, run_recall};
 
-static void bar(double v, int width)
-{
-    int n = (int)(v * width + 0.5);
-    for (int i = 0; i < width; i++)
-        cli_put_own(stdout, i < n ? "#" : ".");
-}
-
-static void print_channels(const recall_result *r)
-{
-    cli_printf(stdout, "channels:");
-    for (int ch = 0; ch < CH_COUNT; ch++) {
-        const channel_status *cs = &r->ch[ch];
-        if (cs->active)
-            cli_printf(stdout, "  %s %d (%.1f ms)%s", engine_channel_name(ch), cs->candidates,
-                       cs->ms, cs->candidates ? "" : " EMPTY");
-        else
-            cli_printf(stdout, "  %s OFF (%s)", engine_channel_name(ch), cs->reason);
-    }
-    cli_printf(stdout, "\n");
-}
+/* The limit of a row that is never cut: a trace row, or a table row under
+ * --wide. */
+enum { RECALL_UNCUT = 1 << 20 };
 
 /* fmt with text for its %s: stored or user text, one line and terminal-safe (in a
  * pipe too), escapes marked on a terminal; fmt has one %s. */
@@ -140,99 +128,88 @@ static void put_safe(const char *fmt, const char *text)
     cli_put_own(stdout, at + 2);
 }
 
-/* Text cut to cols columns and padded to them. */
-static void put_column(const char *text, int cols)
+/* Rows from the present layer (a trace, a why-not, an abstention), never
+ * cut, each after indent. */
+typedef int (*recall_rows_fn)(vrow *out, int max, const recall_result *r, const recall_hit *h);
+
+static void print_rows(recall_rows_fn fmt, const recall_result *r, const recall_hit *h,
+                       const char *indent)
 {
-    cli_put_cut(stdout, text, cols, 1);
+    enum { MAX_ROWS = 48 };
+    vrow rows[MAX_ROWS];
+    for (int k = 0; k < MAX_ROWS; k++)
+        vrow_init(&rows[k], RECALL_UNCUT);
+    int n = fmt(rows, MAX_ROWS, r, h);
+    for (int k = 0; k < n; k++) {
+        cli_put_own(stdout, indent);
+        cli_put_row(stdout, &rows[k]);
+    }
+    for (int k = 0; k < MAX_ROWS; k++)
+        vrow_free(&rows[k]);
 }
 
-static void print_trace(const recall_result *r, const recall_hit *h)
+static int explain_rows(vrow *out, int max, const recall_result *r, const recall_hit *h)
 {
-    for (int ch = 0; ch < CH_COUNT; ch++) {
-        const trace_channel *tc = &h->ch[ch];
-        if (!tc->ranked)
-            cli_printf(stdout, "      %-9s  -\n", engine_channel_name(ch));
+    (void)h;
+    return vfmt_explain(out, max, r);
+}
+
+static int abstention_rows(vrow *out, int max, const recall_result *r, const recall_hit *h)
+{
+    (void)h;
+    return rtab_abstention(out, max, r);
+}
+
+/* How the table is printed: its columns, each row's limit, traces. */
+typedef struct recall_page {
+    rtab_cols c;
+    int row_max; /* the width, or RECALL_UNCUT under --wide */
+    int trace;
+} recall_page;
+
+/* One line of our own text (with stored parts escaped) from a vrow. */
+static void print_line(void (*fmt)(vrow *, const recall_result *), const recall_result *r)
+{
+    vrow l;
+    vrow_init(&l, RECALL_UNCUT);
+    fmt(&l, r);
+    cli_put_row(stdout, &l);
+    vrow_free(&l);
+}
+
+/* The rows of hits h[0..n): rank_position, or m1.. for nearest misses. */
+static void print_hits(const recall_page *p, const recall_result *r, const recall_hit *h, size_t n,
+                       int miss)
+{
+    for (size_t i = 0; i < n; i++) {
+        char rank[24];
+        if (miss)
+            snprintf(rank, sizeof rank, "m%zu", i + 1);
         else
-            cli_printf(stdout,
-                       "      %-9s  rank %-3d raw %-10.4g w %-5.2f  %.2f/(%.0f+%d) = %.6f\n",
-                       engine_channel_name(ch), tc->rank, tc->raw, tc->weight, tc->weight, r->rrf_k,
-                       tc->rank, tc->contribution);
+            snprintf(rank, sizeof rank, "%d", h[i].rank_position);
+        rtab_mark m = {.rank = rank, .id_role = ROLE_normal};
+        vrow l;
+        vrow_init(&l, p->row_max);
+        rtab_row(&l, &p->c, &h[i], &m);
+        cli_put_row(stdout, &l);
+        vrow_free(&l);
+        if (p->trace)
+            print_rows(vfmt_trace, r, &h[i], "      ");
     }
-    cli_printf(stdout, "      fused %.6f  x entity %.4f%s%s = %.6f", h->fused, h->eg_factor,
-               h->eg_spoken ? " (speaker named)" : "", h->eg_mentions ? " (entity named)" : "",
-               h->boosted);
-    for (int a = 0; a < h->n_adj; a++)
-        cli_printf(stdout, "  x %s %.4f", h->adj[a].name, h->adj[a].factor);
-    cli_printf(stdout, "  = ranking %.6f\n", h->ranking_score);
-    for (int a = 0; a < h->n_adj; a++)
-        if (strcmp(h->adj[a].name, "superseded") == 0) /* names a stored id */
-            cli_printf(stdout, "      %s\n", h->adj[a].detail);
-    cli_printf(stdout, "      relevance %.6f / %.6f = %.4f   floor: %s%s", h->boosted, h->max_fused,
-               h->relevance_score, h->passed_by ? h->passed_by : "cut",
-               h->associated[0] ? " via " : "");
-    put_safe("%s", h->associated); /* an id: stored text */
-    cli_printf(stdout, " (%s)\n", h->floor_why);
 }
 
-static void print_row(const recall_hit *h, int rank)
+static void print_header(const recall_page *p)
 {
-    char date[11] = "-";
-    if (h->mem.created_at)
-        snprintf(date, sizeof date, "%.10s", h->mem.created_at);
-    cli_printf(stdout, "%3d  %.3f ", rank, h->relevance_score);
-    bar(h->relevance_score, 5);
-    cli_printf(stdout, "  %.2f  %.2f   %-10.4g %s  ", store_trust_score(&h->mem),
-               h->mem.memory_confidence, h->ranking_score, date);
-    put_column(h->mem.speaker ? h->mem.speaker : "-", 10);
-    cli_put_own(stdout, " ");
-    cli_put_cut(stdout, h->mem.content, 60, 0);
-    cli_put_own(stdout, "\n");
+    vrow l;
+    vrow_init(&l, p->row_max);
+    rtab_header(&l, &p->c, ROLE_header);
+    cli_put_row(stdout, &l);
+    vrow_free(&l);
 }
 
-/* What found no support, and the floor's numbers (stored text: the query's
- * own words, filtered). */
-static void print_no_support(const recall_result *r)
+static void print_footer(const recall_result *r)
 {
-    put_safe("  %s", r->floor_no_support);
-    if (r->floor_unheld[0])
-        put_safe("; no candidate holds: %s", r->floor_unheld);
-    cli_printf(stdout,
-               "\n  floor: %s.\n  best predicate coverage %.3f (threshold %.2f); best remainder "
-               "cosine %.3f (threshold %.2f)\n",
-               r->floor_rule, r->floor_best_coverage, r->floor_lexical, r->floor_best_value,
-               r->floor_threshold);
-}
-
-static void print_table(const recall_result *r, int trace)
-{
-    put_safe("query: %s", r->query);
-    cli_printf(stdout, "   type: %s   k: %g   candidates: %zu   %.1f ms\n", r->query_type, r->rrf_k,
-               r->candidates, r->timing_ms);
-    print_channels(r);
-    if (r->abstained) {
-        cli_printf(stdout, "ABSTAINED: %s\n", r->abstention_reason);
-        if (strcmp(r->abstention_reason, "no_candidates") == 0)
-            put_safe("  %s\n", r->no_candidates_why); /* names the profile */
-        else
-            print_no_support(r);
-        for (size_t i = 0; i < r->n_misses; i++) {
-            cli_printf(stdout, "  miss ");
-            print_row(&r->misses[i], (int)i + 1);
-            if (trace)
-                print_trace(r, &r->misses[i]);
-        }
-        return;
-    }
-    cli_printf(stdout,
-               "  #  Relevance    Trust Mem.Conf Ranking    Date        Speaker    Content\n");
-    for (size_t i = 0; i < r->n_hits; i++) {
-        print_row(&r->hits[i], r->hits[i].rank_position);
-        if (trace)
-            print_trace(r, &r->hits[i]);
-    }
-    cli_printf(stdout,
-               "Relevance is query-relative; Trust and Mem.Conf belong to the memory; none is "
-               "an answer probability.\n");
+    cli_printf(stdout, "%s\n", rtab_legend);
     if (strcmp(r->rerank_status, "failed") == 0)
         put_safe("reranker failed, ranking kept as fused: %s\n", r->rerank_error);
     else if (strcmp(r->rerank_status, "applied") == 0)
@@ -243,29 +220,27 @@ static void print_table(const recall_result *r, int trace)
                    r->feedback_judgements);
 }
 
-static void print_explain(const recall_result *r)
+/* The table of rtable.h at width columns (every byte of the content under
+ * wide), the traces under trace. */
+static void print_table(const recall_result *r, int trace, int width, int wide)
 {
-    const recall_explain *ex = r->explain;
-    put_safe("explain %s", ex->id);
-    cli_printf(stdout, ": %s\n", ex->verdict);
-    if (!ex->found)
+    recall_page p = {.row_max = wide ? RECALL_UNCUT : width, .trace = trace};
+    int idw = rtab_id_width(rtab_id_width(2, r->hits, r->n_hits), r->misses, r->n_misses);
+    rtab_layout(width, 0, 1, idw, &p.c);
+    print_line(rtab_summary, r);
+    print_line(rtab_channels, r);
+    if (r->abstained) {
+        print_rows(abstention_rows, r, NULL, "");
+        if (r->n_misses) {
+            cli_printf(stdout, "nearest misses, cut by the evidence floor:\n");
+            print_header(&p);
+            print_hits(&p, r, r->misses, r->n_misses, 1);
+        }
         return;
-    for (int ch = 0; ch < CH_COUNT; ch++) {
-        if (!r->ch[ch].active)
-            cli_printf(stdout, "  %-9s inactive (%s)\n", engine_channel_name(ch), r->ch[ch].reason);
-        else if (!ex->ch[ch].ranked)
-            cli_printf(stdout, "  %-9s not a candidate\n", engine_channel_name(ch));
-        else
-            cli_printf(stdout, "  %-9s rank %d%s, raw %.4g, contribution %.6f\n",
-                       engine_channel_name(ch), ex->ch[ch].rank,
-                       ex->in_top_n[ch] ? "" : " (below top N)", ex->ch[ch].raw,
-                       ex->ch[ch].contribution);
     }
-    cli_printf(stdout,
-               "  fused %.6f (position %d among candidates), ranking %.6f, relevance %.4f, "
-               "coverage %.3f, cosine %.3f\n",
-               ex->fused, ex->fused_rank, ex->ranking_score, ex->relevance_score, ex->coverage,
-               ex->cosine);
+    print_header(&p);
+    print_hits(&p, r, r->hits, r->n_hits, 0);
+    print_footer(r);
 }
 
 static int run_recall(cli_common *c, int argc, char **argv)
@@ -277,12 +252,13 @@ static int run_recall(cli_common *c, int argc, char **argv)
         {"trace", no_argument, NULL, OPT_TRACE},
         {"explain", required_argument, NULL, OPT_EXPLAIN},
         {"audit", no_argument, NULL, OPT_AUDIT},
+        {"wide", no_argument, NULL, OPT_WIDE},
         {0, 0, 0, 0},
     };
     recall_opts ro;
     recall_opts_init(&ro);
     const char *embedder = NULL;
-    int json = 0, trace = 0, audit = 0, opt;
+    int json = 0, trace = 0, audit = 0, wide = 0, opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (cli_common_option(c, opt, &cmd_recall))
             continue;
@@ -299,6 +275,8 @@ static int run_recall(cli_common *c, int argc, char **argv)
             ro.explain_id = optarg;
         else if (opt == OPT_AUDIT)
             audit = 1;
+        else if (opt == OPT_WIDE)
+            wide = 1;
         else
             return cli_bad_option(&cmd_recall, argv);
     }
@@ -333,9 +311,9 @@ static int run_recall(cli_common *c, int argc, char **argv)
             cli_printf(stdout, "\n");
             free(text);
         } else {
-            print_table(r, trace);
+            print_table(r, trace, cli_width(stdout), wide);
             if (r->explain)
-                print_explain(r);
+                print_rows(explain_rows, r, NULL, "");
         }
         if (audit) {
             char report[4096];

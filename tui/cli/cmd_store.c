@@ -12,10 +12,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "tui/browser/browse.h"
-#include "store/base/mono.h"
+#include "tui/cli/browser_face.h"
 #include "tui/cli/cli.h"
 #include "engine/embed.h"
+#include "store/base/mono.h"
 #include "store/import.h"
 
 /* ---- import ------------------------------------------------------------ */
@@ -855,7 +855,7 @@ static int run_list(cli_common *c, int argc, char **argv)
     if (!s)
         return EXIT_RUNTIME;
     ms_status code = store_read_begin(s, &err);
-    if (!code && x.json && !x.n_where)
+    if (!code && x.json && !x.n_where && x.limit < 0) /* every memory, as export writes them */
         code = export_to(s, stdout, 0, &err);
     else if (!code)
         code = store_scan(s, 0, x.json ? STORE_SCAN_GIVEN : STORE_SCAN_NONE, list_one, &x, &err);

@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/browser/browse.h"
+#include "tui/cli/browser_face.h"
 #include "tui/cli/cli.h"
+#include "tui/present/view_fmt.h"
 
 static const cli_command *const commands[] = {
     &cmd_import,   &cmd_export, &cmd_add,    &cmd_list,      &cmd_show,    &cmd_delete,
@@ -37,7 +38,8 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
-    opterr = 0; /* commands report bad options themselves, on one line */
+    vfmt_use_locale(); /* the bars of every table: ASCII unless UTF-8 */
+    opterr = 0;        /* commands report bad options themselves, on one line */
     /* Past a file-size limit (ulimit -f) a write must fail with EFBIG, which
      * SQLite reports and rolls back, instead of SIGXFSZ killing the process
      * in the middle of a transaction without a word. */
@@ -70,11 +72,8 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < N_COMMANDS; k++)
             if (strcmp(argv[i], commands[k]->name) == 0)
                 cmd = commands[k];
-        if (!cmd) {
-            cli_error(EXIT_USAGE, "unknown command '%s'", argv[i]);
-            usage(stderr);
-            return EXIT_USAGE;
-        }
+        if (!cmd) /* one line, as every usage error */
+            return cli_error(EXIT_USAGE, "unknown command '%s' (see 'memscope --help')", argv[i]);
         /* Move the command word to the front: argv[0] for getopt. */
         char *word = argv[i];
         memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof *argv);

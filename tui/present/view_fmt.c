@@ -1,6 +1,7 @@
 /* view_fmt.c - safe lines with roles, wrapping, bars and trace rows. */
 #include "tui/present/view_fmt.h"
 
+#include <langinfo.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +14,11 @@
 #include "tui/present/theme.h"
 
 int vfmt_ascii;
+
+void vfmt_use_locale(void)
+{
+    vfmt_ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
+}
 
 void vrow_init(vrow *l, int max)
 {

@@ -66,6 +66,10 @@ void vfmt_wrap(const char *raw, int cols, vfmt_row_fn fn, void *ctx);
 
 /* Use ASCII bars and arrows (set when the locale is not UTF-8). */
 extern int vfmt_ascii;
+/* Set vfmt_ascii from the locale (after setlocale): ASCII unless its
+ * codeset is UTF-8. main() calls it once for every command and the shell;
+ * the browser, the same. */
+void vfmt_use_locale(void);
 
 /* A horizontal bar of v (0..1) in cols cells with eighth blocks (or '#').
  * Writes safe text into out. */

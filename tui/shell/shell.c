@@ -2,18 +2,19 @@
  * libedit line editing, persistent history ($XDG_STATE_HOME/memscope/
  * shell_history) and tab completion of commands. Without a terminal on
  * stdin it reads commands line by line and prints no prompt, so scripts and
- * tests can pipe into it. Tables are built with the browser's line builder
- * (view_fmt.h): the same numbers, and stored text always escaped. */
+ * tests can pipe into it. Tables are the one recall table (rtable.h) and
+ * traces the present layer's (view_trace.c), as `recall` and the browser
+ * print them; stored text always escaped, long rows of text wrapped. */
 #include <histedit.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "tui/cli/cli_recall.h"
 #include "tui/present/history.h"
+#include "tui/present/rtable.h"
 #include "tui/present/text.h"
 #include "tui/present/theme.h"
 #include "tui/present/view_fmt.h"
@@ -56,86 +57,114 @@ static int shell_fail(shell *sh, const char *fmt, ...)
 
 static void shell_print(vrow *l)
 {
-    cli_printf(stdout, "%s\n", l->s ? l->s : "");
+    cli_put_row(stdout, l);
     vrow_clear(l);
 }
 
-/* ---- tables ------------------------------------------------------------------ */
+/* ---- tables: the one recall table (rtable.h) ------------------------------------- */
 
-static void shell_row(shell *sh, const recall_hit *h, const char *rank)
+enum { SHELL_UNCUT = 1 << 16 }; /* the limit of a row before it is wrapped */
+
+typedef struct shell_wrap {
+    const vrow *l;
+    const char *indent;
+    int k; /* pieces printed */
+} shell_wrap;
+
+static void shell_wrap_piece(void *ctx, const char *raw, size_t len)
+{
+    shell_wrap *w = ctx;
+    vrow part = *w->l; /* a view of the piece: cli_put_row reads s, role, n */
+    part.s = (char *)raw;
+    part.role = w->l->role + (raw - w->l->s);
+    part.n = len;
+    cli_put_own(stdout, w->indent);
+    if (w->k++)
+        cli_put_own(stdout, "  ");
+    cli_put_row(stdout, &part);
+}
+
+/* Print a row of our own text after indent, wrapped at the shell's width
+ * (each continuation two columns further in): line mode cuts no reason
+ * short. */
+static void shell_wrapped(const shell *sh, const char *indent, const vrow *l)
+{
+    int cols = sh->width - (int)strlen(indent) - 2;
+    if (l->w + (int)strlen(indent) <= sh->width || cols < 20) {
+        cli_put_own(stdout, indent);
+        cli_put_row(stdout, l);
+        return;
+    }
+    shell_wrap w = {l, indent, 0};
+    vfmt_wrap(l->s, cols, shell_wrap_piece, &w);
+}
+
+/* Rows from the present layer (a trace, a why-not, an abstention), each
+ * wrapped after indent. */
+typedef int (*shell_rows_fn)(vrow *out, int max, const recall_result *r, const recall_hit *h);
+
+static void shell_lines(shell *sh, shell_rows_fn fmt, const recall_result *r, const recall_hit *h,
+                        const char *indent)
+{
+    enum { MAX_ROWS = 48 };
+    vrow rows[MAX_ROWS];
+    for (int k = 0; k < MAX_ROWS; k++)
+        vrow_init(&rows[k], SHELL_UNCUT);
+    int n = fmt(rows, MAX_ROWS, r, h);
+    for (int k = 0; k < n; k++)
+        shell_wrapped(sh, indent, &rows[k]);
+    for (int k = 0; k < MAX_ROWS; k++)
+        vrow_free(&rows[k]);
+}
+
+static int shell_abstention_rows(vrow *out, int max, const recall_result *r, const recall_hit *h)
+{
+    (void)h;
+    return rtab_abstention(out, max, r);
+}
+
+static void shell_hits(shell *sh, const rtab_cols *c, const recall_hit *h, size_t n, int miss)
 {
     vrow l;
     vrow_init(&l, sh->width);
-    vrow_addf(&l, ROLE_normal, "%3s  ", rank);
-    vrow_stored_cell(&l, ROLE_normal, h->mem.id, 8);
-    vrow_addf(&l, ROLE_normal, "  %-9.3f  %-5.2f  %-8.2f  %-8.4f ", h->relevance_score,
-              store_trust_score(&h->mem), h->mem.memory_confidence, h->ranking_score);
-    vrow_stored_cell(&l, ROLE_normal, h->mem.created_at ? h->mem.created_at : "-", 10);
-    vrow_add(&l, ROLE_normal, "  ");
-    vrow_stored_cell(&l, ROLE_normal, h->mem.speaker ? h->mem.speaker : "-", 10);
-    vrow_add(&l, ROLE_normal, " ");
-    vrow_stored(&l, ROLE_normal, h->mem.content, strlen(h->mem.content));
-    shell_print(&l);
-    vrow_free(&l);
-}
-
-static void shell_header(const recall_result *r)
-{
-    cli_printf(stdout, "%s query, k %g, %zu candidates, %.1f ms; channels:", r->query_type,
-               r->rrf_k, r->candidates, r->timing_ms);
-    for (int c = 0; c < CH_COUNT; c++) {
-        const channel_status *cs = &r->ch[c];
-        if (!cs->active)
-            cli_printf(stdout, " %s OFF(%s)", engine_channel_name(c), cs->reason);
+    for (size_t i = 0; i < n; i++) {
+        char rank[24];
+        if (miss)
+            snprintf(rank, sizeof rank, "m%zu", i + 1);
         else
-            cli_printf(stdout, " %s %d%s", engine_channel_name(c), cs->candidates,
-                       cs->candidates ? "" : " EMPTY");
+            snprintf(rank, sizeof rank, "%d", h[i].rank_position);
+        rtab_mark m = {.rank = rank, .id_role = ROLE_normal};
+        rtab_row(&l, c, &h[i], &m);
+        shell_print(&l);
     }
-    cli_printf(stdout, "\n");
-}
-
-static void shell_abstained(shell *sh, const recall_result *r)
-{
-    cli_printf(stdout, "ABSTAINED: %s\n", r->abstention_reason);
-    if (strcmp(r->abstention_reason, "no_candidates") == 0) {
-        cli_printf(stdout, "  %s\n", r->no_candidates_why);
-        return;
-    }
-    char what[sizeof r->floor_no_support + sizeof r->floor_unheld + 64];
-    snprintf(what, sizeof what, "  %s%s%s", r->floor_no_support,
-             r->floor_unheld[0] ? "; no candidate holds: " : "", r->floor_unheld);
-    vrow l; /* the query's own words: filtered like stored text */
-    vrow_init(&l, sh->width);
-    vrow_stored(&l, ROLE_normal, what, strlen(what));
-    shell_print(&l);
     vrow_free(&l);
-    cli_printf(
-        stdout,
-        "  floor: %s.\n  best predicate coverage %.3f vs %.2f; best remainder cosine %.3f vs "
-        "%.2f\n",
-        r->floor_rule, r->floor_best_coverage, r->floor_lexical, r->floor_best_value,
-        r->floor_threshold);
-    for (size_t i = 0; i < r->n_misses; i++) {
-        char rank[32];
-        snprintf(rank, sizeof rank, "m%zu", i + 1);
-        shell_row(sh, &r->misses[i], rank);
-    }
 }
 
 static void shell_table(shell *sh, const recall_result *r)
 {
-    shell_header(r);
+    vrow l;
+    vrow_init(&l, SHELL_UNCUT);
+    rtab_summary(&l, r);
+    shell_wrapped(sh, "", &l);
+    vrow_clear(&l);
+    rtab_channels(&l, r);
+    shell_wrapped(sh, "", &l);
+    vrow_free(&l);
+    rtab_cols c;
+    int idw = rtab_id_width(rtab_id_width(2, r->hits, r->n_hits), r->misses, r->n_misses);
+    rtab_layout(sh->width, 0, 1, idw, &c);
+    if (r->abstained)
+        shell_lines(sh, shell_abstention_rows, r, NULL, "");
+    vrow_init(&l, sh->width);
+    rtab_header(&l, &c, ROLE_header);
+    if (!r->abstained || r->n_misses)
+        shell_print(&l);
+    vrow_free(&l);
     if (r->abstained) {
-        shell_abstained(sh, r);
+        shell_hits(sh, &c, r->misses, r->n_misses, 1);
         return;
     }
-    cli_printf(stdout, "  #  ID        Relevance  Trust  Mem.Conf  Ranking  Date        Speaker    "
-                       "Content\n");
-    for (size_t i = 0; i < r->n_hits; i++) {
-        char rank[32];
-        snprintf(rank, sizeof rank, "%d", r->hits[i].rank_position);
-        shell_row(sh, &r->hits[i], rank);
-    }
+    shell_hits(sh, &c, r->hits, r->n_hits, 0);
     if (r->n_misses)
         cli_printf(stdout, "(%zu nearest misses cut by the floor: trace m1..m%zu)\n", r->n_misses,
                    r->n_misses);
@@ -168,20 +197,6 @@ static int shell_recall(shell *sh, const char *rest)
     return SHELL_OK;
 }
 
-static void shell_lines(shell *sh,
-                        int (*fmt)(vrow *, int, const recall_result *, const recall_hit *),
-                        const recall_result *r, const recall_hit *h)
-{
-    vrow lines[32];
-    for (int k = 0; k < 32; k++)
-        vrow_init(&lines[k], sh->width);
-    int n = fmt(lines, 32, r, h);
-    for (int k = 0; k < n; k++)
-        cli_printf(stdout, "  %s\n", lines[k].s ? lines[k].s : "");
-    for (int k = 0; k < 32; k++)
-        vrow_free(&lines[k]);
-}
-
 static int shell_explain_fmt(vrow *out, int max, const recall_result *r, const recall_hit *h)
 {
     (void)h;
@@ -199,7 +214,7 @@ static int shell_explain(shell *sh, const char *rest)
     recall_result *r;
     if (shell_run(sh, query, id, &r))
         return SHELL_FAIL;
-    shell_lines(sh, shell_explain_fmt, r, NULL);
+    shell_lines(sh, shell_explain_fmt, r, NULL, "  ");
     recall_free(r);
     return SHELL_OK;
 }
@@ -222,7 +237,7 @@ static int shell_trace(shell *sh, int argc, const char **argv)
     vrow_stored(&l, ROLE_normal, h->mem.id, strlen(h->mem.id));
     shell_print(&l);
     vrow_free(&l);
-    shell_lines(sh, vfmt_trace, sh->last, h);
+    shell_lines(sh, vfmt_trace, sh->last, h, "  ");
     return SHELL_OK;
 }
 
@@ -451,14 +466,6 @@ static int run_shell(cli_common *c, int argc, char **argv);
 const cli_command cmd_shell = {"shell", "line-mode shell with history and completion (libedit)",
                                shell_usage, run_shell};
 
-static int shell_width(void)
-{
-    struct winsize ws;
-    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
-        return ws.ws_col;
-    return 120;
-}
-
 static int run_shell(cli_common *c, int argc, char **argv)
 {
     static const struct option opts[] = {CLI_COMMON_OPTIONS, RECALL_OPTIONS, {0, 0, 0, 0}};
@@ -486,8 +493,7 @@ static int run_shell(cli_common *c, int argc, char **argv)
     if (engine_open(sh.s, embedder, &sh.e, &err)) {
         status = cli_fail(&err);
     } else {
-        vfmt_ascii = 0;
-        sh.width = shell_width();
+        sh.width = cli_width(stdout);
         if (isatty(STDIN_FILENO))
             shell_interactive(&sh);
         else

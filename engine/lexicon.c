@@ -187,10 +187,10 @@ typedef struct rule {
     const char *suffix, *ending;
 } rule;
 
-static const rule noun_rules[] = {{"s", ""},     {"ses", "s"},   {"xes", "x"}, {"zes", "z"},
-                                  {"ches", "ch"}, {"shes", "sh"}, {"men", "man"}, {"ies", "y"},
-                                  {NULL, NULL}};
-static const rule verb_rules[] = {{"s", ""},  {"ies", "y"}, {"es", "e"},  {"es", ""}, {"ed", "e"},
+static const rule noun_rules[] = {{"s", ""},      {"ses", "s"},   {"xes", "x"},
+                                  {"zes", "z"},   {"ches", "ch"}, {"shes", "sh"},
+                                  {"men", "man"}, {"ies", "y"},   {NULL, NULL}};
+static const rule verb_rules[] = {{"s", ""},  {"ies", "y"}, {"es", "e"}, {"es", ""},  {"ed", "e"},
                                   {"ed", ""}, {"ing", "e"}, {"ing", ""}, {NULL, NULL}};
 static const rule adj_rules[] = {{"er", ""}, {"est", ""}, {"er", "e"}, {"est", "e"}, {NULL, NULL}};
 static const rule *const pos_rules[POS_N] = {noun_rules, verb_rules, adj_rules, NULL};

@@ -152,12 +152,9 @@ static void on_token(void *p, const char *t, size_t n)
     token_features(c->f, t, n, w);
 }
 
-/* The vector of text into v[dim], with the empty table f (left empty). */
-static void embed_features(features *f, const char *text, float *v, int dim, embed_weight_fn weight,
-                           void *ctx)
+/* The vector of the features in f into v[dim], leaving f empty. */
+static void features_vector(features *f, float *v, int dim)
 {
-    struct embed_ctx c = {f, weight, ctx};
-    each_token(text, on_token, &c);
     memset(v, 0, (size_t)dim * sizeof *v);
     for (size_t k = 0; k < f->n; k++) {
         float x = (1.0f + logf((float)f->tf[k])) * f->w[k];
@@ -174,12 +171,33 @@ static void embed_features(features *f, const char *text, float *v, int dim, emb
     }
 }
 
+/* The vector of text into v[dim], with the empty table f (left empty). */
+static void embed_features(features *f, const char *text, float *v, int dim, embed_weight_fn weight,
+                           void *ctx)
+{
+    struct embed_ctx c = {f, weight, ctx};
+    each_token(text, on_token, &c);
+    features_vector(f, v, dim);
+}
+
 int embed_hash_weighted(const char *text, float *v, int dim, embed_weight_fn weight, void *ctx)
+{
+    return embed_hash_with(text, NULL, 0, v, dim, weight, ctx);
+}
+
+int embed_hash_with(const char *text, const embed_word *extra, size_t n_extra, float *v, int dim,
+                    embed_weight_fn weight, void *ctx)
 {
     features *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
-    embed_features(f, text, v, dim, weight, ctx);
+    struct embed_ctx c = {f, weight, ctx};
+    each_token(text, on_token, &c);
+    for (size_t k = 0; k < n_extra; k++) {
+        size_t n = strlen(extra[k].word);
+        token_features(f, extra[k].word, n < TOKEN_MAX ? n : TOKEN_MAX, (float)extra[k].weight);
+    }
+    features_vector(f, v, dim);
     free(f);
     return 0;
 }
@@ -251,11 +269,22 @@ ms_status embed_texts(embedder *e, const char *const *texts, size_t n, float *ou
 ms_status embed_query(embedder *e, const char *text, embed_weight_fn weight, void *ctx, float *out,
                       ms_error *err)
 {
+    return embed_query_with(e, text, NULL, 0, weight, ctx, out, err);
+}
+
+ms_status embed_query_with(embedder *e, const char *text, const embed_word *extra, size_t n_extra,
+                           embed_weight_fn weight, void *ctx, float *out, ms_error *err)
+{
     if (e->ops != &hash_ops || !weight)
         return embed_texts(e, &text, 1, out, err);
-    if (embed_hash_weighted(text, out, e->dim, weight, ctx))
+    if (embed_hash_with(text, extra, n_extra, out, e->dim, weight, ctx))
         return ms_fail(err, MS_NOMEM, "out of memory");
     return MS_OK;
+}
+
+int embed_is_builtin(const embedder *e)
+{
+    return e && e->ops == &hash_ops;
 }
 
 static ms_status vectorize(void *ctx, const char *const *texts, size_t n, float *out, ms_error *err)

@@ -47,10 +47,30 @@ typedef double (*embed_weight_fn)(void *ctx, const char *t, size_t n);
  * -1 when out of memory. */
 int embed_hash_weighted(const char *text, float *v, int dim, embed_weight_fn weight, void *ctx);
 
+/* A word added to a text's features with its own weight. */
+typedef struct embed_word {
+    const char *word; /* lower case, one token */
+    double weight;
+} embed_word;
+
+/* The built-in embedder of text (tokens weighted by weight(t), or 1) with
+ * the features of each extra word at that word's weight, into v[dim].
+ * -1 when out of memory. */
+int embed_hash_with(const char *text, const embed_word *extra, size_t n_extra, float *v, int dim,
+                    embed_weight_fn weight, void *ctx);
+
 /* A query's vector: the built-in embedder weights tokens with weight (when
  * given); an external one embeds the text as it is. */
 ms_status embed_query(embedder *e, const char *text, embed_weight_fn weight, void *ctx, float *out,
                       ms_error *err);
+
+/* embed_query with the extra words' features added, for the built-in
+ * embedder; an external one embeds the text as it is and ignores them. */
+ms_status embed_query_with(embedder *e, const char *text, const embed_word *extra, size_t n_extra,
+                           embed_weight_fn weight, void *ctx, float *out, ms_error *err);
+
+/* Is e the built-in hashed n-gram embedder? */
+int embed_is_builtin(const embedder *e);
 
 /* 32-bit FNV-1a of data[0..n). */
 uint32_t embed_fnv1a(const void *data, size_t n);

@@ -1137,6 +1137,13 @@ static void copy_analysis(run *x)
     for (int t = 0; r->terms && t < x->q.n_terms; t++)
         if ((r->terms[r->n_terms] = strdup(x->q.terms[t].text)))
             r->n_terms++;
+    r->synonyms = calloc((size_t)x->q.n_syn + 1, sizeof *r->synonyms);
+    for (int t = 0; r->synonyms && t < x->q.n_syn; t++) {
+        char buf[160];
+        snprintf(buf, sizeof buf, "%s>%s", x->q.syn[t].from, x->q.syn[t].word);
+        if ((r->synonyms[r->n_synonyms] = strdup(buf)))
+            r->n_synonyms++;
+    }
     int n = x->q.n_named + x->q.n_qents;
     r->entities = calloc((size_t)n + 1, sizeof *r->entities);
     for (int t = 0; r->entities && t < n; t++) {
@@ -1160,7 +1167,8 @@ static ms_status pipeline(run *x, ms_error *err)
     ms_status st = refresh(x->e, err);
     int64_t now = x->o->as_of != STORE_TS_NONE ? x->o->as_of : (int64_t)time(NULL);
     if (!st)
-        st = query_analyse(x->e->s, x->e->sn, x->e->emb, x->r->query, now, &x->q, err);
+        st = query_analyse(x->e->s, x->e->sn, x->e->emb, x->r->query, now, x->o->synonyms, &x->q,
+                           err);
     if (st)
         return st;
     copy_analysis(x);
@@ -1259,6 +1267,7 @@ void recall_free(recall_result *r)
     free(r->floor_pool_ok);
     free(r->floor_pool_focus);
     free_strings(r->terms, r->n_terms);
+    free_strings(r->synonyms, r->n_synonyms);
     free_strings(r->entities, r->n_entities);
     free_strings(r->dates, r->n_dates);
     if (r->explain)
@@ -1276,7 +1285,7 @@ const char *engine_query_type(engine *e, const char *text)
     const char *name = "general";
     char *clean = clean_query(text); /* as engine_recall sees it: valid UTF-8, cut */
     if (clean && !refresh(e, &err) &&
-        !query_analyse(e->s, e->sn, NULL, clean, (int64_t)time(NULL), &q, &err))
+        !query_analyse(e->s, e->sn, NULL, clean, (int64_t)time(NULL), 0, &q, &err))
         name = query_type_name(q.type);
     query_clear(&q);
     free(clean);

@@ -87,6 +87,8 @@ typedef struct recall_opts {
     int64_t as_of;          /* "now" for relative dates; STORE_TS_NONE: now */
     int no_adaptive;        /* ignore learned feedback */
     int no_rerank;          /* skip the reranker */
+    double synonyms;        /* weight of WordNet synonyms in the query vector
+                               (docs/QUALITY.md); 0: none (the default) */
     const char *reranker;   /* "cmd:PROGRAM": rerank with it (kept for later recalls) */
     const char *explain_id; /* also explain where this memory was cut */
 } recall_opts;
@@ -224,6 +226,8 @@ typedef struct recall_result {
     /* query analysis */
     char **terms; /* query terms as FTS5 sees them, stop words removed */
     size_t n_terms;
+    char **synonyms; /* "word>synonym" added to the query vector (--synonyms) */
+    size_t n_synonyms;
     char **entities; /* entities of the store named in the query */
     size_t n_entities;
     char **dates; /* dates found, as ranges "START..END" */

@@ -254,6 +254,19 @@ typedef struct query_term {
     int64_t df;
 } query_term;
 
+/* Synonyms added to the query vector (recall_opts.synonyms): at most this
+ * many, from the first QUERY_SYN_SENSES senses of each predicate word. */
+#define QUERY_SYN_MAX 32
+#define QUERY_SYN_SENSES 2
+
+/* A synonym of a predicate word (lexicon.h) that the store holds. */
+typedef struct query_synonym {
+    char word[32]; /* as WordNet has it, lower case */
+    char stem[64]; /* its FTS5 stem */
+    char from[64]; /* the query word it stands for */
+    double weight; /* of its features in the query vector */
+} query_synonym;
+
 typedef struct query {
     const char *text;
     query_type type;
@@ -278,14 +291,19 @@ typedef struct query {
     int asks_newest;     /* says latest, most recent(ly), recently, last time: the newest */
     double pred_idf_sum; /* sum of their idf */
     int64_t now;
-    float *qvec; /* [dim] query vector, NULL without embedder */
+    float *qvec;                      /* [dim] query vector, NULL without embedder */
+    query_synonym syn[QUERY_SYN_MAX]; /* in the order of the query's words */
+    int n_syn;
     float *rvec; /* [dim] the remainder's vector: the query with the speakers' names
                     blanked (== qvec when it names none); NULL without embedder */
 } query;
 
-/* Analyse text against the snapshot. q->qvec is allocated when emb. */
+/* Analyse text against the snapshot. q->qvec is allocated when emb; with
+ * synonyms > 0 and the built-in embedder it also holds the WordNet
+ * synonyms of the predicate's words at that weight (q->syn; the remainder's
+ * vector q->rvec never does). */
 ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char *text, int64_t now,
-                        query *q, ms_error *err);
+                        double synonyms, query *q, ms_error *err);
 void query_clear(query *q);
 
 /* The FTS5 stem of word[0..n) into out; 0 on success. */

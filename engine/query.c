@@ -25,9 +25,11 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lexicon.h"
 #include "stopwords.h"
 
 static const char *const type_names[QT_COUNT] = {
@@ -606,10 +608,96 @@ static int about_now(const char *folded, const query *q)
     return 0;
 }
 
+/* ---- synonyms in the query vector ------------------------------------------ */
+
+struct syn_ctx {
+    query *q;
+    struct weight_ctx *wc;
+    const query_term *from;
+    int first; /* q->n_syn before this term's synonyms */
+};
+
+/* Keep a synonym the store holds and the query does not already say. */
+static int take_synonym(void *p, const char *w, size_t n)
+{
+    struct syn_ctx *c = p;
+    query *q = c->q;
+    if (q->n_syn >= QUERY_SYN_MAX)
+        return 1;
+    char stem[64];
+    int64_t df = 0;
+    if (n >= sizeof q->syn[0].word || query_stem(c->wc->s, w, n, stem, sizeof stem) != 0)
+        return 0;
+    for (int t = 0; t < q->n_terms; t++)
+        if (strcmp(q->terms[t].text, stem) == 0)
+            return 0;
+    for (int k = 0; k < q->n_syn; k++)
+        if (strcmp(q->syn[k].stem, stem) == 0)
+            return 0;
+    if (snapshot_term_docs(c->wc->sn, c->wc->s, stem, &df, NULL) || df == 0)
+        return 0;
+    query_synonym *y = &q->syn[q->n_syn++];
+    memcpy(y->word, w, n);
+    y->word[n] = '\0';
+    snprintf(y->stem, sizeof y->stem, "%s", stem);
+    snprintf(y->from, sizeof y->from, "%s", c->from->surface);
+    y->weight = token_weight(c->wc, w, n);
+    return 0;
+}
+
+/* The synonyms of the predicate's words that the store holds (lexicon.h),
+ * each weighted a * its idf / sqrt(k) for the k synonyms of its word: a
+ * word's synonyms together weigh as much as a word of their idf times a. */
+static void find_synonyms(query *q, struct weight_ctx *wc, double a)
+{
+    const lexicon *lx = lexicon_default();
+    if (!lx)
+        return;
+    for (int t = 0; t < q->n_terms && q->n_syn < QUERY_SYN_MAX; t++) {
+        const query_term *qt = &q->terms[t];
+        if (!qt->predicate)
+            continue;
+        struct syn_ctx c = {q, wc, qt, q->n_syn};
+        lexicon_synonyms(lx, qt->surface, strlen(qt->surface), QUERY_SYN_SENSES, take_synonym, &c);
+        int k = q->n_syn - c.first;
+        for (int j = c.first; j < q->n_syn; j++)
+            q->syn[j].weight *= a / sqrt((double)k);
+    }
+}
+
+/* The query vector with the synonyms' features; the plain one stays the
+ * remainder's vector when it was the same (the evidence floor reads what
+ * the query says, not what it might mean). */
+static ms_status synonym_vector(embedder *emb, query *q, struct weight_ctx *wc, int dim, double a,
+                                ms_error *err)
+{
+    if (a <= 0 || !embed_is_builtin(emb))
+        return MS_OK;
+    find_synonyms(q, wc, a);
+    if (q->n_syn == 0)
+        return MS_OK;
+    embed_word extra[QUERY_SYN_MAX];
+    for (int k = 0; k < q->n_syn; k++)
+        extra[k] = (embed_word){q->syn[k].word, q->syn[k].weight};
+    float *v = calloc((size_t)dim, sizeof *v);
+    if (!v)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    ms_status st =
+        embed_query_with(emb, q->text, extra, (size_t)q->n_syn, token_weight, wc, v, err);
+    if (st) {
+        free(v);
+        return st;
+    }
+    if (q->rvec != q->qvec)
+        free(q->qvec);
+    q->qvec = v;
+    return MS_OK;
+}
+
 /* ---- the whole analysis ----------------------------------------------------- */
 
 ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char *text, int64_t now,
-                        query *q, ms_error *err)
+                        double synonyms, query *q, ms_error *err)
 {
     memset(q, 0, sizeof *q);
     q->focus = -1;
@@ -648,6 +736,8 @@ ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char 
         st = embed_query(emb, text, token_weight, &wc, q->qvec, err);
         if (!st)
             st = remainder_vector(emb, q, &wc, sn->dim, err);
+        if (!st)
+            st = synonym_vector(emb, q, &wc, sn->dim, synonyms, err);
         if (st) {
             query_clear(q);
             return st;

@@ -219,6 +219,8 @@ char *recall_json(const recall_result *r, int trace)
     cJSON_AddItemToObject(o, "channels", channels_json(r));
     cJSON *an = cJSON_AddObjectToObject(o, "analysis");
     cJSON_AddItemToObject(an, "terms", string_array(r->terms, r->n_terms));
+    if (r->n_synonyms)
+        cJSON_AddItemToObject(an, "synonyms", string_array(r->synonyms, r->n_synonyms));
     cJSON_AddItemToObject(an, "entities", string_array(r->entities, r->n_entities));
     cJSON_AddItemToObject(an, "dates", string_array(r->dates, r->n_dates));
     cJSON_AddNumberToObject(o, "total_candidates", (double)r->candidates);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # External embedders (cmd:PROGRAM): the JSON-lines protocol, vectors given on
 # import, reembed, and clear errors when the program is missing, slow or
-# answers malformed vectors. Uses tests/tools/embedder.pl.
+# answers malformed vectors. Uses tests/tools/embedder.pl, and
+# tools/ri-embedder.py (vectors learned from the memories).
 set -u
 M=${MEMSCOPE:-./memscope}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -75,4 +76,21 @@ ok $([ "$(sqlite3 "$tmp/v.db" "select value from meta where key='embedder_id'")"
 echo '{"id":"z","content":"third","embedding":[0,1]}' > "$tmp/bad.jsonl"
 "$M" import --db "$tmp/v.db" --embedder-id my-model:3 "$tmp/bad.jsonl" 2>"$tmp/err"
 ok $([ $? = 1 ] && grep -q "bad.jsonl:1:" "$tmp/err"; echo $?) "a given vector of another dimension is refused with its place"
+
+# tools/ri-embedder.py: vectors learned from the memories themselves (random
+# indexing, docs/QUALITY.md): a memory's vector is the sum of its words'
+# context vectors, so a query word's own context lies nearest the memory
+# that holds it; the LoCoMo driver skips cleanly without the data.
+RI="cmd:python3 $here/../tools/ri-embedder.py $tmp/m.jsonl"
+"$M" import --db "$tmp/ri.db" --embedder "$RI" "$tmp/m.jsonl" >/dev/null 2>"$tmp/err"
+ok $? "import with tools/ri-embedder.py learned from the same memories"
+h=$("$M" health --db "$tmp/ri.db" --embedder "$RI" --json)
+ok $([ "$(echo "$h" | json 'd["embedder"]["store_vectors_from"]')" = "cmd:ri-b0-n0.5:512" ]; echo $?) \
+  "its id names its settings and 512 dimensions"
+r=$("$M" recall --db "$tmp/ri.db" --embedder "$RI" --json --disable bm25,temporal,hopfield,spreading --no-floor "greyhound")
+ok $([ "$(echo "$r" | json 'd["results"][0]["id"]')" = "b" ]; echo $?) \
+  "the semantic channel alone ranks the memory whose words share the query word's contexts first"
+LOCOMO_DIR="$tmp/none" "$here/../tools/ri-eval.sh" t >"$tmp/out" 2>&1
+ok $([ $? = 0 ] && grep -q "LoCoMo data not found" "$tmp/out"; echo $?) \
+  "tools/ri-eval.sh without the LoCoMo data says so and exits 0"
 tap_done

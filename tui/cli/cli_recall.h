@@ -20,6 +20,7 @@ enum {
     OPT_RERANKER,
     OPT_NO_ADAPTIVE,
     OPT_NO_RERANK,
+    OPT_SYNONYMS,
     OPT_RECALL_END, /* commands number their other options from here */
 };
 
@@ -37,6 +38,7 @@ enum {
         {"reranker", required_argument, NULL, OPT_RERANKER},                                       \
         {"no-rerank", no_argument, NULL, OPT_NO_RERANK},                                           \
         {"no-adaptive", no_argument, NULL, OPT_NO_ADAPTIVE},                                       \
+        {"synonyms", required_argument, NULL, OPT_SYNONYMS},                                       \
     {                                                                                              \
         "embedder", required_argument, NULL, OPT_EMBEDDER                                          \
     }

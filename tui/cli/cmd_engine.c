@@ -63,6 +63,11 @@ int cli_recall_option(const cli_command *cmd, int opt, const char *arg, recall_o
             return cli_usage(cmd, "--floor-lexical takes a predicate coverage from 0 to 1"), -1;
         ro->floor_lexical = v;
         return 1;
+    case OPT_SYNONYMS:
+        if (cli_parse_double(arg, 0, 10, &v))
+            return cli_usage(cmd, "--synonyms takes a weight from 0 to 10"), -1;
+        ro->synonyms = v;
+        return 1;
     case OPT_AS_OF:
         if (store_parse_time(arg, &ro->as_of))
             return cli_usage(cmd, "--as-of takes an ISO 8601 time"), -1;
@@ -94,7 +99,7 @@ static const char recall_usage[] =
     "                       [--require-channels ch,...|all] [--no-floor] [--floor X]\n"
     "                       [--as-of TIME] [--top-n N] [--explain ID] [--audit]\n"
     "                       [--embedder hash|cmd:PROGRAM] [--reranker cmd:PROGRAM]\n"
-    "                       [--no-rerank] [--no-adaptive] QUERY...\n"
+    "                       [--no-rerank] [--no-adaptive] [--synonyms W] QUERY...\n"
     "\n"
     "Recall memories for QUERY. Channels: semantic, bm25, temporal, hopfield,\n"
     "spreading. --json prints the Retrieval Score Contract v2 response; --trace adds\n"
@@ -106,7 +111,9 @@ static const char recall_usage[] =
     "--require-channels fails (exit 1) before answering when a named channel is\n"
     "inactive. --as-of sets \"now\" for relative dates. --reranker rescores the\n"
     "candidate pool with an external program (an adjustment of ranking_score);\n"
-    "--no-adaptive ignores what `memscope feedback` taught. Recall never writes.\n";
+    "--no-adaptive ignores what `memscope feedback` taught. --synonyms W adds the\n"
+    "WordNet synonyms of the question's words to its vector at weight W (off by\n"
+    "default; needs wordnet-base). Recall never writes.\n";
 
 static int run_recall(cli_common *c, int argc, char **argv);
 const cli_command cmd_recall = {"recall", "recall memories for a query (Score Contract v2)",

@@ -1,0 +1,380 @@
+/* lexicon.c - synonyms from a WordNet database (WNDB files).
+ *
+ * The index files (index.POS: one line per lemma, sorted bytewise, the
+ * licence as lines that start with two spaces) and the exception lists
+ * (POS.exc: "inflected base...") are read into memory and searched by
+ * bisection; a synset is read from data.POS at the byte offset its index
+ * line gives (pread, so threads may share the lexicon). Base forms follow
+ * WordNet's morphy: the exception list, else the word itself and the
+ * detachment rules of its part of speech, each kept when the index holds
+ * it. */
+#include "lexicon.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef MEMSCOPE_WORDNET_DIR
+#define MEMSCOPE_WORDNET_DIR "/usr/share/wordnet"
+#endif
+
+#define POS_N 4
+#define WORD_MAX 64
+#define SEEN_MAX 64
+#define LINE_MAX_LEN 8192
+
+static const char *const pos_name[POS_N] = {"noun", "verb", "adj", "adv"};
+
+/* A sorted text file in memory, with the start of each searchable line. */
+typedef struct sorted_file {
+    char *text;
+    size_t len;
+    size_t *line; /* offsets of the lines that do not start with "  " */
+    size_t n;
+} sorted_file;
+
+struct lexicon {
+    sorted_file index[POS_N];
+    sorted_file exc[POS_N];
+    int data[POS_N]; /* data.POS, -1 when absent */
+};
+
+/* ---- files ------------------------------------------------------------- */
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t cap = 0, n = 0, got;
+    do {
+        if (cap - n < 65536) {
+            char *b = realloc(buf, cap = cap ? 2 * cap : 1 << 20);
+            if (!b) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = b;
+        }
+        got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+    } while (got > 0);
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Load path into sf; 0, or -1 when it cannot be read. */
+static int sorted_load(sorted_file *sf, const char *path)
+{
+    memset(sf, 0, sizeof *sf);
+    if (!(sf->text = read_all(path, &sf->len)))
+        return -1;
+    size_t cap = 1024;
+    if (!(sf->line = malloc(cap * sizeof *sf->line)))
+        return -1;
+    for (size_t p = 0; p < sf->len;) {
+        if (sf->text[p] != ' ') {
+            if (sf->n == cap) {
+                size_t *l = realloc(sf->line, (cap *= 2) * sizeof *l);
+                if (!l)
+                    return -1;
+                sf->line = l;
+            }
+            sf->line[sf->n++] = p;
+        }
+        const char *nl = memchr(sf->text + p, '\n', sf->len - p);
+        p = nl ? (size_t)(nl - sf->text) + 1 : sf->len;
+    }
+    return 0;
+}
+
+static void sorted_free(sorted_file *sf)
+{
+    free(sf->text);
+    free(sf->line);
+}
+
+/* The line whose first field is key[0..n), or NULL. */
+static const char *sorted_find(const sorted_file *sf, const char *key, size_t n)
+{
+    size_t lo = 0, hi = sf->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const char *l = sf->text + sf->line[mid];
+        int c = strncmp(l, key, n);
+        if (c == 0)
+            c = l[n] == ' ' ? 0 : 1;
+        if (c == 0)
+            return l;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* ---- opening ----------------------------------------------------------- */
+
+lexicon *lexicon_open(const char *dir)
+{
+    if (!dir)
+        dir = getenv("MEMSCOPE_WORDNET");
+    if (!dir)
+        dir = MEMSCOPE_WORDNET_DIR;
+    if (!*dir)
+        return NULL;
+    lexicon *lx = calloc(1, sizeof *lx);
+    if (!lx)
+        return NULL;
+    int found = 0;
+    for (int p = 0; p < POS_N; p++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/data.%s", dir, pos_name[p]);
+        lx->data[p] = open(path, O_RDONLY | O_CLOEXEC);
+        snprintf(path, sizeof path, "%s/index.%s", dir, pos_name[p]);
+        if (lx->data[p] >= 0 && sorted_load(&lx->index[p], path) == 0)
+            found++;
+        snprintf(path, sizeof path, "%s/%s.exc", dir, pos_name[p]);
+        if (sorted_load(&lx->exc[p], path) != 0)
+            sorted_free(&lx->exc[p]), memset(&lx->exc[p], 0, sizeof lx->exc[p]);
+    }
+    if (!found) {
+        lexicon_close(lx);
+        return NULL;
+    }
+    return lx;
+}
+
+void lexicon_close(lexicon *lx)
+{
+    if (!lx)
+        return;
+    for (int p = 0; p < POS_N; p++) {
+        sorted_free(&lx->index[p]);
+        sorted_free(&lx->exc[p]);
+        if (lx->data[p] >= 0)
+            close(lx->data[p]);
+    }
+    free(lx);
+}
+
+static lexicon *default_lx;
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+
+static void open_default(void)
+{
+    default_lx = lexicon_open(NULL);
+}
+
+const lexicon *lexicon_default(void)
+{
+    pthread_once(&default_once, open_default);
+    return default_lx;
+}
+
+/* ---- base forms ---------------------------------------------------------- */
+
+/* WordNet's detachment rules: suffix -> ending, by part of speech. */
+typedef struct rule {
+    const char *suffix, *ending;
+} rule;
+
+static const rule noun_rules[] = {{"s", ""},      {"ses", "s"},   {"xes", "x"},
+                                  {"zes", "z"},   {"ches", "ch"}, {"shes", "sh"},
+                                  {"men", "man"}, {"ies", "y"},   {NULL, NULL}};
+static const rule verb_rules[] = {{"s", ""},  {"ies", "y"}, {"es", "e"}, {"es", ""},  {"ed", "e"},
+                                  {"ed", ""}, {"ing", "e"}, {"ing", ""}, {NULL, NULL}};
+static const rule adj_rules[] = {{"er", ""}, {"est", ""}, {"er", "e"}, {"est", "e"}, {NULL, NULL}};
+static const rule *const pos_rules[POS_N] = {noun_rules, verb_rules, adj_rules, NULL};
+
+/* The base forms of word in part of speech p: up to max of WORD_MAX bytes. */
+typedef char base_form[WORD_MAX];
+
+static int add_base(const lexicon *lx, int p, base_form *out, int n, int max, const char *w,
+                    size_t len)
+{
+    if (n >= max || len == 0 || len >= WORD_MAX || !sorted_find(&lx->index[p], w, len))
+        return n;
+    for (int k = 0; k < n; k++)
+        if (strlen(out[k]) == len && memcmp(out[k], w, len) == 0)
+            return n;
+    memcpy(out[n], w, len);
+    out[n][len] = '\0';
+    return n + 1;
+}
+
+static int base_forms(const lexicon *lx, int p, const char *w, size_t len, base_form *out, int max)
+{
+    int n = 0;
+    const char *e = lx->exc[p].text ? sorted_find(&lx->exc[p], w, len) : NULL;
+    if (e) {
+        const char *s = e + len;
+        while (*s == ' ') {
+            const char *t = ++s;
+            while (*s && *s != ' ' && *s != '\n')
+                s++;
+            n = add_base(lx, p, out, n, max, t, (size_t)(s - t));
+        }
+    }
+    n = add_base(lx, p, out, n, max, w, len);
+    for (const rule *r = pos_rules[p]; r && r->suffix; r++) {
+        size_t sl = strlen(r->suffix), el = strlen(r->ending);
+        if (len <= sl || len - sl + el >= WORD_MAX || memcmp(w + len - sl, r->suffix, sl) != 0)
+            continue;
+        char b[WORD_MAX];
+        memcpy(b, w, len - sl);
+        memcpy(b + len - sl, r->ending, el);
+        n = add_base(lx, p, out, n, max, b, len - sl + el);
+    }
+    return n;
+}
+
+/* ---- synsets --------------------------------------------------------------- */
+
+/* The i-th space-separated field of line l (NULL past the end), its length in *n. */
+static const char *field(const char *l, int i, size_t *n)
+{
+    for (; i > 0; i--) {
+        l = strchr(l, ' ');
+        if (!l || l[1] == '\n' || !l[1])
+            return NULL;
+        l++;
+    }
+    *n = strcspn(l, " \n");
+    return l;
+}
+
+/* The synset offsets of the first LEXICON_SENSES senses of index line l. */
+static int sense_offsets(const char *l, long *off, int senses)
+{
+    size_t n;
+    const char *f = field(l, 2, &n);
+    int synsets = f ? atoi(f) : 0;
+    f = field(l, 3, &n);
+    int ptrs = f ? atoi(f) : 0;
+    int first = 4 + ptrs + 2, k = 0;
+    for (; k < synsets && k < senses; k++) {
+        if (!(f = field(l, first + k, &n)))
+            break;
+        off[k] = atol(f);
+    }
+    return k;
+}
+
+typedef struct collect {
+    char seen[SEEN_MAX][WORD_MAX];
+    int n_seen, given, stop;
+    lexicon_fn fn;
+    void *ctx;
+} collect;
+
+static int seen_add(collect *c, const char *w, size_t n)
+{
+    for (int k = 0; k < c->n_seen; k++)
+        if (strlen(c->seen[k]) == n && memcmp(c->seen[k], w, n) == 0)
+            return 0;
+    if (c->n_seen == SEEN_MAX)
+        return 0;
+    memcpy(c->seen[c->n_seen], w, n);
+    c->seen[c->n_seen++][n] = '\0';
+    return 1;
+}
+
+/* One word of a synset line: lower-cased, its adjective marker "(a)" cut;
+ * given when it is one token of letters not seen before. */
+static void synset_word(collect *c, const char *w, size_t n)
+{
+    const char *paren = memchr(w, '(', n);
+    if (paren)
+        n = (size_t)(paren - w);
+    if (n == 0 || n >= WORD_MAX)
+        return;
+    char low[WORD_MAX];
+    for (size_t i = 0; i < n; i++) {
+        char ch = w[i];
+        if (ch >= 'A' && ch <= 'Z')
+            ch = (char)(ch + 32);
+        if (ch < 'a' || ch > 'z')
+            return;
+        low[i] = ch;
+    }
+    if (seen_add(c, low, n) && !c->stop) {
+        c->given++;
+        c->stop = c->fn(c->ctx, low, n);
+    }
+}
+
+/* The words of the synset at byte off of data file fd. */
+static void synset_words(collect *c, int fd, long off)
+{
+    char l[LINE_MAX_LEN];
+    ssize_t got = pread(fd, l, sizeof l - 1, off);
+    if (got <= 0)
+        return;
+    l[got] = '\0';
+    char *nl = strchr(l, '\n');
+    if (nl)
+        nl[0] = '\0';
+    size_t n;
+    const char *f = field(l, 3, &n);
+    int words = f ? (int)strtol(f, NULL, 16) : 0;
+    for (int k = 0; k < words && !c->stop; k++)
+        if ((f = field(l, 4 + 2 * k, &n)))
+            synset_word(c, f, n);
+}
+
+int lexicon_senses(const lexicon *lx, const char *word, size_t n)
+{
+    if (!lx || n == 0 || n >= WORD_MAX)
+        return 0;
+    int total = 0;
+    for (int p = 0; p < POS_N; p++) {
+        base_form base[8];
+        int nb = lx->index[p].text ? base_forms(lx, p, word, n, base, 8) : 0;
+        for (int b = 0; b < nb; b++) {
+            size_t fl;
+            const char *f = field(sorted_find(&lx->index[p], base[b], strlen(base[b])), 2, &fl);
+            total += f ? atoi(f) : 0;
+        }
+    }
+    return total;
+}
+
+int lexicon_synonyms(const lexicon *lx, const char *word, size_t n, int senses, lexicon_fn fn,
+                     void *ctx)
+{
+    if (!lx || n == 0 || n >= WORD_MAX)
+        return 0;
+    collect *c = calloc(1, sizeof *c);
+    if (!c)
+        return 0;
+    c->fn = fn;
+    c->ctx = ctx;
+    base_form base[POS_N][8];
+    int nb[POS_N];
+    seen_add(c, word, n); /* never the word itself, nor its base forms */
+    for (int p = 0; p < POS_N; p++) {
+        nb[p] = lx->index[p].text ? base_forms(lx, p, word, n, base[p], 8) : 0;
+        for (int b = 0; b < nb[p]; b++)
+            seen_add(c, base[p][b], strlen(base[p][b]));
+    }
+    for (int p = 0; p < POS_N && !c->stop; p++)
+        for (int b = 0; b < nb[p] && !c->stop; b++) {
+            long off[LEXICON_SENSES_MAX];
+            int k = sense_offsets(sorted_find(&lx->index[p], base[p][b], strlen(base[p][b])), off,
+                                  senses < LEXICON_SENSES_MAX ? senses : LEXICON_SENSES_MAX);
+            for (int s = 0; s < k && !c->stop; s++)
+                synset_words(c, lx->data[p], off[s]);
+        }
+    int given = c->given;
+    free(c);
+    return given;
+}

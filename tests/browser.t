@@ -567,6 +567,8 @@ ok $? "the screen was not cleared"
 tm capture-pane -p -e -t t >"$T/escreen"
 grep -qF $'\e[2J' "$T/escreen"
 ok $((!$?)) "no raw CSI 2J reaches the screen"
+keys q # closes the detail view
+wait_gone "Memory evil1"
 keys q
 is "$(wait_rc)" 0 "q exits 0 after hostile text"
 

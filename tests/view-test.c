@@ -24,6 +24,7 @@
 #include "tui/browser/view_act.c"
 #include "tui/present/view_fmt.c"
 #include "tui/browser/view_layout.c"
+#include "tui/browser/view_ops.c"
 #include "tui/browser/view_panel.c"
 #include "tui/browser/view_panes.c"
 #include "tui/browser/view_trace.c"
@@ -463,6 +464,48 @@ static void test_pin_detail(view_model *vm, view_screen *s)
     ok(view_detail_open(vm, "no-such-id") == -1 && !vm->det.open, "an unknown id: a message");
 }
 
+/* The views: q closes help and detail and quits only from the main screen;
+ * the first Down in the detail view moves to the next edge. */
+static void test_views(view_model *vm, view_screen *s)
+{
+    view_set_query(vm, "dentist");
+    view_model_update(vm);
+    vm->focus = FOCUS_RESULTS;
+    is_str(view_current(vm)->name, "main", "the main screen is the main view");
+    vm->key = '?';
+    view_act(vm, A_HELP);
+    is_str(view_current(vm)->name, "help", "? opens the help view");
+    vm->key = 'q';
+    int f = view_act(vm, A_QUIT);
+    ok(!(f & VIEW_QUIT) && !vm->help, "q closes the help and does not quit");
+    const char *id = vm->cur->hits[0].mem.id;
+    view_detail_open(vm, id);
+    is_str(view_current(vm)->name, "detail", "the detail view is on screen");
+    char *text = layout_text(vm, s, 120, 50);
+    free(text);
+    if (vm->det.n_edges > 1) {
+        vm->key = 'j';
+        view_act(vm, A_DOWN);
+        is_int(vm->det.sel, 1, "the first Down in the detail view selects the next edge");
+        view_act(vm, A_UP);
+        is_int(vm->det.sel, 0, "Up goes back to the first edge");
+    } else {
+        ok(0, "the demo memory has two edges to walk");
+        ok(0, "(skipped Up)");
+    }
+    vm->key = 'q';
+    f = view_act(vm, A_QUIT);
+    ok(!(f & VIEW_QUIT) && !vm->det.open, "q closes the detail view and does not quit");
+    view_detail_open(vm, id);
+    vm->key = CTRL_KEY('c');
+    f = view_act(vm, A_QUIT);
+    ok(f & VIEW_QUIT, "Ctrl-C in the detail view quits");
+    view_detail_close(vm);
+    vm->key = 'q';
+    f = view_act(vm, A_QUIT);
+    ok(f & VIEW_QUIT, "q on the main screen quits");
+}
+
 static void test_tour(view_model *vm, view_screen *s)
 {
     for (int step = 0; step < tour_steps(); step++) {
@@ -578,6 +621,7 @@ static void test_model(void)
     test_recall_screen(&vm, &s);
     test_whatif(&vm, &s);
     test_pin_detail(&vm, &s);
+    test_views(&vm, &s);
     test_tour(&vm, &s);
     test_hostile(&vm, &s);
     test_calibration(&vm, &s);

@@ -62,7 +62,10 @@
     _(HELP, "View", "? F1", "this help", '?', KEY_F(1))                                            \
     _(REDRAW, "View", "Ctrl-L", "redraw the screen", CTRL_KEY('l'))                                \
     _(SUSPEND, "View", "Ctrl-Z", "suspend to the shell", CTRL_KEY('z'))                            \
-    _(QUIT, "View", "q Ctrl-C", "quit (the terminal is restored)", 'q', CTRL_KEY('c'))
+    _(QUIT, "View", "q Ctrl-C",                                                                    \
+      "q closes the view on screen (help, detail) and quits from the main screen; Ctrl-C "         \
+      "always quits (the terminal is restored)",                                                   \
+      'q', CTRL_KEY('c'))
 
 /* The query line's own keys, for the help (qline.c handles them). */
 #define EDIT_KEYS(_)                                                                               \

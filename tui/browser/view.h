@@ -215,6 +215,34 @@ int view_calib_open(view_model *vm);
 int view_calib_lines(const view_model *vm, vrow *out, int max, int cols);
 void view_calib_free(view_model *vm);
 
+/* ---- views ------------------------------------------------------------------ */
+
+/* One view of the browser: what fills the screen between the top lines
+ * and the status bar (the panes, the help, the detail view, ...). Each view
+ * file ends in its ops; view_current() names the one on screen, and the
+ * layout and every moving key dispatch through it, never on the view's
+ * state. */
+typedef struct view_ops {
+    const char *name; /* "main", "help", "detail", ...: tests and the title */
+    /* Lay the view out on rows y .. bottom - 1 of s. */
+    void (*draw)(view_model *vm, view_screen *s, int y, int bottom);
+    /* A key before the action table: VIEW_* flags, or 0 to let action a
+     * run as usual. NULL: the view takes no key of its own. */
+    int (*key)(view_model *vm, action_id a);
+    /* Move the selection (scroll = 0) or the text (scroll = 1) by delta. */
+    int (*move)(view_model *vm, int delta, int scroll);
+    /* Rows one page moves. */
+    int (*page)(const view_model *vm);
+    /* The view's title into buf of cap bytes. */
+    void (*title)(const view_model *vm, char *buf, size_t cap);
+    /* q and Esc: leave the view (VIEW_* flags); NULL on the main screen,
+     * where q quits. */
+    int (*close)(view_model *vm);
+} view_ops;
+
+/* The view on screen now. */
+const view_ops *view_current(const view_model *vm);
+
 /* How the result area of avail rows is split: the number of rows for the
  * result pane (header and banner included); the lower pane gets the rest. */
 int view_split(int avail, int result_lines, int lower_lines);

@@ -11,55 +11,17 @@
 
 enum { H = VIEW_HANDLED, R = VIEW_REDRAW };
 
-static int view_clamp(int v, int lo, int hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
 /* ---- moving ---------------------------------------------------------------- */
 
-static int view_detail_move(view_model *vm, int delta, int scroll)
-{
-    view_detail *d = &vm->det;
-    if (scroll || d->n_edges == 0) {
-        d->top = d->top + delta < 0 ? 0 : d->top + delta; /* the layout clamps the end */
-        d->follow = 0;
-        return H | R;
-    }
-    if (d->follow) /* the first move only brings the edges into view */
-        d->sel = view_clamp(d->sel + delta, 0, (int)d->n_edges - 1);
-    d->follow = 1;
-    return H | R;
-}
-
+/* Moving keys move in the view on screen (view_ops.c). */
 static int view_move(view_model *vm, int delta, int scroll)
 {
-    if (vm->help) {
-        vm->help_top = vm->help_top + delta < 0 ? 0 : vm->help_top + delta;
-        return H | R;
-    }
-    if (vm->det.open)
-        return view_detail_move(vm, delta, scroll);
-    if (vm->focus == FOCUS_LOWER) {
-        vm->low_top = vm->low_top + delta < 0 ? 0 : vm->low_top + delta;
-        return H | R;
-    }
-    if (vm->n_rows == 0)
-        return H;
-    int sel = view_clamp(vm->sel + delta, 0, (int)vm->n_rows - 1);
-    if (sel != vm->sel)
-        vm->low_top = 0;
-    vm->sel = sel;
-    return H | R;
+    return view_current(vm)->move(vm, delta, scroll);
 }
 
 static int view_page(const view_model *vm)
 {
-    int h = vm->help                   ? vm->g.help_h
-            : vm->det.open             ? vm->g.detail_h
-            : vm->focus == FOCUS_LOWER ? vm->g.low_h
-                                       : vm->g.res_h;
-    return h > 2 ? h - 1 : 1;
+    return view_current(vm)->page(vm);
 }
 
 static int act_UP(view_model *vm)
@@ -112,28 +74,23 @@ static int act_QUERY(view_model *vm)
     return H | R;
 }
 
+/* Esc: leave the view on screen; on the main screen, leave the query line
+ * or end the tour. */
 static int act_BACK(view_model *vm)
 {
-    if (vm->det.open)
-        view_detail_close(vm);
-    else if (vm->focus == FOCUS_QUERY)
+    const view_ops *v = view_current(vm);
+    if (v->close)
+        return v->close(vm);
+    if (vm->focus == FOCUS_QUERY)
         vm->focus = FOCUS_RESULTS;
     else if (vm->tour >= 0)
         return tour_stop(vm);
     return H | R;
 }
 
+/* Enter on the main screen (the views take it first: view_ops.c). */
 static int act_OPEN(view_model *vm)
 {
-    if (vm->det.open) {
-        const view_detail *d = &vm->det;
-        if (d->n_edges == 0 || !d->other[d->sel].id)
-            return H;
-        char id[STORE_ID_MAX + 1];
-        snprintf(id, sizeof id, "%s", d->other[d->sel].id);
-        view_detail_open(vm, id);
-        return H | R;
-    }
     if (vm->focus == FOCUS_QUERY) {
         vm->focus = FOCUS_RESULTS;
         return H | R | VIEW_RECALL;
@@ -158,7 +115,7 @@ static int view_click(view_model *vm, int dbl)
         if (hit >= 0)
             vm->det.sel = hit;
         vm->det.follow = 1;
-        return dbl && hit >= 0 ? act_OPEN(vm) : H | R;
+        return dbl && hit >= 0 ? view_act(vm, A_OPEN) : H | R;
     }
     if (y >= vm->g.low_y && y < vm->g.low_y + vm->g.low_h) {
         vm->focus = FOCUS_LOWER;
@@ -433,9 +390,13 @@ static int act_SUSPEND(view_model *vm)
     return H | R | VIEW_FULL | VIEW_SUSPEND;
 }
 
+/* q closes the view on screen and quits only from the main screen;
+ * Ctrl-C always quits. */
 static int act_QUIT(view_model *vm)
 {
-    (void)vm;
+    const view_ops *v = view_current(vm);
+    if (v->close && vm->key != CTRL_KEY('c'))
+        return v->close(vm);
     return H | VIEW_QUIT;
 }
 
@@ -445,34 +406,11 @@ static int act_QUIT(view_model *vm)
 static int (*const handlers[A_COUNT])(view_model *vm) = {ACTIONS(ACTION_HANDLER)};
 #undef ACTION_HANDLER
 
-/* While the help is open, moving keys scroll it and any other key closes
- * it (Ctrl-C still quits). */
-static int view_help_key(view_model *vm, action_id a)
-{
-    switch (a) {
-    case A_UP:
-    case A_DOWN:
-    case A_PAGE_UP:
-    case A_PAGE_DOWN:
-    case A_HOME:
-    case A_END:
-    case A_REDRAW:
-    case A_MOUSE:
-    case A_SUSPEND:
-        return handlers[a](vm);
-    default:
-        if (a == A_QUIT && vm->key == CTRL_KEY('c'))
-            return act_QUIT(vm);
-        vm->help = 0;
-        return H | R;
-    }
-}
-
 int view_act(view_model *vm, action_id a)
 {
     if ((unsigned)a >= A_COUNT)
         return 0;
-    if (vm->help)
-        return view_help_key(vm, a);
-    return handlers[a](vm);
+    const view_ops *v = view_current(vm);
+    int f = v->key ? v->key(vm, a) : 0;
+    return f ? f : handlers[a](vm);
 }

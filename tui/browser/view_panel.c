@@ -160,7 +160,7 @@ void view_detail_pane(view_model *vm, view_screen *s, int y, int bottom)
     vrow *t = &s->lines[y];
     vrow_add(t, ROLE_pane_title_focused, " Memory ");
     vrow_stored(t, ROLE_pane_title_focused, d->m.id, strlen(d->m.id));
-    vrow_addf(t, ROLE_pane_title_focused, "  (Esc back%s, p pin, PgUp/PgDn scroll) ",
+    vrow_addf(t, ROLE_pane_title_focused, "  (Esc/q back%s, p pin, PgUp/PgDn scroll) ",
               d->depth ? " to the previous memory" : "");
     t->fill = ROLE_pane_title_focused;
     vlist list = {.width = s->cols};

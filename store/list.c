@@ -100,8 +100,8 @@ ms_status store_list(store *s, const store_list_opts *o, int64_t offset, int lim
 }
 
 /* One integer from sql (bound as list_prepare binds). */
-static ms_status list_int(store *s, const store_list_opts *o, const char *sql,
-                          const store_find *f, int64_t *out, ms_error *err)
+static ms_status list_int(store *s, const store_list_opts *o, const char *sql, const store_find *f,
+                          int64_t *out, ms_error *err)
 {
     sqlite3_stmt *st;
     ms_status code = list_prepare(s, o, sql, &st, err);
@@ -128,10 +128,10 @@ ms_status store_list_count(store *s, const store_list_opts *o, int64_t *n, ms_er
 
 /* ---- find --------------------------------------------------------------- */
 
-static const char *const find_names[STORE_FIND_FIELDS] = {
-    "any", "content", "speaker", "session", "id", "date", "event"};
-static const char *const find_cols[STORE_FIND_FIELDS] = {
-    NULL, "content", "speaker", "session", "id", "created_at", "event_time"};
+static const char *const find_names[STORE_FIND_FIELDS] = {"any", "content", "speaker", "session",
+                                                          "id",  "date",    "event"};
+static const char *const find_cols[STORE_FIND_FIELDS] = {NULL, "content",    "speaker",   "session",
+                                                         "id", "created_at", "event_time"};
 
 void store_find_parse(const char *text, store_find *f)
 {

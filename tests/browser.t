@@ -373,7 +373,7 @@ ok $? "detail: the memory's status and its vector's model"
 keys Down
 wait_for "edges ("
 keys Down Enter
-wait_for "Esc back to the previous memory"
+wait_for "back to the previous memory"
 ok $? "Enter on an edge opens the memory at its other end"
 keys Escape
 wait_for "Memory m0113"

@@ -72,6 +72,7 @@ int view_model_init(view_model *vm, engine *eng, store *st, const char *db_path,
     vm->msg_role = ROLE_message;
     vm->data_version = store_data_version(st);
     vm->file_sig = view_file_sig(vm->db_path);
+    vm->list.total = vm->find_matches = -1;
     return view_model_reload(vm, err);
 }
 
@@ -106,6 +107,9 @@ void view_model_free(view_model *vm)
     view_free_results(vm);
     view_detail_clear(&vm->det);
     view_calib_free(vm);
+    view_list_reset(vm);
+    view_pick_free(&vm->ents);
+    view_pick_free(&vm->profiles);
 }
 
 int view_whatif_active(const view_model *vm)
@@ -237,6 +241,8 @@ int view_model_update(view_model *vm)
     int rc = 0;
     if (!view_blank(vm->ran) && (rc = view_run(vm)) == 0)
         view_reselect(vm, keep);
+    if (view_blank(vm->ran))
+        view_list_reset(vm); /* the listing reads the store again */
     if (rc == 0 && vm->msg_role == ROLE_error)
         vm->msg[0] = '\0';
     vm->last_ms = view_now_ms() - t0;

@@ -45,7 +45,7 @@ enum {
 enum { VIEW_HELP_KEYS = 1, VIEW_HELP_CALIBRATION = 2 };
 
 typedef enum view_focus { FOCUS_QUERY, FOCUS_RESULTS, FOCUS_LOWER, FOCUS_COUNT } view_focus;
-typedef enum view_prompt { PROMPT_NONE, PROMPT_PIN, PROMPT_SEARCH } view_prompt;
+typedef enum view_prompt { PROMPT_NONE, PROMPT_PIN, PROMPT_SEARCH, PROMPT_FIND } view_prompt;
 typedef enum view_row_kind { ROW_HIT, ROW_MISS, ROW_GONE } view_row_kind;
 
 /* One selectable row of the result pane. */
@@ -81,6 +81,33 @@ typedef struct view_detail {
     char stack[VIEW_DETAIL_DEPTH][STORE_ID_MAX + 1]; /* ids opened before, for Esc */
     int depth;
 } view_detail;
+
+#define VIEW_LIST_PAGE 256 /* memories of a listing held in memory at once */
+
+/* How a listing groups its rows (the order follows the group). */
+enum { VIEW_GROUP_NONE, VIEW_GROUP_SESSION, VIEW_GROUP_DAY, VIEW_GROUP_COUNT };
+
+/* The memories of the profile (an empty query) or of one entity, in pages
+ * loaded as they come into view: a million-memory store opens at once. */
+typedef struct view_list {
+    store_list_opts o;                 /* order, entity */
+    char entity[256];                  /* the entity listed (o.eid > 0) */
+    int group;                         /* VIEW_GROUP_* */
+    int64_t total;                     /* memories in the listing, -1 = count again */
+    int64_t sel, top;                  /* selected position, first position shown */
+    int64_t first;                     /* position of page[0] */
+    store_memory page[VIEW_LIST_PAGE]; /* owned, n_page of them */
+    int n_page;
+} view_list;
+
+/* A picker: the entities with their counts, or the profiles. */
+typedef struct view_pick {
+    int open;
+    store_entity *ents;        /* owned, n (the entity view) */
+    store_profile_info *profs; /* owned, n (the profile picker) */
+    size_t n;
+    int sel, top;
+} view_pick;
 
 /* Geometry of the last layout, for mouse clicks and page sizes. */
 typedef struct view_geom {
@@ -121,7 +148,12 @@ typedef struct view_model {
     int show_ranking;
     char pinned[STORE_ID_MAX + 1]; /* why-not memory, "" = none */
     view_detail det;
-    char msg[768]; /* one-line message, "" = key hints */
+    view_list list;       /* the listing (empty query, or an entity's memories) */
+    view_pick ents;       /* the entity view */
+    view_pick profiles;   /* the profile picker */
+    store_find find;      /* F: what rows are marked with; text "" = none */
+    int64_t find_matches; /* in the listing, -1 = not counted */
+    char msg[768];        /* one-line message, "" = key hints */
     int msg_role;
     int tour;                         /* current step, -1 = no tour */
     char caption[1024];               /* the tour step's caption */
@@ -175,6 +207,32 @@ void view_detail_close(view_model *vm);
 /* Pin memory id for why-not ("" or the same id again unpins). Returns
  * VIEW_* flags (a recall is due). */
 int view_pin(view_model *vm, const char *id);
+
+/* ---- listings, find, pickers (view_list.c, view_pick.c) -------------------- */
+
+/* Is the listing on screen (an empty query, or an entity opened)? */
+int view_listing(const view_model *vm);
+
+/* Forget the loaded pages and the count (after a change of order, profile
+ * or store); the next layout loads again. */
+void view_list_reset(view_model *vm);
+
+/* The memory at position pos of the listing, loading its page; NULL when
+ * out of range or unreadable (a message says why). */
+const store_memory *view_list_at(view_model *vm, int64_t pos);
+
+/* Set the find text (store_find_parse syntax) and go to the first match
+ * from the selection; "" clears it. Returns VIEW_* flags. */
+int view_find_set(view_model *vm, const char *text);
+/* Select the next (dir > 0) or previous match. VIEW_* flags. */
+int view_find_step(view_model *vm, int dir);
+
+/* Open the entity view / the profile picker. VIEW_* flags. */
+int view_entities_open(view_model *vm);
+int view_profiles_open(view_model *vm);
+/* Switch to profile name: the status, the listing and the query follow. */
+int view_profile_use(view_model *vm, const char *name);
+void view_pick_free(view_pick *p);
 
 /* Check whether another process changed the store; sets store_changed and
  * a message. Returns 1 when it newly changed. */

@@ -70,6 +70,9 @@ static int act_QUERY(view_model *vm)
 {
     while (vm->det.open)
         view_detail_close(vm);
+    view_pick_free(&vm->ents);
+    view_pick_free(&vm->profiles);
+    vm->list.o.eid = 0; /* a query answers for the whole profile */
     vm->focus = FOCUS_QUERY;
     return H | R;
 }
@@ -316,6 +319,73 @@ static int act_RELEVANT(view_model *vm)
 static int act_IRRELEVANT(view_model *vm)
 {
     return view_judge(vm, -1);
+}
+
+/* ---- browsing (view_list.c, view_pick.c) ---------------------------------------- */
+
+static int view_list_only(view_model *vm)
+{
+    if (view_listing(vm))
+        return 1;
+    view_message(vm, ROLE_message,
+                 "o, O and t order the listing: clear the query (/ then "
+                 "Ctrl-U) to list every memory, or E for an entity's");
+    return 0;
+}
+
+/* The listing in a new order, the selection back at the top. */
+static int view_reorder(view_model *vm)
+{
+    vm->list.sel = vm->list.top = 0;
+    view_list_reset(vm);
+    return H | R;
+}
+
+static int act_SORT(view_model *vm)
+{
+    if (!view_list_only(vm))
+        return H | R;
+    vm->list.o.sort = (vm->list.o.sort + 1) % STORE_SORT_COUNT;
+    vm->list.group = VIEW_GROUP_NONE;
+    return view_reorder(vm);
+}
+
+static int act_SORT_DIR(view_model *vm)
+{
+    if (!view_list_only(vm))
+        return H | R;
+    vm->list.o.desc = !vm->list.o.desc;
+    return view_reorder(vm);
+}
+
+/* Grouping sorts by what it groups: the session, or the day. */
+static int act_GROUP(view_model *vm)
+{
+    if (!view_list_only(vm))
+        return H | R;
+    vm->list.group = (vm->list.group + 1) % VIEW_GROUP_COUNT;
+    if (vm->list.group == VIEW_GROUP_SESSION)
+        vm->list.o.sort = STORE_SORT_SESSION;
+    else if (vm->list.group == VIEW_GROUP_DAY)
+        vm->list.o.sort = STORE_SORT_DATE;
+    return view_reorder(vm);
+}
+
+static int act_FIND(view_model *vm)
+{
+    vm->prompting = PROMPT_FIND;
+    ledit_set(&vm->prompt, vm->find.text);
+    return H | R;
+}
+
+static int act_ENTITIES(view_model *vm)
+{
+    return view_entities_open(vm);
+}
+
+static int act_PROFILES(view_model *vm)
+{
+    return view_profiles_open(vm);
 }
 
 /* ---- view ------------------------------------------------------------------------ */

@@ -148,6 +148,7 @@ static const char *view_prompt_text(const view_model *vm)
     snprintf(buf, sizeof buf, " %s %s ",
              vm->prompting == PROMPT_PIN      ? "Pin id"
              : vm->prompting == PROMPT_SEARCH ? "History search"
+             : vm->prompting == PROMPT_FIND   ? "Find (field:text)"
                                               : "Query",
              arrow);
     return buf;

@@ -1,6 +1,7 @@
 /* view_ops.c - the views of the browser as one table of operations: the
  * main screen (query line, results, trace), the help (or calibration)
- * overlay and the detail view of one memory. view_current() is the one
+ * overlay and the detail view of one memory; the listing and the pickers
+ * are in view_list.c and view_pick.c. view_current() is the one
  * place that says which view is on screen; view_act.c and view_layout.c
  * dispatch through it. A new view is one more entry. */
 #include "tui/browser/view_layout.h"
@@ -46,9 +47,18 @@ static void main_title(const view_model *vm, char *buf, size_t cap)
     snprintf(buf, cap, "%s", vm->ran[0] ? "Results" : "Query");
 }
 
+/* n and N (with no tour running) go to the next and previous match of F. */
+static int main_key(view_model *vm, action_id a)
+{
+    if ((a == A_TOUR_NEXT || a == A_TOUR_PREV) && vm->tour < 0 && vm->find.text[0])
+        return view_find_step(vm, a == A_TOUR_NEXT ? 1 : -1);
+    return 0;
+}
+
 static const view_ops main_ops = {
     .name = "main",
     .draw = view_panes,
+    .key = main_key,
     .move = main_move,
     .page = main_page,
     .title = main_title,
@@ -178,5 +188,13 @@ const view_ops *view_current(const view_model *vm)
         return &help_ops;
     if (vm->det.open)
         return &detail_ops;
+    if (vm->profiles.open)
+        return &view_profiles_ops;
+    if (vm->list.o.eid > 0)
+        return &view_entity_list_ops;
+    if (vm->ents.open)
+        return &view_entities_ops;
+    if (view_listing(vm))
+        return &view_list_ops;
     return &main_ops;
 }

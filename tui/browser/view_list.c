@@ -394,8 +394,9 @@ static void list_empty(view_model *vm, view_screen *s, int y, int bottom)
                                          any++ ? "," : "", p[i].name, (long long)p[i].memories);
             }
         if (!any)
-            snprintf(text, sizeof text, "No profile holds memories yet: memscope import or "
-                                        "memscope add writes some (memscope demo writes a demo).");
+            snprintf(text, sizeof text,
+                     "No profile holds memories yet: memscope import or "
+                     "memscope add writes some (memscope demo writes a demo).");
         else
             snprintf(text + used, sizeof text - used, ". P picks one (or --profile NAME).");
         view_wrap_into(&list, ROLE_legend, text);

@@ -77,8 +77,9 @@ int view_entities_open(view_model *vm)
 
 static void entities_title(const view_model *vm, char *buf, size_t cap)
 {
-    snprintf(buf, cap, " Entities of profile %.200s (%zu): Enter lists the memories that mention "
-                       "one, Esc back ",
+    snprintf(buf, cap,
+             " Entities of profile %.200s (%zu): Enter lists the memories that mention "
+             "one, Esc back ",
              store_profile(vm->st), vm->ents.n);
 }
 

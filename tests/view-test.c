@@ -725,6 +725,60 @@ static void test_calibration(view_model *vm, view_screen *s)
     unlink(path);
 }
 
+/* put one memory; its rid (0 on failure) */
+static int64_t rel_put(store *st, const char *id, const char *text)
+{
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup(id);
+    m.content = strdup(text);
+    m.created_at = strdup("2024-01-01T00:00:00Z");
+    ms_error err;
+    int64_t rid = store_put(st, &m, STORE_DUP_ERROR, NULL, &err) ? 0 : m.rid;
+    store_memory_clear(&m);
+    return rid;
+}
+
+/* The detail view walks supersedes and contradicts relations too. */
+static void test_relations(void)
+{
+    store *st = NULL;
+    engine *e = NULL;
+    ms_error err;
+    view_model vm;
+    view_screen s;
+    view_screen_init(&s);
+    ok(store_open(tpath("rel.db"), 0, &st, &err) == MS_OK && store_begin(st, &err) == MS_OK,
+       "a store for relations");
+    int64_t old = rel_put(st, "old", "the office is on Baker Street"),
+            nw = rel_put(st, "new", "the office moved to Quay Road"),
+            other = rel_put(st, "other", "the office was never on Baker Street");
+    ok(old && nw && other && store_set_supersedes(st, nw, old, "moved in May", &err) == MS_OK &&
+           store_set_contradicts(st, other, old, NULL, &err) == MS_OK &&
+           store_end(st, &err) == MS_OK,
+       "new supersedes old; other contradicts old");
+    ok(engine_open(st, NULL, &e, &err) == MS_OK && view_model_init(&vm, e, st, NULL, &err) == 0,
+       "the model opens over it");
+    view_detail_open(&vm, "old");
+    char *text = layout_text(&vm, &s, 120, 40);
+    ok(text && strstr(text, "superseded by   new") && strstr(text, "(moved in May)") &&
+           strstr(text, "contradicted by other"),
+       "the detail view names the relations, their direction and reason");
+    ok(vm.det.n_rels == 2 && vm.det.sel == 0, "the relations come first");
+    view_act(&vm, A_OPEN);
+    ok(vm.det.open && strcmp(vm.det.m.id, "new") == 0, "Enter walks to the newer memory");
+    free(text);
+    text = layout_text(&vm, &s, 120, 40);
+    ok(text && strstr(text, "supersedes      old"), "which says what it supersedes");
+    free(text);
+    view_act(&vm, A_BACK);
+    ok(strcmp(vm.det.m.id, "old") == 0, "Esc comes back");
+    view_screen_free(&s);
+    view_model_free(&vm);
+    engine_close(e);
+    store_close(st);
+}
+
 static void test_model(void)
 {
     const char *bin = getenv("MEMSCOPE");
@@ -779,6 +833,7 @@ int main(void)
     test_config();
     test_columns();
     test_model();
+    test_relations();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)

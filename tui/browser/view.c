@@ -94,6 +94,9 @@ static void view_detail_clear(view_detail *d)
         store_memory_clear(&d->other[i]);
     free(d->other);
     free(d->edges);
+    store_relations_free(d->rels, d->n_rels);
+    d->rels = NULL;
+    d->n_rels = 0;
     d->ents = NULL;
     d->edges = NULL;
     d->other = NULL;
@@ -304,6 +307,25 @@ static void view_detail_others(view_model *vm)
     }
 }
 
+/* Put the memory's relations (supersedes, contradicts, either way) before
+ * its edges, as edges from it to the other memory: Enter walks them too. */
+static ms_status view_detail_relations(view_model *vm, ms_error *err)
+{
+    view_detail *d = &vm->det;
+    ms_status st = store_relations_of(vm->st, d->m.rid, &d->rels, &d->n_rels, err);
+    if (st || d->n_rels == 0)
+        return st;
+    store_edge *e = realloc(d->edges, (d->n_edges + d->n_rels) * sizeof *e);
+    if (!e)
+        return ms_fail(err, MS_NOMEM, "out of memory reading relations");
+    memmove(e + d->n_rels, e, d->n_edges * sizeof *e);
+    for (size_t i = 0; i < d->n_rels; i++)
+        e[i] = (store_edge){.src = d->m.rid, .dst = d->rels[i].other, .type = 0, .weight = 1};
+    d->edges = e;
+    d->n_edges += d->n_rels;
+    return MS_OK;
+}
+
 static ms_status view_detail_load(view_model *vm, const char *id, ms_error *err)
 {
     view_detail *d = &vm->det;
@@ -316,6 +338,8 @@ static ms_status view_detail_load(view_model *vm, const char *id, ms_error *err)
         return st;
     if (d->n_edges > 1)
         qsort(d->edges, d->n_edges, sizeof *d->edges, view_edge_order);
+    if ((st = view_detail_relations(vm, err)))
+        return st;
     view_detail_others(vm);
     d->open = 1;
     return MS_OK;

@@ -72,8 +72,11 @@ typedef struct view_detail {
     store_memory m;     /* the memory (owned) */
     store_entity *ents; /* owned, n_ents */
     size_t n_ents;
-    store_edge *edges; /* owned, n_edges, strongest first */
+    store_edge *edges; /* owned, n_edges: the relations first (n_rels, src = this
+                          memory), then the edges, strongest first */
     size_t n_edges;
+    store_relation *rels; /* owned, n_rels: what edges[0 .. n_rels) stand for */
+    size_t n_rels;
     store_memory *other; /* the memory at the other end of each edge (owned) */
     int sel;             /* selected edge */
     int top;             /* first line shown */

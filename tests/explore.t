@@ -30,8 +30,18 @@ mkdir -p "$HOME"
 WAIT=${MEMSCOPE_TEST_WAIT:-300} # tenths of a second a wait may take
 
 BIG="$T/big.db"
-"$MEMSCOPE" bench --memories 10000 --queries 1 --keep "$BIG" >/dev/null 2>&1 ||
-    bail "cannot build the 10k store"
+# 10,000 memories over 300 days, sessions of 30 turns, five speakers (one
+# of them rarer), every third with an event time.
+awk 'BEGIN {
+    split("Wes Farid Ana Bo", sp, " ")
+    for (i = 0; i < 10000; i++) {
+        d = int(i / 34); m = 1 + int(d / 28) % 12; day = 1 + d % 28
+        who = i % 97 == 0 ? "Quill" : sp[1 + i % 4]
+        ev = i % 3 ? "" : sprintf(",\"event_time\":\"2022-%02d-%02dT00:00:00Z\"", 1 + i % 12, 1 + (i * 7) % 28)
+        printf "{\"id\":\"g%05d\",\"content\":\"turn %d of the log\",\"speaker\":\"%s\",\"session\":\"s%03d\",\"created_at\":\"2023-%02d-%02dT%02d:00:00Z\"%s}\n", i, i, who, int(i / 30), m, day, i % 24, ev
+    }
+}' >"$T/big.jsonl"
+"$MEMSCOPE" import --db "$BIG" "$T/big.jsonl" >/dev/null 2>&1 || bail "cannot build the 10k store"
 DEMO="$T/demo.db"
 "$MEMSCOPE" demo --db "$DEMO" --force >/dev/null || bail "cannot write the demo store"
 "$MEMSCOPE" add --db "$DEMO" --profile work --speaker Ana "the quarterly plan is due" >/dev/null ||

@@ -99,6 +99,45 @@ ms_status store_list(store *s, const store_list_opts *o, int64_t offset, int lim
     return code;
 }
 
+ms_status store_list_rids(store *s, const store_list_opts *o, int64_t **rids, int64_t *n,
+                          ms_error *err)
+{
+    *rids = NULL;
+    *n = 0;
+    ms_status code = list_check(o, err);
+    if (code)
+        return code;
+    char order[256], sql[1024];
+    order_by(o, order, sizeof order);
+    snprintf(sql, sizeof sql, "SELECT rid FROM memories%s%s", list_where(o), order);
+    sqlite3_stmt *st;
+    if ((code = list_prepare(s, o, sql, &st, err)))
+        return code;
+    int64_t cap = 0;
+    int rc;
+    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            int64_t *g = realloc(*rids, (size_t)cap * sizeof *g);
+            if (!g) {
+                code = ms_fail(err, MS_NOMEM, "out of memory listing memories");
+                break;
+            }
+            *rids = g;
+        }
+        (*rids)[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (!code && rc != SQLITE_DONE)
+        code = store_sql_fail(s, rc, "listing memories", err);
+    if (code) {
+        free(*rids);
+        *rids = NULL;
+        *n = 0;
+    }
+    return code;
+}
+
 /* One integer from sql (bound as list_prepare binds). */
 static ms_status list_int(store *s, const store_list_opts *o, const char *sql, const store_find *f,
                           int64_t *out, ms_error *err)

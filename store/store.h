@@ -494,6 +494,12 @@ typedef struct store_list_opts {
 ms_status store_list(store *s, const store_list_opts *o, int64_t offset, int limit,
                      store_memory_fn fn, void *ctx, ms_error *err);
 
+/* Every rid of listing o in its order into *rids (caller frees with
+ * free()), *n of them: one sort of the profile, after which any page is
+ * store_get by rid (for the orders no index serves). */
+ms_status store_list_rids(store *s, const store_list_opts *o, int64_t **rids, int64_t *n,
+                          ms_error *err);
+
 /* How many memories the listing o holds. */
 ms_status store_list_count(store *s, const store_list_opts *o, int64_t *n, ms_error *err);
 

@@ -854,6 +854,19 @@ static void test_listing(void)
         ok(listing_is(s, &all, sort, 1, 7), "sort by %s descending, in pages of 7 (NULLs last)",
            store_sort_name(sort));
     }
+    int rids_same = 1;
+    for (int sort = 0; sort < STORE_SORT_COUNT; sort++) {
+        store_list_opts o = {.sort = sort, .desc = sort % 2};
+        listed pages = {.n = 0};
+        int64_t *rids = NULL, nr = 0;
+        store_list(s, &o, 0, 100, collect_listed, &pages, &err);
+        rids_same &= store_list_rids(s, &o, &rids, &nr, &err) == MS_OK && nr == pages.n;
+        for (int i = 0; rids_same && i < pages.n; i++)
+            rids_same = rids[i] == pages.m[i].rid;
+        free(rids);
+        listed_clear(&pages);
+    }
+    ok(rids_same, "store_list_rids gives every order's rids as the pages do");
     listed one = {.n = 0};
     store_list(s, &(store_list_opts){0}, 22, 10, collect_listed, &one, &err);
     is_int(one.n, 1, "a page past the end holds what is left");

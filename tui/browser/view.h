@@ -101,6 +101,9 @@ typedef struct view_list {
     int64_t first;                     /* position of page[0] */
     store_memory page[VIEW_LIST_PAGE]; /* owned, n_page of them */
     int n_page;
+    int64_t *order; /* owned: every rid in order, for the orders no index
+                       serves (read once, then pages by rid); NULL for date */
+    int64_t n_order;
 } view_list;
 
 /* A picker: the entities with their counts, or the profiles. */

@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- the model ------------------------------------------------------------- */
@@ -33,6 +34,9 @@ static void list_drop_page(view_list *l)
 void view_list_reset(view_model *vm)
 {
     list_drop_page(&vm->list);
+    free(vm->list.order);
+    vm->list.order = NULL;
+    vm->list.n_order = 0;
     vm->list.total = -1;
     vm->find_matches = -1;
 }
@@ -88,6 +92,24 @@ static int list_keep(void *ctx, const store_memory *m)
     return f->l->n_page >= VIEW_LIST_PAGE;
 }
 
+/* The page from l->first by the rids of l->order (read once: one sort of
+ * the profile, where OFFSET would sort it again for every page). */
+static ms_status list_by_rid(view_model *vm, list_fill *f, ms_error *err)
+{
+    view_list *l = f->l;
+    ms_status st = MS_OK;
+    if (!l->order)
+        st = store_list_rids(vm->st, &l->o, &l->order, &l->n_order, err);
+    for (int64_t i = l->first; !st && i < l->n_order && i < l->first + VIEW_LIST_PAGE; i++) {
+        store_memory m;
+        st = store_get(vm->st, NULL, l->order[i], &m, err);
+        if (!st && list_keep(f, &m))
+            i = l->n_order; /* full, or out of memory */
+        store_memory_clear(&m);
+    }
+    return st;
+}
+
 /* Load the page holding position pos: it starts a little before pos (or
  * well before it when moving up), so scrolling either way stays in it. */
 static int list_load(view_model *vm, int64_t pos)
@@ -99,7 +121,10 @@ static int list_load(view_model *vm, int64_t pos)
     list_fill f = {l, 0};
     ms_error err;
     ms_error_clear(&err);
-    if (store_list(vm->st, &l->o, l->first, VIEW_LIST_PAGE, list_keep, &f, &err) || f.failed) {
+    ms_status st = l->o.sort == STORE_SORT_DATE
+                       ? store_list(vm->st, &l->o, l->first, VIEW_LIST_PAGE, list_keep, &f, &err)
+                       : list_by_rid(vm, &f, &err);
+    if (st || f.failed) {
         view_message(vm, ROLE_error, "memscope: %s", f.failed ? "out of memory" : err.msg);
         list_drop_page(l);
         return -1;

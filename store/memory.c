@@ -883,6 +883,11 @@ static ms_status row_to_memory(store *s, sqlite3_stmt *st, store_memory *m)
     return MS_OK;
 }
 
+ms_status store_row_memory(store *s, sqlite3_stmt *st, store_memory *m)
+{
+    return row_to_memory(s, st, m);
+}
+
 static ms_status entities_of(store *s, int64_t rid, int given_only, store_entity **out, size_t *n,
                              ms_error *err);
 

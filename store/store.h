@@ -511,6 +511,96 @@ ms_status store_feedback_all(store *s, store_feedback **out, size_t *n, ms_error
 void store_feedback_free(store_feedback *v, size_t n);
 ms_status store_feedback_reset(store *s, ms_error *err);
 
+/* ---- listing and profiles ---------------------------------------------- */
+
+/* The orders a listing takes (store_list); ties go by rid, memories without
+ * the field (no event time, speaker or session) come last either way. */
+#define STORE_SORTS(_)                                                                             \
+    _(DATE, "date", "created_ts")                                                                  \
+    _(EVENT, "event", "event_ts")                                                                  \
+    _(SPEAKER, "speaker", "speaker")                                                               \
+    _(SESSION, "session", "session")                                                               \
+    _(TRUST, "trust", "trust_alpha / (trust_alpha + trust_beta)")                                  \
+    _(CONFIDENCE, "confidence", "memory_confidence")                                               \
+    _(IMPORTANCE, "importance", "importance")                                                      \
+    _(ID, "id", "id")
+#define STORE_SORT_ENUM(id, name, expr) STORE_SORT_##id,
+typedef enum store_sort { STORE_SORTS(STORE_SORT_ENUM) STORE_SORT_COUNT } store_sort;
+#undef STORE_SORT_ENUM
+
+/* "date", "event", ... for a store_sort; NULL when out of range. */
+const char *store_sort_name(int sort);
+
+/* Which memories a listing holds and in what order. */
+typedef struct store_list_opts {
+    int sort;    /* store_sort */
+    int desc;    /* largest (newest) first */
+    int64_t eid; /* > 0: only the memories linked to this entity */
+} store_list_opts;
+
+/* Call fn for at most limit memories of the current profile from position
+ * offset (0-based) of the order o gives; entities are not filled, strings
+ * are valid during the callback. MS_USAGE for an unknown sort. */
+ms_status store_list(store *s, const store_list_opts *o, int64_t offset, int limit,
+                     store_memory_fn fn, void *ctx, ms_error *err);
+
+/* Every rid of listing o in its order into *rids (caller frees with
+ * free()), *n of them: one sort of the profile, after which any page is
+ * store_get by rid (for the orders no index serves). */
+ms_status store_list_rids(store *s, const store_list_opts *o, int64_t **rids, int64_t *n,
+                          ms_error *err);
+
+/* How many memories the listing o holds. */
+ms_status store_list_count(store *s, const store_list_opts *o, int64_t *n, ms_error *err);
+
+/* What the browser's find looks for: text in one field, or in any of
+ * content, speaker, session and id. Matching is a substring test that
+ * ignores ASCII case, the same in SQL (store_list_find) and in C
+ * (store_find_match). */
+typedef enum store_find_field {
+    STORE_FIND_ANY,
+    STORE_FIND_CONTENT,
+    STORE_FIND_SPEAKER,
+    STORE_FIND_SESSION,
+    STORE_FIND_ID,
+    STORE_FIND_DATE,  /* created_at as stored, "2023-05-08T..." */
+    STORE_FIND_EVENT, /* event_time as stored */
+    STORE_FIND_FIELDS
+} store_find_field;
+
+typedef struct store_find {
+    int field;      /* store_find_field */
+    char text[256]; /* ASCII-lowercased; "" matches nothing */
+} store_find;
+
+/* Parse "speaker:caroline", "content:my dentist" or plain "dentist" (any
+ * field) into f; the field names are those of store_find_field in lower
+ * case. An unknown "word:" prefix is text. Text longer than 255 bytes is
+ * cut on a character boundary. */
+void store_find_parse(const char *text, store_find *f);
+
+/* Does memory m match f? */
+int store_find_match(const store_find *f, const store_memory *m);
+
+/* The position in listing o of the next memory matching f after position
+ * from (dir > 0) or the previous one before it (dir < 0), wrapping round
+ * the end; *pos = -1 when none matches. *matches (may be NULL) gets how
+ * many match. One scan of the listing. */
+ms_status store_list_find(store *s, const store_list_opts *o, const store_find *f, int64_t from,
+                          int dir, int64_t *pos, int64_t *matches, ms_error *err);
+
+/* One profile and the memories it holds. */
+typedef struct store_profile_info {
+    char *name; /* owned */
+    int64_t memories;
+} store_profile_info;
+
+/* Every profile holding memories, by name; plus the current profile when
+ * it holds none (with 0), so a picker always shows where it is. Caller
+ * frees with store_profiles_free. */
+ms_status store_profiles(store *s, store_profile_info **out, size_t *n, ms_error *err);
+void store_profiles_free(store_profile_info *v, size_t n);
+
 /* ---- time -------------------------------------------------------------- */
 
 /* The times a store keeps: 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z,

@@ -264,6 +264,10 @@ void store_doclen_free(store *s);
  * then skip joining memories to filter by profile.) */
 ms_status store_only_profile(store *s, int *only, ms_error *err);
 
+/* memory.c: fill m (which the caller clears) from a row of STORE_MEM_COLS,
+ * entities left empty. MS_NOMEM when out of memory. */
+ms_status store_row_memory(store *s, sqlite3_stmt *st, store_memory *m);
+
 /* Duplicate a string (NULL stays NULL); aborts nothing, returns NULL on OOM. */
 char *store_strdup(const char *s);
 

@@ -384,7 +384,7 @@ ok $? "detail: the memory's status and its vector's model"
 keys Down
 wait_for "edges ("
 keys Down Enter
-wait_for "Esc back to the previous memory"
+wait_for "back to the previous memory"
 ok $? "Enter on an edge opens the memory at its other end"
 keys Escape
 wait_for "Memory m0113"
@@ -578,6 +578,8 @@ ok $? "the screen was not cleared"
 tm capture-pane -p -e -t t >"$T/escreen"
 grep -qF $'\e[2J' "$T/escreen"
 ok $((!$?)) "no raw CSI 2J reaches the screen"
+keys q # closes the detail view
+wait_gone "Memory evil1"
 keys q
 is "$(wait_rc)" 0 "q exits 0 after hostile text"
 

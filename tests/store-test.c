@@ -694,6 +694,261 @@ static void test_profiles(void)
     store_close(s);
 }
 
+/* ---- listing ------------------------------------------------------------ */
+
+/* Memory i of the listing store: fields that repeat and tie, some NULL. */
+static int put_listed(store *s, int i)
+{
+    static const char *const speakers[] = {"Caroline", "mel", NULL, "Bob"};
+    char id[32], content[96], at[32], ev[32], sess[16];
+    store_memory m;
+    store_memory_init(&m);
+    snprintf(id, sizeof id, "m%03d", (i * 7) % 23);
+    snprintf(content, sizeof content, "turn %d about %s", i, i % 3 ? "the DENTIST" : "yoga");
+    snprintf(at, sizeof at, "2023-05-%02dT10:00:00Z", 1 + i % 5);
+    snprintf(ev, sizeof ev, "2022-01-%02dT00:00:00Z", 1 + (i * 3) % 7);
+    snprintf(sess, sizeof sess, "S%d", i % 4);
+    m.id = strdup(id);
+    m.content = strdup(content);
+    m.created_at = strdup(at);
+    m.event_time = i % 4 == 1 ? NULL : strdup(ev);
+    m.speaker = speakers[i % 4] ? strdup(speakers[i % 4]) : NULL;
+    m.session = i % 5 == 4 ? NULL : strdup(sess);
+    m.memory_confidence = (i % 3) / 2.0;
+    m.trust_alpha = 1 + i % 4;
+    m.importance = (i % 6) / 5.0;
+    ms_error err;
+    ms_status st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+    if (st)
+        diag("put %s: %s", id, err.msg);
+    store_memory_clear(&m);
+    return st ? -1 : 0;
+}
+
+#define LISTED_MAX 64
+
+typedef struct listed {
+    store_memory m[LISTED_MAX];
+    int n;
+} listed;
+
+static int collect_listed(void *ctx, const store_memory *m)
+{
+    listed *l = ctx;
+    if (l->n >= LISTED_MAX)
+        return 1;
+    store_memory *c = &l->m[l->n++];
+    store_memory_init(c);
+    c->rid = m->rid;
+    c->id = strdup(m->id);
+    c->content = strdup(m->content);
+    c->created_at = strdup(m->created_at);
+    c->created_ts = m->created_ts;
+    c->event_time = m->event_time ? strdup(m->event_time) : NULL;
+    c->event_ts = m->event_ts;
+    c->speaker = m->speaker ? strdup(m->speaker) : NULL;
+    c->session = m->session ? strdup(m->session) : NULL;
+    c->memory_confidence = m->memory_confidence;
+    c->trust_alpha = m->trust_alpha;
+    c->trust_beta = m->trust_beta;
+    c->importance = m->importance;
+    return 0;
+}
+
+static void listed_clear(listed *l)
+{
+    for (int i = 0; i < l->n; i++)
+        store_memory_clear(&l->m[i]);
+    l->n = 0;
+}
+
+static int sort_under_test;
+
+/* The order the listing promises, computed here: the field (NULLs last),
+ * then rid. */
+static int cmp_field(const store_memory *a, const store_memory *b, int sort)
+{
+    switch (sort) {
+    case STORE_SORT_DATE:
+        return (a->created_ts > b->created_ts) - (a->created_ts < b->created_ts);
+    case STORE_SORT_EVENT:
+        return (a->event_ts > b->event_ts) - (a->event_ts < b->event_ts);
+    case STORE_SORT_SPEAKER:
+        return strcmp(a->speaker, b->speaker);
+    case STORE_SORT_SESSION:
+        return strcmp(a->session, b->session);
+    case STORE_SORT_TRUST: {
+        double x = store_trust_score(a), y = store_trust_score(b);
+        return (x > y) - (x < y);
+    }
+    case STORE_SORT_CONFIDENCE:
+        return (a->memory_confidence > b->memory_confidence) -
+               (a->memory_confidence < b->memory_confidence);
+    case STORE_SORT_IMPORTANCE:
+        return (a->importance > b->importance) - (a->importance < b->importance);
+    default:
+        return strcmp(a->id, b->id);
+    }
+}
+
+static int is_null_field(const store_memory *m, int sort)
+{
+    return (sort == STORE_SORT_EVENT && m->event_ts == STORE_TS_NONE) ||
+           (sort == STORE_SORT_SPEAKER && !m->speaker) ||
+           (sort == STORE_SORT_SESSION && !m->session);
+}
+
+static int cmp_expected(const void *pa, const void *pb)
+{
+    const store_memory *a = pa, *b = pb;
+    int sort = sort_under_test < 0 ? -sort_under_test - 1 : sort_under_test;
+    int desc = sort_under_test < 0 ? -1 : 1;
+    int na = is_null_field(a, sort), nb = is_null_field(b, sort);
+    if (na != nb)
+        return na - nb;
+    int c = na ? 0 : cmp_field(a, b, sort);
+    if (c == 0)
+        c = (a->rid > b->rid) - (a->rid < b->rid);
+    return c * desc;
+}
+
+static int listing_is(store *s, const listed *all, int sort, int desc, int page)
+{
+    listed expect = *all, got = {.n = 0};
+    sort_under_test = desc ? -sort - 1 : sort;
+    qsort(expect.m, (size_t)expect.n, sizeof expect.m[0], cmp_expected);
+    store_list_opts o = {.sort = sort, .desc = desc};
+    ms_error err;
+    for (int off = 0; off < all->n; off += page)
+        if (store_list(s, &o, off, page, collect_listed, &got, &err))
+            diag("store_list: %s", err.msg);
+    int same = got.n == expect.n;
+    for (int i = 0; same && i < got.n; i++)
+        same = got.m[i].rid == expect.m[i].rid;
+    listed_clear(&got);
+    return same;
+}
+
+static void test_listing(void)
+{
+    store *s = open_new("list.db");
+    ms_error err;
+    ms_error_clear(&err);
+    store_begin(s, &err);
+    int bad = 0;
+    for (int i = 0; i < 23; i++)
+        bad |= put_listed(s, i);
+    store_end(s, &err);
+    store_use_profile(s, "other", &err);
+    put_simple(s, "o1", "another profile's dentist", "Caroline", "S1");
+    store_use_profile(s, "default", &err);
+    ok(!bad, "23 memories with repeating and missing fields");
+    int64_t n = -1;
+    ok(store_list_count(s, &(store_list_opts){0}, &n, &err) == MS_OK && n == 23,
+       "the listing counts the profile's memories only");
+    listed all = {.n = 0};
+    store_list(s, &(store_list_opts){0}, 0, 100, collect_listed, &all, &err);
+    is_int(all.n, 23, "one page of 100 holds them all");
+    for (int sort = 0; sort < STORE_SORT_COUNT; sort++) {
+        ok(listing_is(s, &all, sort, 0, 5), "sort by %s, in pages of 5", store_sort_name(sort));
+        ok(listing_is(s, &all, sort, 1, 7), "sort by %s descending, in pages of 7 (NULLs last)",
+           store_sort_name(sort));
+    }
+    int rids_same = 1;
+    for (int sort = 0; sort < STORE_SORT_COUNT; sort++) {
+        store_list_opts o = {.sort = sort, .desc = sort % 2};
+        listed pages = {.n = 0};
+        int64_t *rids = NULL, nr = 0;
+        store_list(s, &o, 0, 100, collect_listed, &pages, &err);
+        rids_same &= store_list_rids(s, &o, &rids, &nr, &err) == MS_OK && nr == pages.n;
+        for (int i = 0; rids_same && i < pages.n; i++)
+            rids_same = rids[i] == pages.m[i].rid;
+        free(rids);
+        listed_clear(&pages);
+    }
+    ok(rids_same, "store_list_rids gives every order's rids as the pages do");
+    listed one = {.n = 0};
+    store_list(s, &(store_list_opts){0}, 22, 10, collect_listed, &one, &err);
+    is_int(one.n, 1, "a page past the end holds what is left");
+    listed_clear(&one);
+    ok(store_list(s, &(store_list_opts){.sort = STORE_SORT_COUNT}, 0, 1, collect_listed, &one,
+                  &err) == MS_USAGE,
+       "an unknown sort is a usage error");
+    is_str(store_sort_name(STORE_SORT_IMPORTANCE), "importance", "sorts have names");
+    ok(store_sort_name(STORE_SORT_COUNT) == NULL, "and none past the end");
+
+    /* find: the parse, the C matcher and the SQL one agree */
+    store_find f;
+    store_find_parse("speaker:CAROLINE", &f);
+    ok(f.field == STORE_FIND_SPEAKER && strcmp(f.text, "caroline") == 0,
+       "find: a field prefix and lower case");
+    store_find_parse("note:Dentist", &f);
+    ok(f.field == STORE_FIND_ANY && strcmp(f.text, "note:dentist") == 0,
+       "find: an unknown prefix is text");
+    store_find_parse("dentist", &f);
+    store_list_opts by_id = {.sort = STORE_SORT_ID};
+    listed ids = {.n = 0};
+    store_list(s, &by_id, 0, 100, collect_listed, &ids, &err);
+    int expect_n = 0, first = -1, after5 = -1, before5 = -1, last = -1;
+    for (int i = 0; i < ids.n; i++)
+        if (store_find_match(&f, &ids.m[i])) {
+            expect_n++;
+            first = first < 0 ? i : first;
+            after5 = after5 < 0 && i > 5 ? i : after5;
+            before5 = i < 5 ? i : before5;
+            last = i;
+        }
+    int64_t pos = -2, matches = -1;
+    ok(store_list_find(s, &by_id, &f, 5, 1, &pos, &matches, &err) == MS_OK && pos == after5 &&
+           matches == expect_n && expect_n == 15,
+       "find: the next match after position 5 and the count, as the C matcher says");
+    store_list_find(s, &by_id, &f, 5, -1, &pos, NULL, &err);
+    is_int(pos, before5, "find: the previous match");
+    store_list_find(s, &by_id, &f, last, 1, &pos, NULL, &err);
+    is_int(pos, first, "find: past the last match it wraps to the first");
+    store_list_find(s, &by_id, &f, first, -1, &pos, NULL, &err);
+    is_int(pos, last, "find: before the first it wraps to the last");
+    store_find_parse("speaker:mel", &f);
+    int mel = 0;
+    for (int i = 0; i < ids.n; i++)
+        mel += store_find_match(&f, &ids.m[i]);
+    store_list_find(s, &by_id, &f, -1, 1, &pos, &matches, &err);
+    ok(matches == mel && mel == 6, "find in one field: speaker:mel");
+    store_find_parse("speaker:zzz", &f);
+    store_list_find(s, &by_id, &f, 0, 1, &pos, &matches, &err);
+    ok(pos == -1 && matches == 0, "find: no match is position -1");
+    listed_clear(&ids);
+    listed_clear(&all);
+
+    /* one entity's memories */
+    store_entity *ents = NULL;
+    size_t ne = 0;
+    store_entities_all(s, &ents, &ne, &err);
+    int64_t eid = 0, docs = 0;
+    for (size_t i = 0; i < ne; i++)
+        if (strcmp(ents[i].name, "Caroline") == 0) {
+            eid = ents[i].eid;
+            docs = ents[i].docs;
+        }
+    store_entities_free(ents, ne);
+    store_list_count(s, &(store_list_opts){.eid = eid}, &n, &err);
+    ok(eid > 0 && docs == 6 && n == docs, "an entity's listing holds its memories (6)");
+
+    /* profiles */
+    store_profile_info *p = NULL;
+    size_t np = 0;
+    ok(store_profiles(s, &p, &np, &err) == MS_OK && np == 2 && strcmp(p[0].name, "default") == 0 &&
+           p[0].memories == 23 && strcmp(p[1].name, "other") == 0 && p[1].memories == 1,
+       "store_profiles: each profile with its count, by name");
+    store_profiles_free(p, np);
+    store_use_profile(s, "empty", &err);
+    ok(store_profiles(s, &p, &np, &err) == MS_OK && np == 3 && strcmp(p[2].name, "empty") == 0 &&
+           p[2].memories == 0,
+       "an empty current profile is listed with 0");
+    store_profiles_free(p, np);
+    store_close(s);
+}
+
 struct toks {
     char tok[8][32];
     int n;
@@ -1718,6 +1973,7 @@ int main(void)
     test_duplicates();
     test_validation();
     test_profiles();
+    test_listing();
     test_fts();
     test_readonly();
     test_entities_edges();

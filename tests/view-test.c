@@ -508,6 +508,182 @@ static void test_pin_detail(view_model *vm, view_screen *s)
     ok(view_detail_open(vm, "no-such-id") == -1 && !vm->det.open, "an unknown id: a message");
 }
 
+/* The views: q closes help and detail and quits only from the main screen;
+ * the first Down in the detail view moves to the next edge. */
+static void test_views(view_model *vm, view_screen *s)
+{
+    view_set_query(vm, "dentist");
+    view_model_update(vm);
+    vm->focus = FOCUS_RESULTS;
+    is_str(view_current(vm)->name, "main", "the main screen is the main view");
+    vm->key = '?';
+    view_act(vm, A_HELP);
+    is_str(view_current(vm)->name, "help", "? opens the help view");
+    vm->key = 'q';
+    int f = view_act(vm, A_QUIT);
+    ok(!(f & VIEW_QUIT) && !vm->help, "q closes the help and does not quit");
+    const char *id = vm->cur->hits[0].mem.id;
+    view_detail_open(vm, id);
+    is_str(view_current(vm)->name, "detail", "the detail view is on screen");
+    char *text = layout_text(vm, s, 120, 50);
+    free(text);
+    if (vm->det.n_edges > 1) {
+        vm->key = 'j';
+        view_act(vm, A_DOWN);
+        is_int(vm->det.sel, 1, "the first Down in the detail view selects the next edge");
+        view_act(vm, A_UP);
+        is_int(vm->det.sel, 0, "Up goes back to the first edge");
+    } else {
+        ok(0, "the demo memory has two edges to walk");
+        ok(0, "(skipped Up)");
+    }
+    vm->key = 'q';
+    f = view_act(vm, A_QUIT);
+    ok(!(f & VIEW_QUIT) && !vm->det.open, "q closes the detail view and does not quit");
+    view_detail_open(vm, id);
+    vm->key = CTRL_KEY('c');
+    f = view_act(vm, A_QUIT);
+    ok(f & VIEW_QUIT, "Ctrl-C in the detail view quits");
+    view_detail_close(vm);
+    vm->key = 'q';
+    f = view_act(vm, A_QUIT);
+    ok(f & VIEW_QUIT, "q on the main screen quits");
+}
+
+/* The id at position pos of the demo store's listing in order o. */
+static int first_id(void *ctx, const store_memory *m)
+{
+    snprintf(ctx, STORE_ID_MAX + 1, "%s", m->id);
+    return 1;
+}
+
+static void listed_id(store *st, const store_list_opts *o, int64_t pos, char *id)
+{
+    ms_error err;
+    id[0] = '\0';
+    store_list(st, o, pos, 1, first_id, id, &err);
+}
+
+static int count_find(void *ctx, const store_memory *m)
+{
+    void **c = ctx;
+    *(int *)c[1] += store_find_match(c[0], m);
+    return 0;
+}
+
+/* An empty query lists every memory: paged, sorted, grouped, found in;
+ * the entity view and the profile picker. */
+static void test_listing(view_model *vm, view_screen *s)
+{
+    char id[STORE_ID_MAX + 1], want[80];
+    view_set_query(vm, "");
+    view_model_update(vm);
+    vm->focus = FOCUS_RESULTS;
+    is_str(view_current(vm)->name, "list", "an empty query shows the listing");
+    char *text = layout_text(vm, s, 120, 36);
+    snprintf(want, sizeof want, "Every memory (%lld), by date", (long long)vm->memories);
+    ok(text && strstr(text, want), "its title counts every memory of the profile");
+    listed_id(vm->st, &vm->list.o, 0, id);
+    ok(text && id[0] && strstr(text, id), "the first screen starts at the oldest memory");
+    free(text);
+    view_act(vm, A_END);
+    text = layout_text(vm, s, 120, 36);
+    listed_id(vm->st, &vm->list.o, vm->memories - 1, id);
+    ok(vm->list.sel == vm->memories - 1 && text && id[0] && strstr(text, id),
+       "End goes to the last memory, loading its page");
+    free(text);
+    view_act(vm, A_HOME);
+    view_act(vm, A_PAGE_DOWN);
+    ok(vm->list.sel == vm->g.res_h - 1, "PgDn moves a page of rows");
+    vm->key = 'o';
+    view_act(vm, A_SORT);
+    text = layout_text(vm, s, 120, 36);
+    listed_id(vm->st, &(store_list_opts){.sort = STORE_SORT_EVENT}, 0, id);
+    ok(vm->list.o.sort == STORE_SORT_EVENT && vm->list.sel == 0 && text &&
+           strstr(text, "by event") && strstr(text, id),
+       "o sorts by the next column (event time), from the top");
+    free(text);
+    view_act(vm, A_SORT_DIR);
+    text = layout_text(vm, s, 120, 36);
+    listed_id(vm->st, &(store_list_opts){.sort = STORE_SORT_EVENT, .desc = 1}, 0, id);
+    ok(text && strstr(text, "by event descending") && strstr(text, id), "O reverses it");
+    free(text);
+    view_act(vm, A_GROUP);
+    text = layout_text(vm, s, 120, 36);
+    ok(vm->list.o.sort == STORE_SORT_SESSION && text && strstr(text, "── session "),
+       "t groups by session, with a line where the session changes");
+    free(text);
+    view_act(vm, A_GROUP);
+    text = layout_text(vm, s, 120, 36);
+    ok(vm->list.o.sort == STORE_SORT_DATE && text && strstr(text, "── 2026-"),
+       "t again: a timeline by day");
+    free(text);
+    view_act(vm, A_GROUP);
+    store_find f;
+    int expect = 0;
+    store_find_parse("speaker:calendar", &f);
+    store_scan(vm->st, 0, 0, count_find, (void *[]){&f, &expect}, NULL);
+    view_act(vm, A_HOME);
+    view_find_set(vm, "speaker:Calendar");
+    const store_memory *m = view_list_at(vm, vm->list.sel);
+    ok(expect > 1 && vm->find_matches == expect && m && store_find_match(&f, m),
+       "F selects the first match and counts them all (%d)", expect);
+    int64_t at = vm->list.sel;
+    vm->key = 'n';
+    view_act(vm, A_TOUR_NEXT);
+    m = view_list_at(vm, vm->list.sel);
+    ok(vm->list.sel > at && m && store_find_match(&f, m), "n goes to the next match");
+    vm->key = 'N';
+    view_act(vm, A_TOUR_PREV);
+    is_int((int)vm->list.sel, (int)at, "N goes back to the previous one");
+    text = layout_text(vm, s, 120, 36);
+    ok(text && strstr(text, "» "), "matches are marked");
+    free(text);
+    view_find_set(vm, "");
+
+    view_act(vm, A_ENTITIES);
+    is_str(view_current(vm)->name, "entities", "E opens the entity view");
+    ok(vm->ents.n > 0 && vm->ents.ents[0].docs >= vm->ents.ents[vm->ents.n - 1].docs,
+       "entities, most linked first");
+    int64_t docs = vm->ents.ents[0].docs;
+    view_act(vm, A_OPEN);
+    text = layout_text(vm, s, 120, 36);
+    is_str(view_current(vm)->name, "entity-list", "Enter lists the entity's memories");
+    ok(vm->list.total == docs && text && strstr(text, "Memories mentioning"),
+       "as many as the entity view counted");
+    free(text);
+    view_act(vm, A_OPEN);
+    is_str(view_current(vm)->name, "detail", "Enter opens one of them");
+    vm->key = 'q';
+    view_act(vm, A_QUIT);
+    is_str(view_current(vm)->name, "entity-list", "q goes back to the entity's list");
+    view_act(vm, A_QUIT);
+    is_str(view_current(vm)->name, "entities", "q again: the entity view");
+    view_act(vm, A_BACK);
+    is_str(view_current(vm)->name, "list", "Esc: every memory again");
+
+    view_act(vm, A_PROFILES);
+    is_str(view_current(vm)->name, "profiles", "P opens the profile picker");
+    ok(vm->profiles.n == 1 && vm->profiles.profs[0].memories == vm->memories,
+       "it lists the profile with its count");
+    vm->key = 'q';
+    int qf = view_act(vm, A_QUIT);
+    ok(!(qf & VIEW_QUIT) && !vm->profiles.open && vm->profiles.profs == NULL,
+       "q closes the picker (and frees it) without quitting");
+    int64_t all = vm->memories;
+    view_profile_use(vm, "nosuch");
+    view_model_update(vm);
+    text = layout_text(vm, s, 120, 36);
+    snprintf(want, sizeof want, "Profiles with memories: default (%lld)", (long long)all);
+    ok(vm->memories == 0 && text && strstr(text, "The profile \"nosuch\" holds no memories") &&
+           strstr(text, want),
+       "an empty profile's screen names the profiles that have memories");
+    free(text);
+    view_profile_use(vm, "default");
+    view_model_update(vm);
+    is_int((int)vm->memories, (int)all, "and back to the default profile");
+}
+
 static void test_tour(view_model *vm, view_screen *s)
 {
     for (int step = 0; step < tour_steps(); step++) {
@@ -597,7 +773,7 @@ static void test_calibration(view_model *vm, view_screen *s)
  * $MEMSCOPE each is reported as skipped, so the plan is the same either
  * way and a skip is never silent. Adding a model test means raising it
  * (the count check says so). */
-enum { MODEL_TESTS = 57 };
+enum { MODEL_TESTS = 92 };
 
 static void skip_model(const char *why)
 {
@@ -607,6 +783,59 @@ static void skip_model(const char *why)
 }
 
 static void test_model_run(const char *bin);
+/* put one memory; its rid (0 on failure) */
+static int64_t rel_put(store *st, const char *id, const char *text)
+{
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup(id);
+    m.content = strdup(text);
+    m.created_at = strdup("2024-01-01T00:00:00Z");
+    ms_error err;
+    int64_t rid = store_put(st, &m, STORE_DUP_ERROR, NULL, &err) ? 0 : m.rid;
+    store_memory_clear(&m);
+    return rid;
+}
+
+/* The detail view walks supersedes and contradicts relations too. */
+static void test_relations(void)
+{
+    store *st = NULL;
+    engine *e = NULL;
+    ms_error err;
+    view_model vm;
+    view_screen s;
+    view_screen_init(&s);
+    ok(store_open(tpath("rel.db"), 0, &st, &err) == MS_OK && store_begin(st, &err) == MS_OK,
+       "a store for relations");
+    int64_t old = rel_put(st, "old", "the office is on Baker Street"),
+            nw = rel_put(st, "new", "the office moved to Quay Road"),
+            other = rel_put(st, "other", "the office was never on Baker Street");
+    ok(old && nw && other && store_set_supersedes(st, nw, old, "moved in May", &err) == MS_OK &&
+           store_set_contradicts(st, other, old, NULL, &err) == MS_OK &&
+           store_end(st, &err) == MS_OK,
+       "new supersedes old; other contradicts old");
+    ok(engine_open(st, NULL, &e, &err) == MS_OK && view_model_init(&vm, e, st, NULL, &err) == 0,
+       "the model opens over it");
+    view_detail_open(&vm, "old");
+    char *text = layout_text(&vm, &s, 120, 40);
+    ok(text && strstr(text, "superseded by   new") && strstr(text, "(moved in May)") &&
+           strstr(text, "contradicted by other"),
+       "the detail view names the relations, their direction and reason");
+    ok(vm.det.n_rels == 2 && vm.det.sel == 0, "the relations come first");
+    view_act(&vm, A_OPEN);
+    ok(vm.det.open && strcmp(vm.det.m.id, "new") == 0, "Enter walks to the newer memory");
+    free(text);
+    text = layout_text(&vm, &s, 120, 40);
+    ok(text && strstr(text, "supersedes      old"), "which says what it supersedes");
+    free(text);
+    view_act(&vm, A_BACK);
+    ok(strcmp(vm.det.m.id, "old") == 0, "Esc comes back");
+    view_screen_free(&s);
+    view_model_free(&vm);
+    engine_close(e);
+    store_close(st);
+}
 
 static void test_model(void)
 {
@@ -648,6 +877,8 @@ static void test_model_run(const char *bin)
     test_recall_screen(&vm, &s);
     test_whatif(&vm, &s);
     test_pin_detail(&vm, &s);
+    test_views(&vm, &s);
+    test_listing(&vm, &s);
     test_tour(&vm, &s);
     test_hostile(&vm, &s);
     test_calibration(&vm, &s);
@@ -671,6 +902,7 @@ int main(void)
     test_columns();
     test_rtable();
     test_model();
+    test_relations();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)

@@ -51,11 +51,27 @@
       "forgets)",                                                                                  \
       'y')                                                                                         \
     _(IRRELEVANT, "Feedback", "x", "mark the selected memory not relevant to this query", 'x')     \
+    _(SORT, "Browse", "o",                                                                         \
+      "the listing (empty query): sort by the next column (date, event, "                          \
+      "speaker, session, trust, confidence, importance, id)",                                      \
+      'o')                                                                                         \
+    _(SORT_DIR, "Browse", "O", "the listing: reverse the order", 'O')                              \
+    _(GROUP, "Browse", "t", "the listing: group by session, by day (a timeline), or not", 't')     \
+    _(FIND, "Browse", "F",                                                                         \
+      "find in the list: text in content, speaker, session or id, or field:text (content, "        \
+      "speaker, session, id, date, event); matches are marked, n / N go to the next / "            \
+      "previous (when no tour runs); empty clears",                                                \
+      'F')                                                                                         \
+    _(ENTITIES, "Browse", "E",                                                                     \
+      "the entities of the profile with their counts; Enter lists one's "                          \
+      "memories",                                                                                  \
+      'E')                                                                                         \
+    _(PROFILES, "Browse", "P", "pick the profile to browse (each with its count)", 'P')            \
     _(RANKING, "View", "r", "show or hide the Ranking column", 'r')                                \
     _(REFRESH, "View", "R", "run the query again (after another process wrote)", 'R')              \
     _(TOUR, "View", "T", "start or stop the demo tour", 'T')                                       \
-    _(TOUR_NEXT, "View", "n Space", "next tour step", 'n', ' ')                                    \
-    _(TOUR_PREV, "View", "N", "previous tour step", 'N')                                           \
+    _(TOUR_NEXT, "View", "n Space", "next tour step (no tour: the next match of F)", 'n', ' ')     \
+    _(TOUR_PREV, "View", "N", "previous tour step (no tour: the previous match of F)", 'N')        \
     _(CALIBRATION, "View", "c",                                                                    \
       "the calibration report beside the store (what the abstention banner offers): "              \
       "reliability, risk-coverage with this floor marked, and whether it is stale",                \
@@ -63,7 +79,10 @@
     _(HELP, "View", "? F1", "this help", '?', KEY_F(1))                                            \
     _(REDRAW, "View", "Ctrl-L", "redraw the screen", CTRL_KEY('l'))                                \
     _(SUSPEND, "View", "Ctrl-Z", "suspend to the shell", CTRL_KEY('z'))                            \
-    _(QUIT, "View", "q Ctrl-C", "quit (the terminal is restored)", 'q', CTRL_KEY('c'))
+    _(QUIT, "View", "q Ctrl-C",                                                                    \
+      "q closes the view on screen (help, detail) and quits from the main screen; Ctrl-C "         \
+      "always quits (the terminal is restored)",                                                   \
+      'q', CTRL_KEY('c'))
 
 /* The query line's own keys, for the help (qline.c handles them). */
 #define EDIT_KEYS(_)                                                                               \

@@ -86,6 +86,10 @@ static int qline_pin_prompt(view_model *vm, int kind, wint_t ch)
     if (qline_is_enter(kind, ch)) {
         char id[STORE_ID_MAX + 1];
         ledit_get(&vm->prompt, id, sizeof id);
+        if (vm->prompting == PROMPT_FIND) {
+            vm->prompting = PROMPT_NONE;
+            return view_find_set(vm, id);
+        }
         vm->prompting = PROMPT_NONE;
         return id[0] ? view_pin(vm, id) : H | R;
     }
@@ -172,7 +176,7 @@ static int qline_query(view_model *vm, hist *h, int kind, wint_t ch)
 
 int qline_key(view_model *vm, hist *h, int kind, wint_t ch)
 {
-    if (vm->prompting == PROMPT_PIN)
+    if (vm->prompting == PROMPT_PIN || vm->prompting == PROMPT_FIND)
         return qline_pin_prompt(vm, kind, ch);
     if (vm->prompting == PROMPT_SEARCH)
         return qline_search_prompt(vm, h, kind, ch);

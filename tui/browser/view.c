@@ -66,6 +66,7 @@ int view_model_init(view_model *vm, engine *eng, store *st, const char *db_path,
     vm->msg_role = ROLE_message;
     vm->data_version = store_data_version(st);
     vm->file_sig = view_file_sig(vm->db_path);
+    vm->list.total = vm->find_matches = -1;
     return view_model_reload(vm, err);
 }
 
@@ -87,6 +88,9 @@ static void view_detail_clear(view_detail *d)
         store_memory_clear(&d->other[i]);
     free(d->other);
     free(d->edges);
+    store_relations_free(d->rels, d->n_rels);
+    d->rels = NULL;
+    d->n_rels = 0;
     d->ents = NULL;
     d->edges = NULL;
     d->other = NULL;
@@ -100,6 +104,9 @@ void view_model_free(view_model *vm)
     view_free_results(vm);
     view_detail_clear(&vm->det);
     view_calib_free(vm);
+    view_list_reset(vm);
+    view_pick_free(&vm->ents);
+    view_pick_free(&vm->profiles);
 }
 
 int view_whatif_active(const view_model *vm)
@@ -231,6 +238,8 @@ int view_model_update(view_model *vm)
     int rc = 0;
     if (!view_blank(vm->ran) && (rc = view_run(vm)) == 0)
         view_reselect(vm, keep);
+    if (view_blank(vm->ran))
+        view_list_reset(vm); /* the listing reads the store again */
     if (rc == 0 && vm->msg_role == ROLE_error)
         vm->msg[0] = '\0';
     vm->last_ms = mono_ms() - t0;
@@ -292,6 +301,25 @@ static void view_detail_others(view_model *vm)
     }
 }
 
+/* Put the memory's relations (supersedes, contradicts, either way) before
+ * its edges, as edges from it to the other memory: Enter walks them too. */
+static ms_status view_detail_relations(view_model *vm, ms_error *err)
+{
+    view_detail *d = &vm->det;
+    ms_status st = store_relations_of(vm->st, d->m.rid, &d->rels, &d->n_rels, err);
+    if (st || d->n_rels == 0)
+        return st;
+    store_edge *e = realloc(d->edges, (d->n_edges + d->n_rels) * sizeof *e);
+    if (!e)
+        return ms_fail(err, MS_NOMEM, "out of memory reading relations");
+    memmove(e + d->n_rels, e, d->n_edges * sizeof *e);
+    for (size_t i = 0; i < d->n_rels; i++)
+        e[i] = (store_edge){.src = d->m.rid, .dst = d->rels[i].other, .type = 0, .weight = 1};
+    d->edges = e;
+    d->n_edges += d->n_rels;
+    return MS_OK;
+}
+
 static ms_status view_detail_load(view_model *vm, const char *id, ms_error *err)
 {
     view_detail *d = &vm->det;
@@ -304,6 +332,8 @@ static ms_status view_detail_load(view_model *vm, const char *id, ms_error *err)
         return st;
     if (d->n_edges > 1)
         qsort(d->edges, d->n_edges, sizeof *d->edges, view_edge_order);
+    if ((st = view_detail_relations(vm, err)))
+        return st;
     view_detail_others(vm);
     d->open = 1;
     return MS_OK;

@@ -46,7 +46,7 @@ enum {
 enum { VIEW_HELP_KEYS = 1, VIEW_HELP_CALIBRATION = 2 };
 
 typedef enum view_focus { FOCUS_QUERY, FOCUS_RESULTS, FOCUS_LOWER, FOCUS_COUNT } view_focus;
-typedef enum view_prompt { PROMPT_NONE, PROMPT_PIN, PROMPT_SEARCH } view_prompt;
+typedef enum view_prompt { PROMPT_NONE, PROMPT_PIN, PROMPT_SEARCH, PROMPT_FIND } view_prompt;
 typedef enum view_row_kind { ROW_HIT, ROW_MISS, ROW_GONE } view_row_kind;
 
 /* One selectable row of the result pane. */
@@ -73,8 +73,11 @@ typedef struct view_detail {
     store_memory m;     /* the memory (owned) */
     store_entity *ents; /* owned, n_ents */
     size_t n_ents;
-    store_edge *edges; /* owned, n_edges, strongest first */
+    store_edge *edges; /* owned, n_edges: the relations first (n_rels, src = this
+                          memory), then the edges, strongest first */
     size_t n_edges;
+    store_relation *rels; /* owned, n_rels: what edges[0 .. n_rels) stand for */
+    size_t n_rels;
     store_memory *other; /* the memory at the other end of each edge (owned) */
     int sel;             /* selected edge */
     int top;             /* first line shown */
@@ -82,6 +85,36 @@ typedef struct view_detail {
     char stack[VIEW_DETAIL_DEPTH][STORE_ID_MAX + 1]; /* ids opened before, for Esc */
     int depth;
 } view_detail;
+
+#define VIEW_LIST_PAGE 256 /* memories of a listing held in memory at once */
+
+/* How a listing groups its rows (the order follows the group). */
+enum { VIEW_GROUP_NONE, VIEW_GROUP_SESSION, VIEW_GROUP_DAY, VIEW_GROUP_COUNT };
+
+/* The memories of the profile (an empty query) or of one entity, in pages
+ * loaded as they come into view: a million-memory store opens at once. */
+typedef struct view_list {
+    store_list_opts o;                 /* order, entity */
+    char entity[256];                  /* the entity listed (o.eid > 0) */
+    int group;                         /* VIEW_GROUP_* */
+    int64_t total;                     /* memories in the listing, -1 = count again */
+    int64_t sel, top;                  /* selected position, first position shown */
+    int64_t first;                     /* position of page[0] */
+    store_memory page[VIEW_LIST_PAGE]; /* owned, n_page of them */
+    int n_page;
+    int64_t *order; /* owned: every rid in order, for the orders no index
+                       serves (read once, then pages by rid); NULL for date */
+    int64_t n_order;
+} view_list;
+
+/* A picker: the entities with their counts, or the profiles. */
+typedef struct view_pick {
+    int open;
+    store_entity *ents;        /* owned, n (the entity view) */
+    store_profile_info *profs; /* owned, n (the profile picker) */
+    size_t n;
+    int sel, top;
+} view_pick;
 
 /* Geometry of the last layout, for mouse clicks and page sizes. */
 typedef struct view_geom {
@@ -122,7 +155,12 @@ typedef struct view_model {
     int show_ranking;
     char pinned[STORE_ID_MAX + 1]; /* why-not memory, "" = none */
     view_detail det;
-    char msg[768]; /* one-line message, "" = key hints */
+    view_list list;       /* the listing (empty query, or an entity's memories) */
+    view_pick ents;       /* the entity view */
+    view_pick profiles;   /* the profile picker */
+    store_find find;      /* F: what rows are marked with; text "" = none */
+    int64_t find_matches; /* in the listing, -1 = not counted */
+    char msg[768];        /* one-line message, "" = key hints */
     int msg_role;
     int tour;                         /* current step, -1 = no tour */
     char caption[1024];               /* the tour step's caption */
@@ -177,6 +215,32 @@ void view_detail_close(view_model *vm);
  * VIEW_* flags (a recall is due). */
 int view_pin(view_model *vm, const char *id);
 
+/* ---- listings, find, pickers (view_list.c, view_pick.c) -------------------- */
+
+/* Is the listing on screen (an empty query, or an entity opened)? */
+int view_listing(const view_model *vm);
+
+/* Forget the loaded pages and the count (after a change of order, profile
+ * or store); the next layout loads again. */
+void view_list_reset(view_model *vm);
+
+/* The memory at position pos of the listing, loading its page; NULL when
+ * out of range or unreadable (a message says why). */
+const store_memory *view_list_at(view_model *vm, int64_t pos);
+
+/* Set the find text (store_find_parse syntax) and go to the first match
+ * from the selection; "" clears it. Returns VIEW_* flags. */
+int view_find_set(view_model *vm, const char *text);
+/* Select the next (dir > 0) or previous match. VIEW_* flags. */
+int view_find_step(view_model *vm, int dir);
+
+/* Open the entity view / the profile picker. VIEW_* flags. */
+int view_entities_open(view_model *vm);
+int view_profiles_open(view_model *vm);
+/* Switch to profile name: the status, the listing and the query follow. */
+int view_profile_use(view_model *vm, const char *name);
+void view_pick_free(view_pick *p);
+
 /* Check whether another process changed the store; sets store_changed and
  * a message. Returns 1 when it newly changed. */
 int view_poll_store(view_model *vm);
@@ -215,6 +279,34 @@ int view_calib_open(view_model *vm);
 /* Its lines (status, then the picture of calplot.h) into out[max]. */
 int view_calib_lines(const view_model *vm, vrow *out, int max, int cols);
 void view_calib_free(view_model *vm);
+
+/* ---- views ------------------------------------------------------------------ */
+
+/* One view of the browser: what fills the screen between the top lines
+ * and the status bar (the panes, the help, the detail view, ...). Each view
+ * file ends in its ops; view_current() names the one on screen, and the
+ * layout and every moving key dispatch through it, never on the view's
+ * state. */
+typedef struct view_ops {
+    const char *name; /* "main", "help", "detail", ...: tests and the title */
+    /* Lay the view out on rows y .. bottom - 1 of s. */
+    void (*draw)(view_model *vm, view_screen *s, int y, int bottom);
+    /* A key before the action table: VIEW_* flags, or 0 to let action a
+     * run as usual. NULL: the view takes no key of its own. */
+    int (*key)(view_model *vm, action_id a);
+    /* Move the selection (scroll = 0) or the text (scroll = 1) by delta. */
+    int (*move)(view_model *vm, int delta, int scroll);
+    /* Rows one page moves. */
+    int (*page)(const view_model *vm);
+    /* The view's title into buf of cap bytes. */
+    void (*title)(const view_model *vm, char *buf, size_t cap);
+    /* q and Esc: leave the view (VIEW_* flags); NULL on the main screen,
+     * where q quits. */
+    int (*close)(view_model *vm);
+} view_ops;
+
+/* The view on screen now. */
+const view_ops *view_current(const view_model *vm);
 
 /* How the result area of avail rows is split: the number of rows for the
  * result pane (header and banner included); the lower pane gets the rest. */

@@ -11,55 +11,17 @@
 
 enum { H = VIEW_HANDLED, R = VIEW_REDRAW };
 
-static int view_clamp(int v, int lo, int hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
 /* ---- moving ---------------------------------------------------------------- */
 
-static int view_detail_move(view_model *vm, int delta, int scroll)
-{
-    view_detail *d = &vm->det;
-    if (scroll || d->n_edges == 0) {
-        d->top = d->top + delta < 0 ? 0 : d->top + delta; /* the layout clamps the end */
-        d->follow = 0;
-        return H | R;
-    }
-    if (d->follow) /* the first move only brings the edges into view */
-        d->sel = view_clamp(d->sel + delta, 0, (int)d->n_edges - 1);
-    d->follow = 1;
-    return H | R;
-}
-
+/* Moving keys move in the view on screen (view_ops.c). */
 static int view_move(view_model *vm, int delta, int scroll)
 {
-    if (vm->help) {
-        vm->help_top = vm->help_top + delta < 0 ? 0 : vm->help_top + delta;
-        return H | R;
-    }
-    if (vm->det.open)
-        return view_detail_move(vm, delta, scroll);
-    if (vm->focus == FOCUS_LOWER) {
-        vm->low_top = vm->low_top + delta < 0 ? 0 : vm->low_top + delta;
-        return H | R;
-    }
-    if (vm->n_rows == 0)
-        return H;
-    int sel = view_clamp(vm->sel + delta, 0, (int)vm->n_rows - 1);
-    if (sel != vm->sel)
-        vm->low_top = 0;
-    vm->sel = sel;
-    return H | R;
+    return view_current(vm)->move(vm, delta, scroll);
 }
 
 static int view_page(const view_model *vm)
 {
-    int h = vm->help                   ? vm->g.help_h
-            : vm->det.open             ? vm->g.detail_h
-            : vm->focus == FOCUS_LOWER ? vm->g.low_h
-                                       : vm->g.res_h;
-    return h > 2 ? h - 1 : 1;
+    return view_current(vm)->page(vm);
 }
 
 static int act_UP(view_model *vm)
@@ -108,32 +70,30 @@ static int act_QUERY(view_model *vm)
 {
     while (vm->det.open)
         view_detail_close(vm);
+    view_pick_free(&vm->ents);
+    view_pick_free(&vm->profiles);
+    vm->list.o.eid = 0; /* a query answers for the whole profile */
     vm->focus = FOCUS_QUERY;
     return H | R;
 }
 
+/* Esc: leave the view on screen; on the main screen, leave the query line
+ * or end the tour. */
 static int act_BACK(view_model *vm)
 {
-    if (vm->det.open)
-        view_detail_close(vm);
-    else if (vm->focus == FOCUS_QUERY)
+    const view_ops *v = view_current(vm);
+    if (v->close)
+        return v->close(vm);
+    if (vm->focus == FOCUS_QUERY)
         vm->focus = FOCUS_RESULTS;
     else if (vm->tour >= 0)
         return tour_stop(vm);
     return H | R;
 }
 
+/* Enter on the main screen (the views take it first: view_ops.c). */
 static int act_OPEN(view_model *vm)
 {
-    if (vm->det.open) {
-        const view_detail *d = &vm->det;
-        if (d->n_edges == 0 || !d->other[d->sel].id)
-            return H;
-        char id[STORE_ID_MAX + 1];
-        snprintf(id, sizeof id, "%s", d->other[d->sel].id);
-        view_detail_open(vm, id);
-        return H | R;
-    }
     if (vm->focus == FOCUS_QUERY) {
         vm->focus = FOCUS_RESULTS;
         return H | R | VIEW_RECALL;
@@ -158,7 +118,7 @@ static int view_click(view_model *vm, int dbl)
         if (hit >= 0)
             vm->det.sel = hit;
         vm->det.follow = 1;
-        return dbl && hit >= 0 ? act_OPEN(vm) : H | R;
+        return dbl && hit >= 0 ? view_act(vm, A_OPEN) : H | R;
     }
     if (y >= vm->g.low_y && y < vm->g.low_y + vm->g.low_h) {
         vm->focus = FOCUS_LOWER;
@@ -361,6 +321,73 @@ static int act_IRRELEVANT(view_model *vm)
     return view_judge(vm, -1);
 }
 
+/* ---- browsing (view_list.c, view_pick.c) ---------------------------------------- */
+
+static int view_list_only(view_model *vm)
+{
+    if (view_listing(vm))
+        return 1;
+    view_message(vm, ROLE_message,
+                 "o, O and t order the listing: clear the query (/ then "
+                 "Ctrl-U) to list every memory, or E for an entity's");
+    return 0;
+}
+
+/* The listing in a new order, the selection back at the top. */
+static int view_reorder(view_model *vm)
+{
+    vm->list.sel = vm->list.top = 0;
+    view_list_reset(vm);
+    return H | R;
+}
+
+static int act_SORT(view_model *vm)
+{
+    if (!view_list_only(vm))
+        return H | R;
+    vm->list.o.sort = (vm->list.o.sort + 1) % STORE_SORT_COUNT;
+    vm->list.group = VIEW_GROUP_NONE;
+    return view_reorder(vm);
+}
+
+static int act_SORT_DIR(view_model *vm)
+{
+    if (!view_list_only(vm))
+        return H | R;
+    vm->list.o.desc = !vm->list.o.desc;
+    return view_reorder(vm);
+}
+
+/* Grouping sorts by what it groups: the session, or the day. */
+static int act_GROUP(view_model *vm)
+{
+    if (!view_list_only(vm))
+        return H | R;
+    vm->list.group = (vm->list.group + 1) % VIEW_GROUP_COUNT;
+    if (vm->list.group == VIEW_GROUP_SESSION)
+        vm->list.o.sort = STORE_SORT_SESSION;
+    else if (vm->list.group == VIEW_GROUP_DAY)
+        vm->list.o.sort = STORE_SORT_DATE;
+    return view_reorder(vm);
+}
+
+static int act_FIND(view_model *vm)
+{
+    vm->prompting = PROMPT_FIND;
+    ledit_set(&vm->prompt, vm->find.text);
+    return H | R;
+}
+
+static int act_ENTITIES(view_model *vm)
+{
+    return view_entities_open(vm);
+}
+
+static int act_PROFILES(view_model *vm)
+{
+    return view_profiles_open(vm);
+}
+
 /* ---- view ------------------------------------------------------------------------ */
 
 static int act_RANKING(view_model *vm)
@@ -433,9 +460,13 @@ static int act_SUSPEND(view_model *vm)
     return H | R | VIEW_FULL | VIEW_SUSPEND;
 }
 
+/* q closes the view on screen and quits only from the main screen;
+ * Ctrl-C always quits. */
 static int act_QUIT(view_model *vm)
 {
-    (void)vm;
+    const view_ops *v = view_current(vm);
+    if (v->close && vm->key != CTRL_KEY('c'))
+        return v->close(vm);
     return H | VIEW_QUIT;
 }
 
@@ -445,34 +476,11 @@ static int act_QUIT(view_model *vm)
 static int (*const handlers[A_COUNT])(view_model *vm) = {ACTIONS(ACTION_HANDLER)};
 #undef ACTION_HANDLER
 
-/* While the help is open, moving keys scroll it and any other key closes
- * it (Ctrl-C still quits). */
-static int view_help_key(view_model *vm, action_id a)
-{
-    switch (a) {
-    case A_UP:
-    case A_DOWN:
-    case A_PAGE_UP:
-    case A_PAGE_DOWN:
-    case A_HOME:
-    case A_END:
-    case A_REDRAW:
-    case A_MOUSE:
-    case A_SUSPEND:
-        return handlers[a](vm);
-    default:
-        if (a == A_QUIT && vm->key == CTRL_KEY('c'))
-            return act_QUIT(vm);
-        vm->help = 0;
-        return H | R;
-    }
-}
-
 int view_act(view_model *vm, action_id a)
 {
     if ((unsigned)a >= A_COUNT)
         return 0;
-    if (vm->help)
-        return view_help_key(vm, a);
-    return handlers[a](vm);
+    const view_ops *v = view_current(vm);
+    int f = v->key ? v->key(vm, a) : 0;
+    return f ? f : handlers[a](vm);
 }

@@ -1,7 +1,7 @@
 /* view_layout.c - the model laid out as rows of safe text: query line,
  * legend, tour caption, what-if line, result pane (or abstention banner and
  * nearest misses), lower pane (why-not and trace), status bar, message
- * line. The detail view and the help are in view_panel.c. */
+ * line. The view below the top lines is drawn by its ops (view_ops.c). */
 #include "tui/browser/view_layout.h"
 
 #include <stdio.h>
@@ -148,6 +148,7 @@ static const char *view_prompt_text(const view_model *vm)
     snprintf(buf, sizeof buf, " %s %s ",
              vm->prompting == PROMPT_PIN      ? "Pin id"
              : vm->prompting == PROMPT_SEARCH ? "History search"
+             : vm->prompting == PROMPT_FIND   ? "Find (field:text)"
                                               : "Query",
              arrow);
     return buf;
@@ -369,12 +370,7 @@ int view_layout(view_model *vm, int cols, int rows, view_screen *s)
         y += view_caption(vm, s, y, rows / 4);
     if (view_whatif_active(vm))
         view_whatif_line(vm, &s->lines[y++]);
-    if (vm->help)
-        view_help_pane(vm, s, y, bottom);
-    else if (vm->det.open)
-        view_detail_pane(vm, s, y, bottom);
-    else
-        view_panes(vm, s, y, bottom);
+    view_current(vm)->draw(vm, s, y, bottom);
     view_status(vm, s, rows - 2);
     view_message_line(vm, s, rows - 1);
     return 0;

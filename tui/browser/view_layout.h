@@ -34,4 +34,7 @@ void view_panes(view_model *vm, view_screen *s, int y, int bottom);
 void view_detail_pane(view_model *vm, view_screen *s, int y, int bottom);
 void view_help_pane(view_model *vm, view_screen *s, int y, int bottom);
 
+/* The views defined beside their model (view_list.c, view_pick.c). */
+extern const view_ops view_list_ops, view_entity_list_ops, view_entities_ops, view_profiles_ops;
+
 #endif

@@ -111,21 +111,43 @@ static void view_entities(vlist *list, const view_detail *d)
     }
 }
 
+/* "supersedes", "superseded by", "contradicts", "contradicted by". */
+static void view_relation_label(vrow *l, const store_relation *r)
+{
+    const char *name = r->kind == STORE_REL_SUPERSEDES
+                           ? (r->outgoing ? "supersedes" : "superseded by")
+                           : (r->outgoing ? "contradicts" : "contradicted by");
+    vrow_addf(l, ROLE_trace_total, "    %-15s ", name);
+}
+
 static void view_edges(view_model *vm, vlist *list)
 {
     const view_detail *d = &vm->det;
     vrow *l = vlist_add(list);
-    if (l)
-        vrow_addf(l, ROLE_detail_field, "  edges (%zu)%s", d->n_edges,
-                  d->n_edges ? ": Up/Down choose, Enter opens the memory at the other end" : "");
+    if (l) {
+        vrow_addf(l, ROLE_detail_field, "  edges (%zu)", d->n_edges - d->n_rels);
+        if (d->n_rels)
+            vrow_addf(l, ROLE_detail_field, " and relations (%zu)", d->n_rels);
+        if (d->n_edges)
+            vrow_add(l, ROLE_detail_field,
+                     ": Up/Down choose, Enter opens the memory at the other end");
+    }
     vm->g.detail_edge0 = list->n;
     for (size_t i = 0; i < d->n_edges && (l = vlist_add(list)); i++) {
         const store_memory *o = &d->other[i];
         list->tag[list->n - 1] = (int)i;
-        vrow_addf(l, ROLE_normal, "    %-9s %.2f  ", store_edge_type_name(d->edges[i].type),
-                  d->edges[i].weight);
+        if (i < d->n_rels)
+            view_relation_label(l, &d->rels[i]);
+        else
+            vrow_addf(l, ROLE_normal, "    %-9s %.2f  ", store_edge_type_name(d->edges[i].type),
+                      d->edges[i].weight);
         vrow_stored_cell(l, ROLE_trace_label, o->id ? o->id : "?", 10);
         vrow_add(l, ROLE_normal, " ");
+        if (i < d->n_rels && d->rels[i].reason) {
+            vrow_add(l, ROLE_legend, "(");
+            vrow_stored(l, ROLE_legend, d->rels[i].reason, strlen(d->rels[i].reason));
+            vrow_add(l, ROLE_legend, ") ");
+        }
         vrow_stored(l, ROLE_normal, o->content ? o->content : "",
                     o->content ? strlen(o->content) : 0);
         if ((int)i == d->sel)
@@ -160,7 +182,7 @@ void view_detail_pane(view_model *vm, view_screen *s, int y, int bottom)
     vrow *t = &s->lines[y];
     vrow_add(t, ROLE_pane_title_focused, " Memory ");
     vrow_stored(t, ROLE_pane_title_focused, d->m.id, strlen(d->m.id));
-    vrow_addf(t, ROLE_pane_title_focused, "  (Esc back%s, p pin, PgUp/PgDn scroll) ",
+    vrow_addf(t, ROLE_pane_title_focused, "  (Esc/q back%s, p pin, PgUp/PgDn scroll) ",
               d->depth ? " to the previous memory" : "");
     t->fill = ROLE_pane_title_focused;
     vlist list = {.width = s->cols};

@@ -176,6 +176,6 @@ int cli_parse_int(const char *s, long lo, long hi, long *out);
 /* Every subcommand, in cmd_*.c. */
 extern const cli_command cmd_import, cmd_export, cmd_add, cmd_list, cmd_show, cmd_delete, cmd_demo,
     cmd_health, cmd_recall, cmd_eval, cmd_bench, cmd_shell, cmd_reembed, cmd_feedback, cmd_browse,
-    cmd_calibrate;
+    cmd_calibrate, cmd_profiles;
 
 #endif

@@ -188,6 +188,40 @@ static void print_slm_report(void *ctx, const import_slm_report *r)
     *noted = 1;
 }
 
+/* Memories of profile name in p[n], 0 when absent. */
+static int64_t profile_memories(const store_profile_info *p, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(p[i].name, name) == 0)
+            return p[i].memories;
+    return 0;
+}
+
+/* One line per profile the import added memories to: an import that fills
+ * five profiles says so (the browser opens one). Nothing when it added only
+ * to the current profile, which the total line already is about. */
+static void print_profile_report(const store_profile_info *before, size_t nb,
+                                 const store_profile_info *after, size_t na, const char *current)
+{
+    size_t changed = 0, here = 0;
+    for (size_t i = 0; i < na; i++)
+        if (after[i].memories != profile_memories(before, nb, after[i].name)) {
+            changed++;
+            here += strcmp(after[i].name, current) == 0;
+        }
+    if (changed == here)
+        return;
+    for (size_t i = 0; i < na; i++) {
+        int64_t added = after[i].memories - profile_memories(before, nb, after[i].name);
+        if (added == 0)
+            continue;
+        cli_put_own(stdout, "  profile ");
+        cli_put_safe(stdout, after[i].name);
+        cli_printf(stdout, ": %lld new, %lld in all\n", (long long)added,
+                   (long long)after[i].memories);
+    }
+}
+
 /* Does any of the files name an SLM store (so no embedder is attached)? */
 static int any_slm(const import_opts *io, int argc, char **argv, int from)
 {
@@ -280,12 +314,20 @@ static int run_import(cli_common *c, int argc, char **argv)
         io.progress_ctx = &p;
     }
     import_stats st = {0};
-    ms_status code = store_begin(s, &err);
+    store_profile_info *before = NULL, *after = NULL;
+    size_t nb = 0, na = 0;
+    char current[STORE_PROFILE_MAX + 1];
+    snprintf(current, sizeof current, "%s", store_profile(s));
+    ms_status code = store_begin(s, &err); /* the counts before and after are this import's */
+    if (!code)
+        code = store_profiles(s, &before, &nb, &err);
     for (int i = optind; !code && !interrupted && i < argc; i++)
         code = import_file(s, argv[i], &io, &st, &err);
     if (interrupted) /* whatever the import's own error: say why it stopped */
         code = ms_fail(&err, MS_IO, "interrupted (Ctrl-C): nothing was imported (store %s)",
                        cli_db_path(c));
+    if (!code && store_profiles(s, &after, &na, NULL))
+        na = 0; /* only the per-profile lines will be missing */
     if (!code)
         code = store_end(s, &err);
     else
@@ -296,6 +338,8 @@ static int run_import(cli_common *c, int argc, char **argv)
     store_close(s);
     embed_close(e);
     if (code) {
+        store_profiles_free(before, nb);
+        store_profiles_free(after, na);
         if (created)
             cli_unlink_store(cli_db_path(c));
         return cli_fail(&err);
@@ -320,6 +364,9 @@ static int run_import(cli_common *c, int argc, char **argv)
             stdout,
             "supersession: %llu supersedes relations found between memories (docs/ENGINE.md)\n",
             (unsigned long long)st.superseded_found);
+    print_profile_report(before, nb, after, na, current);
+    store_profiles_free(before, nb);
+    store_profiles_free(after, na);
     return cli_committed("the import");
 }
 
@@ -820,6 +867,29 @@ static int list_one(void *p, const store_memory *m)
     return 0;
 }
 
+/* MS_NOT_FOUND when the current profile holds no memories, naming the
+ * profiles that do: an empty profile is never a silent empty list. */
+static ms_status list_nonempty(store *s, const char *path, ms_error *err)
+{
+    store_counts n;
+    ms_status code = store_count(s, &n, err);
+    if (code || n.memories > 0)
+        return code;
+    store_profile_info *p = NULL;
+    size_t np = 0;
+    char others[512] = "";
+    size_t used = 0;
+    if (store_profiles(s, &p, &np, NULL) == MS_OK)
+        for (size_t i = 0; i < np && used < sizeof others - 80; i++)
+            if (p[i].memories > 0)
+                used += (size_t)snprintf(others + used, sizeof others - used, "%s%.60s (%lld)",
+                                         used ? ", " : "", p[i].name, (long long)p[i].memories);
+    store_profiles_free(p, np);
+    return ms_fail(err, MS_NOT_FOUND, "profile \"%s\" holds no memories (store %s); %s%s",
+                   store_profile(s), path, others[0] ? "profiles with memories: " : "",
+                   others[0] ? others : "no profile holds any yet");
+}
+
 static int run_list(cli_common *c, int argc, char **argv)
 {
     static const struct option opts[] = {CLI_COMMON_OPTIONS,
@@ -855,6 +925,8 @@ static int run_list(cli_common *c, int argc, char **argv)
     if (!s)
         return EXIT_RUNTIME;
     ms_status code = store_read_begin(s, &err);
+    if (!code)
+        code = list_nonempty(s, cli_db_path(c), &err);
     if (!code && x.json && !x.n_where && x.limit < 0) /* every memory, as export writes them */
         code = export_to(s, stdout, 0, &err);
     else if (!code)
@@ -1217,6 +1289,23 @@ static ms_status write_demo(store *s, ms_error *err)
     return code;
 }
 
+/* The one command that opens the demo store at path, quoted for a POSIX
+ * shell, into buf: memscope opens another store by default, so the user
+ * is told exactly what to type. */
+static void demo_open_command(const char *path, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "memscope --db '");
+    for (const char *p = path; *p && n + 6 < cap; p++) {
+        if (*p == '\'') {
+            memcpy(buf + n, "'\\''", 4);
+            n += 4;
+        } else {
+            buf[n++] = *p;
+        }
+    }
+    snprintf(buf + n, cap - n, "'");
+}
+
 static int run_demo(cli_common *c, int argc, char **argv)
 {
     static const struct option opts[] = {CLI_COMMON_OPTIONS,
@@ -1248,8 +1337,14 @@ static int run_demo(cli_common *c, int argc, char **argv)
                          c->db);
     struct stat sb;
     if (stat(c->db, &sb) == 0) {
-        if (!force && !tour)
-            return cli_error(EXIT_RUNTIME, "%s exists; use --force to replace it", c->db);
+        if (!force && !tour) {
+            char open[2 * PATH_MAX];
+            demo_open_command(c->db, open, sizeof open);
+            return cli_error(EXIT_RUNTIME,
+                             "%s exists; open it with: %s (or use --force to "
+                             "replace it)",
+                             c->db, open);
+        }
         if (force && !store_file_is_store(c->db))
             return cli_error(EXIT_RUNTIME,
                              "%s is %s, not a memscope store: demo --force replaces only a "
@@ -1275,6 +1370,11 @@ static int run_demo(cli_common *c, int argc, char **argv)
             return cli_fail(&err);
         }
         cli_printf(stdout, "wrote the demo store to %s\n", c->db);
+        if (!tour) {
+            char open[2 * PATH_MAX];
+            demo_open_command(c->db, open, sizeof open);
+            cli_printf(stdout, "open it with: %s\n", open);
+        }
         cli_committed("the demo store");
     }
     if (tour)

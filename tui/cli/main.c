@@ -11,9 +11,9 @@
 #include "tui/present/view_fmt.h"
 
 static const cli_command *const commands[] = {
-    &cmd_import,   &cmd_export, &cmd_add,    &cmd_list,      &cmd_show,    &cmd_delete,
-    &cmd_demo,     &cmd_recall, &cmd_health, &cmd_eval,      &cmd_reembed, &cmd_bench,
-    &cmd_feedback, &cmd_shell,  &cmd_browse, &cmd_calibrate,
+    &cmd_import,   &cmd_export, &cmd_add,    &cmd_list,      &cmd_show,     &cmd_delete,
+    &cmd_demo,     &cmd_recall, &cmd_health, &cmd_eval,      &cmd_reembed,  &cmd_bench,
+    &cmd_feedback, &cmd_shell,  &cmd_browse, &cmd_calibrate, &cmd_profiles,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

@@ -1,0 +1,260 @@
+#!/bin/bash
+# explore.t - the browser as an explorer, driven in tmux at 80x24 and
+# 120x36: an empty query lists every memory of a 10k-memory store (first
+# screen, PgDn, End), sorting (o, O), grouping (t), find (F, n, N), the
+# entity view (E) and an entity's memories, walking a memory's edges and
+# back, the profile picker (P) and an empty profile's screen, and q closing
+# the view on screen before it quits. Expected ids and counts come from the
+# store itself, read with sqlite3.
+#
+# Needs $MEMSCOPE, tmux, python3 and sqlite3; a private tmux server and a
+# temporary directory are removed at the end. Waits poll the screen.
+set -u
+
+. "$(dirname "$0")/tap.sh"
+for tool in tmux sqlite3; do
+    if ! command -v $tool >/dev/null; then
+        echo "1..0 # SKIP $tool is needed"
+        exit 0
+    fi
+done
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-explore-t.XXXXXX") || bail "mktemp failed"
+SOCK="memscope-explore-$$"
+tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
+unset MEMSCOPE_DB MEMSCOPE_PROFILE NO_COLOR
+export HOME="$T/home" XDG_STATE_HOME="$T/state" XDG_CONFIG_HOME="$T/config" \
+    XDG_DATA_HOME="$T/data" LANG=C.UTF-8 LC_ALL=C.UTF-8
+mkdir -p "$HOME"
+WAIT=${MEMSCOPE_TEST_WAIT:-300} # tenths of a second a wait may take
+
+BIG="$T/big.db"
+# 10,000 memories over 300 days, sessions of 30 turns, five speakers (one
+# of them rarer), every third with an event time.
+awk 'BEGIN {
+    split("Wes Farid Ana Bo", sp, " ")
+    for (i = 0; i < 10000; i++) {
+        d = int(i / 34); m = 1 + int(d / 28) % 12; day = 1 + d % 28
+        who = i % 97 == 0 ? "Quill" : sp[1 + i % 4]
+        ev = i % 3 ? "" : sprintf(",\"event_time\":\"2022-%02d-%02dT00:00:00Z\"", 1 + i % 12, 1 + (i * 7) % 28)
+        printf "{\"id\":\"g%05d\",\"content\":\"turn %d of the log\",\"speaker\":\"%s\",\"session\":\"s%03d\",\"created_at\":\"2023-%02d-%02dT%02d:00:00Z\"%s}\n", i, i, who, int(i / 30), m, day, i % 24, ev
+    }
+}' >"$T/big.jsonl"
+"$MEMSCOPE" import --db "$BIG" "$T/big.jsonl" >/dev/null 2>&1 || bail "cannot build the 10k store"
+DEMO="$T/demo.db"
+"$MEMSCOPE" demo --db "$DEMO" --force >/dev/null || bail "cannot write the demo store"
+"$MEMSCOPE" add --db "$DEMO" --profile work --speaker Ana "the quarterly plan is due" >/dev/null ||
+    bail "cannot add to profile work"
+
+cat >"$T/run.sh" <<EOF
+#!/bin/bash
+export TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 HOME="$HOME"
+export XDG_STATE_HOME="$XDG_STATE_HOME" XDG_CONFIG_HOME="$XDG_CONFIG_HOME" XDG_DATA_HOME="$XDG_DATA_HOME"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}"
+"\$@" 2>"$T/stderr"
+echo \$? >"$T/rc"
+exec sleep 600
+EOF
+chmod +x "$T/run.sh"
+
+start() { # start COLS ROWS ARGS...
+    local cols=$1 rows=$2
+    shift 2
+    tm kill-server 2>/dev/null
+    rm -f "$T/rc" "$T/stderr"
+    for ((try = 0; try < 50; try++)); do
+        tm new-session -d -s t -x "$cols" -y "$rows" "$T/run.sh $*" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    bail "tmux cannot start"
+}
+screen() { tm capture-pane -p -t t >"$T/screen"; }
+settle() {
+    local prev
+    for ((k = 0; k < 50; k++)); do
+        prev=$(cat "$T/screen")
+        sleep 0.05
+        screen
+        [ "$prev" = "$(cat "$T/screen")" ] && return 0
+    done
+}
+wait_for() { # wait_for TEXT: 1 on timeout
+    for ((i = 0; i < WAIT; i++)); do
+        screen
+        grep -qF -- "$1" "$T/screen" && { settle; return 0; }
+        sleep 0.1
+    done
+    diag "timed out waiting for '$1'; the screen:" "$(cat "$T/screen")"
+    return 1
+}
+wait_gone() {
+    for ((i = 0; i < WAIT; i++)); do
+        screen
+        grep -qF -- "$1" "$T/screen" || { settle; return 0; }
+        sleep 0.1
+    done
+    diag "timed out waiting for '$1' to go"
+    return 1
+}
+wait_rc() {
+    for ((i = 0; i < WAIT; i++)); do
+        [ -s "$T/rc" ] && { cat "$T/rc"; return 0; }
+        sleep 0.1
+    done
+    echo timeout
+}
+keys() { tm send-keys -t t "$@"; }
+type_text() { tm send-keys -t t -l -- "$1"; }
+# row_of ID: the screen line that shows memory ID in the listing's id column.
+row_of() { grep -E "^(» |  )$1 " "$T/screen"; }
+sql() { sqlite3 "$1" "$2"; }
+ORDER_DATE="ORDER BY created_ts, rid"
+ORDER_EVENT="ORDER BY (event_ts IS NULL), event_ts, rid"
+
+for size in 80x24 120x36; do
+    cols=${size%x*}
+    rows=${size#*x}
+    # ---- the listing of a 10k store -------------------------------------------------
+    start "$cols" "$rows" "$MEMSCOPE" --db "$BIG" --read-only
+    wait_for "Every memory (10000), by date"
+    ok $? "$size: an empty query lists every memory of the 10k store"
+    first=$(sql "$BIG" "SELECT id FROM memories $ORDER_DATE LIMIT 1")
+    row_of "$first" >/dev/null
+    ok $? "$size: the first row is the oldest memory ($first)"
+    keys Escape
+    keys NPage
+    page=$((rows - 7)) # the rows a page moves: the listing's height less one
+    at=$(sql "$BIG" "SELECT id FROM memories $ORDER_DATE LIMIT 1 OFFSET $page")
+    wait_for "$at"
+    ok $? "$size: PgDn pages down to position $page ($at)"
+    keys G
+    last=$(sql "$BIG" "SELECT id FROM memories ORDER BY created_ts DESC, rid DESC LIMIT 1")
+    wait_for "$last"
+    ok $? "$size: End shows the newest memory ($last)"
+    keys g
+    wait_for "$first"
+    # ---- sort ----------------------------------------------------------------------
+    keys o
+    wait_for "by event"
+    ok $? "$size: o sorts by event time"
+    ev=$(sql "$BIG" "SELECT id FROM memories $ORDER_EVENT LIMIT 1")
+    row_of "$ev" >/dev/null
+    ok $? "$size: the first row is the earliest event ($ev)"
+    keys O
+    wait_for "by event descending"
+    ev=$(sql "$BIG" "SELECT id FROM memories ORDER BY (event_ts IS NULL), event_ts DESC, rid DESC LIMIT 1")
+    row_of "$ev" >/dev/null
+    ok $? "$size: O reverses it ($ev first)"
+    for ((k = 0; k < 7; k++)); do keys o; done # back round to date, still descending
+    wait_for "by date descending"
+    row_of "$last" >/dev/null
+    ok $? "$size: round the columns back to date, newest first"
+    # ---- group ---------------------------------------------------------------------
+    keys t
+    wait_for "by session descending, by session"
+    s1=$(sql "$BIG" "SELECT session FROM memories ORDER BY (session IS NULL), session DESC, rid DESC LIMIT 1")
+    grep -qF -- "── session $s1 ──" "$T/screen"
+    ok $? "$size: t groups by session ($s1 first)"
+    keys t
+    wait_for "by day"
+    d1=$(sql "$BIG" "SELECT substr(created_at, 1, 10) FROM memories ORDER BY created_ts DESC, rid DESC LIMIT 1")
+    grep -qF -- "── $d1 ──" "$T/screen"
+    ok $? "$size: t again: a timeline by day ($d1 first)"
+    keys t
+    wait_for "by date descending  ("
+    # ---- find ----------------------------------------------------------------------
+    spk=$(sql "$BIG" "SELECT speaker FROM memories WHERE speaker IS NOT NULL GROUP BY speaker ORDER BY count(*), speaker LIMIT 1")
+    n_spk=$(sql "$BIG" "SELECT count(*) FROM memories WHERE lower(speaker) LIKE '%' || lower('$spk') || '%'")
+    keys F
+    wait_for "Find (field:text)"
+    type_text "speaker:$spk"
+    keys Enter
+    wait_for ": $n_spk match"
+    ok $? "$size: F speaker:$spk counts $n_spk matches"
+    m1=$(sql "$BIG" "SELECT id FROM memories WHERE instr(lower(speaker), lower('$spk')) ORDER BY created_ts DESC, rid DESC LIMIT 1")
+    grep -qE -- "^» $m1 " "$T/screen"
+    ok $? "$size: the first match is marked and shown ($m1)"
+    keys n
+    m2=$(sql "$BIG" "SELECT id FROM memories WHERE instr(lower(speaker), lower('$spk')) ORDER BY created_ts DESC, rid DESC LIMIT 1 OFFSET 1")
+    wait_for "» $m2 "
+    ok $? "$size: n goes to the next match ($m2)"
+    keys q
+    is "$(wait_rc)" 0 "$size: q on the listing quits, exit 0"
+done
+
+# ---- entities, edges, views (120x36 and 80x24, the demo store) ----------------------
+for size in 120x36 80x24; do
+    cols=${size%x*}
+    rows=${size#*x}
+    start "$cols" "$rows" "$MEMSCOPE" --db "$DEMO"
+    wait_for "Every memory ("
+    keys Escape
+    keys E
+    wait_for "Entities of profile default"
+    ok $? "$size: E opens the entity view"
+    top=$(sql "$DEMO" "SELECT e.name || ' ' || count(*) FROM entities e JOIN memory_entities l ON l.eid = e.eid WHERE e.profile = 'default' GROUP BY e.eid ORDER BY count(*) DESC, e.name LIMIT 1")
+    name=${top% *}
+    count=${top##* }
+    grep -qE "^ +$count +[a-z]+ +$name\$" "$T/screen"
+    ok $? "$size: the most linked entity first, with its count ($name, $count)"
+    keys Enter
+    wait_for "Memories mentioning $name ($count)"
+    ok $? "$size: Enter lists the memories that mention it"
+    keys Enter
+    wait_for " Memory "
+    ok $? "$size: Enter opens one"
+    id=$(sed -n 's/^ Memory \([^ ]*\) .*/\1/p' "$T/screen" | head -1)
+    keys Down
+    keys Enter
+    wait_for "back to the previous memory"
+    id2=$(sed -n 's/^ Memory \([^ ]*\) .*/\1/p' "$T/screen" | head -1)
+    [ -n "$id2" ] && [ "$id2" != "$id" ]
+    ok $? "$size: Down, Enter walks an edge to another memory ($id -> $id2)"
+    keys Escape
+    wait_for " Memory $id "
+    ok $? "$size: Esc comes back to $id"
+    keys q
+    wait_for "Memories mentioning $name"
+    ok $? "$size: q closes the detail view"
+    keys q
+    wait_for "Entities of profile default"
+    ok $? "$size: q closes the entity's list"
+    keys q
+    wait_for "Every memory ("
+    ok $? "$size: q closes the entity view"
+    keys '?'
+    wait_for "every key"
+    keys q
+    wait_gone "every key"
+    [ ! -s "$T/rc" ]
+    ok $? "$size: q closes the help without quitting"
+    # ---- profiles ------------------------------------------------------------------
+    keys P
+    wait_for "Profiles of this store (2)"
+    ok $? "$size: P opens the profile picker"
+    grep -qE '^ +1  work$' "$T/screen"
+    ok $? "$size: it lists profile work with its one memory"
+    keys Down
+    keys Enter
+    wait_for "Every memory (1)"
+    ok $? "$size: Enter switches to profile work"
+    if [ "$cols" -ge 120 ]; then
+        grep -qF "1 mem · work" "$T/screen"
+        ok $? "$size: the status bar says so"
+    fi
+    keys q
+    is "$(wait_rc)" 0 "$size: q quits from the main screen"
+done
+
+# ---- an empty profile --------------------------------------------------------------
+start 120 36 "$MEMSCOPE" --db "$DEMO" --profile nosuch
+demo_n=$(sql "$DEMO" "SELECT count(*) FROM memories WHERE profile = 'default'")
+wait_for "The profile \"nosuch\" holds no memories."
+ok $? "an empty profile says so"
+grep -qF "Profiles with memories: default ($demo_n), work (1). P picks one" "$T/screen"
+ok $? "and names the profiles that have memories"
+keys C-c
+is "$(wait_rc)" 0 "Ctrl-C quits"
+
+tap_done

@@ -352,11 +352,13 @@ static ms_status session_edges(store *s, const store_memory *m, int64_t prev[2],
     return add_session_edges(s, m, prev, *n, append, err);
 }
 
-/* Temporal proximity: events within a day of each other in other sessions,
- * weight falling linearly from 0.5 to 0.1 across the day. */
-static ms_status temporal_edges(store *s, const store_memory *m, int append, ms_error *err)
+/* Up to two events nearest m's among those of stmt (ST_TIME_AFTER or
+ * ST_TIME_BEFORE: one side of m's event time, nearest first), appended to
+ * near[]/when[] from *n. */
+static ms_status near_side(store *s, const store_memory *m, enum stmt_id which, int64_t near[4],
+                           int64_t when[4], int *n, ms_error *err)
 {
-    sqlite3_stmt *st = store_stmt(s, ST_TIME_NEAR, err);
+    sqlite3_stmt *st = store_stmt(s, which, err);
     if (!st)
         return err ? err->code : MS_SQL;
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
@@ -366,23 +368,48 @@ static ms_status temporal_edges(store *s, const store_memory *m, int append, ms_
     if (m->session)
         sqlite3_bind_text(st, 5, m->session, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 6, m->event_ts);
-    int64_t near[2], when[2];
-    int n = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < 2) {
-        near[n] = sqlite3_column_int64(st, 0);
-        when[n++] = sqlite3_column_int64(st, 1);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < 4) {
+        near[*n] = sqlite3_column_int64(st, 0);
+        when[(*n)++] = sqlite3_column_int64(st, 1);
     }
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "finding events close in time", err);
-    for (int i = 0; i < n; i++) {
-        double dt = fabs((double)(when[i] - m->event_ts)) / 86400.0;
-        ms_status code =
-            add_edge(s, near[i], m->rid, STORE_EDGE_TEMPORAL, 0.5 - 0.4 * dt, append, err);
-        if (code)
-            return code;
-    }
     return MS_OK;
+}
+
+/* Does candidate i come before j: nearer m's event, then the smaller rid? */
+static int nearer(const int64_t *near, const int64_t *when, int64_t t, int i, int j)
+{
+    int64_t di = when[i] > t ? when[i] - t : t - when[i];
+    int64_t dj = when[j] > t ? when[j] - t : t - when[j];
+    return di != dj ? di < dj : near[i] < near[j];
+}
+
+/* Temporal proximity: the two events nearest m's within a day, in other
+ * sessions (ties to the smaller rid), weight falling linearly from 0.5 to
+ * 0.1 across the day. The two nearest overall are among the two nearest
+ * on each side, so each side reads at most two rows that qualify. */
+static ms_status temporal_edges(store *s, const store_memory *m, int append, ms_error *err)
+{
+    int64_t near[4], when[4];
+    int n = 0;
+    ms_status code = near_side(s, m, ST_TIME_AFTER, near, when, &n, err);
+    if (!code)
+        code = near_side(s, m, ST_TIME_BEFORE, near, when, &n, err);
+    for (int i = 0; !code && i < n && i < 2; i++) {
+        int best = i;
+        for (int j = i + 1; j < n; j++)
+            if (nearer(near, when, m->event_ts, j, best))
+                best = j;
+        int64_t r = near[best], w = when[best];
+        near[best] = near[i], when[best] = when[i];
+        near[i] = r, when[i] = w;
+        double dt = fabs((double)(when[i] - m->event_ts)) / 86400.0;
+        code = add_edge(s, near[i], m->rid, STORE_EDGE_TEMPORAL, 0.5 - 0.4 * dt, append, err);
+    }
+    return code;
 }
 
 /* The entities linked to rid, into *eids (the caller frees it). */

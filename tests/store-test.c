@@ -891,6 +891,100 @@ static int64_t put_event(store *s, const char *id, const char *content, const ch
     return rid;
 }
 
+/* Temporal edges against the rule computed here by brute force: each new
+ * dated memory joins the two nearest events (then the smaller rid) within a
+ * day in other sessions. 240 memories over three days, at whole hours so
+ * that distances tie, in five sessions, put in one transaction. */
+static void test_temporal_nearest(void)
+{
+    enum { N = 240 };
+    store *s = open_new("temporal.db");
+    int64_t rid[N], ts[N];
+    int sess[N];
+    unsigned seed = 7;
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = s ? store_begin(s, &err) : MS_USAGE;
+    for (int i = 0; !st && i < N; i++) {
+        seed = seed * 1103515245u + 12345u;
+        ts[i] = 1685577600 + (int64_t)((seed >> 8) % 72) * 3600; /* 2023-06-01 + 0..71 h */
+        sess[i] = (int)((seed >> 20) % 5);
+        char id[16], session[8], when[32], text[32];
+        snprintf(id, sizeof id, "t%d", i);
+        snprintf(session, sizeof session, "s%d", sess[i]);
+        snprintf(text, sizeof text, "note number %d", i);
+        store_format_time(ts[i], when, sizeof when);
+        store_memory m;
+        store_memory_init(&m);
+        m.id = id;
+        m.content = text;
+        m.session = session;
+        m.event_time = when;
+        m.created_at = when;
+        st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+        rid[i] = m.rid;
+    }
+    if (!st)
+        st = store_end(s, &err);
+    ok(st == MS_OK, "%d dated memories in one transaction (%s)", N, st ? err.msg : "ok");
+    char *want = calloc(N * 2, 64), *got = calloc(N * 2, 64);
+    size_t wn = 0, gn = 0;
+    long edges = 0;
+    for (int i = 0; want && i < N; i++) {
+        int best[2] = {-1, -1};
+        for (int j = 0; j < i; j++) {
+            int64_t d = llabs(ts[j] - ts[i]);
+            if (sess[j] == sess[i] || d > 86400)
+                continue;
+            for (int k = 0; k < 2; k++) {
+                int64_t bd = best[k] < 0 ? INT64_MAX : llabs(ts[best[k]] - ts[i]);
+                if (best[k] < 0 || d < bd || (d == bd && rid[j] < rid[best[k]])) {
+                    if (k == 0)
+                        best[1] = best[0];
+                    best[k] = j;
+                    break;
+                }
+            }
+        }
+        if (best[1] >= 0 && rid[best[1]] < rid[best[0]]) { /* listed by src */
+            int t = best[0];
+            best[0] = best[1];
+            best[1] = t;
+        }
+        for (int k = 0; k < 2 && best[k] >= 0; k++) {
+            double dt = (double)llabs(ts[best[k]] - ts[i]) / 86400.0;
+            wn += (size_t)snprintf(want + wn, 64, "%lld-%lld:%.9f ", (long long)rid[best[k]],
+                                   (long long)rid[i], 0.5 - 0.4 * dt);
+            edges++;
+        }
+    }
+    store_close(s);
+    sqlite3 *db;
+    sqlite3_stmt *q;
+    if (got &&
+        sqlite3_open_v2(tpath("temporal.db"), &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+        char sql[128];
+        snprintf(sql, sizeof sql,
+                 "SELECT src, dst, weight FROM edges WHERE type=%d ORDER BY dst, src",
+                 STORE_EDGE_TEMPORAL);
+        if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
+            while (sqlite3_step(q) == SQLITE_ROW && gn + 64 < (size_t)N * 128)
+                gn += (size_t)snprintf(
+                    got + gn, 64, "%lld-%lld:%.9f ", (long long)sqlite3_column_int64(q, 0),
+                    (long long)sqlite3_column_int64(q, 1), sqlite3_column_double(q, 2));
+            sqlite3_finalize(q);
+        }
+        sqlite3_close(db);
+    }
+    ok(edges > N, "the rule gives more than one edge per memory (%ld)", edges);
+    ok(want && got && strcmp(want, got) == 0,
+       "every temporal edge joins the two nearest events in other sessions");
+    if (want && got && strcmp(want, got) != 0)
+        diag("want %.300s\n#  got %.300s", want, got);
+    free(want);
+    free(got);
+}
+
 /* How many entities of graph.db match the SQL condition where. */
 static long long graph_entities(const char *where)
 {
@@ -1301,6 +1395,7 @@ int main(void)
     test_fts();
     test_readonly();
     test_entities_edges();
+    test_temporal_nearest();
     test_add_edge();
     test_two_writers();
     test_parse_time();

@@ -780,12 +780,10 @@ ms_status store_flush_vectors(store *s, ms_error *err)
     if (!st)
         st = s->vz.embed(s->vz.ctx, texts, s->n_pending, out, err);
     for (size_t i = 0; !st && i < s->n_pending; i++) {
-        int8_t q[STORE_DIM_MAX];
         unsigned char blob[STORE_DIM_MAX * sizeof(float)];
-        store_qvec qv;
-        size_t len = store_vec_prepare(out + i * (size_t)s->vz.dim, s->vz.dim, q, &qv, blob);
-        st = store_vector_write(s, s->pending[i].rid, blob, len, s->vz.dim, q, &qv,
-                                s->pending[i].fresh, err);
+        size_t len = store_vec_encode(out + i * (size_t)s->vz.dim, s->vz.dim, blob);
+        st = store_vector_write(s, s->pending[i].rid, blob, len, s->vz.dim, s->pending[i].fresh,
+                                err);
     }
     free(out);
     free(texts);
@@ -825,15 +823,13 @@ ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_er
         st = require_memory(s, rid, "writing a vector", err);
     if (st)
         return st;
-    int8_t q[STORE_DIM_MAX];
     unsigned char blob[STORE_DIM_MAX * sizeof(float)];
-    store_qvec qv;
-    size_t len = store_vec_prepare(v, dim, q, &qv, blob);
-    return store_vector_write(s, rid, blob, len, dim, q, &qv, 0, err);
+    size_t len = store_vec_encode(v, dim, blob);
+    return store_vector_write(s, rid, blob, len, dim, 0, err);
 }
 
 ms_status store_vector_write(store *s, int64_t rid, const unsigned char *blob, size_t len, int dim,
-                             const int8_t *q, const store_qvec *qv, int fresh, ms_error *err)
+                             int fresh, ms_error *err)
 {
     if (!s->embedder_id || dim != s->embedder_dim)
         return ms_fail(err, MS_USAGE,
@@ -847,10 +843,10 @@ ms_status store_vector_write(store *s, int64_t rid, const unsigned char *blob, s
     sqlite3_bind_blob(st, 2, blob, (int)len, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_CONSTRAINT_PRIMARYKEY && fresh) /* there was one after all */
-        return store_vector_write(s, rid, blob, len, dim, q, qv, 0, err);
+        return store_vector_write(s, rid, blob, len, dim, 0, err);
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "writing a vector", err);
-    return store_qvec_put(s, rid, q, dim, qv, fresh, err);
+    return MS_OK;
 }
 
 /* ---- reading ----------------------------------------------------------- */
@@ -977,11 +973,10 @@ ms_status store_delete(store *s, const char *id, ms_error *err)
     if (!code) { /* what ON DELETE CASCADE names, by hand (store.c configure) */
         char sql[320];
         snprintf(sql, sizeof sql,
-                 "DELETE FROM vectors WHERE rid=%lld; DELETE FROM vectors_q8 WHERE rid=%lld;"
+                 "DELETE FROM vectors WHERE rid=%lld;"
                  "DELETE FROM memory_entities WHERE rid=%lld; DELETE FROM feedback WHERE rid=%lld;"
                  "DELETE FROM edges WHERE src=%lld; DELETE FROM edges WHERE dst=%lld;",
-                 (long long)rid, (long long)rid, (long long)rid, (long long)rid, (long long)rid,
-                 (long long)rid);
+                 (long long)rid, (long long)rid, (long long)rid, (long long)rid, (long long)rid);
         code = store_exec(s, sql, err);
     }
     if (!code)

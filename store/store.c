@@ -119,6 +119,11 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
      * SuperLocalMemory's keep it: docs/STORES.md). Columns, added by code
      * (add_v6_columns). */
     "",
+    /* 6 -> 7: the int8 forms are computed from the exact vectors as they
+     * are read (vector.c), not kept beside them; vectors may be written in
+     * the palette form. (Version 4's vectors_q8 was filled from vectors by
+     * code; that fill is gone, since the table goes here.) */
+    "DROP TABLE IF EXISTS vectors_q8;",
 };
 
 /* The columns of schema 6, each unless the table has it already (a store
@@ -149,7 +154,6 @@ static ms_status add_v6_columns(store *s, ms_error *err)
 /* Steps of a migration that need code: code_migrations[v] runs after
  * migrations[v], in the same transaction. */
 static ms_status (*const code_migrations[STORE_SCHEMA_VERSION])(store *, ms_error *) = {
-    [3] = store_qvec_rebuild,
     [5] = add_v6_columns,
 };
 
@@ -215,16 +219,12 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_FTS_ADD] = "INSERT INTO memories_fts(rowid, content, context, ptag) VALUES (?1,?2,?3,?4)",
     [ST_FTS_DEL] = "INSERT INTO memories_fts(memories_fts, rowid, content, context, ptag)"
                    " VALUES ('delete',?1,?2,?3,?4)",
-    [ST_QVEC_PUT] = "INSERT INTO vectors_q8(rid, scale, resid, qnorm, q) VALUES (?1,?2,?3,?4,?5)"
-                    " ON CONFLICT(rid) DO UPDATE SET scale=excluded.scale,"
-                    " resid=excluded.resid, qnorm=excluded.qnorm, q=excluded.q",
     [ST_VECTOR_GET] = "SELECT vec FROM vectors WHERE rid=?1",
     [ST_OTHER_PROFILES] = "SELECT EXISTS (SELECT 1 FROM memories WHERE profile < ?1)"
                           " OR EXISTS (SELECT 1 FROM memories WHERE profile > ?1)",
     [ST_EDGE_ADD] = "INSERT INTO edges(src, dst, type, weight) VALUES (?1,?2,?3,?4)",
     [ST_LINK_ADD] = "INSERT INTO memory_entities(rid, eid, given) VALUES (?1,?2,?3)",
     [ST_VECTOR_ADD] = "INSERT INTO vectors(rid, vec) VALUES (?1, ?2)",
-    [ST_QVEC_ADD] = "INSERT INTO vectors_q8(rid, scale, resid, qnorm, q) VALUES (?1,?2,?3,?4,?5)",
     [ST_NEWER] = "SELECT EXISTS (SELECT 1 FROM memories WHERE rid > ?1)",
     [ST_LINKED_EIDS] = "SELECT eid FROM memory_entities WHERE rid=?1",
     [ST_ENTITY_DROP] = "DELETE FROM entities WHERE eid=?1"
@@ -530,8 +530,9 @@ static ms_status configure(store *s, ms_error *err)
      * written by the store's code with a rid it has just written or read,
      * and store_delete removes a memory's rows itself (the schema's ON
      * DELETE CASCADE says what it removes). Enforcing them costs a parent
-     * lookup on every insert into edges, memory_entities, vectors and
-     * vectors_q8: a tenth of an import's instructions (callgrind). */
+     * lookup on every insert into edges, memory_entities and vectors (and
+     * the int8 forms schema 6 kept): a tenth of an import's instructions
+     * (callgrind). */
     ms_status st = store_exec(s, "PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY", err);
     /* secure_delete=FAST: a deleted memory's text is overwritten in the
      * pages that held it when that costs no extra I/O (docs/SECURITY.md). */
@@ -982,7 +983,7 @@ ms_status store_set_embedder(store *s, const char *id, int dim, ms_error *err)
     }
     if (rc != SQLITE_DONE && rc != SQLITE_OK)
         return store_sql_fail(s, rc, "recording the embedder", err);
-    ms_status code = store_exec(s, "DELETE FROM vectors; DELETE FROM vectors_q8", err);
+    ms_status code = store_exec(s, "DELETE FROM vectors", err);
     if (code)
         return code;
     free(s->embedder_id);

@@ -302,6 +302,97 @@ static void test_schema5(void)
     free(before);
 }
 
+/* The int8 forms store_scan_qvectors gives, against store_quantize of the
+ * vectors written. */
+struct qcheck {
+    const float (*v)[8];
+    int n, bad;
+};
+
+static int check_qvec(void *p, const store_qvec *qv, int dim)
+{
+    struct qcheck *c = p;
+    int8_t q[8];
+    store_qvec want;
+    int i = (int)qv->rid - 1;
+    if (dim != 8 || i < 0 || i >= 3) {
+        c->bad++;
+        return 0;
+    }
+    store_quantize(c->v[i], 8, q, &want);
+    c->bad += memcmp(q, qv->q, 8) != 0 || want.scale != qv->scale || want.resid != qv->resid ||
+              want.qnorm != qv->qnorm;
+    c->n++;
+    return 0;
+}
+
+/* A schema-6 store kept the int8 forms in vectors_q8. It is read as it is
+ * (the forms computed from its vectors, not read from that table), and
+ * the first write brings it to schema 7 without the table. */
+static void test_schema6(void)
+{
+    static const float v[3][8] = {{0.1f, -0.2f, 0.3f, 0.4f, -0.5f, 0.6f, 0.7f, -0.8f},
+                                  {0, 0, 0, 0.25f, 0, 0, 0, 0},
+                                  {1, 2, -3, 4, 0, 0, 5, -6}};
+    store *s = open_new("v6.db");
+    ms_error err;
+    ms_error_clear(&err);
+    put_simple(s, "a", "one", NULL, NULL);
+    put_simple(s, "b", "two", NULL, NULL);
+    put_simple(s, "c", "three", NULL, NULL);
+    ms_status st = store_begin(s, &err);
+    if (!st)
+        st = store_set_embedder(s, "test-embedder", 8, &err);
+    for (int i = 0; !st && i < 3; i++)
+        st = store_put_vector(s, i + 1, v[i], 8, &err);
+    if (!st)
+        st = store_end(s, &err);
+    ok(st == MS_OK, "three vectors of 8 (%s)", err.msg);
+    store_close(s);
+    is_int(raw_int(tpath("v6.db"), "SELECT count(*) FROM sqlite_master WHERE name='vectors_q8'"), 0,
+           "a new store has no vectors_q8");
+    /* schema 6 as it was: the table, filled (with junk here: it is not read) */
+    is_int(raw_exec(tpath("v6.db"),
+                    "CREATE TABLE vectors_q8(rid INTEGER PRIMARY KEY REFERENCES memories(rid)"
+                    " ON DELETE CASCADE, scale REAL NOT NULL, resid REAL NOT NULL,"
+                    " qnorm REAL NOT NULL, q BLOB NOT NULL);"
+                    "INSERT INTO vectors_q8 SELECT rid, 9, 9, 9, zeroblob(8) FROM vectors;"
+                    "PRAGMA user_version=6"),
+           SQLITE_OK, "make a schema-6 store with its int8 table");
+    is_int(raw_int(tpath("v6.db"), "SELECT count(*) FROM vectors WHERE substr(vec, 2, 1) = x'02'"),
+           0, "its vectors are dense or sparse, as schema 6 wrote them");
+    size_t n1 = 0, n2 = 0;
+    char *before = slurp(tpath("v6.db"), &n1);
+    struct qcheck c = {v, 0, 0};
+    st = store_open(tpath("v6.db"), STORE_OPEN_READONLY, &s, &err);
+    if (!st)
+        st = store_scan_qvectors(s, check_qvec, &c, &err);
+    ok(st == MS_OK && c.n == 3 && c.bad == 0,
+       "read-only, its int8 forms are store_quantize's of its vectors (%d of 3, %d bad; %s)", c.n,
+       c.bad, err.msg);
+    store_close(s);
+    char *after = slurp(tpath("v6.db"), &n2);
+    ok(before && after && n1 == n2 && memcmp(before, after, n1) == 0, "and the file is unchanged");
+    free(before);
+    free(after);
+    ok(store_open(tpath("v6.db"), 0, &s, &err) == MS_OK && put_simple(s, "d", "four", NULL, NULL),
+       "the first write succeeds (%s)", err.msg);
+    c.n = c.bad = 0;
+    ok(store_scan_qvectors(s, check_qvec, &c, &err) == MS_OK && c.n == 3 && c.bad == 0,
+       "after the upgrade, the same int8 forms");
+    float back[8];
+    int same = 0;
+    for (int i = 0; i < 3; i++)
+        same += store_get_vector(s, i + 1, back, 8, &err) == MS_OK &&
+                memcmp(back, v[i], sizeof back) == 0;
+    is_int(same, 3, "and the exact vectors, bit for bit");
+    store_close(s);
+    is_int(raw_int(tpath("v6.db"), "PRAGMA user_version"), STORE_SCHEMA_VERSION,
+           "the store is at the current schema");
+    is_int(raw_int(tpath("v6.db"), "SELECT count(*) FROM sqlite_master WHERE name='vectors_q8'"), 0,
+           "and vectors_q8 is gone");
+}
+
 /* Opening path must fail with want and leave its bytes exactly as they were. */
 static void refused_unchanged(const char *name, ms_status want, const char *what)
 {
@@ -1164,8 +1255,9 @@ static void test_entities_edges(void)
                                       " (SELECT rid FROM memories)"),
            0, "no dangling links in the file");
     is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM feedback"), 0, "its feedback is gone");
-    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM vectors_q8"), 0,
-           "its int8 vector is gone");
+    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM vectors WHERE rid NOT IN"
+                                      " (SELECT rid FROM memories)"),
+           0, "no dangling vectors in the file");
     is_int(graph_entities("name IN ('Caroline', 'Melanie', 'Rocky Mountains')"), 3,
            "the names it shared with other memories stay");
     int64_t z = put_simple(s, "zeb", "Caroline: Zebulon Quark called about the Rocky Mountains.",
@@ -1387,6 +1479,7 @@ int main(void)
     test_new_store();
     test_migration();
     test_schema5();
+    test_schema6();
     test_refusals();
     test_crud();
     test_duplicates();

@@ -160,6 +160,44 @@ size_t store_vec_encode(const float *v, int dim, unsigned char *buf)
     return sparse;
 }
 
+/* A palette blob b[len] of dim (its version byte checked by the caller):
+ * its k floats pal[], and per non-zero dimension idx[i] (ascending) its
+ * place in the palette place[i], *nnz of them. 0, or -1 when malformed. */
+static int palette_entries(const unsigned char *b, size_t len, int dim, float *pal, int *k,
+                           uint16_t *idx, uint8_t *place, size_t *nnz)
+{
+    if (len < SPARSE_HEAD + 1)
+        return -1;
+    *k = b[SPARSE_HEAD];
+    size_t at = SPARSE_HEAD + 1 + 4 * (size_t)*k;
+    if (*k < 1 || *k > PALETTE_MAX || len < at)
+        return -1;
+    memcpy(pal, b + SPARSE_HEAD + 1, 4 * (size_t)*k);
+    int bits = palette_bits(*k);
+    long j = -1;
+    size_t n = 0;
+    while (at < len) {
+        uint64_t x = 0;
+        int shift = 0;
+        unsigned char c;
+        do {
+            if (at >= len || shift > 28)
+                return -1;
+            c = b[at++];
+            x |= (uint64_t)(c & 0x7f) << shift;
+            shift += 7;
+        } while (c & 0x80);
+        uint64_t i = x & ((1u << bits) - 1);
+        j += (long)(x >> bits) + 1;
+        if (i >= (uint64_t)*k || j >= dim)
+            return -1;
+        idx[n] = (uint16_t)j;
+        place[n++] = (uint8_t)i;
+    }
+    *nnz = n;
+    return 0;
+}
+
 /* The entries of a blob that is a vector of dim: *nnz dimensions idx[],
  * ascending, and their floats val[] (room for dim each; a dense blob gives
  * every dimension). 0, or -1 when blob is no vector of dim. */
@@ -176,6 +214,8 @@ static int vec_entries(const void *blob, size_t len, int dim, uint16_t *idx, flo
         return 0;
     }
     if (!b || len < SPARSE_HEAD || b[0] != SPARSE_TAG || (b[2] | b[3] << 8) != dim)
+        return -1;
+    if (b[1] != SPARSE_VERSION && b[1] != PALETTE_VERSION)
         return -1;
     if (b[1] == SPARSE_VERSION) {
         if ((len - SPARSE_HEAD) % 6)
@@ -194,36 +234,13 @@ static int vec_entries(const void *blob, size_t len, int dim, uint16_t *idx, flo
         *nnz = n;
         return 0;
     }
-    if (b[1] != PALETTE_VERSION || len < SPARSE_HEAD + 1)
-        return -1;
-    int k = b[SPARSE_HEAD];
-    size_t at = SPARSE_HEAD + 1 + 4 * (size_t)k;
-    if (k < 1 || k > PALETTE_MAX || len < at)
-        return -1;
     float pal[PALETTE_MAX];
-    memcpy(pal, b + SPARSE_HEAD + 1, 4 * (size_t)k);
-    int bits = palette_bits(k);
-    long j = -1;
-    size_t n = 0;
-    while (at < len) {
-        uint64_t x = 0;
-        int shift = 0;
-        unsigned char c;
-        do {
-            if (at >= len || shift > 28)
-                return -1;
-            c = b[at++];
-            x |= (uint64_t)(c & 0x7f) << shift;
-            shift += 7;
-        } while (c & 0x80);
-        uint64_t i = x & ((1u << bits) - 1);
-        j += (long)(x >> bits) + 1;
-        if (i >= (uint64_t)k || j >= dim)
-            return -1;
-        idx[n] = (uint16_t)j;
-        val[n++] = pal[i];
-    }
-    *nnz = n;
+    uint8_t place[STORE_DIM_MAX];
+    int k;
+    if (palette_entries(b, len, dim, pal, &k, idx, place, nnz))
+        return -1;
+    for (size_t i = 0; i < *nnz; i++)
+        val[i] = pal[place[i]];
     return 0;
 }
 
@@ -276,6 +293,53 @@ static void quantize_entries(const uint16_t *idx, const float *val, size_t n, in
     out->qnorm = scale * sqrt(qq);
 }
 
+/* quantize_entries for a palette blob, with each distinct float's code and
+ * terms computed once: the same operations on the same values, summed in
+ * the same (dimension) order, so the same bits. Only the floats the
+ * entries use count for the scale. */
+static int palette_codes(const unsigned char *b, size_t len, int dim, int8_t *q, store_qvec *out)
+{
+    float pal[PALETTE_MAX];
+    uint16_t idx[STORE_DIM_MAX];
+    uint8_t place[STORE_DIM_MAX];
+    int k;
+    size_t n;
+    if (palette_entries(b, len, dim, pal, &k, idx, place, &n))
+        return -1;
+    char used[PALETTE_MAX] = {0};
+    for (size_t i = 0; i < n; i++)
+        used[place[i]] = 1;
+    float maxabs = 0;
+    for (int i = 0; i < k; i++)
+        if (used[i] && fabsf(pal[i]) > maxabs)
+            maxabs = fabsf(pal[i]);
+    double scale = maxabs > 0 ? (double)maxabs / 127.0 : 0;
+    double inv = maxabs > 0 ? 127.0 / (double)maxabs : 0;
+    int8_t code[PALETTE_MAX];
+    double ee[PALETTE_MAX], cc[PALETTE_MAX];
+    for (int i = 0; i < k; i++) {
+        double x = (double)pal[i] * inv;
+        int c = (int)(x >= 0 ? x + 0.5 : x - 0.5);
+        c = c > 127 ? 127 : c < -127 ? -127 : c;
+        code[i] = (int8_t)c;
+        double e = (double)pal[i] - scale * (double)c;
+        ee[i] = e * e;
+        cc[i] = (double)c * (double)c;
+    }
+    double resid = 0, qq = 0;
+    memset(q, 0, (size_t)dim);
+    for (size_t i = 0; i < n; i++) {
+        q[idx[i]] = code[place[i]];
+        resid += ee[place[i]];
+        qq += cc[place[i]];
+    }
+    out->q = q;
+    out->scale = scale;
+    out->resid = sqrt(resid);
+    out->qnorm = scale * sqrt(qq);
+    return 0;
+}
+
 int store_vec_codes(const void *blob, size_t len, int dim, int8_t *q, store_qvec *out)
 {
     if (dim <= 0 || dim > STORE_DIM_MAX)
@@ -283,6 +347,10 @@ int store_vec_codes(const void *blob, size_t len, int dim, int8_t *q, store_qvec
     uint16_t idx[STORE_DIM_MAX];
     float val[STORE_DIM_MAX];
     size_t n;
+    const unsigned char *b = blob;
+    if (b && len != (size_t)dim * 4 && len > 1 && b[0] == SPARSE_TAG && b[1] == PALETTE_VERSION &&
+        (b[2] | b[3] << 8) == dim)
+        return palette_codes(b, len, dim, q, out);
     if (vec_entries(blob, len, dim, idx, val, &n))
         return -1;
     quantize_entries(idx, val, n, dim, q, out);

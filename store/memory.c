@@ -352,11 +352,13 @@ static ms_status session_edges(store *s, const store_memory *m, int64_t prev[2],
     return add_session_edges(s, m, prev, *n, append, err);
 }
 
-/* Temporal proximity: events within a day of each other in other sessions,
- * weight falling linearly from 0.5 to 0.1 across the day. */
-static ms_status temporal_edges(store *s, const store_memory *m, int append, ms_error *err)
+/* Up to two events nearest m's among those of stmt (ST_TIME_AFTER or
+ * ST_TIME_BEFORE: one side of m's event time, nearest first), appended to
+ * near[]/when[] from *n. */
+static ms_status near_side(store *s, const store_memory *m, enum stmt_id which, int64_t near[4],
+                           int64_t when[4], int *n, ms_error *err)
 {
-    sqlite3_stmt *st = store_stmt(s, ST_TIME_NEAR, err);
+    sqlite3_stmt *st = store_stmt(s, which, err);
     if (!st)
         return err ? err->code : MS_SQL;
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
@@ -366,23 +368,48 @@ static ms_status temporal_edges(store *s, const store_memory *m, int append, ms_
     if (m->session)
         sqlite3_bind_text(st, 5, m->session, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 6, m->event_ts);
-    int64_t near[2], when[2];
-    int n = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < 2) {
-        near[n] = sqlite3_column_int64(st, 0);
-        when[n++] = sqlite3_column_int64(st, 1);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < 4) {
+        near[*n] = sqlite3_column_int64(st, 0);
+        when[(*n)++] = sqlite3_column_int64(st, 1);
     }
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "finding events close in time", err);
-    for (int i = 0; i < n; i++) {
-        double dt = fabs((double)(when[i] - m->event_ts)) / 86400.0;
-        ms_status code =
-            add_edge(s, near[i], m->rid, STORE_EDGE_TEMPORAL, 0.5 - 0.4 * dt, append, err);
-        if (code)
-            return code;
-    }
     return MS_OK;
+}
+
+/* Does candidate i come before j: nearer m's event, then the smaller rid? */
+static int nearer(const int64_t *near, const int64_t *when, int64_t t, int i, int j)
+{
+    int64_t di = when[i] > t ? when[i] - t : t - when[i];
+    int64_t dj = when[j] > t ? when[j] - t : t - when[j];
+    return di != dj ? di < dj : near[i] < near[j];
+}
+
+/* Temporal proximity: the two events nearest m's within a day, in other
+ * sessions (ties to the smaller rid), weight falling linearly from 0.5 to
+ * 0.1 across the day. The two nearest overall are among the two nearest
+ * on each side, so each side reads at most two rows that qualify. */
+static ms_status temporal_edges(store *s, const store_memory *m, int append, ms_error *err)
+{
+    int64_t near[4], when[4];
+    int n = 0;
+    ms_status code = near_side(s, m, ST_TIME_AFTER, near, when, &n, err);
+    if (!code)
+        code = near_side(s, m, ST_TIME_BEFORE, near, when, &n, err);
+    for (int i = 0; !code && i < n && i < 2; i++) {
+        int best = i;
+        for (int j = i + 1; j < n; j++)
+            if (nearer(near, when, m->event_ts, j, best))
+                best = j;
+        int64_t r = near[best], w = when[best];
+        near[best] = near[i], when[best] = when[i];
+        near[i] = r, when[i] = w;
+        double dt = fabs((double)(when[i] - m->event_ts)) / 86400.0;
+        code = add_edge(s, near[i], m->rid, STORE_EDGE_TEMPORAL, 0.5 - 0.4 * dt, append, err);
+    }
+    return code;
 }
 
 /* The entities linked to rid, into *eids (the caller frees it). */
@@ -763,12 +790,10 @@ ms_status store_flush_vectors(store *s, ms_error *err)
     if (!st)
         st = s->vz.embed(s->vz.ctx, texts, s->n_pending, out, err);
     for (size_t i = 0; !st && i < s->n_pending; i++) {
-        int8_t q[STORE_DIM_MAX];
         unsigned char blob[STORE_DIM_MAX * sizeof(float)];
-        store_qvec qv;
-        size_t len = store_vec_prepare(out + i * (size_t)s->vz.dim, s->vz.dim, q, &qv, blob);
-        st = store_vector_write(s, s->pending[i].rid, blob, len, s->vz.dim, q, &qv,
-                                s->pending[i].fresh, err);
+        size_t len = store_vec_encode(out + i * (size_t)s->vz.dim, s->vz.dim, blob);
+        st = store_vector_write(s, s->pending[i].rid, blob, len, s->vz.dim, s->pending[i].fresh,
+                                err);
     }
     free(out);
     free(texts);
@@ -808,11 +833,9 @@ static ms_status put_vector(store *s, int64_t rid, const float *v, int dim, ms_e
         st = require_memory(s, rid, "writing a vector", err);
     if (st)
         return st;
-    int8_t q[STORE_DIM_MAX];
     unsigned char blob[STORE_DIM_MAX * sizeof(float)];
-    store_qvec qv;
-    size_t len = store_vec_prepare(v, dim, q, &qv, blob);
-    return store_vector_write(s, rid, blob, len, dim, q, &qv, 0, err);
+    size_t len = store_vec_encode(v, dim, blob);
+    return store_vector_write(s, rid, blob, len, dim, 0, err);
 }
 
 ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_error *err)
@@ -825,7 +848,7 @@ ms_status store_put_vector(store *s, int64_t rid, const float *v, int dim, ms_er
 }
 
 ms_status store_vector_write(store *s, int64_t rid, const unsigned char *blob, size_t len, int dim,
-                             const int8_t *q, const store_qvec *qv, int fresh, ms_error *err)
+                             int fresh, ms_error *err)
 {
     if (!s->embedder_id || dim != s->embedder_dim)
         return ms_fail(err, MS_USAGE,
@@ -839,10 +862,10 @@ ms_status store_vector_write(store *s, int64_t rid, const unsigned char *blob, s
     sqlite3_bind_blob(st, 2, blob, (int)len, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_CONSTRAINT_PRIMARYKEY && fresh) /* there was one after all */
-        return store_vector_write(s, rid, blob, len, dim, q, qv, 0, err);
+        return store_vector_write(s, rid, blob, len, dim, 0, err);
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "writing a vector", err);
-    return store_qvec_put(s, rid, q, dim, qv, fresh, err);
+    return MS_OK;
 }
 
 /* ---- reading ----------------------------------------------------------- */
@@ -974,11 +997,10 @@ static ms_status delete_memory(store *s, const char *id, ms_error *err)
     if (!code) { /* what ON DELETE CASCADE names, by hand (store.c configure) */
         char sql[320];
         snprintf(sql, sizeof sql,
-                 "DELETE FROM vectors WHERE rid=%lld; DELETE FROM vectors_q8 WHERE rid=%lld;"
+                 "DELETE FROM vectors WHERE rid=%lld;"
                  "DELETE FROM memory_entities WHERE rid=%lld; DELETE FROM feedback WHERE rid=%lld;"
                  "DELETE FROM edges WHERE src=%lld; DELETE FROM edges WHERE dst=%lld;",
-                 (long long)rid, (long long)rid, (long long)rid, (long long)rid, (long long)rid,
-                 (long long)rid);
+                 (long long)rid, (long long)rid, (long long)rid, (long long)rid, (long long)rid);
         code = store_exec(s, sql, err);
     }
     if (!code)

@@ -130,6 +130,11 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
      " reason TEXT,"
      " PRIMARY KEY (src, dst, kind)) WITHOUT ROWID;"
      "CREATE INDEX IF NOT EXISTS relations_by_dst ON relations(dst, kind);" STORE_REL_SYNC_SQL ";"),
+    /* 7 -> 8: the int8 forms are computed from the exact vectors as they
+     * are read (vector.c), not kept beside them; vectors may be written in
+     * the palette form. (Version 4's vectors_q8 was filled from vectors by
+     * code; that fill is gone, since the table goes here.) */
+    "DROP TABLE IF EXISTS vectors_q8;",
 };
 
 /* The columns of schema 6, each unless the table has it already (a store
@@ -160,7 +165,6 @@ static ms_status add_v6_columns(store *s, ms_error *err)
 /* Steps of a migration that need code: code_migrations[v] runs after
  * migrations[v], in the same transaction. */
 static ms_status (*const code_migrations[STORE_SCHEMA_VERSION])(store *, ms_error *) = {
-    [3] = store_qvec_rebuild,
     [5] = add_v6_columns,
 };
 
@@ -192,9 +196,15 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_EDGE_UPSERT] = "INSERT INTO edges(src, dst, type, weight) VALUES (?1,?2,?3,?4)"
                        " ON CONFLICT(src, dst, type) DO UPDATE"
                        " SET weight = min(1.0, weight + excluded.weight / 2)",
-    [ST_TIME_NEAR] = "SELECT rid, event_ts FROM memories WHERE profile=?1 AND event_ts"
-                     " BETWEEN ?2 AND ?3 AND rid<>?4 AND (session IS NOT ?5 OR ?5 IS NULL)"
-                     " ORDER BY abs(event_ts - ?6), rid LIMIT 2",
+    /* the events nearest ?6 in other sessions, on each side of it: read
+     * from memories_by_event outward, so a put reads a few rows however
+     * many events the day holds (memory.c: temporal_edges) */
+    [ST_TIME_AFTER] = "SELECT rid, event_ts FROM memories WHERE profile=?1 AND event_ts"
+                      " BETWEEN ?6 AND ?3 AND rid<>?4 AND (session IS NOT ?5 OR ?5 IS NULL)"
+                      " ORDER BY event_ts, rid LIMIT 2",
+    [ST_TIME_BEFORE] = "SELECT rid, event_ts FROM memories WHERE profile=?1 AND event_ts"
+                       " >= ?2 AND event_ts < ?6 AND rid<>?4 AND (session IS NOT ?5 OR ?5 IS NULL)"
+                       " ORDER BY event_ts DESC, rid LIMIT 2",
     /* upserts, not INSERT OR REPLACE: with foreign keys on, a REPLACE needs
      * a statement journal (a copy of each page it touches) */
     [ST_VECTOR_PUT] = "INSERT INTO vectors(rid, vec) VALUES (?1, ?2)"
@@ -220,16 +230,12 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_FTS_ADD] = "INSERT INTO memories_fts(rowid, content, context, ptag) VALUES (?1,?2,?3,?4)",
     [ST_FTS_DEL] = "INSERT INTO memories_fts(memories_fts, rowid, content, context, ptag)"
                    " VALUES ('delete',?1,?2,?3,?4)",
-    [ST_QVEC_PUT] = "INSERT INTO vectors_q8(rid, scale, resid, qnorm, q) VALUES (?1,?2,?3,?4,?5)"
-                    " ON CONFLICT(rid) DO UPDATE SET scale=excluded.scale,"
-                    " resid=excluded.resid, qnorm=excluded.qnorm, q=excluded.q",
     [ST_VECTOR_GET] = "SELECT vec FROM vectors WHERE rid=?1",
     [ST_OTHER_PROFILES] = "SELECT EXISTS (SELECT 1 FROM memories WHERE profile < ?1)"
                           " OR EXISTS (SELECT 1 FROM memories WHERE profile > ?1)",
     [ST_EDGE_ADD] = "INSERT INTO edges(src, dst, type, weight) VALUES (?1,?2,?3,?4)",
     [ST_LINK_ADD] = "INSERT INTO memory_entities(rid, eid, given) VALUES (?1,?2,?3)",
     [ST_VECTOR_ADD] = "INSERT INTO vectors(rid, vec) VALUES (?1, ?2)",
-    [ST_QVEC_ADD] = "INSERT INTO vectors_q8(rid, scale, resid, qnorm, q) VALUES (?1,?2,?3,?4,?5)",
     [ST_NEWER] = "SELECT EXISTS (SELECT 1 FROM memories WHERE rid > ?1)",
     [ST_LINKED_EIDS] = "SELECT eid FROM memory_entities WHERE rid=?1",
     [ST_ENTITY_DROP] = "DELETE FROM entities WHERE eid=?1"
@@ -535,8 +541,9 @@ static ms_status configure(store *s, ms_error *err)
      * written by the store's code with a rid it has just written or read,
      * and store_delete removes a memory's rows itself (the schema's ON
      * DELETE CASCADE says what it removes). Enforcing them costs a parent
-     * lookup on every insert into edges, memory_entities, vectors and
-     * vectors_q8: a tenth of an import's instructions (callgrind). */
+     * lookup on every insert into edges, memory_entities and vectors (and
+     * the int8 forms schema 6 kept): a tenth of an import's instructions
+     * (callgrind). */
     ms_status st = store_exec(s, "PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY", err);
     /* secure_delete=FAST: a deleted memory's text is overwritten in the
      * pages that held it when that costs no extra I/O (docs/SECURITY.md). */
@@ -1060,7 +1067,7 @@ static ms_status set_embedder(store *s, const char *id, int dim, ms_error *err)
     }
     if (rc != SQLITE_DONE && rc != SQLITE_OK)
         return store_sql_fail(s, rc, "recording the embedder", err);
-    ms_status code = store_exec(s, "DELETE FROM vectors; DELETE FROM vectors_q8", err);
+    ms_status code = store_exec(s, "DELETE FROM vectors", err);
     if (code)
         return code;
     free(s->embedder_id);

@@ -60,7 +60,8 @@ enum stmt_id {
     ST_LINK_INSERT,
     ST_LINK_PREV,
     ST_EDGE_UPSERT,
-    ST_TIME_NEAR,
+    ST_TIME_AFTER,
+    ST_TIME_BEFORE,
     ST_VECTOR_PUT,
     ST_ENTITIES_OF,
     ST_EDGES_OF,
@@ -73,7 +74,6 @@ enum stmt_id {
     ST_FTS_ROW,
     ST_FTS_ADD,
     ST_FTS_DEL,
-    ST_QVEC_PUT,
     ST_VECTOR_GET,
     ST_ENTITY_NAMES,
     ST_OTHER_PROFILES,
@@ -82,7 +82,6 @@ enum stmt_id {
     ST_EDGE_ADD,
     ST_LINK_ADD,
     ST_VECTOR_ADD,
-    ST_QVEC_ADD,
     ST_RID_EXISTS,
     ST_LINKED_EIDS,
     ST_ENTITY_DROP,
@@ -193,24 +192,16 @@ size_t store_vec_encode(const float *v, int dim, unsigned char *buf);
 /* ... and back into out[dim]: 0, or -1 when blob is no vector of dim. */
 int store_vec_decode(const void *blob, size_t len, float *out, int dim);
 
-/* vector.c: what store_vector_write writes for v[dim]: its int8 form
- * (store_quantize into q, *qv) and its blob (store_vec_encode into blob);
- * returns the blob's bytes. Touches no database: the vector thread
- * (vjob.c) calls it. */
-size_t store_vec_prepare(const float *v, int dim, int8_t *q, store_qvec *qv, unsigned char *blob);
+/* vector.c: the int8 form of the vector in blob[len] (store_quantize of
+ * its floats, computed over its non-zero dimensions) into q[dim] and *out
+ * (out->rid is left alone): 0, or -1 when blob is no vector of dim. */
+int store_vec_codes(const void *blob, size_t len, int dim, int8_t *q, store_qvec *out);
 
-/* vector.c: write the int8 form q of rid's vector (store_vector_write
- * does; fresh: rid has none yet); fill vectors_q8 from vectors (the schema
- * 3 -> 4 migration). */
-ms_status store_qvec_put(store *s, int64_t rid, const int8_t *q, int dim, const store_qvec *qv,
-                         int fresh, ms_error *err);
-ms_status store_qvec_rebuild(store *s, ms_error *err);
-
-/* memory.c: write rid's vector of dim floats, as store_vec_prepare made
- * it: its blob[len] and its int8 form q, *qv. fresh: rid is a new memory
- * with no vector yet (plain inserts). */
+/* memory.c: write rid's vector of dim floats, as store_vec_encode made
+ * it: its blob[len]. fresh: rid is a new memory with no vector yet (a plain
+ * insert). */
 ms_status store_vector_write(store *s, int64_t rid, const unsigned char *blob, size_t len, int dim,
-                             const int8_t *q, const store_qvec *qv, int fresh, ms_error *err);
+                             int fresh, ms_error *err);
 
 /* vjob.c: vectors on a second thread (store_vectorizer.background).
  * start: finish the batch in flight, then hand it the pending memories.

@@ -1,22 +1,29 @@
-/* vector.c - compact int8 copies of the vectors, and exact reads of one.
+/* vector.c - the exact vectors, their compact blobs, and the int8 forms
+ * the engine scans, derived from them.
  *
- * A vector of 512 floats is 2 KB, one to a 4 KB page: at 100,000 memories
- * the `vectors` table is 400 MB, and reading it is most of the time it
- * takes to open a store for recall. Next to each vector the store keeps its
- * int8 form in `vectors_q8` (512 bytes, eight to a page): v ~= scale * q,
- * with two norms that bound how far a dot product of the int8 form can be
- * from the exact one (see store.h). The engine scans the int8 forms and
- * reads the exact vectors (store_get_vector) only of the memories whose
- * bounds leave their rank open, so its answers are those of the exact
- * vectors.
+ * A vector of 512 floats is 2 KB. The built-in embedder hashes a turn's
+ * words into about 120 of its 512 dimensions, so most of a dense blob is
+ * zeros, and its non-zero floats are few distinct values (a word's weight
+ * over the vector's norm: six distinct floats per vector on the bench's
+ * texts). A blob is written in the shortest of three forms, each giving
+ * the same bits back (every float whose bits are not all zero is kept,
+ * -0.0 too):
+ *  - dense: exactly dim * 4 bytes, the floats;
+ *  - sparse (version 1): 'S', 1, the dimension (u16 LE), then the nnz
+ *    indices (u16 LE, ascending) and the nnz floats: 4 + 6 * nnz bytes;
+ *  - palette (version 2): 'S', 2, the dimension (u16 LE), k (1..64), the k
+ *    distinct floats in order of first use, then per non-zero dimension,
+ *    ascending, one LEB128 varint of (gap << b) | i, where gap is the number
+ *    of zero dimensions skipped since the previous one, i the float's place
+ *    in the palette and b the bits that k - 1 needs: about 5 + 4 k + 1.2 nnz
+ *    bytes.
  *
- * The exact vectors are written sparse when that is shorter: the built-in
- * embedder hashes a turn's words into about 120 of its 512 dimensions, so
- * most of a dense blob is zeros. A blob of exactly dim * 4 bytes is dense;
- * any other is 'S', 1, the dimension (u16 LE), then the nnz indices (u16
- * LE, ascending) and the nnz floats: 4 + 6 * nnz bytes, written only when
- * shorter than the dense form. Every float whose bits are not all zero is
- * kept (-0.0 too), so decoding gives the same bits back. */
+ * Until schema 8 the store kept the int8 form of each vector (v ~= scale *
+ * q) in a table of its own, 537 bytes a memory beside the exact one. It is
+ * a function of the exact vector (store_quantize), so store_scan_qvectors
+ * now computes it from the blob as it reads it: over the non-zero
+ * dimensions only, in dimension order, it gives the same codes and the
+ * same norms, bit for bit, as store_quantize over the dense floats. */
 #include "store_int.h"
 
 #include <math.h>
@@ -49,6 +56,8 @@ void store_quantize(const float *v, int dim, int8_t *q, store_qvec *out)
 
 #define SPARSE_TAG 'S'
 #define SPARSE_VERSION 1
+#define PALETTE_VERSION 2
+#define PALETTE_MAX 64 /* more distinct floats than that: never the shortest */
 #define SPARSE_HEAD 4
 
 static int float_is_zero(float x)
@@ -58,20 +67,87 @@ static int float_is_zero(float x)
     return bits == 0;
 }
 
+static void put_head(unsigned char *buf, int version, int dim)
+{
+    buf[0] = SPARSE_TAG;
+    buf[1] = (unsigned char)version;
+    buf[2] = (unsigned char)(dim & 0xff);
+    buf[3] = (unsigned char)(dim >> 8);
+}
+
+/* Bits that values 0..k-1 need. */
+static int palette_bits(int k)
+{
+    int b = 0;
+    while ((1 << b) < k)
+        b++;
+    return b;
+}
+
+/* The palette form of v[dim] into buf, when it has at most PALETTE_MAX
+ * distinct non-zero floats and is shorter than limit bytes: its length,
+ * else 0 (buf may have been written up to limit). */
+static size_t palette_encode(const float *v, int dim, unsigned char *buf, size_t limit)
+{
+    uint32_t pal[PALETTE_MAX];
+    int k = 0;
+    for (int j = 0; j < dim; j++) {
+        uint32_t bits;
+        memcpy(&bits, &v[j], sizeof bits);
+        if (!bits)
+            continue;
+        int i = 0;
+        while (i < k && pal[i] != bits)
+            i++;
+        if (i == k && k++ == PALETTE_MAX)
+            return 0;
+        pal[i] = bits;
+    }
+    size_t n = SPARSE_HEAD + 1 + 4 * (size_t)k;
+    if (k == 0 || n >= limit)
+        return 0;
+    put_head(buf, PALETTE_VERSION, dim);
+    buf[SPARSE_HEAD] = (unsigned char)k;
+    memcpy(buf + SPARSE_HEAD + 1, pal, 4 * (size_t)k);
+    int b = palette_bits(k);
+    uint32_t gap = 0;
+    for (int j = 0; j < dim; j++) {
+        uint32_t bits;
+        memcpy(&bits, &v[j], sizeof bits);
+        if (!bits) {
+            gap++;
+            continue;
+        }
+        int i = 0;
+        while (pal[i] != bits)
+            i++;
+        uint32_t x = gap << b | (uint32_t)i;
+        gap = 0;
+        do {
+            if (n >= limit)
+                return 0;
+            buf[n++] = (unsigned char)((x & 0x7f) | (x > 0x7f ? 0x80 : 0));
+            x >>= 7;
+        } while (x);
+    }
+    return n < limit ? n : 0;
+}
+
 size_t store_vec_encode(const float *v, int dim, unsigned char *buf)
 {
     size_t nnz = 0;
     for (int j = 0; j < dim; j++)
         nnz += !float_is_zero(v[j]);
     size_t dense = (size_t)dim * sizeof *v;
-    if (SPARSE_HEAD + 6 * nnz >= dense) {
+    size_t sparse = SPARSE_HEAD + 6 * nnz;
+    size_t pal = palette_encode(v, dim, buf, sparse < dense ? sparse : dense);
+    if (pal)
+        return pal;
+    if (sparse >= dense) {
         memcpy(buf, v, dense);
         return dense;
     }
-    buf[0] = SPARSE_TAG;
-    buf[1] = SPARSE_VERSION;
-    buf[2] = (unsigned char)(dim & 0xff);
-    buf[3] = (unsigned char)(dim >> 8);
+    put_head(buf, SPARSE_VERSION, dim);
     unsigned char *ix = buf + SPARSE_HEAD, *val = ix + 2 * nnz;
     for (int j = 0; j < dim; j++) {
         if (float_is_zero(v[j]))
@@ -81,89 +157,204 @@ size_t store_vec_encode(const float *v, int dim, unsigned char *buf)
         memcpy(val, &v[j], sizeof *v);
         val += sizeof *v;
     }
-    return SPARSE_HEAD + 6 * nnz;
+    return sparse;
 }
 
-size_t store_vec_prepare(const float *v, int dim, int8_t *q, store_qvec *qv, unsigned char *blob)
+/* A palette blob b[len] of dim (its version byte checked by the caller):
+ * its k floats pal[], and per non-zero dimension idx[i] (ascending) its
+ * place in the palette place[i], *nnz of them. 0, or -1 when malformed. */
+static int palette_entries(const unsigned char *b, size_t len, int dim, float *pal, int *k,
+                           uint16_t *idx, uint8_t *place, size_t *nnz)
 {
-    store_quantize(v, dim, q, qv);
-    return store_vec_encode(v, dim, blob);
+    if (len < SPARSE_HEAD + 1)
+        return -1;
+    *k = b[SPARSE_HEAD];
+    size_t at = SPARSE_HEAD + 1 + 4 * (size_t)*k;
+    if (*k < 1 || *k > PALETTE_MAX || len < at)
+        return -1;
+    memcpy(pal, b + SPARSE_HEAD + 1, 4 * (size_t)*k);
+    int bits = palette_bits(*k);
+    long j = -1;
+    size_t n = 0;
+    while (at < len) {
+        uint64_t x = 0;
+        int shift = 0;
+        unsigned char c;
+        do {
+            if (at >= len || shift > 28)
+                return -1;
+            c = b[at++];
+            x |= (uint64_t)(c & 0x7f) << shift;
+            shift += 7;
+        } while (c & 0x80);
+        uint64_t i = x & ((1u << bits) - 1);
+        j += (long)(x >> bits) + 1;
+        if (i >= (uint64_t)*k || j >= dim)
+            return -1;
+        idx[n] = (uint16_t)j;
+        place[n++] = (uint8_t)i;
+    }
+    *nnz = n;
+    return 0;
+}
+
+/* The entries of a blob that is a vector of dim: *nnz dimensions idx[],
+ * ascending, and their floats val[] (room for dim each; a dense blob gives
+ * every dimension). 0, or -1 when blob is no vector of dim. */
+static int vec_entries(const void *blob, size_t len, int dim, uint16_t *idx, float *val,
+                       size_t *nnz)
+{
+    const unsigned char *b = blob;
+    *nnz = 0;
+    if (b && len == (size_t)dim * sizeof *val) {
+        memcpy(val, b, len);
+        for (int j = 0; j < dim; j++)
+            idx[j] = (uint16_t)j;
+        *nnz = (size_t)dim;
+        return 0;
+    }
+    if (!b || len < SPARSE_HEAD || b[0] != SPARSE_TAG || (b[2] | b[3] << 8) != dim)
+        return -1;
+    if (b[1] != SPARSE_VERSION && b[1] != PALETTE_VERSION)
+        return -1;
+    if (b[1] == SPARSE_VERSION) {
+        if ((len - SPARSE_HEAD) % 6)
+            return -1;
+        size_t n = (len - SPARSE_HEAD) / 6;
+        const unsigned char *ix = b + SPARSE_HEAD, *v = ix + 2 * n;
+        int prev = -1;
+        for (size_t i = 0; i < n; i++) {
+            int j = ix[2 * i] | ix[2 * i + 1] << 8;
+            if (j <= prev || j >= dim)
+                return -1;
+            idx[i] = (uint16_t)j;
+            memcpy(&val[i], v + i * sizeof *val, sizeof *val);
+            prev = j;
+        }
+        *nnz = n;
+        return 0;
+    }
+    float pal[PALETTE_MAX];
+    uint8_t place[STORE_DIM_MAX];
+    int k;
+    if (palette_entries(b, len, dim, pal, &k, idx, place, nnz))
+        return -1;
+    for (size_t i = 0; i < *nnz; i++)
+        val[i] = pal[place[i]];
+    return 0;
 }
 
 int store_vec_decode(const void *blob, size_t len, float *out, int dim)
 {
-    size_t dense = (size_t)dim * sizeof *out;
-    if (len == dense) {
-        memcpy(out, blob, dense);
+    if (dim <= 0 || dim > STORE_DIM_MAX)
+        return -1;
+    uint16_t idx[STORE_DIM_MAX];
+    float val[STORE_DIM_MAX];
+    size_t n;
+    if (len == (size_t)dim * sizeof *out && blob) {
+        memcpy(out, blob, len);
         return 0;
     }
-    const unsigned char *b = blob;
-    if (!b || len < SPARSE_HEAD || (len - SPARSE_HEAD) % 6 || b[0] != SPARSE_TAG ||
-        b[1] != SPARSE_VERSION || (b[2] | b[3] << 8) != dim)
+    if (vec_entries(blob, len, dim, idx, val, &n))
         return -1;
-    size_t nnz = (len - SPARSE_HEAD) / 6;
-    const unsigned char *ix = b + SPARSE_HEAD, *val = ix + 2 * nnz;
-    memset(out, 0, dense);
-    int prev = -1;
-    for (size_t i = 0; i < nnz; i++) {
-        int j = ix[2 * i] | ix[2 * i + 1] << 8;
-        if (j <= prev || j >= dim)
-            return -1;
-        memcpy(&out[j], val + i * sizeof *out, sizeof *out);
-        prev = j;
-    }
+    memset(out, 0, (size_t)dim * sizeof *out);
+    for (size_t i = 0; i < n; i++)
+        out[idx[i]] = val[i];
     return 0;
 }
 
-ms_status store_qvec_put(store *s, int64_t rid, const int8_t *q, int dim, const store_qvec *qv,
-                         int fresh, ms_error *err)
+/* store_quantize of the vector whose non-zero dimensions are idx[0..n)
+ * (ascending) with floats val[]: the dimensions left out are +0.0, whose
+ * code is 0 and which add exactly 0 to both sums, so the codes and norms
+ * are those of store_quantize over the dense floats. */
+static void quantize_entries(const uint16_t *idx, const float *val, size_t n, int dim, int8_t *q,
+                             store_qvec *out)
 {
-    sqlite3_stmt *st = store_stmt(s, fresh ? ST_QVEC_ADD : ST_QVEC_PUT, err);
-    if (!st)
-        return err ? err->code : MS_SQL;
-    sqlite3_bind_int64(st, 1, rid);
-    sqlite3_bind_double(st, 2, qv->scale);
-    sqlite3_bind_double(st, 3, qv->resid);
-    sqlite3_bind_double(st, 4, qv->qnorm);
-    sqlite3_bind_blob(st, 5, q, dim, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_CONSTRAINT_PRIMARYKEY && fresh) /* there was one after all */
-        return store_qvec_put(s, rid, q, dim, qv, 0, err);
-    if (rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "writing a vector", err);
-    return MS_OK;
+    float maxabs = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fabsf(val[i]) > maxabs)
+            maxabs = fabsf(val[i]);
+    double scale = maxabs > 0 ? (double)maxabs / 127.0 : 0;
+    double inv = maxabs > 0 ? 127.0 / (double)maxabs : 0;
+    double resid = 0, qq = 0;
+    memset(q, 0, (size_t)dim);
+    for (size_t i = 0; i < n; i++) {
+        double x = (double)val[i] * inv;
+        int c = (int)(x >= 0 ? x + 0.5 : x - 0.5);
+        c = c > 127 ? 127 : c < -127 ? -127 : c;
+        q[idx[i]] = (int8_t)c;
+        double e = (double)val[i] - scale * (double)c;
+        resid += e * e;
+        qq += (double)c * (double)c;
+    }
+    out->q = q;
+    out->scale = scale;
+    out->resid = sqrt(resid);
+    out->qnorm = scale * sqrt(qq);
 }
 
-/* The int8 form of every vector stored (schema 3 -> 4), from scratch. */
-ms_status store_qvec_rebuild(store *s, ms_error *err)
+/* quantize_entries for a palette blob, with each distinct float's code and
+ * terms computed once: the same operations on the same values, summed in
+ * the same (dimension) order, so the same bits. Only the floats the
+ * entries use count for the scale. */
+static int palette_codes(const unsigned char *b, size_t len, int dim, int8_t *q, store_qvec *out)
 {
-    ms_status code = store_exec(s, "DELETE FROM vectors_q8", err);
-    if (code)
-        return code;
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db, "SELECT rid, vec FROM vectors ORDER BY rid", -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return store_sql_fail(s, rc, "reading vectors", err);
-    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int dim = sqlite3_column_bytes(st, 1) / (int)sizeof(float);
-        if (dim <= 0 || dim > STORE_DIM_MAX)
-            continue; /* schema 3 wrote dense vectors only */
-        float *v = malloc((size_t)dim * sizeof *v);
-        if (!v) {
-            code = ms_fail(err, MS_NOMEM, "out of memory");
-            break;
-        }
-        memcpy(v, sqlite3_column_blob(st, 1), (size_t)dim * sizeof *v);
-        int8_t q[STORE_DIM_MAX];
-        store_qvec qv;
-        store_quantize(v, dim, q, &qv);
-        code = store_qvec_put(s, sqlite3_column_int64(st, 0), q, dim, &qv, 0, err);
-        free(v);
+    float pal[PALETTE_MAX];
+    uint16_t idx[STORE_DIM_MAX];
+    uint8_t place[STORE_DIM_MAX];
+    int k;
+    size_t n;
+    if (palette_entries(b, len, dim, pal, &k, idx, place, &n))
+        return -1;
+    char used[PALETTE_MAX] = {0};
+    for (size_t i = 0; i < n; i++)
+        used[place[i]] = 1;
+    float maxabs = 0;
+    for (int i = 0; i < k; i++)
+        if (used[i] && fabsf(pal[i]) > maxabs)
+            maxabs = fabsf(pal[i]);
+    double scale = maxabs > 0 ? (double)maxabs / 127.0 : 0;
+    double inv = maxabs > 0 ? 127.0 / (double)maxabs : 0;
+    int8_t code[PALETTE_MAX];
+    double ee[PALETTE_MAX], cc[PALETTE_MAX];
+    for (int i = 0; i < k; i++) {
+        double x = (double)pal[i] * inv;
+        int c = (int)(x >= 0 ? x + 0.5 : x - 0.5);
+        c = c > 127 ? 127 : c < -127 ? -127 : c;
+        code[i] = (int8_t)c;
+        double e = (double)pal[i] - scale * (double)c;
+        ee[i] = e * e;
+        cc[i] = (double)c * (double)c;
     }
-    sqlite3_finalize(st);
-    if (!code && rc != SQLITE_DONE)
-        code = store_sql_fail(s, rc, "reading vectors", err);
-    return code;
+    double resid = 0, qq = 0;
+    memset(q, 0, (size_t)dim);
+    for (size_t i = 0; i < n; i++) {
+        q[idx[i]] = code[place[i]];
+        resid += ee[place[i]];
+        qq += cc[place[i]];
+    }
+    out->q = q;
+    out->scale = scale;
+    out->resid = sqrt(resid);
+    out->qnorm = scale * sqrt(qq);
+    return 0;
+}
+
+int store_vec_codes(const void *blob, size_t len, int dim, int8_t *q, store_qvec *out)
+{
+    if (dim <= 0 || dim > STORE_DIM_MAX)
+        return -1;
+    uint16_t idx[STORE_DIM_MAX];
+    float val[STORE_DIM_MAX];
+    size_t n;
+    const unsigned char *b = blob;
+    if (b && len != (size_t)dim * 4 && len > 1 && b[0] == SPARSE_TAG && b[1] == PALETTE_VERSION &&
+        (b[2] | b[3] << 8) == dim)
+        return palette_codes(b, len, dim, q, out);
+    if (vec_entries(blob, len, dim, idx, val, &n))
+        return -1;
+    quantize_entries(idx, val, n, dim, q, out);
+    return 0;
 }
 
 ms_status store_scan_qvectors(store *s, store_qvec_fn fn, void *ctx, ms_error *err)
@@ -172,22 +363,23 @@ ms_status store_scan_qvectors(store *s, store_qvec_fn fn, void *ctx, ms_error *e
     ms_status code = store_only_profile(s, &only, err);
     if (code)
         return code;
-    const char *sql = only ? "SELECT rid, scale, resid, qnorm, q FROM vectors_q8 ORDER BY rid"
-                           : "SELECT q.rid, q.scale, q.resid, q.qnorm, q.q FROM vectors_q8 q"
-                             " CROSS JOIN memories m ON m.rid=q.rid WHERE m.profile=?1"
-                             " ORDER BY q.rid";
+    const char *sql = only ? "SELECT rid, vec FROM vectors ORDER BY rid"
+                           : "SELECT v.rid, v.vec FROM vectors v"
+                             " CROSS JOIN memories m ON m.rid=v.rid WHERE m.profile=?1"
+                             " ORDER BY v.rid";
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "reading vectors", err);
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
     int dim = s->embedder_dim;
+    int8_t q[STORE_DIM_MAX];
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (dim <= 0 || sqlite3_column_bytes(st, 4) != dim)
+        store_qvec qv;
+        if (store_vec_codes(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), dim, q,
+                            &qv))
             continue; /* a vector of another shape: not comparable */
-        store_qvec qv = {sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 4),
-                         sqlite3_column_double(st, 1), sqlite3_column_double(st, 2),
-                         sqlite3_column_double(st, 3)};
+        qv.rid = sqlite3_column_int64(st, 0);
         if (fn(ctx, &qv, dim)) {
             rc = SQLITE_DONE;
             break;

@@ -1,8 +1,8 @@
 /* vjob.c - computing a batch of vectors on a second thread while store_put
  * goes on with the next memories.
  *
- * The built-in embedder, the int8 forms of its vectors and their blobs
- * (store_vec_prepare) are a sixth of an import's work and touch no
+ * The built-in embedder and the blobs of its vectors (store_vec_encode)
+ * are a sixth of an import's work and touch no
  * database: when the vectorizer allows it
  * (store_vectorizer.background), a full batch is handed to a thread, and
  * its vectors are written when the next batch is handed over, or when the
@@ -21,8 +21,6 @@ struct vjob {
     size_t n;
     int dim;
     float *out;           /* [n * dim] */
-    int8_t *codes;        /* [n * dim] int8 forms */
-    store_qvec *qv;       /* [n] */
     unsigned char *blobs; /* [n * dim * 4]: blob i at i * dim * 4 */
     size_t *len;          /* [n] bytes of each blob */
     ms_status st;
@@ -37,8 +35,6 @@ static void vjob_free(vjob *j)
         free(j->items[i].text);
     free(j->items);
     free(j->out);
-    free(j->codes);
-    free(j->qv);
     free(j->blobs);
     free(j->len);
     free(j);
@@ -59,8 +55,7 @@ static void *vjob_run(void *p)
     free(texts);
     for (size_t i = 0; !j->st && i < j->n; i++) {
         size_t at = i * (size_t)j->dim;
-        j->len[i] = store_vec_prepare(j->out + at, j->dim, j->codes + at, &j->qv[i],
-                                      j->blobs + at * sizeof *j->out);
+        j->len[i] = store_vec_encode(j->out + at, j->dim, j->blobs + at * sizeof *j->out);
     }
     return NULL;
 }
@@ -74,7 +69,7 @@ static ms_status vjob_write(store *s, vjob *j, ms_error *err)
     for (size_t i = 0; !st && i < j->n; i++) {
         size_t at = i * (size_t)j->dim;
         st = store_vector_write(s, j->items[i].rid, j->blobs + at * sizeof *j->out, j->len[i],
-                                j->dim, j->codes + at, &j->qv[i], j->items[i].fresh, err);
+                                j->dim, j->items[i].fresh, err);
     }
     vjob_free(j);
     return st;
@@ -109,12 +104,10 @@ ms_status store_vjob_start(store *s, ms_error *err)
     size_t n = s->n_pending, dim = (size_t)s->vz.dim;
     if (j) {
         j->out = malloc(n * dim * sizeof *j->out);
-        j->codes = malloc(n * dim);
-        j->qv = malloc(n * sizeof *j->qv);
         j->blobs = malloc(n * dim * sizeof *j->out);
         j->len = malloc(n * sizeof *j->len);
     }
-    if (!j || !j->out || !j->codes || !j->qv || !j->blobs || !j->len) {
+    if (!j || !j->out || !j->blobs || !j->len) {
         vjob_free(j);
         return store_flush_vectors(s, err); /* no memory for a job: here and now */
     }

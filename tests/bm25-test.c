@@ -7,10 +7,13 @@
  *   - store_quantize's norms bound the error of int8 dot products: for
  *     random vectors, |x.v - scale * x.q| <= |x| * resid, and qnorm is
  *     |scale * q|;
- *   - a vector written sparse (store_vec_encode) reads back with the same
- *     bits, -0.0 and subnormals included; dense when sparse is no shorter;
- *     malformed blobs are refused; and through store_put_vector and
- *     store_get_vector, sparse and hand-written dense blobs read the same.
+ *   - a vector written sparse or with a palette (store_vec_encode) reads
+ *     back with the same bits, -0.0 and subnormals included, and is never
+ *     longer than dense or sparse; malformed blobs are refused; through
+ *     store_put_vector and store_get_vector, sparse and hand-written dense
+ *     blobs read the same;
+ *   - the int8 form computed from any blob (store_vec_codes) is
+ *     store_quantize's of the floats, codes and norms bit for bit.
  * Links only the store. */
 #include <math.h>
 #include <sqlite3.h>
@@ -202,59 +205,142 @@ static int same_bits(const float *a, const float *b, int dim)
     return memcmp(a, b, (size_t)dim * sizeof *a) == 0;
 }
 
+/* A vector of dim floats, each set with probability p to one of k values
+ * (some odd: -0.0, a subnormal, a huge one), as the built-in embedder's
+ * few distinct weights. */
+static void palette_vector(float *v, int dim, double p, int k)
+{
+    float vals[80];
+    for (int i = 0; i < k; i++)
+        vals[i] = i == 0   ? -0.0f
+                  : i == 1 ? 1e-40f
+                  : i == 2 ? 3e38f
+                           : (float)(rand() / (double)RAND_MAX - 0.5);
+    memset(v, 0, (size_t)dim * sizeof *v);
+    for (int j = 0; j < dim; j++)
+        if (rand() / (double)RAND_MAX < p)
+            v[j] = vals[rand() % k];
+}
+
+/* The bytes of the sparse (version 1) form of v[dim], as before palettes. */
+static size_t sparse_size(const float *v, int dim)
+{
+    size_t nnz = 0;
+    for (int j = 0; j < dim; j++) {
+        uint32_t bits;
+        memcpy(&bits, &v[j], sizeof bits);
+        nnz += bits != 0;
+    }
+    size_t dense = (size_t)dim * 4;
+    return 4 + 6 * nnz < dense ? 4 + 6 * nnz : dense;
+}
+
+/* store_vec_codes of blob[n] against store_quantize of v[dim]: 0 when they
+ * agree bit for bit. */
+static int codes_differ(const unsigned char *blob, size_t n, const float *v, int dim)
+{
+    static int8_t q1[STORE_DIM_MAX], q2[STORE_DIM_MAX];
+    store_qvec a, b;
+    memset(q2, 0x5a, sizeof q2);
+    store_quantize(v, dim, q1, &a);
+    if (store_vec_codes(blob, n, dim, q2, &b))
+        return 1;
+    return memcmp(q1, q2, (size_t)dim) != 0 || memcmp(&a.scale, &b.scale, sizeof a.scale) ||
+           memcmp(&a.resid, &b.resid, sizeof a.resid) || memcmp(&a.qnorm, &b.qnorm, sizeof a.qnorm);
+}
+
 static void test_sparse(void)
 {
     srand(11);
     static unsigned char blob[STORE_DIM_MAX * sizeof(float)];
     static float v[STORE_DIM_MAX], back[STORE_DIM_MAX];
-    int fails = 0, sparse = 0, dense = 0;
-    for (int t = 0; t < 3000; t++) {
+    int fails = 0, cfails = 0, form[3] = {0, 0, 0};
+    for (int t = 0; t < 6000; t++) {
         int dim = t % 500 == 0 ? STORE_DIM_MAX : 1 + rand() % 1024;
-        sparse_vector(v, dim, rand() / (double)RAND_MAX);
+        if (t < 3000)
+            sparse_vector(v, dim, rand() / (double)RAND_MAX);
+        else
+            palette_vector(v, dim, rand() / (double)RAND_MAX, 1 + rand() % 70);
         size_t n = store_vec_encode(v, dim, blob);
-        size_t nnz = 0;
-        for (int j = 0; j < dim; j++) {
-            uint32_t bits;
-            memcpy(&bits, &v[j], sizeof bits);
-            nnz += bits != 0;
-        }
-        size_t want = 4 + 6 * nnz < (size_t)dim * 4 ? 4 + 6 * nnz : (size_t)dim * 4;
-        fails += n != want;
-        sparse += n < (size_t)dim * 4;
-        dense += n == (size_t)dim * 4;
+        fails += n > sparse_size(v, dim);
+        form[n == (size_t)dim * 4 ? 0 : blob[1] == 1 ? 1 : 2]++;
         memset(back, 0xa5, sizeof back);
         fails += store_vec_decode(blob, n, back, dim) != 0 || !same_bits(v, back, dim);
+        cfails += codes_differ(blob, n, v, dim);
+        if (n != (size_t)dim * 4) /* the dense blob of the same vector too */
+            cfails += codes_differ((const unsigned char *)v, (size_t)dim * 4, v, dim);
     }
-    ok(fails == 0 && sparse > 1000 && dense > 500,
-       "3000 vectors read back bit for bit: %d sparse, %d dense (%d fails)", sparse, dense, fails);
+    ok(fails == 0 && form[0] > 500 && form[1] > 1000 && form[2] > 1000,
+       "6000 vectors read back bit for bit, none longer than sparse: %d dense, %d sparse, "
+       "%d palette (%d fails)",
+       form[0], form[1], form[2], fails);
+    ok(cfails == 0, "their int8 forms from the blob are store_quantize's, bit for bit (%d fails)",
+       cfails);
+
+    /* as the built-in embedder writes: 116 of 512 dimensions, 6 values */
+    int big = 0;
+    for (int t = 0; t < 200; t++) {
+        palette_vector(v, 512, 116.0 / 512, 6);
+        big += store_vec_encode(v, 512, blob) > 5 + 6 * 4 + 2 * 116;
+    }
+    ok(big == 0, "116 dimensions of 512 with 6 values: at most 2 bytes each past the palette");
 
     float z[8] = {0};
     ok(store_vec_encode(z, 8, blob) == 4 && store_vec_decode(blob, 4, back, 8) == 0 &&
            same_bits(z, back, 8),
        "the zero vector is its 4-byte header");
+    ok(codes_differ(blob, 4, z, 8) == 0, "and its int8 form is store_quantize's");
 
-    /* A sparse blob of dim 512 with 3 entries at 5, 9, 300. */
+    /* One entry far in: sparse (10 bytes) is shorter than a palette (11). */
+    float one[512] = {0};
+    one[300] = 0.5f;
+    size_t n1 = store_vec_encode(one, 512, blob);
+    ok(n1 == 10 && blob[1] == 1, "one entry at 300 of 512 is sparse, 10 bytes (%zu)", n1);
+
+    /* A sparse blob of dim 512 with 3 entries at 5, 9, 300, by hand. */
     float w[512] = {0};
     w[5] = 0.5f, w[9] = -0.25f, w[300] = 1;
-    size_t n = store_vec_encode(w, 512, blob);
-    is_int((int)n, 4 + 18, "three entries of 512 are 22 bytes");
-    ok(store_vec_decode(blob, n, back, 511) == -1, "refused: another dimension");
-    ok(store_vec_decode(blob, n - 1, back, 512) == -1, "refused: a truncated blob");
-    ok(store_vec_decode(blob, 3, back, 512) == -1, "refused: shorter than the header");
+    unsigned char sp[22] = {'S', 1, 0, 2, 5, 0, 9, 0, 44, 1};
+    memcpy(sp + 10, &w[5], 4);
+    memcpy(sp + 14, &w[9], 4);
+    memcpy(sp + 18, &w[300], 4);
+    ok(store_vec_decode(sp, 22, back, 512) == 0 && same_bits(w, back, 512),
+       "a sparse blob of three entries reads back");
+    ok(store_vec_decode(sp, 22, back, 511) == -1, "refused: another dimension");
+    ok(store_vec_decode(sp, 21, back, 512) == -1, "refused: a truncated blob");
+    ok(store_vec_decode(sp, 3, back, 512) == -1, "refused: shorter than the header");
     ok(store_vec_decode(NULL, 0, back, 512) == -1, "refused: no blob");
-    unsigned char bad[22];
-    memcpy(bad, blob, n);
+    unsigned char bad[32];
+    memcpy(bad, sp, 22);
     bad[0] = 'X';
-    ok(store_vec_decode(bad, n, back, 512) == -1, "refused: not the sparse tag");
-    memcpy(bad, blob, n);
-    bad[1] = 2;
-    ok(store_vec_decode(bad, n, back, 512) == -1, "refused: an unknown version");
-    memcpy(bad, blob, n);
+    ok(store_vec_decode(bad, 22, back, 512) == -1, "refused: not the sparse tag");
+    memcpy(bad, sp, 22);
+    bad[1] = 3;
+    ok(store_vec_decode(bad, 22, back, 512) == -1, "refused: an unknown version");
+    memcpy(bad, sp, 22);
     bad[6] = 5, bad[7] = 0; /* second index 5 again */
-    ok(store_vec_decode(bad, n, back, 512) == -1, "refused: indices not ascending");
-    memcpy(bad, blob, n);
+    ok(store_vec_decode(bad, 22, back, 512) == -1, "refused: indices not ascending");
+    memcpy(bad, sp, 22);
     bad[8] = 0, bad[9] = 2; /* third index 512 */
-    ok(store_vec_decode(bad, n, back, 512) == -1, "refused: an index past the dimension");
+    ok(store_vec_decode(bad, 22, back, 512) == -1, "refused: an index past the dimension");
+
+    /* The same three as a palette: 4 + 1 + 3 floats + varints 20, 13, 1162. */
+    size_t n = store_vec_encode(w, 512, blob);
+    is_int((int)n, 21, "three entries of 512 with three values are a palette of 21 bytes");
+    ok(blob[1] == 2 && blob[4] == 3, "version 2, three floats");
+    ok(store_vec_decode(blob, n, back, 512) == 0 && same_bits(w, back, 512), "it reads back");
+    ok(store_vec_decode(blob, n - 1, back, 512) == -1, "refused: a varint cut short");
+    memcpy(bad, blob, n);
+    bad[4] = 0;
+    ok(store_vec_decode(bad, n, back, 512) == -1, "refused: an empty palette");
+    bad[4] = 65;
+    ok(store_vec_decode(bad, n, back, 512) == -1, "refused: a palette past 64");
+    memcpy(bad, blob, n);
+    bad[17] = 20 | 3; /* first entry: palette place 3 of 3 */
+    ok(store_vec_decode(bad, n, back, 512) == -1, "refused: a place past the palette");
+    memcpy(bad, blob, n);
+    bad[20] = 0x7f; /* last gap 290 -> 4082: past 512 */
+    ok(store_vec_decode(bad, n, back, 512) == -1, "refused: a gap past the dimension");
 
     /* Through the store: a sparse vector, and a dense blob written by hand
      * (as schema 4 wrote every vector), read back the same. */
@@ -276,8 +362,8 @@ static void test_sparse(void)
     sqlite3_open(tpath("sparse.db"), &db);
     sqlite3_stmt *st = NULL;
     sqlite3_prepare_v2(db, "SELECT length(vec) FROM vectors WHERE rid=1", -1, &st, NULL);
-    is_int(sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1, 22,
-           "the store holds it in 22 bytes, not 2048");
+    is_int(sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1, 21,
+           "the store holds it in 21 bytes, not 2048");
     sqlite3_finalize(st);
     sqlite3_prepare_v2(db, "UPDATE vectors SET vec=?1 WHERE rid=2", -1, &st, NULL);
     sqlite3_bind_blob(st, 1, w, sizeof w, SQLITE_STATIC);
@@ -286,7 +372,7 @@ static void test_sparse(void)
     sqlite3_close(db);
     float g1[512], g2[512];
     ok(store_get_vector(s, 1, g1, 512, &err) == MS_OK && same_bits(g1, w, 512),
-       "store_get_vector: the sparse blob gives the vector back");
+       "store_get_vector: the palette blob gives the vector back");
     ok(store_get_vector(s, 2, g2, 512, &err) == MS_OK && same_bits(g2, w, 512),
        "store_get_vector: the dense blob gives the same");
     ok(store_get_vector(s, 1, g1, 256, &err) == MS_NOT_FOUND,

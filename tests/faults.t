@@ -301,7 +301,7 @@ cp base.db kill.db
 before=$(sha kill.db)
 "$MEMSCOPE" import --db kill.db big.jsonl >/dev/null 2>&1 &
 pid=$!
-if wait_for 120 wal_or_done kill.db 4000000 $pid && alive $pid; then
+if wait_for 120 wal_or_done kill.db 1000000 $pid && alive $pid; then
     kill -9 $pid 2>/dev/null
     wait $pid 2>/dev/null
     diag "killed the import with a $(size_of kill.db-wal)-byte write-ahead log"

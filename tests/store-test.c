@@ -302,6 +302,98 @@ static void test_schema5(void)
     free(before);
 }
 
+/* The int8 forms store_scan_qvectors gives, against store_quantize of the
+ * vectors written. */
+struct qcheck {
+    const float (*v)[8];
+    int n, bad;
+};
+
+static int check_qvec(void *p, const store_qvec *qv, int dim)
+{
+    struct qcheck *c = p;
+    int8_t q[8];
+    store_qvec want;
+    int i = (int)qv->rid - 1;
+    if (dim != 8 || i < 0 || i >= 3) {
+        c->bad++;
+        return 0;
+    }
+    store_quantize(c->v[i], 8, q, &want);
+    c->bad += memcmp(q, qv->q, 8) != 0 || want.scale != qv->scale || want.resid != qv->resid ||
+              want.qnorm != qv->qnorm;
+    c->n++;
+    return 0;
+}
+
+/* A schema-6 store kept the int8 forms in vectors_q8. It is read as it is
+ * (the forms computed from its vectors, not read from that table), and
+ * the first write brings it to the current schema without the table. */
+static void test_schema6_vectors(void)
+{
+    static const float v[3][8] = {{0.1f, -0.2f, 0.3f, 0.4f, -0.5f, 0.6f, 0.7f, -0.8f},
+                                  {0, 0, 0, 0.25f, 0, 0, 0, 0},
+                                  {1, 2, -3, 4, 0, 0, 5, -6}};
+    store *s = open_new("v6q8.db");
+    ms_error err;
+    ms_error_clear(&err);
+    put_simple(s, "a", "one", NULL, NULL);
+    put_simple(s, "b", "two", NULL, NULL);
+    put_simple(s, "c", "three", NULL, NULL);
+    ms_status st = store_begin(s, &err);
+    if (!st)
+        st = store_set_embedder(s, "test-embedder", 8, &err);
+    for (int i = 0; !st && i < 3; i++)
+        st = store_put_vector(s, i + 1, v[i], 8, &err);
+    if (!st)
+        st = store_end(s, &err);
+    ok(st == MS_OK, "three vectors of 8 (%s)", err.msg);
+    store_close(s);
+    is_int(raw_int(tpath("v6q8.db"), "SELECT count(*) FROM sqlite_master WHERE name='vectors_q8'"),
+           0, "a new store has no vectors_q8");
+    /* schema 6 as it was: the table, filled (with junk here: it is not read) */
+    is_int(raw_exec(tpath("v6q8.db"),
+                    "CREATE TABLE vectors_q8(rid INTEGER PRIMARY KEY REFERENCES memories(rid)"
+                    " ON DELETE CASCADE, scale REAL NOT NULL, resid REAL NOT NULL,"
+                    " qnorm REAL NOT NULL, q BLOB NOT NULL);"
+                    "INSERT INTO vectors_q8 SELECT rid, 9, 9, 9, zeroblob(8) FROM vectors;"
+                    "PRAGMA user_version=6"),
+           SQLITE_OK, "make a schema-6 store with its int8 table");
+    is_int(
+        raw_int(tpath("v6q8.db"), "SELECT count(*) FROM vectors WHERE substr(vec, 2, 1) = x'02'"),
+        0, "its vectors are dense or sparse, as schema 6 wrote them");
+    size_t n1 = 0, n2 = 0;
+    char *before = slurp(tpath("v6q8.db"), &n1);
+    struct qcheck c = {v, 0, 0};
+    st = store_open(tpath("v6q8.db"), STORE_OPEN_READONLY, &s, &err);
+    if (!st)
+        st = store_scan_qvectors(s, check_qvec, &c, &err);
+    ok(st == MS_OK && c.n == 3 && c.bad == 0,
+       "read-only, its int8 forms are store_quantize's of its vectors (%d of 3, %d bad; %s)", c.n,
+       c.bad, err.msg);
+    store_close(s);
+    char *after = slurp(tpath("v6q8.db"), &n2);
+    ok(before && after && n1 == n2 && memcmp(before, after, n1) == 0, "and the file is unchanged");
+    free(before);
+    free(after);
+    ok(store_open(tpath("v6q8.db"), 0, &s, &err) == MS_OK && put_simple(s, "d", "four", NULL, NULL),
+       "the first write succeeds (%s)", err.msg);
+    c.n = c.bad = 0;
+    ok(store_scan_qvectors(s, check_qvec, &c, &err) == MS_OK && c.n == 3 && c.bad == 0,
+       "after the upgrade, the same int8 forms");
+    float back[8];
+    int same = 0;
+    for (int i = 0; i < 3; i++)
+        same += store_get_vector(s, i + 1, back, 8, &err) == MS_OK &&
+                memcmp(back, v[i], sizeof back) == 0;
+    is_int(same, 3, "and the exact vectors, bit for bit");
+    store_close(s);
+    is_int(raw_int(tpath("v6q8.db"), "PRAGMA user_version"), STORE_SCHEMA_VERSION,
+           "the store is at the current schema");
+    is_int(raw_int(tpath("v6q8.db"), "SELECT count(*) FROM sqlite_master WHERE name='vectors_q8'"),
+           0, "and vectors_q8 is gone");
+}
+
 /* Opening path must fail with want and leave its bytes exactly as they were. */
 static void refused_unchanged(const char *name, ms_status want, const char *what)
 {
@@ -1146,6 +1238,100 @@ static int64_t put_event(store *s, const char *id, const char *content, const ch
     return rid;
 }
 
+/* Temporal edges against the rule computed here by brute force: each new
+ * dated memory joins the two nearest events (then the smaller rid) within a
+ * day in other sessions. 240 memories over three days, at whole hours so
+ * that distances tie, in five sessions, put in one transaction. */
+static void test_temporal_nearest(void)
+{
+    enum { N = 240 };
+    store *s = open_new("temporal.db");
+    int64_t rid[N], ts[N];
+    int sess[N];
+    unsigned seed = 7;
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = s ? store_begin(s, &err) : MS_USAGE;
+    for (int i = 0; !st && i < N; i++) {
+        seed = seed * 1103515245u + 12345u;
+        ts[i] = 1685577600 + (int64_t)((seed >> 8) % 72) * 3600; /* 2023-06-01 + 0..71 h */
+        sess[i] = (int)((seed >> 20) % 5);
+        char id[16], session[8], when[32], text[32];
+        snprintf(id, sizeof id, "t%d", i);
+        snprintf(session, sizeof session, "s%d", sess[i]);
+        snprintf(text, sizeof text, "note number %d", i);
+        store_format_time(ts[i], when, sizeof when);
+        store_memory m;
+        store_memory_init(&m);
+        m.id = id;
+        m.content = text;
+        m.session = session;
+        m.event_time = when;
+        m.created_at = when;
+        st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+        rid[i] = m.rid;
+    }
+    if (!st)
+        st = store_end(s, &err);
+    ok(st == MS_OK, "%d dated memories in one transaction (%s)", N, st ? err.msg : "ok");
+    char *want = calloc(N * 2, 64), *got = calloc(N * 2, 64);
+    size_t wn = 0, gn = 0;
+    long edges = 0;
+    for (int i = 0; want && i < N; i++) {
+        int best[2] = {-1, -1};
+        for (int j = 0; j < i; j++) {
+            int64_t d = llabs(ts[j] - ts[i]);
+            if (sess[j] == sess[i] || d > 86400)
+                continue;
+            for (int k = 0; k < 2; k++) {
+                int64_t bd = best[k] < 0 ? INT64_MAX : llabs(ts[best[k]] - ts[i]);
+                if (best[k] < 0 || d < bd || (d == bd && rid[j] < rid[best[k]])) {
+                    if (k == 0)
+                        best[1] = best[0];
+                    best[k] = j;
+                    break;
+                }
+            }
+        }
+        if (best[1] >= 0 && rid[best[1]] < rid[best[0]]) { /* listed by src */
+            int t = best[0];
+            best[0] = best[1];
+            best[1] = t;
+        }
+        for (int k = 0; k < 2 && best[k] >= 0; k++) {
+            double dt = (double)llabs(ts[best[k]] - ts[i]) / 86400.0;
+            wn += (size_t)snprintf(want + wn, 64, "%lld-%lld:%.9f ", (long long)rid[best[k]],
+                                   (long long)rid[i], 0.5 - 0.4 * dt);
+            edges++;
+        }
+    }
+    store_close(s);
+    sqlite3 *db;
+    sqlite3_stmt *q;
+    if (got &&
+        sqlite3_open_v2(tpath("temporal.db"), &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+        char sql[128];
+        snprintf(sql, sizeof sql,
+                 "SELECT src, dst, weight FROM edges WHERE type=%d ORDER BY dst, src",
+                 STORE_EDGE_TEMPORAL);
+        if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
+            while (sqlite3_step(q) == SQLITE_ROW && gn + 64 < (size_t)N * 128)
+                gn += (size_t)snprintf(
+                    got + gn, 64, "%lld-%lld:%.9f ", (long long)sqlite3_column_int64(q, 0),
+                    (long long)sqlite3_column_int64(q, 1), sqlite3_column_double(q, 2));
+            sqlite3_finalize(q);
+        }
+        sqlite3_close(db);
+    }
+    ok(edges > N, "the rule gives more than one edge per memory (%ld)", edges);
+    ok(want && got && strcmp(want, got) == 0,
+       "every temporal edge joins the two nearest events in other sessions");
+    if (want && got && strcmp(want, got) != 0)
+        diag("want %.300s\n#  got %.300s", want, got);
+    free(want);
+    free(got);
+}
+
 /* How many entities of graph.db match the SQL condition where. */
 static long long graph_entities(const char *where)
 {
@@ -1325,8 +1511,9 @@ static void test_entities_edges(void)
                                       " (SELECT rid FROM memories)"),
            0, "no dangling links in the file");
     is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM feedback"), 0, "its feedback is gone");
-    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM vectors_q8"), 0,
-           "its int8 vector is gone");
+    is_int(raw_int(tpath("graph.db"), "SELECT count(*) FROM vectors WHERE rid NOT IN"
+                                      " (SELECT rid FROM memories)"),
+           0, "no dangling vectors in the file");
     is_int(graph_entities("name IN ('Caroline', 'Melanie', 'Rocky Mountains')"), 3,
            "the names it shared with other memories stay");
     int64_t z = put_simple(s, "zeb", "Caroline: Zebulon Quark called about the Rocky Mountains.",
@@ -1968,6 +2155,7 @@ int main(void)
     test_new_store();
     test_migration();
     test_schema5();
+    test_schema6_vectors();
     test_refusals();
     test_crud();
     test_duplicates();
@@ -1977,6 +2165,7 @@ int main(void)
     test_fts();
     test_readonly();
     test_entities_edges();
+    test_temporal_nearest();
     test_add_edge();
     test_relations();
     test_schema6();

@@ -14,7 +14,8 @@
 #   - ranked search (ms_bm25, store/bm25.c) gives FTS5's bm25() scores for
 #     the channel's rows (bit for bit in tests/bm25-test.c; here through
 #     JSON, which keeps a double to within an ulp);
-#   - every vector has its int8 form (vectors_q8), with the same rids;
+#   - one copy of each vector, well formed (the int8 forms are computed
+#     from it as it is read, store/vector.c), and none without its memory;
 #   - the engine and the TUI never touch SQLite (the interface boundary of
 #     docs/SCALING.md): no sqlite3 in engine/ or tui/, no store_int.h.
 #
@@ -163,12 +164,15 @@ done
 
 # ---- vectors and their int8 forms ------------------------------------------------
 
-is "$(sqlite3 s.db "SELECT count(*) FROM vectors v LEFT JOIN vectors_q8 q USING (rid)
-                    WHERE q.rid IS NULL")" 0 "every vector has an int8 form"
-is "$(sqlite3 s.db "SELECT count(*) FROM vectors_q8 q LEFT JOIN vectors v USING (rid)
-                    WHERE v.rid IS NULL")" 0 "and no int8 form is left without its vector"
-is "$(sqlite3 s.db "SELECT count(*) FROM vectors_q8 WHERE length(q) <> 512
-                    OR scale < 0 OR resid < 0 OR qnorm < 0")" 0 "int8 forms are well formed"
+is "$(sqlite3 s.db "SELECT count(*) FROM sqlite_master WHERE name = 'vectors_q8'")" 0 \
+    "no second copy of the vectors: their int8 forms are computed from them"
+is "$(sqlite3 s.db "SELECT count(*) FROM vectors v LEFT JOIN memories m USING (rid)
+                    WHERE m.rid IS NULL")" 0 "no vector is left without its memory"
+is "$(sqlite3 s.db "SELECT count(*) FROM vectors WHERE NOT (length(vec) = 2048
+                    OR (hex(substr(vec, 1, 2)) IN ('5301', '5302')))")" 0 \
+    "every vector blob is dense, sparse or a palette"
+palettes=$(sqlite3 s.db "SELECT count(*) FROM vectors WHERE hex(substr(vec, 2, 1)) = '02'")
+ok $((palettes == 0)) "the built-in embedder's vectors are written as palettes ($palettes)"
 
 # ---- the interface boundary ------------------------------------------------------
 

@@ -9,13 +9,21 @@
 #   tools/bench.sh [OUT]        default OUT: docs/PERFORMANCE.md
 #
 # MEMSCOPE names the binary (default ./memscope); BENCH_SIZES and
-# BENCH_QUERIES override "1000 10000 100000" and 200; BENCH_SEED the seed (1).
+# BENCH_QUERIES override "1000 10000 100000" and 200; BENCH_SEED the seed (1);
+# BENCH_1M=1 adds 1,000,000 (it takes many minutes). At 100,000 and
+# 1,000,000 memories (BENCH_QUEST_SIZES) the store is kept for
+# tools/bench-quest.sh, which compares whole processes with Xapian's quest
+# over the same texts (installing xapian-tools when it can), then deleted.
 # The raw JSON of each run is kept in build/bench/. Needs python3.
 set -eu
 
 out=${1:-docs/PERFORMANCE.md}
 MEMSCOPE=${MEMSCOPE:-./memscope}
 sizes=${BENCH_SIZES:-1000 10000 100000}
+if [ "${BENCH_1M:-0}" = 1 ]; then
+    sizes="$sizes 1000000"
+fi
+quest_sizes=${BENCH_QUEST_SIZES:-100000 1000000}
 queries=${BENCH_QUERIES:-200}
 seed=${BENCH_SEED:-1}
 raw=build/bench
@@ -35,19 +43,29 @@ machine() {
 
 machine >"$raw/machine.txt"
 files=""
+quest_files=""
 for n in $sizes; do
     echo "bench: $n memories, $queries queries" >&2
+    keep=""
+    case " $quest_sizes " in *" $n "*) keep="$raw/store-$n.db" ;; esac
+    rm -f "$raw/store-$n.db" "$raw/store-$n.db-wal" "$raw/store-$n.db-shm"
     "$MEMSCOPE" bench --json --memories "$n" --queries "$queries" --seed "$seed" \
-        >"$raw/bench-$n.json"
+        ${keep:+--keep "$keep"} >"$raw/bench-$n.json"
     files="$files $raw/bench-$n.json"
+    if [ -n "$keep" ]; then
+        MEMSCOPE="$MEMSCOPE" BENCH_SEED="$seed" tools/bench-quest.sh "$keep" "$raw/quest-$n.json"
+        quest_files="$quest_files $raw/quest-$n.json"
+        rm -f "$keep" "$keep-wal" "$keep-shm"
+    fi
 done
 printf 'load_after=%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$raw/machine.txt"
 
-python3 - "$out" "$raw/machine.txt" "$queries" "$seed" $files <<'EOF'
+QUEST_FILES="$quest_files" python3 - "$out" "$raw/machine.txt" "$queries" "$seed" $files <<'EOF'
 import json, os, sys
 
 out, machine_file, queries, seed = sys.argv[1:5]
 runs = [json.load(open(f)) for f in sys.argv[5:]]
+quests = [json.load(open(f)) for f in os.environ.get("QUEST_FILES", "").split()]
 mach = dict(l.rstrip("\n").split("=", 1) for l in open(machine_file) if "=" in l)
 by_n = {r["memories"]: r for r in runs}
 
@@ -86,6 +104,11 @@ def row(name, get):
 row("import through store_put, memories/s", lambda r: fmt(r["import_per_s"]))
 row("import from JSONL (`memscope import`), memories/s",
     lambda r: fmt(r.get("import_jsonl_per_s")))
+row("import through store_put, first 30 % / last 70 %, memories/s",
+    lambda r: f"{fmt(r.get('import_first_30_per_s') or None)} / {fmt(r.get('import_last_70_per_s') or None)}")
+row("import from JSONL, first 30 % / last 70 %, memories/s",
+    lambda r: f"{fmt(r.get('import_jsonl_first_30_per_s') or None)} / "
+              f"{fmt(r.get('import_jsonl_last_70_per_s') or None)}")
 row("store size, MB", lambda r: f"{r['db_bytes'] / 1e6:.1f}")
 row("peak RSS, MB", lambda r: f"{r['rss_mb']:.1f}")
 row("cold open to first results, ms", lambda r: f"{r['open_ms']:.1f}")
@@ -126,6 +149,25 @@ if len(runs) > 1:
     grow("import time per memory", lambda r: 1 / r["import_per_s"])
     L.append("")
 
+if quests:
+    L.append("### Against Xapian's quest, whole processes")
+    L.append("")
+    L.append("tools/bench-quest.sh: the same texts indexed with Xapian (python3-xapian, English "
+             "stemmer), the same queries, one process per query, alternating: "
+             "`memscope recall --json --trace` against `quest -m 10` (BM25, top 10). Wall "
+             "clock, including the process start.")
+    L.append("")
+    L.append("| memories | queries | memscope p50 / p95 ms | quest p50 / p95 ms | memscope / quest (p50) |")
+    L.append("|---:|---:|---:|---:|---:|")
+    for q in quests:
+        if "skipped" in q:
+            L.append(f"| - | - | - | - | skipped: {q['skipped']} |")
+            continue
+        L.append(f"| {q['memories']:,} | {q['queries']} | {q['memscope_ms']['p50']:.1f} / "
+                 f"{q['memscope_ms']['p95']:.1f} | {q['quest_ms']['p50']:.1f} / "
+                 f"{q['quest_ms']['p95']:.1f} | x {q['ratio_p50']:.1f} |")
+    L.append("")
+
 L.append("### Targets (issue 6)")
 L.append("")
 L.append("| target | measured | |")
@@ -155,6 +197,28 @@ target("cold open to first results at 100k <= 300 ms", 100000,
        lambda r: f"{r['open_ms']:.1f} ms", lambda r: r["open_ms"] <= 300)
 target("browser key press to finished screen at 10k <= 16 ms (p95)", 10000,
        lambda r: f"{r[bkey]['p95']:.2f} ms", lambda r: r[bkey]["p95"] <= 16)
+L.append("")
+L.append("### Targets (issue 17, the store's part)")
+L.append("")
+L.append("| target | measured | |")
+L.append("|---|---:|---|")
+target("import at 1M through store_put: >= 25,000 memories/s", 1000000,
+       lambda r: f"{r['import_per_s']:,.0f} /s", lambda r: r["import_per_s"] >= 25000)
+target("import at 1M from JSONL: >= 25,000 memories/s", 1000000,
+       lambda r: f"{r['import_jsonl_per_s']:,.0f} /s", lambda r: r["import_jsonl_per_s"] >= 25000)
+target("no drop-off past 300k: last 70 % >= 95 % of the first 30 % (store_put)", 1000000,
+       lambda r: f"x {r['import_last_70_per_s'] / r['import_first_30_per_s']:.2f}",
+       lambda r: r["import_last_70_per_s"] >= 0.95 * r["import_first_30_per_s"])
+target("peak RSS at 1M <= 400 MB", 1000000, lambda r: f"{r['rss_mb']:.1f} MB",
+       lambda r: r["rss_mb"] <= 400)
+target("store at 1M <= 1.5 GB", 1000000, lambda r: f"{r['db_bytes'] / 1e9:.2f} GB",
+       lambda r: r["db_bytes"] <= 1.5e9)
+by_q = {q["memories"]: q for q in quests if "skipped" not in q}
+for n, limit in ((100000, 4.0),):
+    q = by_q.get(n)
+    L.append(f"| `recall --json --trace` within {limit:g} x quest at {n:,} | "
+             + (f"x {q['ratio_p50']:.1f} | {'met' if q['ratio_p50'] <= limit else '**not met**'} |"
+                if q else "not run | - |"))
 L.append("")
 L.append("<!-- bench:end -->")
 block = "\n".join(L) + "\n"

@@ -100,8 +100,9 @@ digest_store() { # digest_store DB OUT
 }
 
 # Every vector as "rid|HEX" of its dense floats, as `SELECT rid, hex(vec)`
-# printed before vectors could be stored sparse (store/vector.c): the
-# digest compares what the vectors are, not how they are written.
+# printed before vectors could be stored sparse or with a palette
+# (store/vector.c): the digest compares what the vectors are, not how they
+# are written.
 dense_vectors() { # dense_vectors DB
     python3 - "$1" <<'PY'
 import sqlite3, sys
@@ -109,12 +110,28 @@ db = sqlite3.connect(sys.argv[1])
 row = db.execute("SELECT value FROM meta WHERE key='embedder_dim'").fetchone()
 dim = int(row[0]) if row else 0
 for rid, b in db.execute("SELECT rid, vec FROM vectors ORDER BY rid"):
-    if len(b) != 4 * dim:  # sparse: 'S', 1, dim, indices, floats
+    if len(b) != 4 * dim and b[1] == 1:  # sparse: 'S', 1, dim, indices, floats
         n = (len(b) - 4) // 6
         out = bytearray(4 * dim)
         for i in range(n):
             j = b[4 + 2 * i] | b[5 + 2 * i] << 8
             out[4 * j:4 * j + 4] = b[4 + 2 * n + 4 * i:8 + 2 * n + 4 * i]
+        b = bytes(out)
+    elif len(b) != 4 * dim:  # palette: 'S', 2, dim, k, k floats, varints
+        k = b[4]
+        bits = max(k - 1, 0).bit_length()
+        at, j, out = 5 + 4 * k, -1, bytearray(4 * dim)
+        while at < len(b):
+            x = shift = 0
+            while True:
+                x |= (b[at] & 0x7F) << shift
+                shift += 7
+                at += 1
+                if not b[at - 1] & 0x80:
+                    break
+            j += (x >> bits) + 1
+            i = x & ((1 << bits) - 1)
+            out[4 * j:4 * j + 4] = b[5 + 4 * i:9 + 4 * i]
         b = bytes(out)
     print("%d|%s" % (rid, b.hex().upper()))
 PY

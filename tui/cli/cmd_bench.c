@@ -59,6 +59,39 @@ static double pct(series *s, double p)
     return s->v[k < 0 ? 0 : k];
 }
 
+/* An import's pace along the way: the clock (ms) and the memories done
+ * when each tenth of the import was first reached, so a slow-down past
+ * some size shows (import_*_by_tenth). */
+typedef struct curve {
+    double at[11];
+    long done[11];
+    int k; /* marks taken: 0 is the start */
+} curve;
+
+/* Take the marks that done (of total) has reached, at clock ms. */
+static void curve_mark(curve *c, long done, long total, double ms)
+{
+    if (c->k == 0) {
+        c->at[0] = ms;
+        c->done[0] = 0;
+        c->k = 1;
+    }
+    while (c->k <= 10 && done * 10 >= total * c->k) {
+        c->at[c->k] = ms;
+        c->done[c->k++] = done;
+    }
+}
+
+/* Memories per second between marks i - 1 and j (1 <= i <= j <= 10), or
+ * 0 when the marks are missing or no time passed. */
+static double curve_rate(const curve *c, int i, int j)
+{
+    if (j >= c->k || i < 1)
+        return 0;
+    double s = (c->at[j] - c->at[i - 1]) / 1e3;
+    return s > 0 ? (double)(c->done[j] - c->done[i - 1]) / s : 0;
+}
+
 typedef struct bench {
     long memories;
     int queries;
@@ -70,6 +103,8 @@ typedef struct bench {
     char **q;
     double import_s, jsonl_s, open_ms; /* store_put path, `memscope import` path */
     double reopen_ms; /* the next cold open: the snapshot file the first wrote, mapped */
+    curve put_curve, jsonl_curve;
+    double jsonl_t0; /* mono_ms() when the JSONL import started */
     long long db_bytes;
     series full, bm25, browse, ch[CH_COUNT];
     const char *browse_label; /* "browser_ms" */
@@ -83,7 +118,8 @@ static void progress(const bench *b, const char *what, long done, long total)
 
 static void import_progress(void *ctx, const import_stats *st)
 {
-    const bench *b = ctx;
+    bench *b = ctx;
+    curve_mark(&b->jsonl_curve, (long)st->records, b->memories, mono_ms() - b->jsonl_t0);
     if (b->progress)
         cli_printf(stderr, "\rbench: importing %llu/%ld   ", (unsigned long long)st->records,
                    b->memories);
@@ -126,10 +162,10 @@ static ms_status import_jsonl(bench *b, const char *src, const char *path, ms_er
 {
     store *s = NULL;
     embedder *e = NULL;
-    double t0 = mono_ms();
+    double t0 = b->jsonl_t0 = mono_ms();
     ms_status st = open_store(path, &s, &e, err);
     import_opts io = {.format = IMPORT_JSONL, .dup = STORE_DUP_ERROR};
-    io.progress = b->progress ? import_progress : NULL;
+    io.progress = import_progress; /* every 0.2 s: the curve's marks */
     io.progress_ctx = b;
     import_stats stats = {0};
     if (!st)
@@ -189,6 +225,7 @@ static ms_status build_store(bench *b, const corpus *w, ms_error *err)
         for (int k = 0; !st && k < n; k++)
             st = put_turn(s, &chunk[k], err);
         clock += mono_ms() - t0;
+        curve_mark(&b->put_curve, done + n, b->memories, clock);
         if ((done + n) / 10000 > done / 10000)
             progress(b, "importing", done + n, b->memories);
         done += n;
@@ -326,6 +363,21 @@ static cJSON *pct_json(series *s, int p99)
     return o;
 }
 
+/* name_by_tenth_per_s: the pace of each tenth; name_first_30_per_s and
+ * name_last_70_per_s: of the first three tenths and of the seven after. */
+static void add_curve(cJSON *o, const char *name, const curve *c)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s_by_tenth_per_s", name);
+    cJSON *a = cJSON_AddArrayToObject(o, key);
+    for (int i = 1; i <= 10; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(round(curve_rate(c, i, i))));
+    snprintf(key, sizeof key, "%s_first_30_per_s", name);
+    cJSON_AddNumberToObject(o, key, round(curve_rate(c, 1, 3)));
+    snprintf(key, sizeof key, "%s_last_70_per_s", name);
+    cJSON_AddNumberToObject(o, key, round(curve_rate(c, 4, 10)));
+}
+
 static void print_json(bench *b)
 {
     cJSON *o = cJSON_CreateObject();
@@ -340,6 +392,8 @@ static void print_json(bench *b)
         cJSON_AddNumberToObject(o, "import_per_s", round((double)b->memories / b->import_s));
         cJSON_AddNumberToObject(o, "import_s", r3(b->import_s));
         cJSON_AddNumberToObject(o, "import_jsonl_per_s", round((double)b->memories / b->jsonl_s));
+        add_curve(o, "import", &b->put_curve);
+        add_curve(o, "import_jsonl", &b->jsonl_curve);
     }
     cJSON_AddNumberToObject(o, "db_bytes", (double)b->db_bytes);
     cJSON_AddNumberToObject(o, "rss_mb", round(peak_rss_mb() * 10) / 10);

@@ -74,6 +74,16 @@
     _("Up Down", "older / newer query from the history")                                           \
     _("Ctrl-R", "search the history backwards (again: the next match)")
 
+/* The actions that write to the store. They act only on a row the user
+ * chose with a key that is not a letter (view_model.armed): after Enter,
+ * letters typed next, or pasted text without bracketed paste, cannot write. */
+#define WRITE_ACTIONS(_) _(RELEVANT) _(IRRELEVANT)
+
+/* The keys that choose a row and so let WRITE_ACTIONS act: no letter, no
+ * Enter (a paste without bracketed paste holds those). */
+#define ARMING_ACTIONS(_)                                                                          \
+    _(UP) _(DOWN) _(PAGE_UP) _(PAGE_DOWN) _(HOME) _(END) _(NEXT_PANE) _(PREV_PANE) _(MOUSE)
+
 #define ACTION_ENUM(id, section, keys, help, ...) A_##id,
 typedef enum action_id { ACTIONS(ACTION_ENUM) A_COUNT } action_id;
 #undef ACTION_ENUM

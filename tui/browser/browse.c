@@ -19,8 +19,13 @@
 #include "tui/browser/tour.h"
 #include "tui/browser/view.h"
 
-#define BROWSE_POLL_MS 1000  /* how often an idle browser checks the store */
-#define BROWSE_DOUBLE_MS 400 /* two clicks within this are a double click */
+#include <term.h> /* last: it defines macros (lines, columns) that view.h's fields use */
+
+#define BROWSE_POLL_MS 1000              /* how often an idle browser checks the store */
+#define BROWSE_DOUBLE_MS 400             /* two clicks within this are a double click */
+#define BROWSE_PASTE_BEGIN (KEY_MAX + 1) /* ESC[200~, bracketed paste starts */
+#define BROWSE_PASTE_END (KEY_MAX + 2)   /* ESC[201~, it ends */
+#define BROWSE_PASTE_LOST_MS 3000        /* a paste with no key for this long is over */
 
 typedef struct browse {
     view_model vm;
@@ -32,6 +37,8 @@ typedef struct browse {
     double due;        /* when the debounced query runs (ms clock), 0 = none */
     double click_at;   /* the last click, for double clicks */
     int click_y;
+    int pasting;     /* inside a bracketed paste: keys are text, never commands */
+    double paste_at; /* when its last key came */
 } browse;
 
 static volatile sig_atomic_t browse_signal;
@@ -46,11 +53,23 @@ static double browse_now(void)
 
 /* ---- the terminal ------------------------------------------------------------ */
 
+/* Bracketed paste on or off: the terminal then wraps pasted text in
+ * ESC[200~ ... ESC[201~, so a paste is never taken for keys. */
+static void browse_paste_mode(int on)
+{
+    const char *seq = on ? "\033[?2004h" : "\033[?2004l";
+    fflush(stdout);
+    if (write(STDOUT_FILENO, seq, strlen(seq)) < 0)
+        return; /* a terminal that cannot take it cannot paste either */
+}
+
 /* Restore the terminal; safe to call twice and from atexit. */
 static void browse_restore(void)
 {
-    if (browse_term && !isendwin())
+    if (browse_term && !isendwin()) {
         endwin();
+        browse_paste_mode(0);
+    }
 }
 
 static void browse_on_signal(int sig)
@@ -81,6 +100,9 @@ static int browse_terminal(browse *b)
     nonl();
     keypad(stdscr, TRUE);
     set_escdelay(25);
+    define_key("\033[200~", BROWSE_PASTE_BEGIN);
+    define_key("\033[201~", BROWSE_PASTE_END);
+    browse_paste_mode(1);
     mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
     mouseinterval(0);
     paint_theme(&b->th);
@@ -91,8 +113,10 @@ static int browse_terminal(browse *b)
 static void browse_suspend(void)
 {
     endwin();
+    browse_paste_mode(0);
     raise(SIGSTOP);
     refresh();
+    browse_paste_mode(1);
 }
 
 /* ---- themes and config ----------------------------------------------------------- */
@@ -198,9 +222,30 @@ static int browse_mouse(browse *b)
     return view_act(vm, A_MOUSE);
 }
 
+/* Keys between ESC[200~ and ESC[201~ are text for the query line. */
+static int browse_paste(browse *b, int kind, wint_t ch)
+{
+    if (kind == KEY_CODE_YES && ch == BROWSE_PASTE_BEGIN) {
+        b->pasting = 1;
+        b->paste_at = browse_now();
+        return qline_paste_begin(&b->vm);
+    }
+    if (kind == KEY_CODE_YES && ch == BROWSE_PASTE_END) {
+        b->pasting = 0;
+        return VIEW_HANDLED | VIEW_REDRAW;
+    }
+    if (!b->pasting)
+        return 0;
+    b->paste_at = browse_now();
+    return qline_paste(&b->vm, kind, ch);
+}
+
 static int browse_key(browse *b, int kind, wint_t ch)
 {
     view_model *vm = &b->vm;
+    int pasted = browse_paste(b, kind, ch);
+    if (pasted)
+        return pasted;
     if (kind == KEY_CODE_YES && ch == KEY_RESIZE)
         return VIEW_REDRAW | VIEW_FULL;
     if (kind == KEY_CODE_YES && ch == KEY_MOUSE)
@@ -237,10 +282,13 @@ static int browse_wait(const browse *b)
     return left <= 0 ? 0 : (int)left + 1;
 }
 
-/* No key before the timeout: run a due query, check the store. */
+/* No key before the timeout: run a due query, check the store. A paste
+ * whose end never came is over. */
 static int browse_idle(browse *b)
 {
     int flags = 0;
+    if (b->pasting && browse_now() - b->paste_at > BROWSE_PASTE_LOST_MS)
+        b->pasting = 0;
     if (b->due > 0 && browse_now() >= b->due)
         flags |= VIEW_RECALL;
     if (view_poll_store(&b->vm))
@@ -297,11 +345,31 @@ static int browse_start(browse *b, cli_common *c, int tour)
     return EXIT_OK;
 }
 
+/* Can the terminal move the cursor? TERM=dumb, an unknown TERM and
+ * terminals without cursor addressing (cup) cannot draw the browser. */
+static int browse_can_address(void)
+{
+    int errret = 0;
+    if (setupterm(NULL, STDOUT_FILENO, &errret) != OK)
+        return 0;
+    const char *cup = tigetstr("cup");
+    int ok = cup && cup != (char *)-1 && !tigetflag("hc");
+    del_curterm(cur_term);
+    return ok;
+}
+
 int browse_run(cli_common *c, int tour)
 {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
         return cli_error(EXIT_RUNTIME, "the browser needs a terminal; for scripts use "
                                        "'memscope recall' or 'memscope shell'");
+    if (!browse_can_address()) {
+        const char *term = getenv("TERM");
+        return cli_error(EXIT_USAGE,
+                         "the browser needs a terminal that can move the cursor (TERM=%s); "
+                         "use 'memscope recall' or 'memscope shell'",
+                         term && *term ? term : "unset");
+    }
     store *s = cli_open(c, 0, NULL);
     if (!s)
         return EXIT_RUNTIME;

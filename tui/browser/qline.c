@@ -9,6 +9,7 @@
 enum { H = VIEW_HANDLED, R = VIEW_REDRAW };
 
 static char qline_saved[ENGINE_QUERY_MAX + 1]; /* the text before Up went into history */
+static int qline_in_history;                   /* Up showed a history entry; Down goes back */
 
 static int qline_is_enter(int kind, wint_t ch)
 {
@@ -68,14 +69,16 @@ static int qline_history(view_model *vm, hist *h, int older)
         ledit_get(&vm->query, now, sizeof now);
         if (!(s = hist_older(h)))
             return H;
-        if (strcmp(now, s) != 0 && qline_saved[0] == '\0')
+        if (!qline_in_history)
             snprintf(qline_saved, sizeof qline_saved, "%s", now);
+        qline_in_history = 1;
+    } else if (!qline_in_history) {
+        return H; /* Down at the newest entry keeps the line */
     } else if (!(s = hist_newer(h))) {
         s = qline_saved;
+        qline_in_history = 0;
     }
     view_set_query(vm, s);
-    if (!older && s == qline_saved)
-        qline_saved[0] = '\0';
     return H | R | VIEW_DEBOUNCE;
 }
 
@@ -134,8 +137,10 @@ static int qline_search_prompt(view_model *vm, hist *h, int kind, wint_t ch)
         if (vm->search_match[0])
             view_set_query(vm, vm->search_match);
         hist_rewind(h);
-        if (qline_is_enter(kind, ch))
+        if (qline_is_enter(kind, ch)) {
             vm->focus = FOCUS_RESULTS;
+            vm->armed = 0;
+        }
         return H | R | VIEW_RECALL;
     }
     return kind == OK && ch == CTRL_KEY('c') ? 0 : H;
@@ -150,7 +155,9 @@ static int qline_query(view_model *vm, hist *h, int kind, wint_t ch)
         ledit_get(&vm->query, q, sizeof q);
         hist_add(h, q);
         qline_saved[0] = '\0';
+        qline_in_history = 0;
         vm->focus = FOCUS_RESULTS;
+        vm->armed = 0;
         return H | R | VIEW_RECALL;
     }
     if (kind == KEY_CODE_YES && (ch == KEY_UP || ch == KEY_DOWN))
@@ -168,6 +175,38 @@ static int qline_query(view_model *vm, hist *h, int kind, wint_t ch)
         vm->caption[0] = '\0';
     }
     return f ? f : qline_cursor(&vm->query, kind, ch);
+}
+
+/* ---- bracketed paste ------------------------------------------------------------ */
+
+int qline_paste_begin(view_model *vm)
+{
+    vm->help = 0;
+    if (vm->prompting)
+        return H | R;
+    while (vm->det.open)
+        view_detail_close(vm);
+    vm->focus = FOCUS_QUERY;
+    vm->armed = 0;
+    return H | R;
+}
+
+int qline_paste(view_model *vm, int kind, wint_t ch)
+{
+    if (kind != OK)
+        return H;
+    if (ch == '\n' || ch == '\r' || ch == '\t')
+        ch = ' ';
+    if (ch < 0x20 || ch == 127)
+        return H;
+    ledit *e = vm->prompting ? &vm->prompt : &vm->query;
+    if (ledit_insert(e, (wchar_t)ch))
+        return H;
+    if (vm->prompting)
+        return H | R;
+    vm->tour = -1; /* a new question: the tour's caption no longer applies */
+    vm->caption[0] = '\0';
+    return H | R | VIEW_DEBOUNCE;
 }
 
 int qline_key(view_model *vm, hist *h, int kind, wint_t ch)

@@ -116,6 +116,8 @@ typedef struct view_model {
     int res_top;    /* first result-pane line shown (scroll) */
     int low_top;    /* scroll of the lower pane */
     view_focus focus;
+    int armed;          /* the result pane takes keys that write: an arrow, PgUp/PgDn,
+                           Home/End or the mouse chose a row since the last Enter */
     int help, help_top; /* overlay open (0, VIEW_HELP_KEYS, VIEW_HELP_CALIBRATION), its scroll */
     struct calreport_status *calib; /* the calibration overlay's report, checked (owned) */
     int show_ranking;
@@ -159,6 +161,9 @@ int view_whatif_active(const view_model *vm);
 
 /* Handle action a (vm->key is the key pressed); returns VIEW_* flags. */
 int view_act(view_model *vm, action_id a);
+
+/* Would action a write to the store (WRITE_ACTIONS of action.h)? */
+int view_action_writes(action_id a);
 
 /* Put a message on the bottom line (role ROLE_message or ROLE_error). */
 void view_message(view_model *vm, int role, const char *fmt, ...)

@@ -468,11 +468,51 @@ static int view_help_key(view_model *vm, action_id a)
     }
 }
 
+#define ACTION_CASE(id) case A_##id:
+int view_action_writes(action_id a)
+{
+    switch (a) {
+        WRITE_ACTIONS(ACTION_CASE)
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Did key a choose a row with something other than a letter? */
+static int view_action_arms(action_id a)
+{
+    switch (a) {
+        ARMING_ACTIONS(ACTION_CASE)
+        return 1;
+    default:
+        return 0;
+    }
+}
+#undef ACTION_CASE
+
+/* A key that writes, before the user chose a row: refused with the reason
+ * (typing after Enter must never write). */
+static int view_unarmed_write(view_model *vm)
+{
+    view_message(vm, ROLE_message,
+                 "keys that write act on a row you choose: move to it with the arrow keys, "
+                 "PgUp/PgDn or the mouse first");
+    return H | R;
+}
+
 int view_act(view_model *vm, action_id a)
 {
     if ((unsigned)a >= A_COUNT)
         return 0;
     if (vm->help)
         return view_help_key(vm, a);
-    return handlers[a](vm);
+    if (view_action_writes(a) && !vm->armed)
+        return view_unarmed_write(vm);
+    int f = handlers[a](vm);
+    if (view_action_arms(a))
+        vm->armed = 1;
+    if (vm->focus == FOCUS_QUERY)
+        vm->armed = 0;
+    return f;
 }

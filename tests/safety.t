@@ -1,0 +1,196 @@
+#!/bin/bash
+# safety.t - the browser never writes by accident, and curates safely:
+# bracketed paste (a paste of text full of command letters changes neither
+# the store's bytes nor its feedback table, and never quits), the focus rule
+# (after Enter, letters do not write until a row is chosen with an arrow,
+# PgUp/PgDn, Home/End, Tab or the mouse), Down at the newest history entry
+# keeps the line; TERM=dumb gets a one-line refusal. Driven in tmux at
+# 80x24 and 120x36.
+#
+# Needs $MEMSCOPE (absolute path of the binary; `make test` sets it) and
+# tmux. A private tmux server and a temporary directory are removed at the
+# end. Waits poll the screen; no fixed sleeps.
+set -u
+
+. "$(dirname "$0")/tap.sh"
+if ! command -v tmux >/dev/null; then
+    echo "1..0 # SKIP tmux is needed"
+    exit 0
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-safety-t.XXXXXX") || bail "mktemp failed"
+SOCK="memscope-safety-$$"
+tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
+unset MEMSCOPE_DB MEMSCOPE_PROFILE NO_COLOR
+export HOME="$T/home" XDG_STATE_HOME="$T/state" XDG_CONFIG_HOME="$T/config" \
+    XDG_DATA_HOME="$T/data" LANG=C.UTF-8 LC_ALL=C.UTF-8
+mkdir -p "$HOME"
+DB="$T/demo.db"
+"$MEMSCOPE" demo --db "$DB" --force >/dev/null || bail "cannot write the demo store"
+WAIT=${MEMSCOPE_TEST_WAIT:-300} # tenths of a second a wait may take (ASan is slow)
+
+# The program each session runs; its exit status goes to $T/rc. TERM is
+# the session's (start's third argument).
+cat >"$T/run.sh" <<EOS
+#!/bin/bash
+export TERM="\$1" LANG=C.UTF-8 LC_ALL=C.UTF-8 HOME="$HOME"
+shift
+export XDG_STATE_HOME="$XDG_STATE_HOME" XDG_CONFIG_HOME="$XDG_CONFIG_HOME" XDG_DATA_HOME="$XDG_DATA_HOME"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" LSAN_OPTIONS="${LSAN_OPTIONS:-}"
+"\$@" 2>"$T/stderr"
+echo \$? >"$T/rc"
+exec sleep 600
+EOS
+chmod +x "$T/run.sh"
+
+# start COLS ROWS TERM ARGS...: a fresh tmux session running ARGS.
+start() {
+    local cols=$1 rows=$2 term=$3
+    shift 3
+    tm kill-server 2>/dev/null
+    rm -f "$T/rc" "$T/stderr"
+    for ((try = 0; try < 50; try++)); do
+        tm new-session -d -s t -x "$cols" -y "$rows" "$T/run.sh $term $*" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    bail "tmux cannot start"
+}
+screen() { tm capture-pane -p -t t >"$T/screen"; }
+settle() {
+    local prev
+    for ((k = 0; k < 50; k++)); do
+        prev=$(cat "$T/screen")
+        sleep 0.05
+        screen
+        [ "$prev" = "$(cat "$T/screen")" ] && return 0
+    done
+}
+wait_for() {
+    for ((i = 0; i < WAIT; i++)); do
+        screen
+        grep -qF -- "$1" "$T/screen" && { settle; return 0; }
+        sleep 0.1
+    done
+    diag "timed out waiting for '$1'; the screen:" "$(cat "$T/screen")"
+    return 1
+}
+wait_rc() {
+    for ((i = 0; i < WAIT; i++)); do
+        [ -s "$T/rc" ] && { cat "$T/rc"; return 0; }
+        sleep 0.1
+    done
+    echo timeout
+}
+keys() { tm send-keys -t t "$@"; }
+type_text() { tm send-keys -t t -l -- "$1"; }
+# paste TEXT: paste it as a terminal does, bracketed when the program asked.
+paste() {
+    tm set-buffer -b p -- "$1"
+    tm paste-buffer -p -d -b p -t t
+}
+# The store's bytes and its feedback table, to compare before and after.
+store_state() {
+    sha "$1"
+    "$MEMSCOPE" feedback --db "$1" --list --read-only
+}
+running() { [ ! -s "$T/rc" ]; }
+
+Q="When is my dentist appointment?"
+PASTE=$'my dentist\nmy yoga class\ny\n+\nq\nr\ni m0001\nx\nquick question\n'
+
+# ---- a paste into the query line, at 80x24 -------------------------------------------------
+
+cp "$DB" "$T/p.db"
+before=$(store_state "$T/p.db")
+start 80 24 xterm-256color "$MEMSCOPE" --db "$T/p.db"
+wait_for "Query ▸"
+paste "$PASTE"
+wait_for "quick question"
+ok $? "80x24: the paste lands in the query line"
+grep -q "Query ▸ my dentist my yoga class y + q r i m0001 x quick" "$T/screen"
+ok $? "80x24: its newlines became spaces"
+running
+ok $? "80x24: the q in the paste did not quit"
+keys C-c
+is "$(wait_rc)" 0 "80x24: Ctrl-C still quits"
+is "$(store_state "$T/p.db")" "$before" "80x24: the store's bytes and feedback table are unchanged"
+
+# ---- a paste after Enter (the results have the focus), at 120x36 ------------------------------
+
+start 120 36 xterm-256color "$MEMSCOPE" --db "$T/p.db"
+wait_for "Query ▸"
+type_text "$Q"
+keys Enter
+wait_for "Trace of"
+keys Down Up
+paste "$PASTE"
+wait_for "quick question"
+ok $? "120x36: a paste in the result pane goes to the query line"
+running
+ok $? "120x36: the paste ran no command"
+grep -q "Mem.Conf" "$T/screen"
+ok $? "120x36: the Ranking column is still shown (r in the paste did nothing)"
+grep -q "Pin id" "$T/screen"
+ok $((!$?)) "120x36: no pin prompt opened (i in the paste did nothing)"
+keys C-c
+wait_rc >/dev/null
+is "$(store_state "$T/p.db")" "$before" "120x36: the store's bytes and feedback table are unchanged"
+
+# ---- typing after Enter: letters never write until a row is chosen ----------------------------
+
+start 80 24 xterm-256color "$MEMSCOPE" --db "$T/p.db"
+wait_for "Query ▸"
+type_text "$Q"
+keys Enter
+wait_for "Trace of"
+type_text "y"
+wait_for "keys that write act on a row you choose"
+ok $? "80x24: y right after Enter is refused with the reason"
+type_text "x"
+screen
+grep -q "marked" "$T/screen"
+ok $((!$?)) "80x24: so is x"
+keys C-c
+wait_rc >/dev/null
+is "$(store_state "$T/p.db")" "$before" "80x24: typing after Enter wrote nothing"
+
+# ---- Down at the newest history entry keeps the line ---------------------------------------
+
+start 80 24 xterm-256color "$MEMSCOPE" --db "$T/p.db"
+wait_for "Query ▸"
+type_text "$Q"
+wait_for "Trace of"
+keys Down
+sleep 0.3
+wait_for "Query ▸ $Q"
+ok $? "Down with no history keeps the typed query"
+grep -q "Trace of" "$T/screen"
+ok $? "and its results"
+keys Enter / C-u
+type_text "another question"
+keys Up
+wait_for "Query ▸ $Q"
+ok $? "Up shows the older entry"
+keys Down
+wait_for "Query ▸ another question"
+ok $? "Down comes back to the line being typed"
+keys Down
+sleep 0.3
+wait_for "Query ▸ another question"
+ok $? "and Down again keeps it"
+keys C-c
+wait_rc >/dev/null
+
+# ---- a terminal that cannot move the cursor: a one-line refusal, exit 2 -------------------
+
+for term in dumb nosuch-terminal; do
+    start 80 24 "$term" "$MEMSCOPE" --db "$T/p.db"
+    is "$(wait_rc)" 2 "TERM=$term: the browser exits 2"
+    is "$(lines "$T/stderr")" 1 "TERM=$term: with one line"
+    grep -q "TERM=$term.*'memscope recall' or 'memscope shell'" "$T/stderr"
+    ok $? "TERM=$term: it names the terminal and points at recall and shell"
+done
+is "$(store_state "$T/p.db")" "$before" "the refusal wrote nothing"
+
+tap_done

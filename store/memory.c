@@ -1406,7 +1406,8 @@ ms_status store_add_feedback(store *s, int64_t rid, const char *query, const cha
         return code;
     if (label != 1 && label != -1)
         return ms_fail(err, MS_USAGE, "feedback label must be + or -");
-    if ((code = require_memory(s, rid, "recording feedback", err)))
+    if ((code = require_memory(s, rid, "recording feedback", err)) ||
+        (code = store_clear_feedback(s, rid, query, err)))
         return code;
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
@@ -1428,6 +1429,66 @@ ms_status store_add_feedback(store *s, int64_t rid, const char *query, const cha
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "recording feedback", err);
     return MS_OK;
+}
+
+ms_status store_clear_feedback(store *s, int64_t rid, const char *query, ms_error *err)
+{
+    ms_status code = store_require_writable(s, "withdraw feedback", err);
+    if (code)
+        return code;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(
+        s->db, "DELETE FROM feedback WHERE profile=?1 AND rid=?2 AND query=?3", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "withdrawing feedback", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, rid);
+    sqlite3_bind_text(st, 3, query ? query : "", -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "withdrawing feedback", err);
+    return MS_OK;
+}
+
+ms_status store_feedback_of(store *s, int64_t rid, const char *query, store_feedback *out,
+                            int *found, ms_error *err)
+{
+    memset(out, 0, sizeof *out);
+    *found = 0;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT query, query_type, label, at, channels FROM feedback"
+                                " WHERE profile=?1 AND rid=?2 AND query=?3 ORDER BY fid DESC"
+                                " LIMIT 1",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading feedback", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, rid);
+    sqlite3_bind_text(st, 3, query ? query : "", -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->rid = rid;
+        out->query = store_col_text(st, 0);
+        out->query_type = store_col_text(st, 1);
+        out->label = sqlite3_column_int(st, 2);
+        out->at = sqlite3_column_int64(st, 3);
+        out->channels = (unsigned)sqlite3_column_int64(st, 4);
+        *found = 1;
+        rc = SQLITE_DONE;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading feedback", err);
+    return MS_OK;
+}
+
+void store_feedback_clear(store_feedback *f)
+{
+    free(f->query);
+    free(f->query_type);
+    memset(f, 0, sizeof *f);
 }
 
 void store_feedback_free(store_feedback *v, size_t n)

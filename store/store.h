@@ -81,8 +81,9 @@ ms_status store_read_begin(store *s, ms_error *err);
 ms_status store_end(store *s, ms_error *err);
 void store_rollback(store *s);
 
-/* A change counter that moves whenever another connection commits
- * (PRAGMA data_version). */
+/* A change counter that moves whenever a write is committed: by another
+ * connection (PRAGMA data_version) or by this one (its own commits, which
+ * the pragma does not count), so a snapshot can tell it is stale. */
 int64_t store_data_version(store *s);
 
 /* ---- memories ---------------------------------------------------------- */
@@ -381,8 +382,20 @@ typedef struct store_feedback {
     int64_t at;
 } store_feedback;
 
+/* Record a judgement; it replaces an earlier judgement of rid for the same
+ * query (one per memory and query, never a counter). The caller holds the
+ * transaction. */
 ms_status store_add_feedback(store *s, int64_t rid, const char *query, const char *query_type,
                              int label, unsigned channels, ms_error *err);
+/* Withdraw rid's judgement for query (nothing when there is none). The
+ * caller holds the transaction. */
+ms_status store_clear_feedback(store *s, int64_t rid, const char *query, ms_error *err);
+/* rid's judgement for query in the current profile into *out, whose
+ * strings the caller frees with store_feedback_clear(); *found is 0 (and
+ * *out zeroed) when there is none. */
+ms_status store_feedback_of(store *s, int64_t rid, const char *query, store_feedback *out,
+                            int *found, ms_error *err);
+void store_feedback_clear(store_feedback *f);
 /* All feedback of the current profile, oldest first; free with
  * store_feedback_free. */
 ms_status store_feedback_all(store *s, store_feedback **out, size_t *n, ms_error *err);

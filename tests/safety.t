@@ -95,6 +95,15 @@ store_state() {
     "$MEMSCOPE" feedback --db "$1" --list --read-only
 }
 running() { [ ! -s "$T/rc" ]; }
+# wait_err TEXT: poll the session's standard error (a file) for TEXT.
+wait_err() {
+    for ((i = 0; i < WAIT; i++)); do
+        grep -qF -- "$1" "$T/stderr" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    diag "timed out waiting for '$1' on stderr"
+    return 1
+}
 
 Q="When is my dentist appointment?"
 PASTE=$'my dentist\nmy yoga class\ny\n+\nq\nr\ni m0001\nx\nquick question\n'
@@ -181,6 +190,143 @@ wait_for "Query ▸ another question"
 ok $? "and Down again keeps it"
 keys C-c
 wait_rc >/dev/null
+
+# ---- feedback is a toggle per memory and query, shown on the row, undone with u ---------
+
+cp "$DB" "$T/fb.db"
+fb_rows() { sqlite3 "$T/fb.db" "SELECT count(*) FROM feedback"; }
+fb_label() { sqlite3 "$T/fb.db" "SELECT group_concat(label) FROM feedback"; }
+start 120 36 xterm-256color "$MEMSCOPE" --db "$T/fb.db"
+wait_for "Query ▸"
+grep -q "writable" "$T/screen"
+ok $? "120x36: the status line says the browser can write"
+type_text "$Q"
+keys Enter
+wait_for "Trace of"
+keys Down Up
+# synced KEYS...: send the keys, then open and close the help, which shows
+# only once every key before it was handled.
+synced() {
+    keys "$@" F1
+    wait_for "every key (Esc closes"
+    keys Escape
+    wait_for "Trace of"
+}
+synced y
+grep -qF "[judged +]" "$T/screen"
+ok $? "120x36: y marks the row [judged +]"
+synced y y y y y y y y y
+grep -qF "[judged" "$T/screen"
+ok $((!$?)) "ten y in all: no mark (a toggle, not a counter)"
+is "$(fb_rows)" 0 "and no judgement in the store"
+keys y
+wait_for "[judged +]"
+ok $? "one more y marks it: [judged +]"
+is "$(fb_rows)/$(fb_label)" "1/1" "one judgement, relevant, in the store"
+keys x
+wait_for "[judged -]"
+ok $? "x turns it into [judged -]"
+is "$(fb_rows)/$(fb_label)" "1/-1" "still one judgement, now not relevant"
+keys u
+wait_for "[judged +]"
+ok $? "u undoes x: [judged +] again"
+is "$(fb_rows)/$(fb_label)" "1/1" "the store has the relevant judgement back"
+keys u
+wait_for "undone:"
+wait_gone_mark() {
+    for ((i = 0; i < WAIT; i++)); do
+        screen
+        grep -qF "[judged" "$T/screen" || return 0
+        sleep 0.1
+    done
+    return 1
+}
+wait_gone_mark
+ok $? "u again: no mark"
+is "$(fb_rows)" 0 "and no judgement"
+keys C-c
+wait_rc >/dev/null
+
+cp "$DB" "$T/ro.db"
+before_ro=$(store_state "$T/ro.db")
+start 80 24 xterm-256color "$MEMSCOPE" --db "$T/ro.db" --read-only
+wait_for "Query ▸"
+grep -q "READ-ONLY" "$T/screen"
+ok $? "80x24: --read-only: the status line says READ-ONLY"
+type_text "$Q"
+keys Enter
+wait_for "Trace of"
+keys Down y
+wait_for "read-only: this browser does not write"
+ok $? "80x24: y on a read-only browser says it does not write"
+keys C-c
+wait_rc >/dev/null
+is "$(store_state "$T/ro.db")" "$before_ro" "and nothing was written"
+
+# ---- why-not: a non-candidate, a missing id, an empty line, a short screen ------------------
+
+start 80 30 xterm-256color "$MEMSCOPE" --db "$DB"
+wait_for "Query ▸"
+type_text "$Q"
+keys Enter
+wait_for "Trace of"
+keys i
+wait_for "Pin id ▸"
+type_text m9999
+keys Enter
+wait_for "nothing pinned"
+ok $? "80x30: i m9999 says there is no such memory and pins nothing"
+grep -q "Why not m9999" "$T/screen"
+ok $((!$?)) "80x30: no why-not block for it"
+keys i
+type_text m0300
+keys Enter
+wait_for "Why not m0300?"
+grep -q "^ Why not m0300? not_a_candidate (p, or i and an empty line, unpins)" "$T/screen"
+ok $? "80x30: the pane title names the why-not block and its verdict"
+grep -q "not among the [0-9]* fused candidates" "$T/screen"
+ok $? "80x30: a non-candidate has no fused position (no 'position 0 of')"
+grep -q "position 0 of" "$T/screen"
+ok $((!$?)) "80x30: 'position 0 of' is gone"
+grep -q "^ Trace of m[0-9]*, rank 1" "$T/screen" && grep -q "^spreading  active" "$T/screen" &&
+    grep -q "^fused " "$T/screen"
+ok $? "80x30: the selected row's trace still shows below it: every channel and the fused sum"
+keys i Enter
+wait_for "unpinned"
+screen
+grep -q "Why not" "$T/screen"
+ok $((!$?)) "80x30: i with an empty line unpins"
+keys C-c
+wait_rc >/dev/null
+
+# ---- feedback --reset asks first ------------------------------------------------------------
+
+cp "$DB" "$T/r.db"
+top=$("$MEMSCOPE" recall --db "$T/r.db" --json "$Q" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["id"])')
+"$MEMSCOPE" feedback --db "$T/r.db" --query "$Q" "$top" + >/dev/null
+"$MEMSCOPE" feedback --db "$T/r.db" --query "$Q" "$top" + >/dev/null
+n_fb() { sqlite3 "$T/r.db" "SELECT count(*) FROM feedback"; }
+is "$(n_fb)" 1 "the CLI's feedback twice for one memory and query is one judgement"
+"$MEMSCOPE" feedback --db "$T/r.db" --reset </dev/null >"$T/out" 2>"$T/err"
+is "$?/$(lines "$T/err")" "2/1" "feedback --reset without a terminal or --yes: exit 2, one line"
+grep -q "would forget 1 judgement of profile default; add --yes" "$T/err"
+ok $? "it says what it would forget and how to confirm"
+is "$(n_fb)" 1 "and forgets nothing"
+start 80 24 xterm-256color "$MEMSCOPE" feedback --db "$T/r.db" --reset
+wait_err "forget all 1 judgement of profile default? [y/N]"
+ok $? "on a terminal it asks"
+type_text "n"
+keys Enter
+is "$(wait_rc)" 1 "n: exit 1"
+grep -q "not confirmed: nothing was forgotten" "$T/stderr"
+ok $? "n: it says nothing was forgotten"
+is "$(n_fb)" 1 "n: the judgement stays"
+start 80 24 xterm-256color "$MEMSCOPE" feedback --db "$T/r.db" --reset
+wait_err "[y/N]"
+type_text "y"
+keys Enter
+is "$(wait_rc)" 0 "y: exit 0"
+is "$(n_fb)" 0 "y: forgotten"
 
 # ---- a terminal that cannot move the cursor: a one-line refusal, exit 2 -------------------
 

@@ -1284,6 +1284,39 @@ static void test_utf8(void)
                cases[i].what);
 }
 
+/* Feedback is one judgement per memory and query: again replaces it,
+ * clear withdraws it, and the other query's judgement stays. */
+static void test_feedback_toggle(void)
+{
+    store *s = open_new("fb.db");
+    ms_error err;
+    ms_error_clear(&err);
+    int64_t v0 = store_data_version(s);
+    int64_t rid = put_simple(s, "f1", "the dentist is on Friday", NULL, NULL);
+    ok(store_data_version(s) != v0, "this connection's own commit moves store_data_version");
+    for (int i = 0; i < 10; i++)
+        store_add_feedback(s, rid, "dentist?", "general", 1, 3, &err);
+    store_add_feedback(s, rid, "other?", "general", -1, 0, &err);
+    store_feedback *fb = NULL;
+    size_t n = 0;
+    ok(store_feedback_all(s, &fb, &n, &err) == MS_OK && n == 2,
+       "ten judgements of one memory for one query are one (got %zu rows)", n);
+    store_feedback_free(fb, n);
+    store_add_feedback(s, rid, "dentist?", "general", -1, 1, &err);
+    store_feedback f;
+    int found = 0;
+    ok(store_feedback_of(s, rid, "dentist?", &f, &found, &err) == MS_OK && found && f.label == -1 &&
+           f.channels == 1 && strcmp(f.query_type, "general") == 0,
+       "a new judgement replaces the earlier one (label -1, channels 1)");
+    store_feedback_clear(&f);
+    ok(store_clear_feedback(s, rid, "dentist?", &err) == MS_OK, "store_clear_feedback");
+    ok(store_feedback_of(s, rid, "dentist?", &f, &found, &err) == MS_OK && !found, "withdraws it");
+    ok(store_feedback_of(s, rid, "other?", &f, &found, &err) == MS_OK && found && f.label == -1,
+       "the other query's judgement stays");
+    store_feedback_clear(&f);
+    store_close(s);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -1305,6 +1338,7 @@ int main(void)
     test_two_writers();
     test_parse_time();
     test_utf8();
+    test_feedback_toggle();
     remove_tmpdir();
     return done_testing();
 }

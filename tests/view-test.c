@@ -22,6 +22,7 @@
 #include "tui/browser/tour.c"
 #include "tui/browser/view.c"
 #include "tui/browser/view_act.c"
+#include "tui/browser/view_curate.c"
 #include "tui/present/view_fmt.c"
 #include "tui/browser/view_layout.c"
 #include "tui/browser/view_panel.c"
@@ -129,7 +130,7 @@ static void test_formats(void)
     vfmt_contribution(&tc, 15, out_, sizeof out_);
     is_str(out_, "1.00/(15+3) = 0.055556", "contribution written out as w/(k+rank)");
     vfmt_size(1782784, out_, sizeof out_);
-    is_str(out_, "1.7 MB", "file size");
+    is_str(out_, "1.7 MiB", "file size in binary units (MiB, not MB)");
     vfmt_ascii = 1;
     vfmt_bar(1.0, 3, out_, sizeof out_);
     is_str(out_, "###", "ASCII bars outside UTF-8 locales");

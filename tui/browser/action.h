@@ -45,11 +45,12 @@
     _(WI_FLOOR, "What-if", "f", "evidence floor off or on", 'f')                                   \
     _(WI_RESET, "What-if", "0", "back to the baseline (no what-if)", '0')                          \
     _(RELEVANT, "Feedback", "y",                                                                   \
-      "mark the selected memory relevant to this query: the "                                      \
-      "engine learns from it (the feedback adjustment; memscope feedback --reset "                 \
-      "forgets)",                                                                                  \
+      "mark the selected memory relevant to this query (again: unmark); the row shows "            \
+      "[judged +] and the engine learns from it (the feedback adjustment)",                        \
       'y')                                                                                         \
-    _(IRRELEVANT, "Feedback", "x", "mark the selected memory not relevant to this query", 'x')     \
+    _(IRRELEVANT, "Feedback", "x",                                                                 \
+      "mark it not relevant to this query (again: unmark); the row shows [judged -]", 'x')         \
+    _(UNDO, "Feedback", "u", "undo this session's last write (feedback)", 'u')                     \
     _(RANKING, "View", "r", "show or hide the Ranking column", 'r')                                \
     _(REFRESH, "View", "R", "run the query again (after another process wrote)", 'R')              \
     _(TOUR, "View", "T", "start or stop the demo tour", 'T')                                       \
@@ -77,7 +78,7 @@
 /* The actions that write to the store. They act only on a row the user
  * chose with a key that is not a letter (view_model.armed): after Enter,
  * letters typed next, or pasted text without bracketed paste, cannot write. */
-#define WRITE_ACTIONS(_) _(RELEVANT) _(IRRELEVANT)
+#define WRITE_ACTIONS(_) _(RELEVANT) _(IRRELEVANT) _(UNDO)
 
 /* The keys that choose a row and so let WRITE_ACTIONS act: no letter, no
  * Enter (a paste without bracketed paste holds those). */

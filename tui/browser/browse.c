@@ -240,7 +240,7 @@ static int browse_paste(browse *b, int kind, wint_t ch)
     return qline_paste(&b->vm, kind, ch);
 }
 
-static int browse_key(browse *b, int kind, wint_t ch)
+static int browse_dispatch(browse *b, int kind, wint_t ch)
 {
     view_model *vm = &b->vm;
     int pasted = browse_paste(b, kind, ch);
@@ -262,6 +262,20 @@ static int browse_key(browse *b, int kind, wint_t ch)
         return 0;
     vm->key = (int)ch;
     return view_act(vm, (action_id)a);
+}
+
+/* A message lasts until the next key that means something, unless that
+ * key put up a message of its own or the store changed (R clears that). */
+static int browse_key(browse *b, int kind, wint_t ch)
+{
+    view_model *vm = &b->vm;
+    unsigned gen = vm->msg_gen;
+    int f = browse_dispatch(b, kind, ch);
+    if ((f & VIEW_HANDLED) && vm->msg_gen == gen && vm->msg[0] && !vm->store_changed) {
+        vm->msg[0] = '\0';
+        f |= VIEW_REDRAW;
+    }
+    return f;
 }
 
 /* ---- the loop ---------------------------------------------------------------------- */

@@ -90,7 +90,9 @@ static int qline_pin_prompt(view_model *vm, int kind, wint_t ch)
         char id[STORE_ID_MAX + 1];
         ledit_get(&vm->prompt, id, sizeof id);
         vm->prompting = PROMPT_NONE;
-        return id[0] ? view_pin(vm, id) : H | R;
+        if (!id[0] && !vm->pinned[0])
+            return H | R;
+        return view_pin(vm, id); /* an empty line unpins */
     }
     if (kind == OK && ch == 27) {
         vm->prompting = PROMPT_NONE;

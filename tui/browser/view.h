@@ -54,7 +54,20 @@ typedef struct view_row {
     view_row_kind kind;
     int move;   /* baseline rank - current rank (what-if) */
     int is_new; /* not in the baseline's results */
+    int judged; /* the store's judgement of it for this query: +1, -1, 0 none */
 } view_row;
+
+/* One write of this session that u can take back. */
+typedef enum view_undo_kind { UNDO_FEEDBACK } view_undo_kind;
+typedef struct view_undo {
+    view_undo_kind kind;
+    int64_t rid;               /* the memory written */
+    char id[STORE_ID_MAX + 1]; /* its id, for the message */
+    char *query;               /* UNDO_FEEDBACK: the query judged (owned) */
+    store_feedback before;     /* UNDO_FEEDBACK: the judgement before (owned strings) */
+    int had;                   /* UNDO_FEEDBACK: there was one */
+} view_undo;
+#define VIEW_UNDO_MAX 64 /* writes remembered; older ones can no longer be undone */
 
 /* What-if overrides of the baseline recall. */
 typedef struct view_whatif {
@@ -123,13 +136,16 @@ typedef struct view_model {
     int show_ranking;
     char pinned[STORE_ID_MAX + 1]; /* why-not memory, "" = none */
     view_detail det;
+    view_undo undo[VIEW_UNDO_MAX]; /* this session's writes, oldest first (owned) */
+    int n_undo;
     char msg[768]; /* one-line message, "" = key hints */
     int msg_role;
-    int tour;                         /* current step, -1 = no tour */
-    char caption[1024];               /* the tour step's caption */
-    int64_t data_version;             /* store_data_version at the last recall */
-    long long file_sig;               /* size and time of the store file and its WAL then */
-    int store_changed;                /* another process wrote since */
+    unsigned msg_gen;     /* counts view_message calls: the next key clears an old message */
+    int tour;             /* current step, -1 = no tour */
+    char caption[1024];   /* the tour step's caption */
+    int64_t data_version; /* store_data_version at the last recall */
+    long long file_sig;   /* size and time of the store file and its WAL then */
+    int store_changed;    /* another process wrote since */
     int mouse_y, mouse_x, mouse_kind; /* the event MOUSE handles */
     int key;                          /* the key that triggered the action */
     double last_ms;                   /* duration of the last update */
@@ -177,9 +193,26 @@ const view_row *view_selected(const view_model *vm);
 int view_detail_open(view_model *vm, const char *id);
 void view_detail_close(view_model *vm);
 
-/* Pin memory id for why-not ("" or the same id again unpins). Returns
- * VIEW_* flags (a recall is due). */
+/* Pin memory id for why-not ("" or the same id again unpins); an id the
+ * profile does not hold is refused with a message. Returns VIEW_* flags
+ * (a recall is due when the pin changed). */
 int view_pin(view_model *vm, const char *id);
+
+/* ---- curation (view_curate.c) ------------------------------------------------- */
+
+/* Toggle this query's judgement of the selected memory: label (+1 relevant,
+ * -1 not) when it has another or none, none when it has label already.
+ * One transaction; remembered for view_undo_last. Returns VIEW_* flags. */
+int view_feedback_toggle(view_model *vm, int label);
+
+/* Take back the session's last write (one transaction). VIEW_* flags. */
+int view_undo_last(view_model *vm);
+
+/* The store's judgement of each row for the query shown (view_row.judged). */
+void view_mark_rows(view_model *vm);
+
+/* Forget the undo list (view_model_free). */
+void view_undo_free(view_model *vm);
 
 /* Check whether another process changed the store; sets store_changed and
  * a message. Returns 1 when it newly changed. */

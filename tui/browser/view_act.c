@@ -321,44 +321,21 @@ static int act_WI_RESET(view_model *vm)
     return H | R | VIEW_RECALL;
 }
 
-/* ---- feedback ---------------------------------------------------------------------- */
-
-/* Teach the engine that the selected memory was (label +1) or was not (-1)
- * relevant to the query shown, and recall again so the adjustment shows. */
-static int view_judge(view_model *vm, int label)
-{
-    const view_row *row = view_selected(vm);
-    if (!row || !vm->cur) {
-        view_message(vm, ROLE_message, "select a result to mark it");
-        return H | R;
-    }
-    if (store_is_readonly(vm->st)) {
-        view_message(vm, ROLE_error, "the store is opened read-only: feedback is not recorded");
-        return H | R;
-    }
-    ms_error err;
-    ms_error_clear(&err);
-    char id[STORE_ID_MAX + 1];
-    snprintf(id, sizeof id, "%s", row->h->mem.id);
-    if (engine_feedback(vm->eng, vm->cur, id, label, &err)) {
-        view_message(vm, ROLE_error, "memscope: %s", err.msg);
-        return H | R;
-    }
-    view_message(vm, ROLE_message,
-                 "marked %s %s to this query; the engine learns from it "
-                 "(the feedback adjustment in the trace)",
-                 id, label > 0 ? "relevant" : "not relevant");
-    return H | R | VIEW_RECALL;
-}
+/* ---- feedback and undo (view_curate.c) ------------------------------------------- */
 
 static int act_RELEVANT(view_model *vm)
 {
-    return view_judge(vm, 1);
+    return view_feedback_toggle(vm, 1);
 }
 
 static int act_IRRELEVANT(view_model *vm)
 {
-    return view_judge(vm, -1);
+    return view_feedback_toggle(vm, -1);
+}
+
+static int act_UNDO(view_model *vm)
+{
+    return view_undo_last(vm);
 }
 
 /* ---- view ------------------------------------------------------------------------ */
@@ -501,12 +478,22 @@ static int view_unarmed_write(view_model *vm)
     return H | R;
 }
 
+static int view_read_only(view_model *vm)
+{
+    view_message(vm, ROLE_error,
+                 "read-only: this browser does not write (opened with --read-only "
+                 "or on a read-only file)");
+    return H | R;
+}
+
 int view_act(view_model *vm, action_id a)
 {
     if ((unsigned)a >= A_COUNT)
         return 0;
     if (vm->help)
         return view_help_key(vm, a);
+    if (view_action_writes(a) && store_is_readonly(vm->st))
+        return view_read_only(vm);
     if (view_action_writes(a) && !vm->armed)
         return view_unarmed_write(vm);
     int f = handlers[a](vm);

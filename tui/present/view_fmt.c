@@ -335,11 +335,11 @@ void vfmt_size(long long bytes, char *out, size_t len)
     if (bytes < 1024)
         snprintf(out, len, "%lld B", bytes);
     else if (bytes < 1024 * 1024)
-        snprintf(out, len, "%.1f KB", bytes / 1024.0);
+        snprintf(out, len, "%.1f KiB", bytes / 1024.0);
     else if (bytes < 1024LL * 1024 * 1024)
-        snprintf(out, len, "%.1f MB", bytes / 1048576.0);
+        snprintf(out, len, "%.1f MiB", bytes / 1048576.0);
     else
-        snprintf(out, len, "%.1f GB", bytes / 1073741824.0);
+        snprintf(out, len, "%.1f GiB", bytes / 1073741824.0);
 }
 
 int vfmt_overlap(const recall_hit *a, size_t na, const recall_hit *b, size_t nb, int n, int *of)

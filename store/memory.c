@@ -927,6 +927,96 @@ ms_status store_get(store *s, const char *id, int64_t rid, store_memory *out, ms
     return fill_entities(s, out, 0, err);
 }
 
+/* The names of the entities given with memory rid, into m (owned). */
+static ms_status given_entities(store *s, int64_t rid, store_memory *m, ms_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT e.name FROM memory_entities me JOIN entities e ON"
+                                " e.eid = me.eid WHERE me.rid=?1 AND me.given ORDER BY e.name",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading entities", err);
+    sqlite3_bind_int64(st, 1, rid);
+    size_t cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (m->n_entities == cap) {
+            cap = cap ? 2 * cap : 8;
+            char **v = realloc(m->entities, cap * sizeof *v);
+            if (!v) {
+                sqlite3_finalize(st);
+                return ms_fail(err, MS_NOMEM, "out of memory");
+            }
+            m->entities = v;
+        }
+        m->entities[m->n_entities++] = store_col_text(st, 0);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? MS_OK : store_sql_fail(s, rc, "reading entities", err);
+}
+
+ms_status store_get_for_put(store *s, const char *id, store_memory *out, ms_error *err)
+{
+    ms_status st = store_get(s, id, 0, out, err);
+    if (st)
+        return st;
+    for (size_t i = 0; i < out->n_entities; i++)
+        free(out->entities[i]);
+    free(out->entities);
+    out->entities = NULL;
+    out->n_entities = 0;
+    free(out->vector_model); /* output only */
+    out->vector_model = NULL;
+    out->vector_dim = 0;
+    st = given_entities(s, out->rid, out, err);
+    if (st)
+        store_memory_clear(out);
+    return st;
+}
+
+void store_edit_fields_init(store_edit_fields *f)
+{
+    memset(f, 0, sizeof *f);
+    f->memory_confidence = f->trust_alpha = f->trust_beta = -1;
+}
+
+/* Replace *field with a copy of text ("" = NULL when clearable). */
+static ms_status edit_text(char **field, const char *text, int clearable, ms_error *err)
+{
+    if (!text)
+        return MS_OK;
+    char *copy = clearable && !*text ? NULL : strdup(text);
+    if (!copy && !(clearable && !*text))
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    free(*field);
+    *field = copy;
+    return MS_OK;
+}
+
+ms_status store_edit(store *s, const char *id, const store_edit_fields *f, ms_error *err)
+{
+    ms_status st = store_require_writable(s, "edit", err);
+    if (st)
+        return st;
+    store_memory m;
+    if ((st = store_get_for_put(s, id, &m, err)))
+        return st;
+    if (!(st = edit_text(&m.content, f->content, 0, err)) &&
+        !(st = edit_text(&m.speaker, f->speaker, 1, err)) &&
+        !(st = edit_text(&m.created_at, f->created_at, 0, err)))
+        st = edit_text(&m.event_time, f->event_time, 1, err);
+    if (f->memory_confidence >= 0)
+        m.memory_confidence = f->memory_confidence;
+    if (f->trust_alpha >= 0 || f->trust_beta >= 0) {
+        m.trust_alpha = f->trust_alpha;
+        m.trust_beta = f->trust_beta;
+    }
+    if (!st)
+        st = store_put(s, &m, STORE_DUP_REPLACE, NULL, err);
+    store_memory_clear(&m);
+    return st;
+}
+
 ms_status store_delete(store *s, const char *id, ms_error *err)
 {
     ms_status code = store_require_writable(s, "delete", err);

@@ -165,6 +165,31 @@ ms_status store_get(store *s, const char *id, int64_t rid, store_memory *out, ms
 /* Delete one memory (and its links, edges, vector) by id. */
 ms_status store_delete(store *s, const char *id, ms_error *err);
 
+/* Memory id as store_put would take it back: store_get's fields with
+ * entities = only the ones given with it (the derived ones are derived
+ * again), so store_put(out, STORE_DUP_REPLACE) after an edit, or
+ * STORE_DUP_ERROR after a delete, writes it back as it was. The caller
+ * clears *out. MS_NOT_FOUND when absent. */
+ms_status store_get_for_put(store *s, const char *id, store_memory *out, ms_error *err);
+
+/* What a user changes of one memory; NULL strings and negative numbers
+ * keep the field. An empty speaker or event_time clears it. */
+typedef struct store_edit_fields {
+    const char *content, *speaker, *created_at, *event_time;
+    double memory_confidence;       /* 0..1, < 0 keeps */
+    double trust_alpha, trust_beta; /* both > 0, or both < 0 to keep */
+} store_edit_fields;
+
+/* Every field kept (the starting point of an edit). */
+void store_edit_fields_init(store_edit_fields *f);
+
+/* Change memory id in place (its rid, position, session, metadata and given
+ * entities stay): a store_put with STORE_DUP_REPLACE of the edited memory,
+ * so the index, the derived entities and edges and (when the content
+ * changed) the vector follow. Validation errors name the field; nothing is
+ * written then. Must run inside store_begin/store_end. */
+ms_status store_edit(store *s, const char *id, const store_edit_fields *f, ms_error *err);
+
 enum store_scan_entities {
     STORE_SCAN_NONE = 0,  /* leave entities empty */
     STORE_SCAN_ALL = 1,   /* every linked entity */

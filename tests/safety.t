@@ -263,6 +263,95 @@ keys C-c
 wait_rc >/dev/null
 is "$(store_state "$T/ro.db")" "$before_ro" "and nothing was written"
 
+# ---- edit in $EDITOR, delete with a question, both undone with u ---------------------------
+
+cp "$DB" "$T/e.db"
+cat >"$T/ed-good.sh" <<'EOS'
+#!/bin/sh
+sed -i 's/^speaker: .*/speaker: Zed/; s/^memory_confidence: .*/memory_confidence: 0.5/' "$1"
+sed -i '/^content:$/{n;s/^/EDITED /}' "$1"
+EOS
+cat >"$T/ed-bad.sh" <<'EOS'
+#!/bin/sh
+sed -i 's/^speaker: .*/speaker: Zed\nbogus: 1/' "$1"
+EOS
+printf '#!/bin/sh\ntrue\n' >"$T/ed-same.sh"
+chmod +x "$T"/ed-*.sh
+field() { "$MEMSCOPE" show --db "$T/e.db" --json "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[sys.argv[1]])' "$2"; }
+top=$("$MEMSCOPE" recall --db "$T/e.db" --json "$Q" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["id"])')
+speaker0=$(field "$top" speaker)
+content0=$(field "$top" content)
+count() { "$MEMSCOPE" list --db "$T/e.db" | wc -l; }
+n0=$(count)
+start 120 36 xterm-256color env EDITOR="$T/ed-good.sh" "$MEMSCOPE" --db "$T/e.db"
+wait_for "Query ▸"
+type_text "$Q"
+keys Enter
+wait_for "Trace of $top"
+keys Down Up e
+wait_for "edited $top; u undoes it"
+ok $? "120x36: e runs the editor and writes the change"
+is "$(field "$top" speaker)/$(field "$top" memory_confidence)" "Zed/0.5" "the store has the new speaker and confidence"
+is "$(field "$top" content)" "EDITED $content0" "and the new content"
+grep -q "\[edited\]" "$T/screen"
+ok $? "the row shows [edited]"
+keys u
+wait_for "undone: $top is back as it was before the edit"
+ok $? "u undoes the edit"
+is "$(field "$top" speaker)/$(field "$top" content)" "$speaker0/$content0" "the memory is as it was"
+keys d
+wait_for "Delete? y/N"
+ok $? "d asks first"
+keys n
+wait_for "kept $top"
+is "$(count)" "$n0" "n keeps it"
+keys d
+wait_for "Delete? y/N"
+paste "y"
+wait_for "kept $top"
+ok $? "a pasted y does not confirm"
+keys Escape
+wait_for "↓ picks a row"
+keys Down
+keys Up
+keys d y
+wait_for "deleted $top; u brings it back"
+ok $? "d y deletes"
+is "$(count)" "$((n0 - 1))" "one memory fewer in the store"
+"$MEMSCOPE" show --db "$T/e.db" "$top" >/dev/null 2>&1
+ok $((!$?)) "show no longer finds it"
+keys u
+wait_for "undone: $top is back as it was before the delete"
+ok $? "u brings it back"
+is "$(count)/$(field "$top" content)" "$n0/$content0" "the memory is back with its content"
+keys C-c
+wait_rc >/dev/null
+
+before_e=$(sha "$T/e.db")
+start 80 24 xterm-256color env EDITOR="$T/ed-bad.sh" "$MEMSCOPE" --db "$T/e.db"
+wait_for "Query ▸"
+type_text "$Q"
+keys Enter
+wait_for "Trace of"
+keys Down Up e
+wait_for "no field 'bogus'"
+grep -Eq "no field 'bogus' \(/[^ ]*memscope-edit-[^ ]*\.txt:6:1\)" "$T/screen"
+ok $? "80x24: a bad line in the edited file is named with FILE:LINE:COL"
+is "$(field "$top" speaker)" "$speaker0" "and nothing was written"
+keys C-c
+wait_rc >/dev/null
+start 80 24 xterm-256color env EDITOR="$T/ed-same.sh" "$MEMSCOPE" --db "$T/e.db"
+wait_for "Query ▸"
+type_text "$Q"
+keys Enter
+wait_for "Trace of"
+keys Down Up e
+wait_for "unchanged: nothing written"
+ok $? "80x24: an editor that changes nothing writes nothing"
+keys C-c
+wait_rc >/dev/null
+is "$(sha "$T/e.db")" "$before_e" "the store's bytes after a bad and an empty edit are the same"
+
 # ---- why-not: a non-candidate, a missing id, an empty line, a short screen ------------------
 
 start 80 30 xterm-256color "$MEMSCOPE" --db "$DB"

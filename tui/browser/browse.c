@@ -2,11 +2,13 @@
 #include "tui/browser/browse.h"
 
 #include <curses.h>
+#include <errno.h>
 #include <langinfo.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -108,6 +110,64 @@ static int browse_terminal(browse *b)
     paint_theme(&b->th);
     browse_signals();
     return 0;
+}
+
+/* Run the user's editor on path with the terminal given back to it, as
+ * git does: $VISUAL, else $EDITOR, else vi, through sh (so "code -w"
+ * works). 0 when it exited 0. */
+static int browse_run_editor(const char *path)
+{
+    const char *ed = getenv("VISUAL");
+    if (!ed || !*ed)
+        ed = getenv("EDITOR");
+    if (!ed || !*ed)
+        ed = "vi";
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s \"$@\"", ed);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, ed, path, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* e: the memory in a temporary file, the editor, the change written. */
+static int browse_edit(browse *b)
+{
+    view_model *vm = &b->vm;
+    const char *tmp = getenv("TMPDIR");
+    char p[1024];
+    if (!tmp || !*tmp || strlen(tmp) > sizeof p - 40)
+        tmp = "/tmp";
+    snprintf(p, sizeof p, "%s/memscope-edit-XXXXXX.txt", tmp);
+    int fd = mkstemps(p, 4);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        view_message(vm, ROLE_error, "memscope: cannot write a file for the editor: %s",
+                     strerror(errno));
+        return VIEW_HANDLED | VIEW_REDRAW;
+    }
+    int rc = view_edit_write(vm, f);
+    if (fclose(f) != 0 || rc) {
+        unlink(p);
+        return VIEW_HANDLED | VIEW_REDRAW;
+    }
+    endwin();
+    browse_paste_mode(0);
+    int ed = browse_run_editor(p);
+    refresh();
+    browse_paste_mode(1);
+    int flags = VIEW_HANDLED | VIEW_REDRAW | VIEW_FULL;
+    if (ed)
+        view_message(vm, ROLE_error, "memscope: the editor failed: nothing written");
+    else
+        flags |= view_edit_apply(vm, p);
+    unlink(p);
+    return flags;
 }
 
 static void browse_suspend(void)
@@ -270,8 +330,10 @@ static int browse_key(browse *b, int kind, wint_t ch)
 {
     view_model *vm = &b->vm;
     unsigned gen = vm->msg_gen;
+    int pasting = b->pasting; /* a paste is one event: its keys keep the message */
     int f = browse_dispatch(b, kind, ch);
-    if ((f & VIEW_HANDLED) && vm->msg_gen == gen && vm->msg[0] && !vm->store_changed) {
+    if ((f & VIEW_HANDLED) && vm->msg_gen == gen && vm->msg[0] && !vm->store_changed && !pasting &&
+        !b->pasting) {
         vm->msg[0] = '\0';
         f |= VIEW_REDRAW;
     }
@@ -322,6 +384,10 @@ static void browse_loop(browse *b)
         }
         if (flags & (VIEW_REDRAW | VIEW_RECALL))
             browse_draw(b, flags & VIEW_FULL);
+        if (flags & VIEW_EDITOR) {
+            flags = browse_edit(b);
+            continue;
+        }
         if (flags & VIEW_SUSPEND) {
             browse_suspend();
             flags = VIEW_REDRAW | VIEW_FULL;

@@ -184,6 +184,8 @@ static int qline_query(view_model *vm, hist *h, int kind, wint_t ch)
 int qline_paste_begin(view_model *vm)
 {
     vm->help = 0;
+    if (vm->prompting == PROMPT_CONFIRM)
+        view_delete_answer(vm, 0); /* a paste never confirms */
     if (vm->prompting)
         return H | R;
     while (vm->det.open)
@@ -211,8 +213,18 @@ int qline_paste(view_model *vm, int kind, wint_t ch)
     return H | R | VIEW_DEBOUNCE;
 }
 
+/* A confirmation takes one key: y (typed, never pasted) says yes. */
+static int qline_confirm_prompt(view_model *vm, int kind, wint_t ch)
+{
+    if (kind == KEY_CODE_YES && ch == KEY_RESIZE)
+        return 0;
+    return view_delete_answer(vm, kind == OK && (ch == 'y' || ch == 'Y'));
+}
+
 int qline_key(view_model *vm, hist *h, int kind, wint_t ch)
 {
+    if (vm->prompting == PROMPT_CONFIRM)
+        return qline_confirm_prompt(vm, kind, ch);
     if (vm->prompting == PROMPT_PIN)
         return qline_pin_prompt(vm, kind, ch);
     if (vm->prompting == PROMPT_SEARCH)

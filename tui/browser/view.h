@@ -16,6 +16,7 @@
 #define MS_VIEW_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tui/browser/action.h"
 #include "engine/engine.h"
@@ -39,13 +40,14 @@ enum {
     VIEW_QUIT = 32,     /* leave the browser */
     VIEW_SUSPEND = 64,  /* stop the process (Ctrl-Z) */
     VIEW_HISTORY = 128, /* the query line asked for history (qline.c) */
+    VIEW_EDITOR = 256,  /* edit vm->edit_id in $EDITOR (browse.c runs it) */
 };
 
 /* What view_model.help shows: the keys, or the calibration report. */
 enum { VIEW_HELP_KEYS = 1, VIEW_HELP_CALIBRATION = 2 };
 
 typedef enum view_focus { FOCUS_QUERY, FOCUS_RESULTS, FOCUS_LOWER, FOCUS_COUNT } view_focus;
-typedef enum view_prompt { PROMPT_NONE, PROMPT_PIN, PROMPT_SEARCH } view_prompt;
+typedef enum view_prompt { PROMPT_NONE, PROMPT_PIN, PROMPT_SEARCH, PROMPT_CONFIRM } view_prompt;
 typedef enum view_row_kind { ROW_HIT, ROW_MISS, ROW_GONE } view_row_kind;
 
 /* One selectable row of the result pane. */
@@ -58,7 +60,7 @@ typedef struct view_row {
 } view_row;
 
 /* One write of this session that u can take back. */
-typedef enum view_undo_kind { UNDO_FEEDBACK } view_undo_kind;
+typedef enum view_undo_kind { UNDO_FEEDBACK, UNDO_EDIT, UNDO_DELETE } view_undo_kind;
 typedef struct view_undo {
     view_undo_kind kind;
     int64_t rid;               /* the memory written */
@@ -66,6 +68,9 @@ typedef struct view_undo {
     char *query;               /* UNDO_FEEDBACK: the query judged (owned) */
     store_feedback before;     /* UNDO_FEEDBACK: the judgement before (owned strings) */
     int had;                   /* UNDO_FEEDBACK: there was one */
+    store_memory mem;          /* UNDO_EDIT, UNDO_DELETE: the memory before (owned) */
+    store_feedback *fb;        /* UNDO_DELETE: its judgements, which went with it (owned) */
+    size_t n_fb;
 } view_undo;
 #define VIEW_UNDO_MAX 64 /* writes remembered; older ones can no longer be undone */
 
@@ -138,7 +143,8 @@ typedef struct view_model {
     view_detail det;
     view_undo undo[VIEW_UNDO_MAX]; /* this session's writes, oldest first (owned) */
     int n_undo;
-    char msg[768]; /* one-line message, "" = key hints */
+    char edit_id[STORE_ID_MAX + 1]; /* the memory e edits, or d asks to delete */
+    char msg[768];                  /* one-line message, "" = key hints */
     int msg_role;
     unsigned msg_gen;     /* counts view_message calls: the next key clears an old message */
     int tour;             /* current step, -1 = no tour */
@@ -207,6 +213,26 @@ int view_feedback_toggle(view_model *vm, int label);
 
 /* Take back the session's last write (one transaction). VIEW_* flags. */
 int view_undo_last(view_model *vm);
+
+/* Ask to delete the selected memory (PROMPT_CONFIRM), and the answer: y
+ * deletes it in one transaction (undo puts it back with its judgements),
+ * anything else keeps it. VIEW_* flags. */
+int view_delete_ask(view_model *vm);
+int view_delete_answer(view_model *vm, int yes);
+
+/* Edit the selected memory: view_edit_begin sets vm->edit_id and returns
+ * VIEW_EDITOR; browse.c writes the file with view_edit_write, runs the
+ * editor on it, and gives it back to view_edit_apply, which parses it
+ * ("field: value" lines, then the content after "content:") and writes the
+ * change in one transaction. A bad line is a message naming PATH:LINE:COL
+ * and writes nothing. view_edit_write returns 0 or -1 (with a message);
+ * the others VIEW_* flags. */
+int view_edit_begin(view_model *vm);
+int view_edit_write(view_model *vm, FILE *f);
+int view_edit_apply(view_model *vm, const char *path);
+
+/* Did this session edit memory rid (the [edited] mark)? */
+int view_edited(const view_model *vm, int64_t rid);
 
 /* The store's judgement of each row for the query shown (view_row.judged). */
 void view_mark_rows(view_model *vm);

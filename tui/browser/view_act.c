@@ -321,7 +321,7 @@ static int act_WI_RESET(view_model *vm)
     return H | R | VIEW_RECALL;
 }
 
-/* ---- feedback and undo (view_curate.c) ------------------------------------------- */
+/* ---- feedback, edit, delete, undo (view_curate.c) --------------------------------------- */
 
 static int act_RELEVANT(view_model *vm)
 {
@@ -331,6 +331,16 @@ static int act_RELEVANT(view_model *vm)
 static int act_IRRELEVANT(view_model *vm)
 {
     return view_feedback_toggle(vm, -1);
+}
+
+static int act_EDIT(view_model *vm)
+{
+    return view_edit_begin(vm);
+}
+
+static int act_DELETE(view_model *vm)
+{
+    return view_delete_ask(vm);
 }
 
 static int act_UNDO(view_model *vm)

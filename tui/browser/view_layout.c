@@ -146,9 +146,10 @@ static const char *view_prompt_text(const view_model *vm)
     const char *arrow = vfmt_ascii ? ">" : "▸";
     static char buf[64];
     snprintf(buf, sizeof buf, " %s %s ",
-             vm->prompting == PROMPT_PIN      ? "Pin id"
-             : vm->prompting == PROMPT_SEARCH ? "History search"
-                                              : "Query",
+             vm->prompting == PROMPT_PIN       ? "Pin id"
+             : vm->prompting == PROMPT_SEARCH  ? "History search"
+             : vm->prompting == PROMPT_CONFIRM ? "Delete? y/N"
+                                               : "Query",
              arrow);
     return buf;
 }

@@ -139,6 +139,8 @@ static void view_row_line(const view_model *vm, vrow *l, const view_row *row, co
     }
     if (row->judged)
         vrow_add(l, ROLE_move_new, row->judged > 0 ? "[judged +] " : "[judged -] ");
+    if (view_edited(vm, h->mem.rid))
+        vrow_add(l, ROLE_move_new, "[edited] ");
     if (store_is_superseded(&h->mem)) { /* its id is stored text: shown as stored */
         char sup[STORE_ID_MAX + 64];
         store_supersession_text(h->mem.superseded_by, h->mem.superseded_at, sup, sizeof sup);

@@ -1048,6 +1048,8 @@ ms_status store_delete(store *s, const char *id, ms_error *err)
         code = store_exec(s, sql, err);
     }
     if (!code)
+        code = store_relations_forget(s, rid, id, err);
+    if (!code)
         code = drop_orphans(s, eids, n_eids, err);
     free(eids);
     sqlite3_stmt *st = code ? NULL : store_stmt(s, ST_DELETE, err);

@@ -119,6 +119,17 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
      * SuperLocalMemory's keep it: docs/STORES.md). Columns, added by code
      * (add_v6_columns). */
     "",
+    /* 6 -> 7: directed relations between memories (relation.c): src
+     * supersedes or contradicts dst, with the reason. The supersession a
+     * schema-6 store holds becomes relations where its superseded_by names
+     * a memory of the same profile. */
+    ("CREATE TABLE IF NOT EXISTS relations("
+     " src INTEGER NOT NULL REFERENCES memories(rid) ON DELETE CASCADE,"
+     " dst INTEGER NOT NULL REFERENCES memories(rid) ON DELETE CASCADE,"
+     " kind INTEGER NOT NULL CHECK (kind IN (1, 2)),"
+     " reason TEXT,"
+     " PRIMARY KEY (src, dst, kind)) WITHOUT ROWID;"
+     "CREATE INDEX IF NOT EXISTS relations_by_dst ON relations(dst, kind);" STORE_REL_SYNC_SQL ";"),
 };
 
 /* The columns of schema 6, each unless the table has it already (a store
@@ -705,6 +716,11 @@ void store_close(store *s)
 int store_has_v6(const store *s)
 {
     return s->upgrade_from == 0 || s->upgrade_from >= 6;
+}
+
+int store_has_v7(const store *s)
+{
+    return s->upgrade_from == 0 || s->upgrade_from >= 7;
 }
 
 const char *store_path(const store *s)

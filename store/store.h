@@ -20,7 +20,7 @@
 
 #include "status.h"
 
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 #define STORE_SCHEMA_READS_FROM 4       /* an older schema read as it is, without upgrading */
 #define STORE_APPLICATION_ID 0x4d53434f /* "MSCO" */
 #define STORE_CONTENT_MAX (1024 * 1024) /* bytes of content per memory */
@@ -335,6 +335,78 @@ ms_status store_has_edges(store *s, int *yes, ms_error *err);
 /* Call fn for every edge of the current profile. */
 typedef int (*store_edge_fn)(void *ctx, const store_edge *e);
 ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err);
+
+/* ---- relations --------------------------------------------------------- */
+
+/* Directed relations between two memories, with the evidence or reason for
+ * each: what a curator, an importer or the supersession detector says about
+ * two memories' facts, as opposed to the edges above (which say they are
+ * near). Kept in their own table (schema 7), src -> dst:
+ *   supersedes:  src is the newer fact that replaces dst. dst's
+ *                superseded_by / superseded_at / superseded_reason say the
+ *                same (store_set_supersedes keeps them so);
+ *   contradicts: src says the opposite of dst (src is the one that
+ *                contradicts; one row per pair, either direction). */
+typedef enum store_rel_kind {
+    STORE_REL_SUPERSEDES = 1,
+    STORE_REL_CONTRADICTS = 2,
+    STORE_REL_KINDS = 3,
+} store_rel_kind;
+
+/* "supersedes", "contradicts"; "unknown" for any other kind. */
+const char *store_rel_kind_name(int kind);
+
+/* Record that memory newer_rid supersedes memory older_rid (both of the
+ * current profile), with reason (the evidence: free text, may be NULL).
+ * older's superseded_by becomes newer's id, superseded_at newer's time (its
+ * event_time, else created_at) and superseded_reason the reason (or
+ * "supersedes relation"). A relation that exists gets the new reason; the
+ * reverse one (older supersedes newer), if recorded, is removed with it.
+ * One transaction (a savepoint inside the caller's): on an error nothing is
+ * changed. MS_USAGE when newer_rid == older_rid or the reason is not valid
+ * UTF-8 of at most STORE_FIELD_MAX bytes; MS_NOT_FOUND when a rid is not a
+ * memory of the profile; MS_READONLY on a read-only store. */
+ms_status store_set_supersedes(store *s, int64_t newer_rid, int64_t older_rid, const char *reason,
+                               ms_error *err);
+
+/* Record that memory a_rid contradicts memory b_rid, with reason (may be
+ * NULL). A contradiction already recorded between the two, either way, gets
+ * the new reason and keeps its direction. Transaction and errors as for
+ * store_set_supersedes; the memories' own fields are not changed. */
+ms_status store_set_contradicts(store *s, int64_t a_rid, int64_t b_rid, const char *reason,
+                                ms_error *err);
+
+/* Undo: remove the relation of kind (store_rel_kind) between a_rid and
+ * b_rid, whichever way it points. Clearing a supersedes relation also
+ * clears the older memory's superseded_by / _at / _reason when they name
+ * the newer one, or points them at another memory that still supersedes
+ * it. One transaction as above. MS_USAGE for an unknown kind; MS_NOT_FOUND
+ * when a rid is not a memory of the profile or the two have no such
+ * relation. */
+ms_status store_clear_relation(store *s, int64_t a_rid, int64_t b_rid, int kind, ms_error *err);
+
+/* One relation as seen from one of its memories. */
+typedef struct store_relation {
+    int64_t rid;    /* the memory asked about */
+    int64_t other;  /* the memory at the other end */
+    char *other_id; /* its id */
+    int kind;       /* store_rel_kind */
+    int outgoing;   /* 1: rid supersedes / contradicts other; 0: other -> rid */
+    char *reason;   /* NULL when none was given */
+} store_relation;
+
+void store_relations_free(store_relation *v, size_t n);
+
+/* The relations of memory rid, either end, ordered by kind, then outgoing
+ * first, then the other's rid. Caller frees with store_relations_free. An
+ * older schema read as it is has none. */
+ms_status store_relations_of(store *s, int64_t rid, store_relation **out, size_t *n, ms_error *err);
+
+/* Call fn for every relation of the current profile, ordered by kind, src,
+ * dst; reason is NULL when none and valid during the callback only. fn
+ * returns 0 to continue. */
+typedef int (*store_relation_fn)(void *ctx, int64_t src, int64_t dst, int kind, const char *reason);
+ms_status store_scan_relations(store *s, store_relation_fn fn, void *ctx, ms_error *err);
 
 /* ---- vectors ----------------------------------------------------------- */
 

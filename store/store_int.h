@@ -20,6 +20,24 @@
 /* Does the store have schema 6's columns (metadata, supersession)? Not
  * when an older schema is read as it is. */
 int store_has_v6(const store *s);
+/* Does it have schema 7's relations table (relation.c)? */
+int store_has_v7(const store *s);
+
+/* relation.c: add the supersedes relations STORE_REL_SYNC_SQL finds. */
+ms_status store_relations_sync(store *s, ms_error *err);
+
+/* relation.c: remove memory rid's (id's) relations before it is deleted;
+ * the memories it superseded then name their next successor, or none. */
+ms_status store_relations_forget(store *s, int64_t rid, const char *id, ms_error *err);
+
+/* The supersedes relations that memories' superseded_by imply (it names a
+ * memory of the same profile), added where missing: the 6 -> 7 migration
+ * and store_relations_sync run it. */
+#define STORE_REL_SYNC_SQL                                                                         \
+    "INSERT OR IGNORE INTO relations(src, dst, kind, reason)"                                      \
+    " SELECT n.rid, o.rid, 1, o.superseded_reason FROM memories o"                                 \
+    " JOIN memories n ON n.profile = o.profile AND n.id = o.superseded_by"                         \
+    " WHERE o.superseded_by IS NOT NULL AND n.rid <> o.rid"
 
 /* Prepared statements, compiled once per store on first use. */
 enum stmt_id {

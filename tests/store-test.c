@@ -1143,6 +1143,245 @@ static void test_add_edge(void)
     store_close(s);
 }
 
+/* Put one memory with an event time in its own transaction. */
+static int64_t put_at(store *s, const char *id, const char *content, const char *event_time)
+{
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup(id);
+    m.content = strdup(content);
+    m.created_at = strdup("2026-03-10T09:00:00Z");
+    m.event_time = event_time ? strdup(event_time) : NULL;
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = store_begin(s, &err);
+    if (!st)
+        st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+    if (!st)
+        st = store_end(s, &err);
+    else
+        store_rollback(s);
+    if (st)
+        diag("put %s: %s", id, err.msg);
+    int64_t rid = st ? 0 : m.rid;
+    store_memory_clear(&m);
+    return rid;
+}
+
+/* "by|at|reason" of memory id's supersession ("-" for each NULL). */
+static void supersession_of(store *s, const char *id, char *buf, size_t cap)
+{
+    store_memory m;
+    store_memory_init(&m);
+    if (store_get(s, id, 0, &m, NULL) != MS_OK) {
+        snprintf(buf, cap, "(missing)");
+        return;
+    }
+    snprintf(buf, cap, "%s|%s|%s", m.superseded_by ? m.superseded_by : "-",
+             m.superseded_at ? m.superseded_at : "-",
+             m.superseded_reason ? m.superseded_reason : "-");
+    store_memory_clear(&m);
+}
+
+/* The relations of rid as "kind>other:reason" (outgoing) or "kind<other",
+ * joined by spaces. */
+static void relations_text(store *s, int64_t rid, char *buf, size_t cap)
+{
+    store_relation *v = NULL;
+    size_t n = 0;
+    buf[0] = '\0';
+    if (store_relations_of(s, rid, &v, &n, NULL) != MS_OK) {
+        snprintf(buf, cap, "(error)");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, cap - len, "%s%s%c%s:%s", i ? " " : "", store_rel_kind_name(v[i].kind),
+                 v[i].outgoing ? '>' : '<', v[i].other_id, v[i].reason ? v[i].reason : "-");
+    }
+    store_relations_free(v, n);
+}
+
+static int count_relation(void *ctx, int64_t src, int64_t dst, int kind, const char *reason)
+{
+    (void)src, (void)dst, (void)kind, (void)reason;
+    ++*(int *)ctx;
+    return 0;
+}
+
+static int n_relations(store *s)
+{
+    int n = 0;
+    if (store_scan_relations(s, count_relation, &n, NULL) != MS_OK)
+        return -1;
+    return n;
+}
+
+/* supersedes and contradicts: directed, with reasons, kept consistent with
+ * the older memory's superseded_* fields, undone by store_clear_relation. */
+static void test_relations(void)
+{
+    store *s = open_new("relations.db");
+    int64_t old = put_at(s, "old", "My sister works at Hartley & Finch.", "2025-06-01");
+    int64_t fix = put_at(s, "fix", "Small correction: my sister works at Brightwell now.",
+                         "2026-03-08T10:00:00Z");
+    int64_t later = put_at(s, "later", "My sister moved on to Ostara.", "2026-05-02");
+    int64_t x = put_at(s, "x", "The train leaves at 8.", NULL);
+    int64_t y = put_at(s, "y", "The train leaves at 9.", NULL);
+    ok(old && fix && later && x && y, "five memories");
+    ms_error err;
+    ms_error_clear(&err);
+    char buf[512];
+
+    ok(store_set_supersedes(s, fix, old, "small correction", &err) == MS_OK,
+       "fix supersedes old (%s)", err.msg);
+    supersession_of(s, "old", buf, sizeof buf);
+    is_str(buf, "fix|2026-03-08T10:00:00Z|small correction",
+           "old is superseded by fix, since fix's time, for the reason given");
+    relations_text(s, old, buf, sizeof buf);
+    is_str(buf, "supersedes<fix:small correction", "old lists the relation, incoming");
+    relations_text(s, fix, buf, sizeof buf);
+    is_str(buf, "supersedes>old:small correction", "fix lists it, outgoing");
+    ok(store_set_supersedes(s, fix, old, "same employer, later time", &err) == MS_OK &&
+           n_relations(s) == 1,
+       "setting it again keeps one relation");
+    relations_text(s, old, buf, sizeof buf);
+    is_str(buf, "supersedes<fix:same employer, later time", "with the new reason");
+
+    ok(store_set_supersedes(s, old, fix, NULL, &err) == MS_OK, "the reverse (%s)", err.msg);
+    relations_text(s, fix, buf, sizeof buf);
+    is_str(buf, "supersedes<old:-", "replaces the relation: fix is now the older one");
+    supersession_of(s, "old", buf, sizeof buf);
+    is_str(buf, "-|-|-", "old is no longer superseded");
+    supersession_of(s, "fix", buf, sizeof buf);
+    is_str(buf, "old|2025-06-01T00:00:00Z|supersedes relation", "fix is, with the default reason");
+    ok(store_clear_relation(s, fix, old, STORE_REL_SUPERSEDES, &err) == MS_OK,
+       "undo, naming the two either way (%s)", err.msg);
+    supersession_of(s, "fix", buf, sizeof buf);
+    is_str(buf, "-|-|-", "undo clears the superseded fields");
+    is_int(n_relations(s), 0, "and the relation");
+    ok(store_clear_relation(s, fix, old, STORE_REL_SUPERSEDES, &err) == MS_NOT_FOUND &&
+           strstr(err.msg, "fix and old have no supersedes relation"),
+       "undoing again: %s", err.msg);
+
+    /* two successors: old names the latest set; clearing it or deleting
+     * it falls back to the other, then to none */
+    ok(!store_set_supersedes(s, later, old, "moved on", &err) &&
+           !store_set_supersedes(s, fix, old, "small correction", &err),
+       "later and fix both supersede old");
+    supersession_of(s, "old", buf, sizeof buf);
+    is_str(buf, "fix|2026-03-08T10:00:00Z|small correction", "old names the one set last");
+    ok(store_clear_relation(s, old, fix, STORE_REL_SUPERSEDES, &err) == MS_OK, "clear fix's");
+    supersession_of(s, "old", buf, sizeof buf);
+    is_str(buf, "later|2026-05-02T00:00:00Z|moved on", "old now names the other successor");
+    ok(!store_set_supersedes(s, fix, old, "small correction", &err), "fix again");
+    ok(store_delete(s, "fix", &err) == MS_OK, "delete fix (%s)", err.msg);
+    supersession_of(s, "old", buf, sizeof buf);
+    is_str(buf, "later|2026-05-02T00:00:00Z|moved on", "deleting a successor falls back too");
+    ok(store_delete(s, "later", &err) == MS_OK, "delete later");
+    supersession_of(s, "old", buf, sizeof buf);
+    is_str(buf, "-|-|-", "and with no successor left old is current");
+    is_int(n_relations(s), 0, "deleting a memory deletes its relations");
+
+    ok(store_set_contradicts(s, x, y, "8 or 9?", &err) == MS_OK, "x contradicts y (%s)", err.msg);
+    ok(store_set_contradicts(s, y, x, "timetable changed", &err) == MS_OK && n_relations(s) == 1,
+       "y contradicts x is the same contradiction");
+    relations_text(s, x, buf, sizeof buf);
+    is_str(buf, "contradicts>y:timetable changed", "it keeps its direction, with the new reason");
+    supersession_of(s, "y", buf, sizeof buf);
+    is_str(buf, "-|-|-", "a contradiction supersedes nothing");
+    ok(store_clear_relation(s, x, y, STORE_REL_SUPERSEDES, &err) == MS_NOT_FOUND,
+       "clearing another kind finds none: %s", err.msg);
+
+    /* refusals change nothing */
+    ok(store_set_supersedes(s, x, x, "r", &err) == MS_USAGE && strstr(err.msg, "itself"),
+       "a memory cannot supersede itself: %s", err.msg);
+    ok(store_set_supersedes(s, x, 99999, "r", &err) == MS_NOT_FOUND &&
+           strstr(err.msg, "memory #99999 is not in profile \"default\""),
+       "an unknown rid: %s", err.msg);
+    ok(store_set_contradicts(s, 0, x, "r", &err) == MS_USAGE, "rid 0: %s", err.msg);
+    ok(store_set_contradicts(s, x, y, "bad \xff", &err) == MS_USAGE && strstr(err.msg, "UTF-8"),
+       "a reason that is not UTF-8: %s", err.msg);
+    ok(store_clear_relation(s, x, y, 7, &err) == MS_USAGE && strstr(err.msg, "unknown kind 7"),
+       "an unknown kind: %s", err.msg);
+    relations_text(s, x, buf, sizeof buf);
+    is_str(buf, "contradicts>y:timetable changed", "after the refusals the relation is as it was");
+    ok(store_use_profile(s, "other", &err) == MS_OK && put_at(s, "z", "elsewhere", NULL),
+       "a memory in another profile");
+    ok(store_set_supersedes(s, x, y, NULL, &err) == MS_NOT_FOUND,
+       "memories of another profile cannot be related: %s", err.msg);
+    store_use_profile(s, STORE_DEFAULT_PROFILE, &err);
+
+    /* inside the caller's transaction: a failure undoes only itself; the
+     * caller's rollback undoes everything */
+    ok(store_begin(s, &err) == MS_OK, "begin");
+    ok(store_set_supersedes(s, y, x, "later timetable", &err) == MS_OK, "y supersedes x");
+    ok(store_set_supersedes(s, y, 4242, "r", &err) == MS_NOT_FOUND, "a failing one");
+    is_int(n_relations(s), 2, "the first holds inside the transaction");
+    store_rollback(s);
+    is_int(n_relations(s), 1, "the caller's rollback undoes it");
+    supersession_of(s, "x", buf, sizeof buf);
+    is_str(buf, "-|-|-", "with x's fields");
+    store_close(s);
+
+    ok(store_open(tpath("relations.db"), STORE_OPEN_READONLY, &s, &err) == MS_OK, "read-only");
+    ok(s && store_set_contradicts(s, y, x, NULL, &err) == MS_READONLY,
+       "a read-only store refuses: %s", err.msg);
+    store_close(s);
+}
+
+/* A schema-6 store with a supersession: read as it is it has no relations;
+ * the upgrade turns superseded_by into a supersedes relation. */
+static void test_schema6(void)
+{
+    store *s = open_new("v6.db");
+    put_at(s, "m0010", "My sister works at Hartley & Finch.", "2025-06-01");
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup("m0011");
+    m.content = strdup("She left Hartley & Finch.");
+    m.superseded_by = strdup("m9999");
+    m.superseded_at = strdup("2026-03-08");
+    m.superseded_reason = strdup("no successor in the store");
+    ms_error err;
+    ms_error_clear(&err);
+    ok(!store_begin(s, &err) && !store_put(s, &m, STORE_DUP_ERROR, NULL, &err) &&
+           !store_end(s, &err),
+       "a superseded memory whose successor is not in the store");
+    store_memory_clear(&m);
+    put_at(s, "m0210", "Small correction: she works at Brightwell.", "2026-03-08");
+    store_close(s);
+    is_int(
+        raw_exec(tpath("v6.db"),
+                 "UPDATE memories SET superseded_by='m0210', superseded_at='2026-03-08T00:00:00Z',"
+                 " superseded_reason='supersedes edge' WHERE id='m0010';"
+                 "DROP TABLE relations; PRAGMA user_version=6"),
+        SQLITE_OK, "make a schema-6 store");
+    size_t n1 = 0, n2 = 0;
+    char *before = slurp(tpath("v6.db"), &n1);
+    ok(store_open(tpath("v6.db"), STORE_OPEN_READONLY, &s, &err) == MS_OK,
+       "a read-only open reads a schema-6 store (%s)", err.msg);
+    char buf[256];
+    relations_text(s, 1, buf, sizeof buf);
+    ok(s && strcmp(buf, "") == 0 && n_relations(s) == 0, "with no relations (%s)", buf);
+    store_close(s);
+    char *after = slurp(tpath("v6.db"), &n2);
+    ok(before && after && n1 == n2 && memcmp(before, after, n1) == 0, "and the file is unchanged");
+    free(before);
+    free(after);
+    ok(store_open(tpath("v6.db"), 0, &s, &err) == MS_OK && !store_begin(s, &err) &&
+           !store_end(s, &err),
+       "the first write upgrades it (%s)", err.msg);
+    is_int(raw_int(tpath("v6.db"), "PRAGMA user_version"), STORE_SCHEMA_VERSION,
+           "to the current schema");
+    relations_text(s, 1, buf, sizeof buf);
+    is_str(buf, "supersedes<m0210:supersedes edge", "m0010's supersession became a relation");
+    is_int(n_relations(s), 1, "and the one whose successor is absent has none");
+    supersession_of(s, "m0011", buf, sizeof buf);
+    is_str(buf, "m9999|2026-03-08T00:00:00Z|no successor in the store", "but keeps its fields");
+    store_close(s);
+}
+
 static int64_t put_auto(store *s, const char *id, const char *content, const char *speaker)
 {
     store_memory m;
@@ -1396,6 +1635,8 @@ int main(void)
     test_readonly();
     test_entities_edges();
     test_add_edge();
+    test_relations();
+    test_schema6();
     test_two_writers();
     test_parse_time();
     test_utf8();

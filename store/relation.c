@@ -267,8 +267,8 @@ ms_status store_relations_forget(store *s, int64_t rid, const char *id, ms_error
 {
     const char *what = "deleting a memory's relations";
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db, "SELECT dst FROM relations WHERE src=?1 AND kind=1", -1,
-                                &st, NULL);
+    int rc = sqlite3_prepare_v2(s->db, "SELECT dst FROM relations WHERE src=?1 AND kind=1", -1, &st,
+                                NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, what, err);
     sqlite3_bind_int64(st, 1, rid);
@@ -286,9 +286,11 @@ ms_status store_relations_forget(store *s, int64_t rid, const char *id, ms_error
         code = store_sql_fail(s, rc, what, err);
     sqlite3_finalize(st);
     if (!code)
-        code = rel_run(s, "DELETE FROM relations WHERE src=?1", 1, rid, 0, 0, NULL, NULL, what, err);
+        code =
+            rel_run(s, "DELETE FROM relations WHERE src=?1", 1, rid, 0, 0, NULL, NULL, what, err);
     if (!code)
-        code = rel_run(s, "DELETE FROM relations WHERE dst=?1", 1, rid, 0, 0, NULL, NULL, what, err);
+        code =
+            rel_run(s, "DELETE FROM relations WHERE dst=?1", 1, rid, 0, 0, NULL, NULL, what, err);
     for (size_t i = 0; !code && i < n; i++)
         code = rel_resync_older(s, older[i], id, what, err);
     free(older);
@@ -311,8 +313,7 @@ void store_relations_free(store_relation *v, size_t n)
     free(v);
 }
 
-ms_status store_relations_of(store *s, int64_t rid, store_relation **out, size_t *n,
-                             ms_error *err)
+ms_status store_relations_of(store *s, int64_t rid, store_relation **out, size_t *n, ms_error *err)
 {
     *out = NULL;
     *n = 0;

@@ -4,8 +4,10 @@
 # the store's bytes nor its feedback table, and never quits), the focus rule
 # (after Enter, letters do not write until a row is chosen with an arrow,
 # PgUp/PgDn, Home/End, Tab or the mouse), Down at the newest history entry
-# keeps the line; TERM=dumb gets a one-line refusal. Driven in tmux at
-# 80x24 and 120x36.
+# keeps the line; TERM=dumb gets a one-line refusal. Curation: feedback
+# as a toggle, edit in $EDITOR, delete after asking, supersedes and
+# contradicts, each shown on the row and undone with u; read-only refuses.
+# Why-not's defects. Driven in tmux at 80x24, 80x30 and 120x36.
 #
 # Needs $MEMSCOPE (absolute path of the binary; `make test` sets it) and
 # tmux. A private tmux server and a temporary directory are removed at the
@@ -351,6 +353,61 @@ ok $? "80x24: an editor that changes nothing writes nothing"
 keys C-c
 wait_rc >/dev/null
 is "$(sha "$T/e.db")" "$before_e" "the store's bytes after a bad and an empty edit are the same"
+
+# ---- supersedes and contradicts: recorded, shown on the row, trace and detail, undone -------
+
+cp "$DB" "$T/rel.db"
+rel_rows() { sqlite3 "$T/rel.db" "SELECT count(*) FROM relations"; }
+by() { "$MEMSCOPE" show --db "$T/rel.db" --json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("superseded_by"))'; }
+read -r top second < <("$MEMSCOPE" recall --db "$T/rel.db" --json "$Q" |
+    python3 -c 'import json,sys; r=json.load(sys.stdin)["results"]; print(r[0]["id"], r[1]["id"])')
+rel0=$(rel_rows)
+start 120 36 xterm-256color "$MEMSCOPE" --db "$T/rel.db"
+wait_for "Query ▸"
+type_text "$Q"
+keys Enter
+wait_for "Trace of $top"
+keys Down Up '>'
+wait_for "Supersedes id [reason] ▸"
+ok $? "120x36: > asks for the memory it supersedes"
+type_text "$second the appointment moved"
+keys Enter
+wait_for "recorded: $top supersedes $second; u undoes it"
+ok $? "> records the relation"
+is "$(rel_rows)/$(by "$second")" "$((rel0 + 1))/$top" "the store has it, and $second is superseded by $top"
+grep -q "\[supersedes $second\]" "$T/screen"
+ok $? "the row shows [supersedes $second]"
+grep -q "^relations  supersedes $second: the appointment moved" "$T/screen"
+ok $? "the trace names the other memory and why"
+keys Enter
+wait_for "relations (1)"
+grep -q "supersedes $second: the appointment moved" "$T/screen"
+ok $? "the detail view names it too"
+keys Escape
+wait_for "Trace of $top"
+keys u
+wait_for "undone: the supersedes relation of $top is as it was"
+ok $? "u undoes it"
+is "$(rel_rows)/$(by "$second")" "$rel0/None" "the relation and $second's superseded_by are gone"
+keys Down Up '!'
+wait_for "Contradicts id [reason] ▸"
+type_text "$second not the same day"
+keys Enter
+wait_for "recorded: $top contradicts $second"
+grep -q "\[contradicts $second\]" "$T/screen"
+ok $? "! records a contradiction, shown on the row"
+grep -q "^relations  contradicts $second: not the same day" "$T/screen"
+ok $? "and in the trace with its reason"
+keys '!'
+type_text "m9999"
+keys Enter
+wait_for "nothing recorded"
+ok $? "! with an unknown id records nothing and says so"
+keys u
+wait_for "undone: the contradicts relation"
+is "$(rel_rows)" "$rel0" "u takes the contradiction back"
+keys C-c
+wait_rc >/dev/null
 
 # ---- why-not: a non-candidate, a missing id, an empty line, a short screen ------------------
 

@@ -55,7 +55,12 @@
       "confidence, trust; the row shows [edited]",                                                 \
       'e')                                                                                         \
     _(DELETE, "Curation", "d", "delete the selected memory (asks first; u brings it back)", 'd')   \
-    _(UNDO, "Curation", "u", "undo this session's last write (feedback, edit, delete)", 'u')       \
+    _(SUPERSEDES, "Curation", ">",                                                                 \
+      "mark the selected memory as superseding another: type its id and a reason", '>')            \
+    _(CONTRADICTS, "Curation", "!",                                                                \
+      "mark the selected memory as contradicting another: type its id and a reason", '!')          \
+    _(UNDO, "Curation", "u", "undo this session's last write (feedback, edit, delete, relation)",  \
+      'u')                                                                                         \
     _(RANKING, "View", "r", "show or hide the Ranking column", 'r')                                \
     _(REFRESH, "View", "R", "run the query again (after another process wrote)", 'R')              \
     _(TOUR, "View", "T", "start or stop the demo tour", 'T')                                       \
@@ -83,7 +88,8 @@
 /* The actions that write to the store. They act only on a row the user
  * chose with a key that is not a letter (view_model.armed): after Enter,
  * letters typed next, or pasted text without bracketed paste, cannot write. */
-#define WRITE_ACTIONS(_) _(RELEVANT) _(IRRELEVANT) _(EDIT) _(DELETE) _(UNDO)
+#define WRITE_ACTIONS(_)                                                                           \
+    _(RELEVANT) _(IRRELEVANT) _(EDIT) _(DELETE) _(SUPERSEDES) _(CONTRADICTS) _(UNDO)
 
 /* The keys that choose a row and so let WRITE_ACTIONS act: no letter, no
  * Enter (a paste without bracketed paste holds those). */

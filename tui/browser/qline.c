@@ -84,8 +84,14 @@ static int qline_history(view_model *vm, hist *h, int older)
 
 /* ---- prompts --------------------------------------------------------------- */
 
+/* The pin prompt, and the supersedes / contradicts prompts ("ID reason"). */
 static int qline_pin_prompt(view_model *vm, int kind, wint_t ch)
 {
+    if (qline_is_enter(kind, ch) && vm->prompting != PROMPT_PIN) {
+        char text[ENGINE_QUERY_MAX + 1];
+        ledit_get(&vm->prompt, text, sizeof text);
+        return view_relate_answer(vm, text);
+    }
     if (qline_is_enter(kind, ch)) {
         char id[STORE_ID_MAX + 1];
         ledit_get(&vm->prompt, id, sizeof id);
@@ -225,7 +231,8 @@ int qline_key(view_model *vm, hist *h, int kind, wint_t ch)
 {
     if (vm->prompting == PROMPT_CONFIRM)
         return qline_confirm_prompt(vm, kind, ch);
-    if (vm->prompting == PROMPT_PIN)
+    if (vm->prompting == PROMPT_PIN || vm->prompting == PROMPT_SUPERSEDES ||
+        vm->prompting == PROMPT_CONTRADICTS)
         return qline_pin_prompt(vm, kind, ch);
     if (vm->prompting == PROMPT_SEARCH)
         return qline_search_prompt(vm, h, kind, ch);

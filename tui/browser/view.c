@@ -78,6 +78,8 @@ int view_model_init(view_model *vm, engine *eng, store *st, const char *db_path,
 
 static void view_free_results(view_model *vm)
 {
+    for (size_t i = 0; vm->rows && i < vm->n_rows; i++)
+        store_relations_free(vm->rows[i].rels, vm->rows[i].n_rels);
     recall_free(vm->cur);
     recall_free(vm->base);
     free(vm->rows);
@@ -94,6 +96,9 @@ static void view_detail_clear(view_detail *d)
         store_memory_clear(&d->other[i]);
     free(d->other);
     free(d->edges);
+    store_relations_free(d->rels, d->n_rels);
+    d->rels = NULL;
+    d->n_rels = 0;
     d->ents = NULL;
     d->edges = NULL;
     d->other = NULL;
@@ -318,6 +323,8 @@ static ms_status view_detail_load(view_model *vm, const char *id, ms_error *err)
         st = store_entities_of(vm->st, d->m.rid, &d->ents, &d->n_ents, err);
     if (!st)
         st = store_edges_of(vm->st, d->m.rid, &d->edges, &d->n_edges, err);
+    if (!st)
+        st = store_relations_of(vm->st, d->m.rid, &d->rels, &d->n_rels, err);
     if (st)
         return st;
     if (d->n_edges > 1)

@@ -47,20 +47,29 @@ enum {
 enum { VIEW_HELP_KEYS = 1, VIEW_HELP_CALIBRATION = 2 };
 
 typedef enum view_focus { FOCUS_QUERY, FOCUS_RESULTS, FOCUS_LOWER, FOCUS_COUNT } view_focus;
-typedef enum view_prompt { PROMPT_NONE, PROMPT_PIN, PROMPT_SEARCH, PROMPT_CONFIRM } view_prompt;
+typedef enum view_prompt {
+    PROMPT_NONE,
+    PROMPT_PIN,
+    PROMPT_SEARCH,
+    PROMPT_CONFIRM,
+    PROMPT_SUPERSEDES, /* the id (and reason) the selected memory supersedes */
+    PROMPT_CONTRADICTS /* the id (and reason) it contradicts */
+} view_prompt;
 typedef enum view_row_kind { ROW_HIT, ROW_MISS, ROW_GONE } view_row_kind;
 
 /* One selectable row of the result pane. */
 typedef struct view_row {
     const recall_hit *h; /* into cur (hits, misses) or base (gone rows) */
     view_row_kind kind;
-    int move;   /* baseline rank - current rank (what-if) */
-    int is_new; /* not in the baseline's results */
-    int judged; /* the store's judgement of it for this query: +1, -1, 0 none */
+    int move;             /* baseline rank - current rank (what-if) */
+    int is_new;           /* not in the baseline's results */
+    int judged;           /* the store's judgement of it for this query: +1, -1, 0 none */
+    store_relation *rels; /* its supersedes / contradicts relations (owned), n_rels */
+    size_t n_rels;
 } view_row;
 
 /* One write of this session that u can take back. */
-typedef enum view_undo_kind { UNDO_FEEDBACK, UNDO_EDIT, UNDO_DELETE } view_undo_kind;
+typedef enum view_undo_kind { UNDO_FEEDBACK, UNDO_EDIT, UNDO_DELETE, UNDO_RELATION } view_undo_kind;
 typedef struct view_undo {
     view_undo_kind kind;
     int64_t rid;               /* the memory written */
@@ -71,6 +80,10 @@ typedef struct view_undo {
     store_memory mem;          /* UNDO_EDIT, UNDO_DELETE: the memory before (owned) */
     store_feedback *fb;        /* UNDO_DELETE: its judgements, which went with it (owned) */
     size_t n_fb;
+    int64_t other;      /* UNDO_RELATION: the memory at the other end */
+    int rel_kind;       /* UNDO_RELATION: store_rel_kind */
+    store_relation was; /* UNDO_RELATION: the relation of that kind before (owned) */
+    int had_rel;        /* UNDO_RELATION: there was one */
 } view_undo;
 #define VIEW_UNDO_MAX 64 /* writes remembered; older ones can no longer be undone */
 
@@ -90,7 +103,9 @@ typedef struct view_detail {
     store_memory m;     /* the memory (owned) */
     store_entity *ents; /* owned, n_ents */
     size_t n_ents;
-    store_edge *edges; /* owned, n_edges, strongest first */
+    store_edge *edges;    /* owned, n_edges, strongest first */
+    store_relation *rels; /* owned, n_rels: what it supersedes, contradicts, and back */
+    size_t n_rels;
     size_t n_edges;
     store_memory *other; /* the memory at the other end of each edge (owned) */
     int sel;             /* selected edge */
@@ -230,6 +245,19 @@ int view_delete_answer(view_model *vm, int yes);
 int view_edit_begin(view_model *vm);
 int view_edit_write(view_model *vm, FILE *f);
 int view_edit_apply(view_model *vm, const char *path);
+
+/* Ask for the memory the selected one supersedes (kind
+ * STORE_REL_SUPERSEDES) or contradicts (STORE_REL_CONTRADICTS): a prompt of
+ * "ID [reason]". view_relate_answer records it in one transaction (u
+ * undoes). VIEW_* flags. */
+int view_relate_ask(view_model *vm, int kind);
+int view_relate_answer(view_model *vm, const char *text);
+
+/* "[supersedes m0113]" / "[contradicted by m0124]" of row's relations into
+ * buf (cap bytes); "" when none. */
+void view_relation_mark(const view_row *row, char *buf, size_t cap);
+/* "superseded by m0124: reason" of one relation into buf. */
+void view_relation_text(const store_relation *r, char *buf, size_t cap);
 
 /* Did this session edit memory rid (the [edited] mark)? */
 int view_edited(const view_model *vm, int64_t rid);

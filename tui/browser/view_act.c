@@ -343,6 +343,16 @@ static int act_DELETE(view_model *vm)
     return view_delete_ask(vm);
 }
 
+static int act_SUPERSEDES(view_model *vm)
+{
+    return view_relate_ask(vm, STORE_REL_SUPERSEDES);
+}
+
+static int act_CONTRADICTS(view_model *vm)
+{
+    return view_relate_ask(vm, STORE_REL_CONTRADICTS);
+}
+
 static int act_UNDO(view_model *vm)
 {
     return view_undo_last(vm);

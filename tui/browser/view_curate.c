@@ -22,6 +22,9 @@ void view_mark_rows(view_model *vm)
         int found = 0;
         ms_error err;
         row->judged = 0;
+        if (!row->rels &&
+            store_relations_of(vm->st, row->h->mem.rid, &row->rels, &row->n_rels, &err))
+            row->n_rels = 0;
         if (row->kind == ROW_GONE ||
             store_feedback_of(vm->st, row->h->mem.rid, vm->cur->query, &f, &found, &err))
             continue;
@@ -38,6 +41,8 @@ static void view_undo_entry_free(view_undo *u)
     store_feedback_clear(&u->before);
     store_memory_clear(&u->mem);
     store_feedback_free(u->fb, u->n_fb);
+    free(u->was.other_id);
+    free(u->was.reason);
     memset(u, 0, sizeof *u);
 }
 
@@ -423,6 +428,165 @@ int view_edit_apply(view_model *vm, const char *path)
     return CURATE_HR | VIEW_FULL | VIEW_RECALL;
 }
 
+/* ---- supersedes and contradicts ---------------------------------------------- */
+
+static const char *view_rel_verb(const store_relation *r)
+{
+    if (r->kind == STORE_REL_SUPERSEDES)
+        return r->outgoing ? "supersedes" : "superseded by";
+    return r->outgoing ? "contradicts" : "contradicted by";
+}
+
+void view_relation_text(const store_relation *r, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s %s%s%s", view_rel_verb(r), r->other_id ? r->other_id : "?",
+             r->reason ? ": " : "", r->reason ? r->reason : "");
+}
+
+void view_relation_mark(const view_row *row, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    const char *by = row->h->mem.superseded_by;
+    size_t shown = 0, left = 0;
+    for (size_t i = 0; i < row->n_rels; i++) {
+        const store_relation *r = &row->rels[i];
+        if (r->kind == STORE_REL_SUPERSEDES && !r->outgoing && by && r->other_id &&
+            strcmp(by, r->other_id) == 0)
+            continue; /* the row's [superseded by ...] says it already */
+        if (shown == 2) {
+            left++;
+            continue;
+        }
+        size_t n = strlen(buf);
+        snprintf(buf + n, cap - n, "[%s %s] ", view_rel_verb(r), r->other_id ? r->other_id : "?");
+        shown++;
+    }
+    if (left) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, cap - n, "[+%zu] ", left);
+    }
+}
+
+int view_relate_ask(view_model *vm, int kind)
+{
+    const view_row *row = view_selected(vm);
+    if (!row || row->kind == ROW_GONE) {
+        view_message(vm, ROLE_message, "select the newer (or contradicting) memory first");
+        return CURATE_HR;
+    }
+    snprintf(vm->edit_id, sizeof vm->edit_id, "%s", row->h->mem.id);
+    vm->prompting = kind == STORE_REL_SUPERSEDES ? PROMPT_SUPERSEDES : PROMPT_CONTRADICTS;
+    ledit_clear(&vm->prompt);
+    view_message(vm, ROLE_message,
+                 "%s %s: type the other memory's id, then a reason; Enter records it (u undoes), "
+                 "Esc cancels",
+                 vm->edit_id, kind == STORE_REL_SUPERSEDES ? "supersedes" : "contradicts");
+    return CURATE_HR;
+}
+
+/* The relation of u's kind between its two memories now, either way. */
+static ms_status view_relation_between(view_model *vm, view_undo *u, ms_error *err)
+{
+    store_relation *v = NULL;
+    size_t n = 0;
+    ms_status st = store_relations_of(vm->st, u->rid, &v, &n, err);
+    for (size_t i = 0; !st && i < n && !u->had_rel; i++)
+        if (v[i].other == u->other && v[i].kind == u->rel_kind) {
+            u->was = v[i];
+            memset(&v[i], 0, sizeof v[i]);
+            u->had_rel = 1;
+        }
+    store_relations_free(v, n);
+    return st;
+}
+
+typedef struct view_relate_ctx {
+    view_undo *u;
+    const char *reason;
+} view_relate_ctx;
+
+static ms_status view_relate_write(view_model *vm, void *ctx, ms_error *err)
+{
+    const view_relate_ctx *c = ctx;
+    if (c->u->rel_kind == STORE_REL_SUPERSEDES)
+        return store_set_supersedes(vm->st, c->u->rid, c->u->other, c->reason, err);
+    return store_set_contradicts(vm->st, c->u->rid, c->u->other, c->reason, err);
+}
+
+/* The two memories of a relation into u; 0, or -1 with the message. */
+static int view_relate_ends(view_model *vm, const char *other, view_undo *u)
+{
+    ms_error err;
+    ms_error_clear(&err);
+    store_memory a, b;
+    ms_status st = store_get(vm->st, vm->edit_id, 0, &a, &err);
+    if (!st && (st = store_get(vm->st, other, 0, &b, &err)))
+        store_memory_clear(&a);
+    if (st) {
+        view_message(vm, ROLE_error, "memscope: %s; nothing recorded", err.msg);
+        return -1;
+    }
+    u->rid = a.rid;
+    u->other = b.rid;
+    snprintf(u->id, sizeof u->id, "%s", a.id);
+    store_memory_clear(&a);
+    store_memory_clear(&b);
+    return 0;
+}
+
+int view_relate_answer(view_model *vm, const char *text)
+{
+    int kind = vm->prompting == PROMPT_SUPERSEDES ? STORE_REL_SUPERSEDES : STORE_REL_CONTRADICTS;
+    vm->prompting = PROMPT_NONE;
+    char id[STORE_ID_MAX + 1];
+    text += strspn(text, " ");
+    size_t len = strcspn(text, " ");
+    if (len == 0 || len > STORE_ID_MAX) {
+        view_message(vm, ROLE_message, "no id given: nothing recorded");
+        return CURATE_HR;
+    }
+    memcpy(id, text, len);
+    id[len] = '\0';
+    const char *reason = text + len;
+    while (*reason == ' ')
+        reason++;
+    view_undo *u = view_undo_push(vm);
+    u->kind = UNDO_RELATION;
+    u->rel_kind = kind;
+    ms_error err;
+    ms_error_clear(&err);
+    view_relate_ctx c = {u, *reason ? reason : NULL};
+    ms_status st = MS_OK;
+    if (view_relate_ends(vm, id, u) || (st = view_relation_between(vm, u, &err)) ||
+        (st = view_transaction(vm, view_relate_write, &c, &err))) {
+        if (st)
+            view_message(vm, ROLE_error, "memscope: %s; nothing recorded", err.msg);
+        view_undo_entry_free(&vm->undo[--vm->n_undo]);
+        return CURATE_HR;
+    }
+    view_message(vm, ROLE_message, "recorded: %s %s %s; u undoes it", u->id,
+                 kind == STORE_REL_SUPERSEDES ? "supersedes" : "contradicts", id);
+    return CURATE_HR | VIEW_RECALL;
+}
+
+/* Back to the relation there was: none, or that one with its direction and
+ * reason. */
+static ms_status view_undo_relation(view_model *vm, void *ctx, ms_error *err)
+{
+    view_undo *u = ctx;
+    ms_status st = store_clear_relation(vm->st, u->rid, u->other, u->rel_kind, err);
+    if (st == MS_NOT_FOUND) { /* cleared since: nothing to take back */
+        ms_error_clear(err);
+        st = MS_OK;
+    }
+    if (st || !u->had_rel)
+        return st;
+    int64_t src = u->was.outgoing ? u->rid : u->other, dst = u->was.outgoing ? u->other : u->rid;
+    if (u->rel_kind == STORE_REL_SUPERSEDES)
+        return store_set_supersedes(vm->st, src, dst, u->was.reason, err);
+    return store_set_contradicts(vm->st, src, dst, u->was.reason, err);
+}
+
 int view_edited(const view_model *vm, int64_t rid)
 {
     for (int i = 0; i < vm->n_undo; i++)
@@ -457,9 +621,12 @@ static ms_status view_undo_delete(view_model *vm, void *ctx, ms_error *err)
     for (size_t i = 0; !st && i < u->n_fb; i++)
         st = store_add_feedback(vm->st, u->mem.rid, u->fb[i].query, u->fb[i].query_type,
                                 u->fb[i].label, u->fb[i].channels, err);
-    for (int i = 0; !st && i < vm->n_undo; i++)
+    for (int i = 0; !st && i < vm->n_undo; i++) {
         if (vm->undo[i].rid == old)
             vm->undo[i].rid = u->mem.rid;
+        if (vm->undo[i].other == old)
+            vm->undo[i].other = u->mem.rid;
+    }
     return st;
 }
 
@@ -467,7 +634,10 @@ static ms_status view_undo_one(view_model *vm, view_undo *u, ms_error *err)
 {
     if (u->kind == UNDO_FEEDBACK) /* the engine holds its own transaction */
         return view_undo_feedback(vm, u, err);
-    return view_transaction(vm, u->kind == UNDO_EDIT ? view_undo_edit : view_undo_delete, u, err);
+    view_write_fn fn = u->kind == UNDO_EDIT     ? view_undo_edit
+                       : u->kind == UNDO_DELETE ? view_undo_delete
+                                                : view_undo_relation;
+    return view_transaction(vm, fn, u, err);
 }
 
 static void view_undone_message(view_model *vm, const view_undo *u)
@@ -475,6 +645,10 @@ static void view_undone_message(view_model *vm, const view_undo *u)
     if (u->kind == UNDO_FEEDBACK)
         view_message(vm, ROLE_message, "undone: %s is %s for that query again (%d more to undo)",
                      u->id, view_label_text(u->had ? u->before.label : 0), vm->n_undo - 1);
+    else if (u->kind == UNDO_RELATION)
+        view_message(vm, ROLE_message,
+                     "undone: the %s relation of %s is as it was (%d more to undo)",
+                     store_rel_kind_name(u->rel_kind), u->id, vm->n_undo - 1);
     else
         view_message(vm, ROLE_message,
                      "undone: %s is back as it was before the %s (%d more to undo)", u->id,

@@ -144,12 +144,14 @@ static void view_too_small(view_screen *s)
 static const char *view_prompt_text(const view_model *vm)
 {
     const char *arrow = vfmt_ascii ? ">" : "▸";
-    static char buf[64];
+    static char buf[96];
     snprintf(buf, sizeof buf, " %s %s ",
-             vm->prompting == PROMPT_PIN       ? "Pin id"
-             : vm->prompting == PROMPT_SEARCH  ? "History search"
-             : vm->prompting == PROMPT_CONFIRM ? "Delete? y/N"
-                                               : "Query",
+             vm->prompting == PROMPT_PIN           ? "Pin id"
+             : vm->prompting == PROMPT_SEARCH      ? "History search"
+             : vm->prompting == PROMPT_CONFIRM     ? "Delete? y/N"
+             : vm->prompting == PROMPT_SUPERSEDES  ? "Supersedes id [reason]"
+             : vm->prompting == PROMPT_CONTRADICTS ? "Contradicts id [reason]"
+                                                   : "Query",
              arrow);
     return buf;
 }

@@ -111,6 +111,24 @@ static void view_entities(vlist *list, const view_detail *d)
     }
 }
 
+/* What this memory supersedes or contradicts, and back: the other memory
+ * and the reason (none: nothing shown). */
+static void view_detail_relations(vlist *list, const view_detail *d)
+{
+    if (d->n_rels == 0)
+        return;
+    vrow *l = vlist_add(list);
+    if (l)
+        vrow_addf(l, ROLE_detail_field, "  relations (%zu)", d->n_rels);
+    for (size_t i = 0; i < d->n_rels && (l = vlist_add(list)); i++) {
+        char text[STORE_ID_MAX + STORE_FIELD_MAX + 32];
+        view_relation_text(&d->rels[i], text, sizeof text);
+        vrow_add(l, ROLE_normal, "    ");
+        vrow_stored(l, ROLE_normal, text, strlen(text));
+    }
+    vlist_add(list);
+}
+
 static void view_edges(view_model *vm, vlist *list)
 {
     const view_detail *d = &vm->det;
@@ -149,6 +167,7 @@ static void view_detail_lines(view_model *vm, vlist *list)
     vlist_add(list);
     view_fields(list, m);
     vlist_add(list);
+    view_detail_relations(list, &vm->det);
     view_entities(list, &vm->det);
     vlist_add(list);
     view_edges(vm, list);

@@ -141,6 +141,10 @@ static void view_row_line(const view_model *vm, vrow *l, const view_row *row, co
         vrow_add(l, ROLE_move_new, row->judged > 0 ? "[judged +] " : "[judged -] ");
     if (view_edited(vm, h->mem.rid))
         vrow_add(l, ROLE_move_new, "[edited] ");
+    char rel[2 * (STORE_ID_MAX + 24) + 16];
+    view_relation_mark(row, rel, sizeof rel);
+    if (rel[0]) /* ids are stored text */
+        vrow_stored(l, ROLE_move_down, rel, strlen(rel));
     if (store_is_superseded(&h->mem)) { /* its id is stored text: shown as stored */
         char sup[STORE_ID_MAX + 64];
         store_supersession_text(h->mem.superseded_by, h->mem.superseded_at, sup, sizeof sup);
@@ -294,6 +298,20 @@ static int view_explain_rows(const recall_result *r, vrow *tmp, int max, int com
     return keep;
 }
 
+/* The selected row's relations under its trace: the other memory and why. */
+static void view_relation_lines(const view_row *row, vlist *list)
+{
+    for (size_t i = 0; i < row->n_rels; i++) {
+        char text[STORE_ID_MAX + STORE_FIELD_MAX + 32];
+        view_relation_text(&row->rels[i], text, sizeof text);
+        vrow *l = vlist_add(list);
+        if (!l)
+            return;
+        vrow_addf(l, ROLE_trace_label, "%-11s", i == 0 ? "relations" : "");
+        vrow_stored(l, ROLE_normal, text, strlen(text));
+    }
+}
+
 static void view_lower_lines(const view_model *vm, vlist *list, int compact)
 {
     vrow tmp[24];
@@ -322,6 +340,7 @@ static void view_lower_lines(const view_model *vm, vlist *list, int compact)
         for (int k = 0; k < n; k++)
             if (vlist_add(list))
                 vrow_append(&list->v[list->n - 1], &tmp[k]);
+        view_relation_lines(row, list);
     }
     for (int k = 0; k < 24; k++)
         vrow_free(&tmp[k]);

@@ -474,6 +474,19 @@ keys Enter
 is "$(wait_rc)" 0 "y: exit 0"
 is "$(n_fb)" 0 "y: forgotten"
 
+# ---- a query at its limit says so ----------------------------------------------------------
+
+start 80 24 xterm-256color "$MEMSCOPE" --db "$DB"
+wait_for "Query ▸"
+paste "$(printf 'dentist %.0s' $(seq 1 130))"
+wait_for "at its limit of 1000 characters: the rest was not taken"
+ok $? "80x24: a paste past 1000 characters says the rest was not taken"
+type_text "x"
+wait_for "at its limit of 1000 characters"
+ok $? "80x24: so does a key typed into the full line"
+keys C-c
+wait_rc >/dev/null
+
 # ---- a terminal that cannot move the cursor: a one-line refusal, exit 2 -------------------
 
 for term in dumb nosuch-terminal; do

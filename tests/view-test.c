@@ -81,6 +81,24 @@ static void test_rows(void)
     is_str(l.s, "Róisín  |", "a cell is padded to its width in columns, not bytes");
     vrow_free(&l);
     is_int(vfmt_stored_width("\x1b[2J", 4), 7, "escaped width of ESC[2J");
+
+    /* A cell that an escape fills to the last column, with more after it:
+     * the escape gives way to the ellipsis, which says something was cut. */
+    vrow_init(&l, 30);
+    vrow_stored_cell(&l, ROLE_normal, "abcdef\x1bXYZ", 10);
+    vrow_add(&l, ROLE_normal, "|");
+    is_str(l.s, "abcdef…   |", "a cell cut just after an escape keeps its ellipsis");
+    vrow_free(&l);
+    vrow_init(&l, 30);
+    vrow_stored_cell(&l, ROLE_normal, "abcdef\x1b", 10);
+    vrow_add(&l, ROLE_normal, "|");
+    is_str(l.s, "abcdef\\x1b|", "one that ends with the escape shows it whole, no ellipsis");
+    vrow_free(&l);
+    vrow_init(&l, 30);
+    vrow_stored_cell(&l, ROLE_normal, "abcdefghij\x1b", 10);
+    vrow_add(&l, ROLE_normal, "|");
+    is_str(l.s, "abcdefghi…|", "text that fills the cell before an escape ends in the ellipsis");
+    vrow_free(&l);
 }
 
 typedef struct wrap_rows {

@@ -156,6 +156,13 @@ static int qline_search_prompt(view_model *vm, hist *h, int kind, wint_t ch)
 
 /* ---- the query line ------------------------------------------------------------ */
 
+/* A key or a paste that the full line cannot take: said, not dropped silently. */
+static void qline_full(view_model *vm)
+{
+    view_message(vm, ROLE_message,
+                 "the query is at its limit of %d characters: the rest was not taken", LEDIT_MAX);
+}
+
 static int qline_query(view_model *vm, hist *h, int kind, wint_t ch)
 {
     if (qline_is_enter(kind, ch)) {
@@ -177,6 +184,8 @@ static int qline_query(view_model *vm, hist *h, int kind, wint_t ch)
         hist_rewind(h);
         return H | R;
     }
+    if (kind == OK && ch >= 0x20 && ch != 127 && ledit_full(&vm->query))
+        qline_full(vm);
     int f = qline_edit(&vm->query, kind, ch);
     if (f & VIEW_DEBOUNCE) {
         vm->tour = -1; /* a new question: the tour's caption no longer applies */
@@ -210,8 +219,11 @@ int qline_paste(view_model *vm, int kind, wint_t ch)
     if (ch < 0x20 || ch == 127)
         return H;
     ledit *e = vm->prompting ? &vm->prompt : &vm->query;
-    if (ledit_insert(e, (wchar_t)ch))
-        return H;
+    if (ledit_insert(e, (wchar_t)ch)) {
+        if (ledit_full(e))
+            qline_full(vm);
+        return H | R;
+    }
     if (vm->prompting)
         return H | R;
     vm->tour = -1; /* a new question: the tour's caption no longer applies */

@@ -487,6 +487,37 @@ ok $? "80x24: so does a key typed into the full line"
 keys C-c
 wait_rc >/dev/null
 
+# ---- 8 colours: the Trust and Mem.Conf bars differ ----------------------------------------
+
+start 120 36 xterm "$MEMSCOPE" --db "$DB"
+wait_for "Query ▸"
+type_text "$Q"
+wait_for "Trace of"
+tm capture-pane -e -p -t t >"$T/escreen"
+# The colour (SGR) in force at the Trust and at the Mem.Conf level cell of
+# the second row (the first is drawn selected).
+bars=$(python3 - "$T/escreen" <<'EOS'
+import re, sys
+line = [l for l in open(sys.argv[1], encoding="utf-8") if re.search(r"^(\x1b\[[0-9;]*m)*  2 m", l)][0]
+cells, sgr, pos = [], "", 0
+for m in re.finditer(r"\x1b\[([0-9;]*)m|([^\x1b])", line):
+    if m.group(1) is not None:
+        sgr = "" if m.group(1) in ("0", "39", "") else sgr + ";" + m.group(1)
+    else:
+        cells.append((m.group(2), sgr))
+text = "".join(c for c, _ in cells)
+m = re.search(r" (\d\.\d\d) (\S) (\d\.\d\d) (\S) ", text)
+t_at = m.start(2); c_at = m.start(4)
+print(cells[t_at][1], "|", cells[c_at][1])
+EOS
+)
+t_sgr=${bars%% |*}
+c_sgr=${bars##*| }
+ok $([ -n "$t_sgr" ] && [ -n "$c_sgr" ] && [ "$t_sgr" != "$c_sgr" ]; echo $?) \
+    "TERM=xterm (8 colours): the Trust and Mem.Conf bars have different colours ($bars)"
+keys C-c
+wait_rc >/dev/null
+
 # ---- a terminal that cannot move the cursor: a one-line refusal, exit 2 -------------------
 
 for term in dumb nosuch-terminal; do

@@ -220,6 +220,15 @@ static void test_themes(void)
     is_int(theme_color_fit(9, 8, &bold), 1, "bright colours fall back to 8 ...");
     ok(bold, "... with bold");
     is_int(theme_color_fit(75, 256, NULL), 75, "256-colour terminals keep the colour");
+    {
+        int bt = 0, bc = 0;
+        short t8 = theme_color_fit(150, 8, &bt), c8 = theme_color_fit(180, 8, &bc);
+        ok(t8 != c8 && t8 != 0 && c8 != 0,
+           "on 8 colours the default Trust (150) and Mem.Conf (180) bars differ and are not "
+           "black (got %d%s, %d%s)",
+           t8, bt ? " bold" : "", c8, bc ? " bold" : "");
+        is_int(theme_color_fit(244, 16, NULL), 8, "a grey still falls back to a grey");
+    }
     ok(theme_load_file(&t, "themes/default", why, sizeof why) == 0, "themes/default loads");
     theme_builtin(&want);
     ok(same_theme(&t, &want), "themes/default says what the built-in default says");

@@ -518,6 +518,21 @@ ok $([ -n "$t_sgr" ] && [ -n "$c_sgr" ] && [ "$t_sgr" != "$c_sgr" ]; echo $?) \
 keys C-c
 wait_rc >/dev/null
 
+# ---- the tour on a store that is not the demo's ------------------------------------------------
+
+"$MEMSCOPE" add --db "$T/mine.db" "my own memory about the dentist" >/dev/null
+start 80 24 xterm-256color "$MEMSCOPE" --db "$T/mine.db"
+wait_for "Query ▸"
+keys Escape
+sleep 0.2
+keys T
+wait_for "the tour needs the demo store: 'memscope demo --tour'"
+ok $? "80x24: T on another store says the tour needs the demo store"
+grep -q "Tour 1/" "$T/screen"
+ok $((!$?)) "and starts no tour"
+keys C-c
+wait_rc >/dev/null
+
 # ---- a terminal that cannot move the cursor: a one-line refusal, exit 2 -------------------
 
 for term in dumb nosuch-terminal; do

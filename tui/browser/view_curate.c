@@ -302,7 +302,6 @@ static int view_edit_field(view_model *vm, view_edit_parse *p, char *line, const
     *colon = '\0';
     char *key = view_trim(line), *val = view_trim(colon + 1), *end = NULL;
     int col = (int)(val - line) + 1;
-    errno = 0;
     if (strcmp(key, "speaker") == 0)
         p->speaker = strdup(val);
     else if (strcmp(key, "created_at") == 0)
@@ -600,7 +599,6 @@ int view_edited(const view_model *vm, int64_t rid)
 static ms_status view_undo_feedback(view_model *vm, void *ctx, ms_error *err)
 {
     view_undo *u = ctx;
-    (void)vm;
     return engine_feedback_put(vm->eng, u->rid, u->query, u->had ? &u->before : NULL, err);
 }
 

@@ -1381,7 +1381,7 @@ static unsigned ranked_in(const recall_result *r, const char *id)
 static ms_status judge(engine *e, const recall_result *r, const char *id, int label, int keep,
                        ms_error *err)
 {
-    if (label != 1 && label != -1)
+    if (label != 1 && label != -1 && !(keep && label == 0))
         return ms_fail(err, MS_USAGE, "feedback is + (relevant) or - (not relevant)");
     store_memory m;
     ms_status st = store_get(e->s, id, 0, &m, err);
@@ -1392,9 +1392,19 @@ static ms_status judge(engine *e, const recall_result *r, const char *id, int la
     unsigned mask = ranked_in(r, id);
     if (!keep)
         return adaptive_add(e->ad, e->s, rid, r->query, r->query_type, label, mask, err);
-    st = store_begin(e->s, err);
-    if (!st)
-        st = store_add_feedback(e->s, rid, r->query, r->query_type, label, mask, err);
+    store_feedback f = {
+        .rid = rid, .query_type = (char *)r->query_type, .label = label, .channels = mask};
+    return engine_feedback_put(e, rid, r->query, label ? &f : NULL, err);
+}
+
+ms_status engine_feedback_put(engine *e, int64_t rid, const char *text, const store_feedback *f,
+                              ms_error *err)
+{
+    ms_status st = store_begin(e->s, err);
+    if (!st && f)
+        st = store_add_feedback(e->s, rid, text, f->query_type, f->label, f->channels, err);
+    else if (!st)
+        st = store_clear_feedback(e->s, rid, text, err);
     if (!st)
         st = store_end(e->s, err);
     else

@@ -262,10 +262,17 @@ int recall_audit(const recall_result *r, char *report, size_t len);
 void engine_set_reranker(engine *e, const char *spec);
 
 /* Record that memory id was (+1) or was not (-1) relevant to the query of
- * r, the recall it was judged in: stored in the store (which must be
- * writable) and learned at once. */
+ * r, the recall it was judged in, replacing an earlier judgement of id for
+ * that query (label 0 withdraws it): stored in the store (which must be
+ * writable) in one transaction and learned at once. */
 ms_status engine_feedback(engine *e, const recall_result *r, const char *id, int label,
                           ms_error *err);
+
+/* Set memory rid's judgement for the query text to f's label, query type and
+ * channels, or withdraw it when f is NULL; one transaction, learned at
+ * once (the browser's undo). f is not kept. */
+ms_status engine_feedback_put(engine *e, int64_t rid, const char *text, const store_feedback *f,
+                              ms_error *err);
 
 /* The same, learned for this engine only and never stored. */
 ms_status engine_learn(engine *e, const recall_result *r, const char *id, int label, ms_error *err);

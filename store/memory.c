@@ -974,6 +974,96 @@ ms_status store_get(store *s, const char *id, int64_t rid, store_memory *out, ms
     return fill_entities(s, out, 0, err);
 }
 
+/* The names of the entities given with memory rid, into m (owned). */
+static ms_status given_entities(store *s, int64_t rid, store_memory *m, ms_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT e.name FROM memory_entities me JOIN entities e ON"
+                                " e.eid = me.eid WHERE me.rid=?1 AND me.given ORDER BY e.name",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading entities", err);
+    sqlite3_bind_int64(st, 1, rid);
+    size_t cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (m->n_entities == cap) {
+            cap = cap ? 2 * cap : 8;
+            char **v = realloc(m->entities, cap * sizeof *v);
+            if (!v) {
+                sqlite3_finalize(st);
+                return ms_fail(err, MS_NOMEM, "out of memory");
+            }
+            m->entities = v;
+        }
+        m->entities[m->n_entities++] = store_col_text(st, 0);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? MS_OK : store_sql_fail(s, rc, "reading entities", err);
+}
+
+ms_status store_get_for_put(store *s, const char *id, store_memory *out, ms_error *err)
+{
+    ms_status st = store_get(s, id, 0, out, err);
+    if (st)
+        return st;
+    for (size_t i = 0; i < out->n_entities; i++)
+        free(out->entities[i]);
+    free(out->entities);
+    out->entities = NULL;
+    out->n_entities = 0;
+    free(out->vector_model); /* output only */
+    out->vector_model = NULL;
+    out->vector_dim = 0;
+    st = given_entities(s, out->rid, out, err);
+    if (st)
+        store_memory_clear(out);
+    return st;
+}
+
+void store_edit_fields_init(store_edit_fields *f)
+{
+    memset(f, 0, sizeof *f);
+    f->memory_confidence = f->trust_alpha = f->trust_beta = -1;
+}
+
+/* Replace *field with a copy of text ("" = NULL when clearable). */
+static ms_status edit_text(char **field, const char *text, int clearable, ms_error *err)
+{
+    if (!text)
+        return MS_OK;
+    char *copy = clearable && !*text ? NULL : strdup(text);
+    if (!copy && !(clearable && !*text))
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    free(*field);
+    *field = copy;
+    return MS_OK;
+}
+
+ms_status store_edit(store *s, const char *id, const store_edit_fields *f, ms_error *err)
+{
+    ms_status st = store_require_writable(s, "edit", err);
+    if (st)
+        return st;
+    store_memory m;
+    if ((st = store_get_for_put(s, id, &m, err)))
+        return st;
+    if (!(st = edit_text(&m.content, f->content, 0, err)) &&
+        !(st = edit_text(&m.speaker, f->speaker, 1, err)) &&
+        !(st = edit_text(&m.created_at, f->created_at, 0, err)))
+        st = edit_text(&m.event_time, f->event_time, 1, err);
+    if (f->memory_confidence >= 0)
+        m.memory_confidence = f->memory_confidence;
+    if (f->trust_alpha >= 0 || f->trust_beta >= 0) {
+        m.trust_alpha = f->trust_alpha;
+        m.trust_beta = f->trust_beta;
+    }
+    if (!st)
+        st = store_put(s, &m, STORE_DUP_REPLACE, NULL, err);
+    store_memory_clear(&m);
+    return st;
+}
+
 static ms_status delete_memory(store *s, const char *id, ms_error *err)
 {
     ms_status code = store_require_writable(s, "delete", err);
@@ -1482,7 +1572,8 @@ ms_status store_add_feedback(store *s, int64_t rid, const char *query, const cha
         return code;
     if (label != 1 && label != -1)
         return ms_fail(err, MS_USAGE, "feedback label must be + or -");
-    if ((code = require_memory(s, rid, "recording feedback", err)))
+    if ((code = require_memory(s, rid, "recording feedback", err)) ||
+        (code = store_clear_feedback(s, rid, query, err)))
         return code;
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
@@ -1505,6 +1596,66 @@ ms_status store_add_feedback(store *s, int64_t rid, const char *query, const cha
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "recording feedback", err);
     return MS_OK;
+}
+
+ms_status store_clear_feedback(store *s, int64_t rid, const char *query, ms_error *err)
+{
+    ms_status code = store_require_writable(s, "withdraw feedback", err);
+    if (code)
+        return code;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(
+        s->db, "DELETE FROM feedback WHERE profile=?1 AND rid=?2 AND query=?3", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "withdrawing feedback", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, rid);
+    sqlite3_bind_text(st, 3, query ? query : "", -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "withdrawing feedback", err);
+    return MS_OK;
+}
+
+ms_status store_feedback_of(store *s, int64_t rid, const char *query, store_feedback *out,
+                            int *found, ms_error *err)
+{
+    memset(out, 0, sizeof *out);
+    *found = 0;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT query, query_type, label, at, channels FROM feedback"
+                                " WHERE profile=?1 AND rid=?2 AND query=?3 ORDER BY fid DESC"
+                                " LIMIT 1",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading feedback", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, rid);
+    sqlite3_bind_text(st, 3, query ? query : "", -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->rid = rid;
+        out->query = store_col_text(st, 0);
+        out->query_type = store_col_text(st, 1);
+        out->label = sqlite3_column_int(st, 2);
+        out->at = sqlite3_column_int64(st, 3);
+        out->channels = (unsigned)sqlite3_column_int64(st, 4);
+        *found = 1;
+        rc = SQLITE_DONE;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading feedback", err);
+    return MS_OK;
+}
+
+void store_feedback_clear(store_feedback *f)
+{
+    free(f->query);
+    free(f->query_type);
+    memset(f, 0, sizeof *f);
 }
 
 void store_feedback_free(store_feedback *v, size_t n)

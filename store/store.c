@@ -961,8 +961,10 @@ ms_status store_end(store *s, ms_error *err)
         return st;
     }
     s->in_txn = 0;
-    if (s->writing)
+    if (s->writing) {
         write_cache(s, 0);
+        s->own_commits++;
+    }
     return MS_OK;
 }
 
@@ -990,7 +992,7 @@ int64_t store_data_version(store *s)
 {
     int64_t v = 0;
     query_int(s, "PRAGMA data_version", &v, NULL);
-    return v;
+    return v + s->own_commits; /* the pragma does not move for our own commits */
 }
 
 int store_cache_key(store *s, store_key *out)

@@ -81,8 +81,9 @@ ms_status store_read_begin(store *s, ms_error *err);
 ms_status store_end(store *s, ms_error *err);
 void store_rollback(store *s);
 
-/* A change counter that moves whenever another connection commits
- * (PRAGMA data_version). */
+/* A change counter that moves whenever a write is committed: by another
+ * connection (PRAGMA data_version) or by this one (its own commits, which
+ * the pragma does not count), so a snapshot can tell it is stale. */
 int64_t store_data_version(store *s);
 
 /* What a copy of the store's contents kept outside it (the engine's
@@ -195,6 +196,31 @@ ms_status store_get(store *s, const char *id, int64_t rid, store_memory *out, ms
 
 /* Delete one memory (and its links, edges, vector) by id. */
 ms_status store_delete(store *s, const char *id, ms_error *err);
+
+/* Memory id as store_put would take it back: store_get's fields with
+ * entities = only the ones given with it (the derived ones are derived
+ * again), so store_put(out, STORE_DUP_REPLACE) after an edit, or
+ * STORE_DUP_ERROR after a delete, writes it back as it was. The caller
+ * clears *out. MS_NOT_FOUND when absent. */
+ms_status store_get_for_put(store *s, const char *id, store_memory *out, ms_error *err);
+
+/* What a user changes of one memory; NULL strings and negative numbers
+ * keep the field. An empty speaker or event_time clears it. */
+typedef struct store_edit_fields {
+    const char *content, *speaker, *created_at, *event_time;
+    double memory_confidence;       /* 0..1, < 0 keeps */
+    double trust_alpha, trust_beta; /* both > 0, or both < 0 to keep */
+} store_edit_fields;
+
+/* Every field kept (the starting point of an edit). */
+void store_edit_fields_init(store_edit_fields *f);
+
+/* Change memory id in place (its rid, position, session, metadata and given
+ * entities stay): a store_put with STORE_DUP_REPLACE of the edited memory,
+ * so the index, the derived entities and edges and (when the content
+ * changed) the vector follow. Validation errors name the field; nothing is
+ * written then. Must run inside store_begin/store_end. */
+ms_status store_edit(store *s, const char *id, const store_edit_fields *f, ms_error *err);
 
 enum store_scan_entities {
     STORE_SCAN_NONE = 0,  /* leave entities empty */
@@ -503,8 +529,20 @@ typedef struct store_feedback {
     int64_t at;
 } store_feedback;
 
+/* Record a judgement; it replaces an earlier judgement of rid for the same
+ * query (one per memory and query, never a counter). The caller holds the
+ * transaction. */
 ms_status store_add_feedback(store *s, int64_t rid, const char *query, const char *query_type,
                              int label, unsigned channels, ms_error *err);
+/* Withdraw rid's judgement for query (nothing when there is none). The
+ * caller holds the transaction. */
+ms_status store_clear_feedback(store *s, int64_t rid, const char *query, ms_error *err);
+/* rid's judgement for query in the current profile into *out, whose
+ * strings the caller frees with store_feedback_clear(); *found is 0 (and
+ * *out zeroed) when there is none. */
+ms_status store_feedback_of(store *s, int64_t rid, const char *query, store_feedback *out,
+                            int *found, ms_error *err);
+void store_feedback_clear(store_feedback *f);
 /* All feedback of the current profile, oldest first; free with
  * store_feedback_free. */
 ms_status store_feedback_all(store *s, store_feedback **out, size_t *n, ms_error *err);

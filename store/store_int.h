@@ -108,8 +108,9 @@ struct store {
                              write (store_require_writable); 0 when current */
     int checked;          /* quick_check passed before this connection's first write */
     int in_txn;
-    int writing;      /* the open transaction is a write (store_begin) */
-    int64_t changes0; /* sqlite3_total_changes64 when the transaction began */
+    int writing;         /* the open transaction is a write (store_begin) */
+    int64_t changes0;    /* sqlite3_total_changes64 when the transaction began */
+    int64_t own_commits; /* write transactions this connection committed */
     char profile[STORE_PROFILE_MAX + 1];
     char ptag[2 * STORE_PROFILE_MAX + 2]; /* "p" + hex(profile): FTS filter */
     sqlite3_stmt *st[ST_COUNT];

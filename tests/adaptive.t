@@ -83,7 +83,7 @@ ok $([ "$(echo "$off" | py 'print([h["id"] for h in d["results"]])')" = \
 ok $([ $? = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ]; echo $?) "feedback refuses a read-only store in one line"
 "$M" feedback --db "$tmp/d.db" --query "$Q" "$top" maybe 2>/dev/null
 ok $([ $? = 2 ]; echo $?) "a judgement other than + or - is a usage error"
-"$M" feedback --db "$tmp/d.db" --reset >/dev/null
+"$M" feedback --db "$tmp/d.db" --reset --yes >/dev/null
 reset=$("$M" recall --db "$tmp/d.db" --json "$Q")
 ok $([ "$(echo "$reset" | py 'print([h["id"] for h in d["results"]])')" = \
        "$(echo "$base" | py 'print([h["id"] for h in d["results"]])')" ] &&

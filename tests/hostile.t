@@ -199,7 +199,7 @@ committed "delete" "the deletion" delete --db full.db full-1
 is "$(count full.db)" 330 "delete > /dev/full: the memory is gone"
 committed "feedback" "the judgement" feedback --db full.db --query 'imported once' full-2 +
 is "$(sqlite3 full.db 'SELECT count(*) FROM feedback')" 1 "feedback > /dev/full: recorded"
-committed "feedback --reset" "the reset" feedback --db full.db --reset
+committed "feedback --reset" "the reset" feedback --db full.db --reset --yes
 committed "reembed" "the reembedding" reembed --db full.db
 committed "demo" "the demo store" demo --db full-demo.db
 is "$(count full-demo.db)" 329 "demo > /dev/full: the store is written"

@@ -2146,6 +2146,100 @@ static void test_utf8(void)
                cases[i].what);
 }
 
+/* Feedback is one judgement per memory and query: again replaces it,
+ * clear withdraws it, and the other query's judgement stays. */
+static void test_feedback_toggle(void)
+{
+    store *s = open_new("fb.db");
+    ms_error err;
+    ms_error_clear(&err);
+    int64_t v0 = store_data_version(s);
+    int64_t rid = put_simple(s, "f1", "the dentist is on Friday", NULL, NULL);
+    ok(store_data_version(s) != v0, "this connection's own commit moves store_data_version");
+    for (int i = 0; i < 10; i++)
+        store_add_feedback(s, rid, "dentist?", "general", 1, 3, &err);
+    store_add_feedback(s, rid, "other?", "general", -1, 0, &err);
+    store_feedback *fb = NULL;
+    size_t n = 0;
+    ok(store_feedback_all(s, &fb, &n, &err) == MS_OK && n == 2,
+       "ten judgements of one memory for one query are one (got %zu rows)", n);
+    store_feedback_free(fb, n);
+    store_add_feedback(s, rid, "dentist?", "general", -1, 1, &err);
+    store_feedback f;
+    int found = 0;
+    ok(store_feedback_of(s, rid, "dentist?", &f, &found, &err) == MS_OK && found && f.label == -1 &&
+           f.channels == 1 && strcmp(f.query_type, "general") == 0,
+       "a new judgement replaces the earlier one (label -1, channels 1)");
+    store_feedback_clear(&f);
+    ok(store_clear_feedback(s, rid, "dentist?", &err) == MS_OK, "store_clear_feedback");
+    ok(store_feedback_of(s, rid, "dentist?", &f, &found, &err) == MS_OK && !found, "withdraws it");
+    ok(store_feedback_of(s, rid, "other?", &f, &found, &err) == MS_OK && found && f.label == -1,
+       "the other query's judgement stays");
+    store_feedback_clear(&f);
+    store_close(s);
+}
+
+/* store_edit changes the fields in place; store_get_for_put of the memory
+ * before, put back, undoes it; and after a delete brings it back. */
+static void test_edit(void)
+{
+    store *s = open_new("edit.db");
+    ms_error err;
+    ms_error_clear(&err);
+    int64_t rid = put_simple(s, "e1", "Leah's dentist is on Friday", "Leah", "s1");
+    store_memory before;
+    ms_status got = store_get_for_put(s, "e1", &before, &err);
+    ok(got == MS_OK && before.rid == rid && before.n_entities == 0,
+       "store_get_for_put: the memory, without its derived entities");
+    store_edit_fields f;
+    store_edit_fields_init(&f);
+    f.content = "Leah's dentist moved to Monday";
+    f.speaker = "Sam";
+    f.memory_confidence = 0.25;
+    f.trust_alpha = 3;
+    f.trust_beta = 1;
+    ok(store_begin(s, &err) == MS_OK && store_edit(s, "e1", &f, &err) == MS_OK &&
+           store_end(s, &err) == MS_OK,
+       "store_edit in a transaction");
+    store_memory m;
+    ok(store_get(s, "e1", 0, &m, &err) == MS_OK && m.rid == rid &&
+           strcmp(m.content, "Leah's dentist moved to Monday") == 0 &&
+           strcmp(m.speaker, "Sam") == 0 && m.memory_confidence == 0.25 && m.trust_alpha == 3 &&
+           m.trust_beta == 1 && strcmp(m.session, "s1") == 0,
+       "the fields changed in place (same rid, session kept)");
+    store_memory_clear(&m);
+    store_edit_fields_init(&f);
+    f.memory_confidence = 7;
+    ok(store_edit(s, "e1", &f, &err) != MS_OK && strstr(err.msg, "memory_confidence"),
+       "a bad value is refused naming the field");
+    ok(store_get(s, "e1", 0, &m, &err) == MS_OK && m.memory_confidence == 0.25,
+       "and the memory is unchanged");
+    store_memory_clear(&m);
+    store_edit_fields_init(&f);
+    f.speaker = "";
+    ok(store_edit(s, "e1", &f, &err) == MS_OK && store_get(s, "e1", 0, &m, &err) == MS_OK &&
+           m.speaker == NULL,
+       "an empty speaker clears it");
+    store_memory_clear(&m);
+    ok(store_edit(s, "nosuch", &f, &err) == MS_NOT_FOUND, "editing a missing id: MS_NOT_FOUND");
+    ok(store_put(s, &before, STORE_DUP_REPLACE, NULL, &err) == MS_OK &&
+           store_get(s, "e1", 0, &m, &err) == MS_OK &&
+           strcmp(m.content, "Leah's dentist is on Friday") == 0 && strcmp(m.speaker, "Leah") == 0,
+       "putting back store_get_for_put's copy undoes the edit");
+    store_memory_clear(&m);
+    ok(store_delete(s, "e1", &err) == MS_OK && store_get(s, "e1", 0, &m, &err) == MS_NOT_FOUND,
+       "deleted");
+    ms_error_clear(&err);
+    before.rid = 0;
+    ok(store_put(s, &before, STORE_DUP_ERROR, NULL, &err) == MS_OK &&
+           store_get(s, "e1", 0, &m, &err) == MS_OK &&
+           strcmp(m.content, "Leah's dentist is on Friday") == 0,
+       "and the copy brings it back after a delete (%s)", err.msg);
+    store_memory_clear(&m);
+    store_memory_clear(&before);
+    store_close(s);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -2174,6 +2268,8 @@ int main(void)
     test_cache_key();
     test_parse_time();
     test_utf8();
+    test_feedback_toggle();
+    test_edit();
     remove_tmpdir();
     return done_testing();
 }

@@ -217,7 +217,7 @@ shows "import summary: a hostile --db" 'into w\x1b]0;DB-TITLE\x07.db'
 DDB=$(printf 'd\033]0;DEMO-TITLE\007.db')
 safe "demo: a hostile --db" demo --db "$DDB"
 shows "demo: a hostile --db" 'demo store to d\x1b]0;DEMO-TITLE\x07.db'
-safe "feedback --reset: a hostile --profile" feedback --db w.db --reset \
+safe "feedback --reset: a hostile --profile" feedback --db w.db --reset --yes \
     --profile "$(printf 'p\033]0;PROF-TITLE\007')"
 shows "feedback --reset: a hostile --profile" 'profile p\x1b]0;PROF-TITLE\x07'
 safe "bench: a hostile --db" bench --db "$DDB" --queries 3

@@ -75,6 +75,24 @@ static void test_rows(void)
     is_str(l.s, "Róisín  |", "a cell is padded to its width in columns, not bytes");
     vrow_free(&l);
     is_int(vfmt_stored_width("\x1b[2J", 4), 7, "escaped width of ESC[2J");
+
+    /* A cell that an escape fills to the last column, with more after it:
+     * the escape gives way to the ellipsis, which says something was cut. */
+    vrow_init(&l, 30);
+    vrow_stored_cell(&l, ROLE_normal, "abcdef\x1bXYZ", 10);
+    vrow_add(&l, ROLE_normal, "|");
+    is_str(l.s, "abcdef…   |", "a cell cut just after an escape keeps its ellipsis");
+    vrow_free(&l);
+    vrow_init(&l, 30);
+    vrow_stored_cell(&l, ROLE_normal, "abcdef\x1b", 10);
+    vrow_add(&l, ROLE_normal, "|");
+    is_str(l.s, "abcdef\\x1b|", "one that ends with the escape shows it whole, no ellipsis");
+    vrow_free(&l);
+    vrow_init(&l, 30);
+    vrow_stored_cell(&l, ROLE_normal, "abcdefghij\x1b", 10);
+    vrow_add(&l, ROLE_normal, "|");
+    is_str(l.s, "abcdefghi…|", "text that fills the cell before an escape ends in the ellipsis");
+    vrow_free(&l);
 }
 
 typedef struct wrap_rows {
@@ -124,7 +142,7 @@ static void test_formats(void)
     vfmt_contribution(&tc, 15, out_, sizeof out_);
     is_str(out_, "1.00/(15+3) = 0.055556", "contribution written out as w/(k+rank)");
     vfmt_size(1782784, out_, sizeof out_);
-    is_str(out_, "1.7 MB", "file size");
+    is_str(out_, "1.7 MiB", "file size in binary units (MiB, not MB)");
     vfmt_ascii = 1;
     vfmt_bar(1.0, 3, out_, sizeof out_);
     is_str(out_, "###", "ASCII bars outside UTF-8 locales");
@@ -196,6 +214,15 @@ static void test_themes(void)
     is_int(theme_color_fit(9, 8, &bold), 1, "bright colours fall back to 8 ...");
     ok(bold, "... with bold");
     is_int(theme_color_fit(75, 256, NULL), 75, "256-colour terminals keep the colour");
+    {
+        int bt = 0, bc = 0;
+        short t8 = theme_color_fit(150, 8, &bt), c8 = theme_color_fit(180, 8, &bc);
+        ok(t8 != c8 && t8 != 0 && c8 != 0,
+           "on 8 colours the default Trust (150) and Mem.Conf (180) bars differ and are not "
+           "black (got %d%s, %d%s)",
+           t8, bt ? " bold" : "", c8, bc ? " bold" : "");
+        is_int(theme_color_fit(244, 16, NULL), 8, "a grey still falls back to a grey");
+    }
     ok(theme_load_file(&t, "themes/default", why, sizeof why) == 0, "themes/default loads");
     theme_builtin(&want);
     ok(same_theme(&t, &want), "themes/default says what the built-in default says");

@@ -46,11 +46,9 @@
     _(WI_FLOOR, "What-if", "f", "evidence floor off or on", 'f')                                   \
     _(WI_RESET, "What-if", "0", "back to the baseline (no what-if)", '0')                          \
     _(RELEVANT, "Feedback", "y",                                                                   \
-      "mark the selected memory relevant to this query: the "                                      \
-      "engine learns from it (the feedback adjustment; memscope feedback --reset "                 \
-      "forgets)",                                                                                  \
+      "mark the selected memory relevant to this query (again: unmark); the row shows "            \
+      "[judged +] and the engine learns from it (the feedback adjustment)",                        \
       'y')                                                                                         \
-    _(IRRELEVANT, "Feedback", "x", "mark the selected memory not relevant to this query", 'x')     \
     _(SORT, "Browse", "o",                                                                         \
       "the listing (empty query): sort by the next column (date, event, "                          \
       "speaker, session, trust, confidence, importance, id)",                                      \
@@ -67,6 +65,19 @@
       "memories",                                                                                  \
       'E')                                                                                         \
     _(PROFILES, "Browse", "P", "pick the profile to browse (each with its count)", 'P')            \
+    _(IRRELEVANT, "Feedback", "x",                                                                 \
+      "mark it not relevant to this query (again: unmark); the row shows [judged -]", 'x')         \
+    _(EDIT, "Curation", "e",                                                                       \
+      "edit the selected memory in $VISUAL or $EDITOR: content, speaker, times, "                  \
+      "confidence, trust; the row shows [edited]",                                                 \
+      'e')                                                                                         \
+    _(DELETE, "Curation", "d", "delete the selected memory (asks first; u brings it back)", 'd')   \
+    _(SUPERSEDES, "Curation", ">",                                                                 \
+      "mark the selected memory as superseding another: type its id and a reason", '>')            \
+    _(CONTRADICTS, "Curation", "!",                                                                \
+      "mark the selected memory as contradicting another: type its id and a reason", '!')          \
+    _(UNDO, "Curation", "u", "undo this session's last write (feedback, edit, delete, relation)",  \
+      'u')                                                                                         \
     _(RANKING, "View", "r", "show or hide the Ranking column", 'r')                                \
     _(REFRESH, "View", "R", "run the query again (after another process wrote)", 'R')              \
     _(TOUR, "View", "T", "start or stop the demo tour", 'T')                                       \
@@ -93,6 +104,17 @@
     _("Ctrl-U  Ctrl-K", "delete before / after the cursor")                                        \
     _("Up Down", "older / newer query from the history")                                           \
     _("Ctrl-R", "search the history backwards (again: the next match)")
+
+/* The actions that write to the store. They act only on a row the user
+ * chose with a key that is not a letter (view_model.armed): after Enter,
+ * letters typed next, or pasted text without bracketed paste, cannot write. */
+#define WRITE_ACTIONS(_)                                                                           \
+    _(RELEVANT) _(IRRELEVANT) _(EDIT) _(DELETE) _(SUPERSEDES) _(CONTRADICTS) _(UNDO)
+
+/* The keys that choose a row and so let WRITE_ACTIONS act: no letter, no
+ * Enter (a paste without bracketed paste holds those). */
+#define ARMING_ACTIONS(_)                                                                          \
+    _(UP) _(DOWN) _(PAGE_UP) _(PAGE_DOWN) _(HOME) _(END) _(NEXT_PANE) _(PREV_PANE) _(MOUSE)
 
 #define ACTION_ENUM(id, section, keys, help, ...) A_##id,
 typedef enum action_id { ACTIONS(ACTION_ENUM) A_COUNT } action_id;

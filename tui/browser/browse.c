@@ -3,11 +3,13 @@
 #include "store/base/mono.h"
 
 #include <curses.h>
+#include <errno.h>
 #include <langinfo.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,8 +22,13 @@
 #include "tui/browser/tour.h"
 #include "tui/browser/view.h"
 
-#define BROWSE_POLL_MS 1000  /* how often an idle browser checks the store */
-#define BROWSE_DOUBLE_MS 400 /* two clicks within this are a double click */
+#include <term.h> /* last: it defines macros (lines, columns) that view.h's fields use */
+
+#define BROWSE_POLL_MS 1000              /* how often an idle browser checks the store */
+#define BROWSE_DOUBLE_MS 400             /* two clicks within this are a double click */
+#define BROWSE_PASTE_BEGIN (KEY_MAX + 1) /* ESC[200~, bracketed paste starts */
+#define BROWSE_PASTE_END (KEY_MAX + 2)   /* ESC[201~, it ends */
+#define BROWSE_PASTE_LOST_MS 3000        /* a paste with no key for this long is over */
 
 typedef struct browse {
     view_model vm;
@@ -33,6 +40,8 @@ typedef struct browse {
     double due;        /* when the debounced query runs (ms clock), 0 = none */
     double click_at;   /* the last click, for double clicks */
     int click_y;
+    int pasting;     /* inside a bracketed paste: keys are text, never commands */
+    double paste_at; /* when its last key came */
 } browse;
 
 static volatile sig_atomic_t browse_signal;
@@ -40,11 +49,23 @@ static SCREEN *browse_term;
 
 /* ---- the terminal ------------------------------------------------------------ */
 
+/* Bracketed paste on or off: the terminal then wraps pasted text in
+ * ESC[200~ ... ESC[201~, so a paste is never taken for keys. */
+static void browse_paste_mode(int on)
+{
+    const char *seq = on ? "\033[?2004h" : "\033[?2004l";
+    fflush(stdout);
+    if (write(STDOUT_FILENO, seq, strlen(seq)) < 0)
+        return; /* a terminal that cannot take it cannot paste either */
+}
+
 /* Restore the terminal; safe to call twice and from atexit. */
 static void browse_restore(void)
 {
-    if (browse_term && !isendwin())
+    if (browse_term && !isendwin()) {
         endwin();
+        browse_paste_mode(0);
+    }
 }
 
 static void browse_on_signal(int sig)
@@ -75,6 +96,9 @@ static int browse_terminal(browse *b)
     nonl();
     keypad(stdscr, TRUE);
     set_escdelay(25);
+    define_key("\033[200~", BROWSE_PASTE_BEGIN);
+    define_key("\033[201~", BROWSE_PASTE_END);
+    browse_paste_mode(1);
     mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
     mouseinterval(0);
     paint_theme(&b->th);
@@ -82,11 +106,71 @@ static int browse_terminal(browse *b)
     return 0;
 }
 
+/* Run the user's editor on path with the terminal given back to it, as
+ * git does: $VISUAL, else $EDITOR, else vi, through sh (so "code -w"
+ * works). 0 when it exited 0. */
+static int browse_run_editor(const char *path)
+{
+    const char *ed = getenv("VISUAL");
+    if (!ed || !*ed)
+        ed = getenv("EDITOR");
+    if (!ed || !*ed)
+        ed = "vi";
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s \"$@\"", ed);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, ed, path, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* e: the memory in a temporary file, the editor, the change written. */
+static int browse_edit(browse *b)
+{
+    view_model *vm = &b->vm;
+    const char *tmp = getenv("TMPDIR");
+    char p[1024];
+    if (!tmp || !*tmp || strlen(tmp) > sizeof p - 40)
+        tmp = "/tmp";
+    snprintf(p, sizeof p, "%s/memscope-edit-XXXXXX.txt", tmp);
+    int fd = mkstemps(p, 4);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        view_message(vm, ROLE_error, "memscope: cannot write a file for the editor: %s",
+                     strerror(errno));
+        return VIEW_HANDLED | VIEW_REDRAW;
+    }
+    int rc = view_edit_write(vm, f);
+    if (fclose(f) != 0 || rc) {
+        unlink(p);
+        return VIEW_HANDLED | VIEW_REDRAW;
+    }
+    endwin();
+    browse_paste_mode(0);
+    int ed = browse_run_editor(p);
+    refresh();
+    browse_paste_mode(1);
+    int flags = VIEW_HANDLED | VIEW_REDRAW | VIEW_FULL;
+    if (ed)
+        view_message(vm, ROLE_error, "memscope: the editor failed: nothing written");
+    else
+        flags |= view_edit_apply(vm, p);
+    unlink(p);
+    return flags;
+}
+
 static void browse_suspend(void)
 {
     endwin();
+    browse_paste_mode(0);
     raise(SIGSTOP);
     refresh();
+    browse_paste_mode(1);
 }
 
 /* ---- themes and config ----------------------------------------------------------- */
@@ -192,9 +276,30 @@ static int browse_mouse(browse *b)
     return view_act(vm, A_MOUSE);
 }
 
-static int browse_key(browse *b, int kind, wint_t ch)
+/* Keys between ESC[200~ and ESC[201~ are text for the query line. */
+static int browse_paste(browse *b, int kind, wint_t ch)
+{
+    if (kind == KEY_CODE_YES && ch == BROWSE_PASTE_BEGIN) {
+        b->pasting = 1;
+        b->paste_at = mono_ms();
+        return qline_paste_begin(&b->vm);
+    }
+    if (kind == KEY_CODE_YES && ch == BROWSE_PASTE_END) {
+        b->pasting = 0;
+        return VIEW_HANDLED | VIEW_REDRAW;
+    }
+    if (!b->pasting)
+        return 0;
+    b->paste_at = mono_ms();
+    return qline_paste(&b->vm, kind, ch);
+}
+
+static int browse_dispatch(browse *b, int kind, wint_t ch)
 {
     view_model *vm = &b->vm;
+    int pasted = browse_paste(b, kind, ch);
+    if (pasted)
+        return pasted;
     if (kind == KEY_CODE_YES && ch == KEY_RESIZE)
         return VIEW_REDRAW | VIEW_FULL;
     if (kind == KEY_CODE_YES && ch == KEY_MOUSE)
@@ -211,6 +316,22 @@ static int browse_key(browse *b, int kind, wint_t ch)
         return 0;
     vm->key = (int)ch;
     return view_act(vm, (action_id)a);
+}
+
+/* A message lasts until the next key that means something, unless that
+ * key put up a message of its own or the store changed (R clears that). */
+static int browse_key(browse *b, int kind, wint_t ch)
+{
+    view_model *vm = &b->vm;
+    unsigned gen = vm->msg_gen;
+    int pasting = b->pasting; /* a paste is one event: its keys keep the message */
+    int f = browse_dispatch(b, kind, ch);
+    if ((f & VIEW_HANDLED) && vm->msg_gen == gen && vm->msg[0] && !vm->store_changed && !pasting &&
+        !b->pasting) {
+        vm->msg[0] = '\0';
+        f |= VIEW_REDRAW;
+    }
+    return f;
 }
 
 /* ---- the loop ---------------------------------------------------------------------- */
@@ -231,10 +352,13 @@ static int browse_wait(const browse *b)
     return left <= 0 ? 0 : (int)left + 1;
 }
 
-/* No key before the timeout: run a due query, check the store. */
+/* No key before the timeout: run a due query, check the store. A paste
+ * whose end never came is over. */
 static int browse_idle(browse *b)
 {
     int flags = 0;
+    if (b->pasting && mono_ms() - b->paste_at > BROWSE_PASTE_LOST_MS)
+        b->pasting = 0;
     if (b->due > 0 && mono_ms() >= b->due)
         flags |= VIEW_RECALL;
     if (view_poll_store(&b->vm))
@@ -254,6 +378,10 @@ static void browse_loop(browse *b)
         }
         if (flags & (VIEW_REDRAW | VIEW_RECALL))
             browse_draw(b, flags & VIEW_FULL);
+        if (flags & VIEW_EDITOR) {
+            flags = browse_edit(b);
+            continue;
+        }
         if (flags & VIEW_SUSPEND) {
             browse_suspend();
             flags = VIEW_REDRAW | VIEW_FULL;
@@ -291,11 +419,31 @@ static int browse_start(browse *b, cli_common *c, int tour)
     return EXIT_OK;
 }
 
+/* Can the terminal move the cursor? TERM=dumb, an unknown TERM and
+ * terminals without cursor addressing (cup) cannot draw the browser. */
+static int browse_can_address(void)
+{
+    int errret = 0;
+    if (setupterm(NULL, STDOUT_FILENO, &errret) != OK)
+        return 0;
+    const char *cup = tigetstr("cup");
+    int ok = cup && cup != (char *)-1 && !tigetflag("hc");
+    del_curterm(cur_term);
+    return ok;
+}
+
 int browse_run(cli_common *c, int tour)
 {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
         return cli_error(EXIT_RUNTIME, "the browser needs a terminal; for scripts use "
                                        "'memscope recall' or 'memscope shell'");
+    if (!browse_can_address()) {
+        const char *term = getenv("TERM");
+        return cli_error(EXIT_USAGE,
+                         "the browser needs a terminal that can move the cursor (TERM=%s); "
+                         "use 'memscope recall' or 'memscope shell'",
+                         term && *term ? term : "unset");
+    }
     store *s = cli_open(c, 0, NULL);
     if (!s)
         return EXIT_RUNTIME;

@@ -84,9 +84,14 @@ static size_t ledit_bytes(const ledit *e)
     return n;
 }
 
+int ledit_full(const ledit *e)
+{
+    return e->len >= LEDIT_MAX || ledit_bytes(e) + 4 > 4000;
+}
+
 int ledit_insert(ledit *e, wchar_t c)
 {
-    if (c < 0x20 || text_is_hidden((unsigned)c) || e->len >= LEDIT_MAX || ledit_bytes(e) + 4 > 4000)
+    if (c < 0x20 || text_is_hidden((unsigned)c) || ledit_full(e))
         return -1;
     memmove(e->buf + e->cur + 1, e->buf + e->cur, (size_t)(e->len - e->cur + 1) * sizeof *e->buf);
     e->buf[e->cur++] = c;

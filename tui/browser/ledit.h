@@ -30,6 +30,8 @@ void ledit_get_range(const ledit *e, int from, char *out, size_t len);
  * columns (horizontal scrolling); *skipped gets the columns left out. */
 int ledit_scroll(const ledit *e, int cols, int *skipped);
 
+/* Is the text at its limit (LEDIT_MAX characters, or the bytes)? */
+int ledit_full(const ledit *e);
 /* Insert a character at the cursor; 0 when inserted, -1 when refused
  * (not printable, or full). */
 int ledit_insert(ledit *e, wchar_t c);

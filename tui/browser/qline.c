@@ -9,6 +9,7 @@
 enum { H = VIEW_HANDLED, R = VIEW_REDRAW };
 
 static char qline_saved[ENGINE_QUERY_MAX + 1]; /* the text before Up went into history */
+static int qline_in_history;                   /* Up showed a history entry; Down goes back */
 
 static int qline_is_enter(int kind, wint_t ch)
 {
@@ -68,21 +69,31 @@ static int qline_history(view_model *vm, hist *h, int older)
         ledit_get(&vm->query, now, sizeof now);
         if (!(s = hist_older(h)))
             return H;
-        if (strcmp(now, s) != 0 && qline_saved[0] == '\0')
+        if (!qline_in_history)
             snprintf(qline_saved, sizeof qline_saved, "%s", now);
+        qline_in_history = 1;
+    } else if (!qline_in_history) {
+        return H; /* Down at the newest entry keeps the line */
     } else if (!(s = hist_newer(h))) {
         s = qline_saved;
+        qline_in_history = 0;
     }
     view_set_query(vm, s);
-    if (!older && s == qline_saved)
-        qline_saved[0] = '\0';
     return H | R | VIEW_DEBOUNCE;
 }
 
 /* ---- prompts --------------------------------------------------------------- */
 
+/* The pin and find prompts, and the supersedes / contradicts prompts ("ID
+ * reason"). */
 static int qline_pin_prompt(view_model *vm, int kind, wint_t ch)
 {
+    if (qline_is_enter(kind, ch) &&
+        (vm->prompting == PROMPT_SUPERSEDES || vm->prompting == PROMPT_CONTRADICTS)) {
+        char text[ENGINE_QUERY_MAX + 1];
+        ledit_get(&vm->prompt, text, sizeof text);
+        return view_relate_answer(vm, text);
+    }
     if (qline_is_enter(kind, ch)) {
         char id[STORE_ID_MAX + 1];
         ledit_get(&vm->prompt, id, sizeof id);
@@ -91,7 +102,9 @@ static int qline_pin_prompt(view_model *vm, int kind, wint_t ch)
             return view_find_set(vm, id);
         }
         vm->prompting = PROMPT_NONE;
-        return id[0] ? view_pin(vm, id) : H | R;
+        if (!id[0] && !vm->pinned[0])
+            return H | R;
+        return view_pin(vm, id); /* an empty line unpins */
     }
     if (kind == OK && ch == 27) {
         vm->prompting = PROMPT_NONE;
@@ -138,14 +151,23 @@ static int qline_search_prompt(view_model *vm, hist *h, int kind, wint_t ch)
         if (vm->search_match[0])
             view_set_query(vm, vm->search_match);
         hist_rewind(h);
-        if (qline_is_enter(kind, ch))
+        if (qline_is_enter(kind, ch)) {
             vm->focus = FOCUS_RESULTS;
+            vm->armed = 0;
+        }
         return H | R | VIEW_RECALL;
     }
     return kind == OK && ch == CTRL_KEY('c') ? 0 : H;
 }
 
 /* ---- the query line ------------------------------------------------------------ */
+
+/* A key or a paste that the full line cannot take: said, not dropped silently. */
+static void qline_full(view_model *vm)
+{
+    view_message(vm, ROLE_message,
+                 "the query is at its limit of %d characters: the rest was not taken", LEDIT_MAX);
+}
 
 static int qline_query(view_model *vm, hist *h, int kind, wint_t ch)
 {
@@ -154,7 +176,9 @@ static int qline_query(view_model *vm, hist *h, int kind, wint_t ch)
         ledit_get(&vm->query, q, sizeof q);
         hist_add(h, q);
         qline_saved[0] = '\0';
+        qline_in_history = 0;
         vm->focus = FOCUS_RESULTS;
+        vm->armed = 0;
         return H | R | VIEW_RECALL;
     }
     if (kind == KEY_CODE_YES && (ch == KEY_UP || ch == KEY_DOWN))
@@ -166,6 +190,8 @@ static int qline_query(view_model *vm, hist *h, int kind, wint_t ch)
         hist_rewind(h);
         return H | R;
     }
+    if (kind == OK && ch >= 0x20 && ch != 127 && ledit_full(&vm->query))
+        qline_full(vm);
     int f = qline_edit(&vm->query, kind, ch);
     if (f & VIEW_DEBOUNCE) {
         vm->tour = -1; /* a new question: the tour's caption no longer applies */
@@ -174,9 +200,57 @@ static int qline_query(view_model *vm, hist *h, int kind, wint_t ch)
     return f ? f : qline_cursor(&vm->query, kind, ch);
 }
 
+/* ---- bracketed paste ------------------------------------------------------------ */
+
+int qline_paste_begin(view_model *vm)
+{
+    vm->help = 0;
+    if (vm->prompting == PROMPT_CONFIRM)
+        view_delete_answer(vm, 0); /* a paste never confirms */
+    if (vm->prompting)
+        return H | R;
+    while (vm->det.open)
+        view_detail_close(vm);
+    vm->focus = FOCUS_QUERY;
+    vm->armed = 0;
+    return H | R;
+}
+
+int qline_paste(view_model *vm, int kind, wint_t ch)
+{
+    if (kind != OK)
+        return H;
+    if (ch == '\n' || ch == '\r' || ch == '\t')
+        ch = ' ';
+    if (ch < 0x20 || ch == 127)
+        return H;
+    ledit *e = vm->prompting ? &vm->prompt : &vm->query;
+    if (ledit_insert(e, (wchar_t)ch)) {
+        if (ledit_full(e))
+            qline_full(vm);
+        return H | R;
+    }
+    if (vm->prompting)
+        return H | R;
+    vm->tour = -1; /* a new question: the tour's caption no longer applies */
+    vm->caption[0] = '\0';
+    return H | R | VIEW_DEBOUNCE;
+}
+
+/* A confirmation takes one key: y (typed, never pasted) says yes. */
+static int qline_confirm_prompt(view_model *vm, int kind, wint_t ch)
+{
+    if (kind == KEY_CODE_YES && ch == KEY_RESIZE)
+        return 0;
+    return view_delete_answer(vm, kind == OK && (ch == 'y' || ch == 'Y'));
+}
+
 int qline_key(view_model *vm, hist *h, int kind, wint_t ch)
 {
-    if (vm->prompting == PROMPT_PIN || vm->prompting == PROMPT_FIND)
+    if (vm->prompting == PROMPT_CONFIRM)
+        return qline_confirm_prompt(vm, kind, ch);
+    if (vm->prompting == PROMPT_PIN || vm->prompting == PROMPT_FIND ||
+        vm->prompting == PROMPT_SUPERSEDES || vm->prompting == PROMPT_CONTRADICTS)
         return qline_pin_prompt(vm, kind, ch);
     if (vm->prompting == PROMPT_SEARCH)
         return qline_search_prompt(vm, h, kind, ch);

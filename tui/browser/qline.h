@@ -13,4 +13,14 @@
  * the key is not the line's (the action table gets it). */
 int qline_key(view_model *vm, hist *h, int kind, wint_t ch);
 
+/* A bracketed paste starts: the text goes into the open prompt, or else
+ * into the query line at its cursor (help and detail close, the query line
+ * takes the focus). Returns VIEW_* flags. */
+int qline_paste_begin(view_model *vm);
+
+/* One key of a paste: printable characters are inserted, newlines and tabs
+ * become spaces, other controls and key codes are dropped. Nothing pasted
+ * ever runs a command. Returns VIEW_* flags. */
+int qline_paste(view_model *vm, int kind, wint_t ch);
+
 #endif

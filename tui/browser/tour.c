@@ -207,8 +207,27 @@ const char *tour_query(int step)
     return step >= 0 && step < TOUR_STEPS ? steps[step].query : NULL;
 }
 
+/* Is this the demo store (its first memory is the demo's first)? The
+ * tour's queries and captions are about it. */
+static int tour_on_demo(view_model *vm)
+{
+    store_memory m;
+    ms_error err;
+    if (store_get(vm->st, "m0001", 0, &m, &err))
+        return 0;
+    int demo = m.content && strncmp(m.content, "Leah: Right, let's try this properly.", 37) == 0;
+    store_memory_clear(&m);
+    return demo;
+}
+
 int tour_go(view_model *vm, int step)
 {
+    if (vm->tour < 0 && !tour_on_demo(vm)) {
+        view_message(vm, ROLE_message,
+                     "the tour needs the demo store: 'memscope demo --tour' writes it and starts "
+                     "the tour");
+        return VIEW_HANDLED | VIEW_REDRAW;
+    }
     step = step < 0 ? 0 : step >= TOUR_STEPS ? TOUR_STEPS - 1 : step;
     const tour_step *s = &steps[step];
     int channel = vm->wi.channel;

@@ -19,6 +19,7 @@ void view_message(view_model *vm, int role, const char *fmt, ...)
     vsnprintf(vm->msg, sizeof vm->msg, fmt, ap);
     va_end(ap);
     vm->msg_role = role;
+    vm->msg_gen++;
 }
 
 /* A signature of the store file and its WAL (size and change time): moves
@@ -72,6 +73,8 @@ int view_model_init(view_model *vm, engine *eng, store *st, const char *db_path,
 
 static void view_free_results(view_model *vm)
 {
+    for (size_t i = 0; vm->rows && i < vm->n_rows; i++)
+        store_relations_free(vm->rows[i].rels, vm->rows[i].n_rels);
     recall_free(vm->cur);
     recall_free(vm->base);
     free(vm->rows);
@@ -107,6 +110,7 @@ void view_model_free(view_model *vm)
     view_list_reset(vm);
     view_pick_free(&vm->ents);
     view_pick_free(&vm->profiles);
+    view_undo_free(vm);
 }
 
 int view_whatif_active(const view_model *vm)
@@ -188,6 +192,7 @@ static int view_build_rows(view_model *vm)
             view_add_row(vm, &vm->base->hits[i], ROW_GONE);
     for (size_t i = 0; i < vm->cur->n_misses; i++)
         view_add_row(vm, &vm->cur->misses[i], ROW_MISS);
+    view_mark_rows(vm);
     return 0;
 }
 
@@ -267,6 +272,15 @@ int view_pin(view_model *vm, const char *id)
         view_message(vm, ROLE_message, "unpinned");
         return VIEW_HANDLED | VIEW_REDRAW | VIEW_RECALL;
     }
+    store_memory m;
+    ms_error err;
+    ms_error_clear(&err);
+    if (store_get(vm->st, id, 0, &m, &err)) {
+        view_message(vm, ROLE_error, "memscope: %s; nothing pinned",
+                     err.msg[0] ? err.msg : "no such memory");
+        return VIEW_HANDLED | VIEW_REDRAW;
+    }
+    store_memory_clear(&m);
     snprintf(vm->pinned, sizeof vm->pinned, "%s", id);
     vm->low_top = 0;
     view_message(vm, ROLE_message,

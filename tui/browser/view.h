@@ -16,6 +16,7 @@
 #define MS_VIEW_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tui/browser/action.h"
 #include "engine/engine.h"
@@ -40,22 +41,53 @@ enum {
     VIEW_QUIT = 32,     /* leave the browser */
     VIEW_SUSPEND = 64,  /* stop the process (Ctrl-Z) */
     VIEW_HISTORY = 128, /* the query line asked for history (qline.c) */
+    VIEW_EDITOR = 256,  /* edit vm->edit_id in $EDITOR (browse.c runs it) */
 };
 
 /* What view_model.help shows: the keys, or the calibration report. */
 enum { VIEW_HELP_KEYS = 1, VIEW_HELP_CALIBRATION = 2 };
 
 typedef enum view_focus { FOCUS_QUERY, FOCUS_RESULTS, FOCUS_LOWER, FOCUS_COUNT } view_focus;
-typedef enum view_prompt { PROMPT_NONE, PROMPT_PIN, PROMPT_SEARCH, PROMPT_FIND } view_prompt;
+typedef enum view_prompt {
+    PROMPT_NONE,
+    PROMPT_PIN,
+    PROMPT_SEARCH,
+    PROMPT_FIND,
+    PROMPT_CONFIRM,
+    PROMPT_SUPERSEDES, /* the id (and reason) the selected memory supersedes */
+    PROMPT_CONTRADICTS /* the id (and reason) it contradicts */
+} view_prompt;
 typedef enum view_row_kind { ROW_HIT, ROW_MISS, ROW_GONE } view_row_kind;
 
 /* One selectable row of the result pane. */
 typedef struct view_row {
     const recall_hit *h; /* into cur (hits, misses) or base (gone rows) */
     view_row_kind kind;
-    int move;   /* baseline rank - current rank (what-if) */
-    int is_new; /* not in the baseline's results */
+    int move;             /* baseline rank - current rank (what-if) */
+    int is_new;           /* not in the baseline's results */
+    int judged;           /* the store's judgement of it for this query: +1, -1, 0 none */
+    store_relation *rels; /* its supersedes / contradicts relations (owned), n_rels */
+    size_t n_rels;
 } view_row;
+
+/* One write of this session that u can take back. */
+typedef enum view_undo_kind { UNDO_FEEDBACK, UNDO_EDIT, UNDO_DELETE, UNDO_RELATION } view_undo_kind;
+typedef struct view_undo {
+    view_undo_kind kind;
+    int64_t rid;               /* the memory written */
+    char id[STORE_ID_MAX + 1]; /* its id, for the message */
+    char *query;               /* UNDO_FEEDBACK: the query judged (owned) */
+    store_feedback before;     /* UNDO_FEEDBACK: the judgement before (owned strings) */
+    int had;                   /* UNDO_FEEDBACK: there was one */
+    store_memory mem;          /* UNDO_EDIT, UNDO_DELETE: the memory before (owned) */
+    store_feedback *fb;        /* UNDO_DELETE: its judgements, which went with it (owned) */
+    size_t n_fb;
+    int64_t other;      /* UNDO_RELATION: the memory at the other end */
+    int rel_kind;       /* UNDO_RELATION: store_rel_kind */
+    store_relation was; /* UNDO_RELATION: the relation of that kind before (owned) */
+    int had_rel;        /* UNDO_RELATION: there was one */
+} view_undo;
+#define VIEW_UNDO_MAX 64 /* writes remembered; older ones can no longer be undone */
 
 /* What-if overrides of the baseline recall. */
 typedef struct view_whatif {
@@ -150,23 +182,29 @@ typedef struct view_model {
     int res_top;    /* first result-pane line shown (scroll) */
     int low_top;    /* scroll of the lower pane */
     view_focus focus;
+    int armed;          /* the result pane takes keys that write: an arrow, PgUp/PgDn,
+                           Home/End or the mouse chose a row since the last Enter */
     int help, help_top; /* overlay open (0, VIEW_HELP_KEYS, VIEW_HELP_CALIBRATION), its scroll */
     struct calreport_status *calib; /* the calibration overlay's report, checked (owned) */
     int show_ranking;
     char pinned[STORE_ID_MAX + 1]; /* why-not memory, "" = none */
     view_detail det;
-    view_list list;       /* the listing (empty query, or an entity's memories) */
-    view_pick ents;       /* the entity view */
-    view_pick profiles;   /* the profile picker */
-    store_find find;      /* F: what rows are marked with; text "" = none */
-    int64_t find_matches; /* in the listing, -1 = not counted */
-    char msg[768];        /* one-line message, "" = key hints */
+    view_list list;                /* the listing (empty query, or an entity's memories) */
+    view_pick ents;                /* the entity view */
+    view_pick profiles;            /* the profile picker */
+    store_find find;               /* F: what rows are marked with; text "" = none */
+    int64_t find_matches;          /* in the listing, -1 = not counted */
+    view_undo undo[VIEW_UNDO_MAX]; /* this session's writes, oldest first (owned) */
+    int n_undo;
+    char edit_id[STORE_ID_MAX + 1]; /* the memory e edits, or d asks to delete */
+    char msg[768];                  /* one-line message, "" = key hints */
     int msg_role;
-    int tour;                         /* current step, -1 = no tour */
-    char caption[1024];               /* the tour step's caption */
-    int64_t data_version;             /* store_data_version at the last recall */
-    long long file_sig;               /* size and time of the store file and its WAL then */
-    int store_changed;                /* another process wrote since */
+    unsigned msg_gen;     /* counts view_message calls: the next key clears an old message */
+    int tour;             /* current step, -1 = no tour */
+    char caption[1024];   /* the tour step's caption */
+    int64_t data_version; /* store_data_version at the last recall */
+    long long file_sig;   /* size and time of the store file and its WAL then */
+    int store_changed;    /* another process wrote since */
     int mouse_y, mouse_x, mouse_kind; /* the event MOUSE handles */
     int key;                          /* the key that triggered the action */
     double last_ms;                   /* duration of the last update */
@@ -199,6 +237,9 @@ int view_whatif_active(const view_model *vm);
 /* Handle action a (vm->key is the key pressed); returns VIEW_* flags. */
 int view_act(view_model *vm, action_id a);
 
+/* Would action a write to the store (WRITE_ACTIONS of action.h)? */
+int view_action_writes(action_id a);
+
 /* Put a message on the bottom line (role ROLE_message or ROLE_error). */
 void view_message(view_model *vm, int role, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -211,8 +252,9 @@ const view_row *view_selected(const view_model *vm);
 int view_detail_open(view_model *vm, const char *id);
 void view_detail_close(view_model *vm);
 
-/* Pin memory id for why-not ("" or the same id again unpins). Returns
- * VIEW_* flags (a recall is due). */
+/* Pin memory id for why-not ("" or the same id again unpins); an id the
+ * profile does not hold is refused with a message. Returns VIEW_* flags
+ * (a recall is due when the pin changed). */
 int view_pin(view_model *vm, const char *id);
 
 /* ---- listings, find, pickers (view_list.c, view_pick.c) -------------------- */
@@ -240,6 +282,54 @@ int view_profiles_open(view_model *vm);
 /* Switch to profile name: the status, the listing and the query follow. */
 int view_profile_use(view_model *vm, const char *name);
 void view_pick_free(view_pick *p);
+/* ---- curation (view_curate.c) ------------------------------------------------- */
+
+/* Toggle this query's judgement of the selected memory: label (+1 relevant,
+ * -1 not) when it has another or none, none when it has label already.
+ * One transaction; remembered for view_undo_last. Returns VIEW_* flags. */
+int view_feedback_toggle(view_model *vm, int label);
+
+/* Take back the session's last write (one transaction). VIEW_* flags. */
+int view_undo_last(view_model *vm);
+
+/* Ask to delete the selected memory (PROMPT_CONFIRM), and the answer: y
+ * deletes it in one transaction (undo puts it back with its judgements),
+ * anything else keeps it. VIEW_* flags. */
+int view_delete_ask(view_model *vm);
+int view_delete_answer(view_model *vm, int yes);
+
+/* Edit the selected memory: view_edit_begin sets vm->edit_id and returns
+ * VIEW_EDITOR; browse.c writes the file with view_edit_write, runs the
+ * editor on it, and gives it back to view_edit_apply, which parses it
+ * ("field: value" lines, then the content after "content:") and writes the
+ * change in one transaction. A bad line is a message naming PATH:LINE:COL
+ * and writes nothing. view_edit_write returns 0 or -1 (with a message);
+ * the others VIEW_* flags. */
+int view_edit_begin(view_model *vm);
+int view_edit_write(view_model *vm, FILE *f);
+int view_edit_apply(view_model *vm, const char *path);
+
+/* Ask for the memory the selected one supersedes (kind
+ * STORE_REL_SUPERSEDES) or contradicts (STORE_REL_CONTRADICTS): a prompt of
+ * "ID [reason]". view_relate_answer records it in one transaction (u
+ * undoes). VIEW_* flags. */
+int view_relate_ask(view_model *vm, int kind);
+int view_relate_answer(view_model *vm, const char *text);
+
+/* "[supersedes m0113]" / "[contradicted by m0124]" of row's relations into
+ * buf (cap bytes); "" when none. */
+void view_relation_mark(const view_row *row, char *buf, size_t cap);
+/* "superseded by m0124: reason" of one relation into buf. */
+void view_relation_text(const store_relation *r, char *buf, size_t cap);
+
+/* Did this session edit memory rid (the [edited] mark)? */
+int view_edited(const view_model *vm, int64_t rid);
+
+/* The store's judgement of each row for the query shown (view_row.judged). */
+void view_mark_rows(view_model *vm);
+
+/* Forget the undo list (view_model_free). */
+void view_undo_free(view_model *vm);
 
 /* Check whether another process changed the store; sets store_changed and
  * a message. Returns 1 when it newly changed. */

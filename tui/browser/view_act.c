@@ -281,44 +281,41 @@ static int act_WI_RESET(view_model *vm)
     return H | R | VIEW_RECALL;
 }
 
-/* ---- feedback ---------------------------------------------------------------------- */
-
-/* Teach the engine that the selected memory was (label +1) or was not (-1)
- * relevant to the query shown, and recall again so the adjustment shows. */
-static int view_judge(view_model *vm, int label)
-{
-    const view_row *row = view_selected(vm);
-    if (!row || !vm->cur) {
-        view_message(vm, ROLE_message, "select a result to mark it");
-        return H | R;
-    }
-    if (store_is_readonly(vm->st)) {
-        view_message(vm, ROLE_error, "the store is opened read-only: feedback is not recorded");
-        return H | R;
-    }
-    ms_error err;
-    ms_error_clear(&err);
-    char id[STORE_ID_MAX + 1];
-    snprintf(id, sizeof id, "%s", row->h->mem.id);
-    if (engine_feedback(vm->eng, vm->cur, id, label, &err)) {
-        view_message(vm, ROLE_error, "memscope: %s", err.msg);
-        return H | R;
-    }
-    view_message(vm, ROLE_message,
-                 "marked %s %s to this query; the engine learns from it "
-                 "(the feedback adjustment in the trace)",
-                 id, label > 0 ? "relevant" : "not relevant");
-    return H | R | VIEW_RECALL;
-}
+/* ---- feedback, edit, delete, undo (view_curate.c) --------------------------------------- */
 
 static int act_RELEVANT(view_model *vm)
 {
-    return view_judge(vm, 1);
+    return view_feedback_toggle(vm, 1);
 }
 
 static int act_IRRELEVANT(view_model *vm)
 {
-    return view_judge(vm, -1);
+    return view_feedback_toggle(vm, -1);
+}
+
+static int act_EDIT(view_model *vm)
+{
+    return view_edit_begin(vm);
+}
+
+static int act_DELETE(view_model *vm)
+{
+    return view_delete_ask(vm);
+}
+
+static int act_SUPERSEDES(view_model *vm)
+{
+    return view_relate_ask(vm, STORE_REL_SUPERSEDES);
+}
+
+static int act_CONTRADICTS(view_model *vm)
+{
+    return view_relate_ask(vm, STORE_REL_CONTRADICTS);
+}
+
+static int act_UNDO(view_model *vm)
+{
+    return view_undo_last(vm);
 }
 
 /* ---- browsing (view_list.c, view_pick.c) ---------------------------------------- */
@@ -476,11 +473,65 @@ static int act_QUIT(view_model *vm)
 static int (*const handlers[A_COUNT])(view_model *vm) = {ACTIONS(ACTION_HANDLER)};
 #undef ACTION_HANDLER
 
+#define ACTION_CASE(id) case A_##id:
+int view_action_writes(action_id a)
+{
+    switch (a) {
+        WRITE_ACTIONS(ACTION_CASE)
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Did key a choose a row with something other than a letter? */
+static int view_action_arms(action_id a)
+{
+    switch (a) {
+        ARMING_ACTIONS(ACTION_CASE)
+        return 1;
+    default:
+        return 0;
+    }
+}
+#undef ACTION_CASE
+
+/* A key that writes, before the user chose a row: refused with the reason
+ * (typing after Enter must never write). */
+static int view_unarmed_write(view_model *vm)
+{
+    view_message(vm, ROLE_message,
+                 "keys that write act on a row you choose: move to it with the arrow keys, "
+                 "PgUp/PgDn or the mouse first");
+    return H | R;
+}
+
+static int view_read_only(view_model *vm)
+{
+    view_message(vm, ROLE_error,
+                 "read-only: this browser does not write (opened with --read-only "
+                 "or on a read-only file)");
+    return H | R;
+}
+
 int view_act(view_model *vm, action_id a)
 {
     if ((unsigned)a >= A_COUNT)
         return 0;
+    /* the view on screen first: an overlay closes on any key it does not
+     * use, and writes nothing */
     const view_ops *v = view_current(vm);
     int f = v->key ? v->key(vm, a) : 0;
-    return f ? f : handlers[a](vm);
+    if (f)
+        return f;
+    if (view_action_writes(a) && store_is_readonly(vm->st))
+        return view_read_only(vm);
+    if (view_action_writes(a) && !vm->armed)
+        return view_unarmed_write(vm);
+    f = handlers[a](vm);
+    if (view_action_arms(a))
+        vm->armed = 1;
+    if (vm->focus == FOCUS_QUERY)
+        vm->armed = 0;
+    return f;
 }

@@ -144,12 +144,15 @@ static void view_too_small(view_screen *s)
 static const char *view_prompt_text(const view_model *vm)
 {
     const char *arrow = vfmt_ascii ? ">" : "▸";
-    static char buf[64];
+    static char buf[96];
     snprintf(buf, sizeof buf, " %s %s ",
-             vm->prompting == PROMPT_PIN      ? "Pin id"
-             : vm->prompting == PROMPT_SEARCH ? "History search"
-             : vm->prompting == PROMPT_FIND   ? "Find (field:text)"
-                                              : "Query",
+             vm->prompting == PROMPT_PIN           ? "Pin id"
+             : vm->prompting == PROMPT_SEARCH      ? "History search"
+             : vm->prompting == PROMPT_FIND        ? "Find (field:text)"
+             : vm->prompting == PROMPT_CONFIRM     ? "Delete? y/N"
+             : vm->prompting == PROMPT_SUPERSEDES  ? "Supersedes id [reason]"
+             : vm->prompting == PROMPT_CONTRADICTS ? "Contradicts id [reason]"
+                                                   : "Query",
              arrow);
     return buf;
 }
@@ -286,32 +289,51 @@ static void view_path(const view_model *vm, vrow *l, int room)
     vrow_stored(l, ROLE_status, p, n);
 }
 
-static void view_store_part(const view_model *vm, vrow *l, int cols)
+/* How much of the store part to show, most first; the count, the profile
+ * and whether the browser can write are always there. */
+enum { STORE_PART_FULL, STORE_PART_NO_PATH, STORE_PART_NO_SIZE, STORE_PART_BRIEF };
+
+static void view_store_part(const view_model *vm, vrow *l, int cols, int form)
 {
     char size[32];
     vfmt_size(vm->db_bytes, size, sizeof size);
     vrow_add(l, ROLE_status, " ");
-    view_path(vm, l, cols / 4);
-    vrow_addf(l, ROLE_status, " %s · %lld mem · ", size, (long long)vm->memories);
+    if (form == STORE_PART_FULL) {
+        view_path(vm, l, cols / 4);
+        vrow_add(l, ROLE_status, " ");
+    }
+    if (form <= STORE_PART_NO_PATH)
+        vrow_addf(l, ROLE_status, "%s · ", size);
+    vrow_addf(l, ROLE_status, "%lld mem · ", (long long)vm->memories);
     vrow_stored(l, ROLE_status, store_profile(vm->st), strlen(store_profile(vm->st)));
-    if (vm->cur)
+    if (store_is_readonly(vm->st))
+        vrow_add(l, ROLE_channel_off, " READ-ONLY");
+    else
+        vrow_add(l, ROLE_status, " · writable");
+    if (vm->cur && form < STORE_PART_BRIEF)
         vrow_addf(l, ROLE_status, " · %s · k %g", vm->cur->query_type, vm->cur->rrf_k);
     vrow_add(l, ROLE_status, " │");
 }
 
-/* Store path and size, profile, query type, k; then every channel. The
- * channels get the room they need first. */
+/* Store path and size, profile, can it write, query type, k; then every
+ * channel. The path, the size and the query's type give way before the
+ * channels; the count, the profile and the read-only marker never do. */
 static void view_status(const view_model *vm, view_screen *s, int y)
 {
     vrow chans, left;
     vrow_init(&left, s->cols);
-    view_store_part(vm, &left, s->cols);
     vrow_init(&chans, s->cols);
-    view_channels(vm, &chans, s->cols - left.w);
-    if (left.w + chans.w > s->cols) {
-        vrow_free(&left);
-        vrow_init(&left, s->cols - chans.w);
-        view_store_part(vm, &left, s->cols);
+    for (int form = STORE_PART_FULL; form <= STORE_PART_BRIEF; form++) {
+        vrow_clear(&left);
+        view_store_part(vm, &left, s->cols, form);
+        view_channels(vm, &chans, s->cols - left.w);
+        if (left.w + chans.w <= s->cols)
+            break;
+    }
+    if (left.w + chans.w > s->cols) { /* the channels, cut, in what is left */
+        vrow_free(&chans);
+        vrow_init(&chans, s->cols - left.w);
+        view_channels(vm, &chans, s->cols - left.w);
     }
     vrow *l = &s->lines[y];
     vrow_append(l, &left);
@@ -319,6 +341,40 @@ static void view_status(const view_model *vm, view_screen *s, int y)
     l->fill = ROLE_status;
     vrow_free(&chans);
     vrow_free(&left);
+}
+
+/* The key hints, in this order; a narrow screen drops the higher levels
+ * first, so "? help", "T tour" and "q quit" always show. */
+static const struct view_hint {
+    int level;
+    const char *text;
+} view_hint_list[] = {
+    {0, "? help"},
+    {1, "/ query"},
+    {3, "Tab pane"},
+    {2, "Enter open"},
+    {2, "p pin"},
+    {2, "y x u"},
+    {4, "w + - 1-5 [ ] f what-if"},
+    {4, "0 reset"},
+    {0, "T tour"},
+    {0, "q quit"},
+};
+
+static void view_hints(const view_model *vm, vrow *l, int cols)
+{
+    int unarmed = vm->focus == FOCUS_RESULTS && !vm->armed && vm->cur && !vm->det.open;
+    for (int level = 4; level >= 0; level--) {
+        vrow_clear(l);
+        if (unarmed) /* the focus rule of action.h's WRITE_ACTIONS */
+            vrow_add(l, ROLE_legend,
+                     vfmt_ascii ? " Down picks a row for y x u;" : " ↓ picks a row for y x u;");
+        for (size_t i = 0; i < sizeof view_hint_list / sizeof *view_hint_list; i++)
+            if (view_hint_list[i].level <= level)
+                vrow_addf(l, ROLE_legend, " %s ", view_hint_list[i].text);
+        if (!l->cut && l->w <= cols)
+            return;
+    }
 }
 
 static void view_message_line(const view_model *vm, view_screen *s, int y)
@@ -330,9 +386,7 @@ static void view_message_line(const view_model *vm, view_screen *s, int y)
         l->fill = vm->msg_role == ROLE_error ? ROLE_error : -1;
         return;
     }
-    vrow_add(l, ROLE_legend,
-             " ? help  / query  Tab pane  Enter open  p pin  w + - 1-5 [ ] f "
-             "what-if  0 reset  T tour  q quit");
+    view_hints(vm, l, s->cols);
 }
 
 /* ---- layout ------------------------------------------------------------------------ */

@@ -39,10 +39,19 @@ static void view_row_line(const view_model *vm, vrow *l, const view_row *row, co
                : row->move < 0         ? ROLE_move_down
                                        : ROLE_normal;
     int pinned = vm->pinned[0] && strcmp(vm->pinned, h->mem.id) == 0;
+    char tags[32] = "";
+    if (row->judged)
+        strcat(tags, row->judged > 0 ? "[judged +] " : "[judged -] ");
+    if (view_edited(vm, h->mem.rid))
+        strcat(tags, "[edited] ");
+    char rel[2 * (STORE_ID_MAX + 24) + 16];
+    view_relation_mark(row, rel, sizeof rel);
     rtab_mark m = {.rank = row->kind == ROW_HIT ? rank : "-",
                    .move = row->kind == ROW_MISS ? "" : mv,
                    .move_role = role,
-                   .id_role = pinned ? ROLE_pinned : ROLE_normal};
+                   .id_role = pinned ? ROLE_pinned : ROLE_normal,
+                   .tags = tags,
+                   .relation = rel};
     rtab_row(l, c, h, &m);
     if (selected)
         vrow_recolor(l, ROLE_result_selected);
@@ -136,15 +145,9 @@ static int view_result_lines(view_model *vm, vlist *list, const view_columns *c)
 
 /* ---- the lower pane -------------------------------------------------------------- */
 
-static void view_lower_title(const view_model *vm, vrow *l)
+/* "Trace of ID, rank N" (or its kind) of the selected row. */
+static void view_trace_title(const view_row *row, vrow *l, int role)
 {
-    int role = vm->focus == FOCUS_LOWER ? ROLE_pane_title_focused : ROLE_pane_title;
-    const view_row *row = view_selected(vm);
-    l->fill = role;
-    if (!row) {
-        vrow_add(l, role, vm->pinned[0] ? " Why not " : " Trace ");
-        return;
-    }
     vrow_add(l, role, " Trace of ");
     vrow_stored(l, role, row->h->mem.id, strlen(row->h->mem.id));
     if (row->kind == ROW_HIT)
@@ -155,7 +158,61 @@ static void view_lower_title(const view_model *vm, vrow *l)
                                        : " in the baseline (gone under what-if) ");
 }
 
-static void view_lower_lines(const view_model *vm, vlist *list)
+/* The pane's title names what comes first: the why-not block of the pinned
+ * memory, or the selected row's trace. */
+static void view_lower_title(const view_model *vm, vrow *l)
+{
+    int role = vm->focus == FOCUS_LOWER ? ROLE_pane_title_focused : ROLE_pane_title;
+    const view_row *row = view_selected(vm);
+    l->fill = role;
+    if (vm->pinned[0]) {
+        const recall_explain *ex = vm->cur ? vm->cur->explain : NULL;
+        vrow_add(l, role, " Why not ");
+        vrow_stored(l, role, vm->pinned, strlen(vm->pinned));
+        vrow_addf(l, role, "? %s (p, or i and an empty line, unpins) ",
+                  ex && ex->verdict ? ex->verdict : "");
+        return;
+    }
+    if (row)
+        view_trace_title(row, l, role);
+    else
+        vrow_add(l, role, " Trace ");
+}
+
+/* The why-not rows; compact when the pane is short, so the trace below
+ * still shows: the reason and the scores, without the verdict line (the
+ * title has it) and the channel rows. */
+static int view_explain_rows(const recall_result *r, vrow *tmp, int max, int compact)
+{
+    int n = vfmt_explain(tmp, max, r), keep = 0;
+    for (int k = 0; k < n; k++) {
+        int channel_row = k >= 2 && k < 2 + CH_COUNT && n > 2 + CH_COUNT;
+        if (compact && (k == 0 || channel_row))
+            continue;
+        if (keep != k) {
+            vrow_clear(&tmp[keep]);
+            vrow_append(&tmp[keep], &tmp[k]);
+        }
+        keep++;
+    }
+    return keep;
+}
+
+/* The selected row's relations under its trace: the other memory and why. */
+static void view_relation_lines(const view_row *row, vlist *list)
+{
+    for (size_t i = 0; i < row->n_rels; i++) {
+        char text[STORE_ID_MAX + STORE_FIELD_MAX + 32];
+        view_relation_text(&row->rels[i], text, sizeof text);
+        vrow *l = vlist_add(list);
+        if (!l)
+            return;
+        vrow_addf(l, ROLE_trace_label, "%-11s", i == 0 ? "relations" : "");
+        vrow_stored(l, ROLE_normal, text, strlen(text));
+    }
+}
+
+static void view_lower_lines(const view_model *vm, vlist *list, int compact)
 {
     vrow tmp[24];
     const recall_result *r = vm->cur;
@@ -163,15 +220,19 @@ static void view_lower_lines(const view_model *vm, vlist *list)
     for (int k = 0; k < 24; k++)
         vrow_init(&tmp[k], list->width);
     if (r && r->explain) {
-        n = vfmt_explain(tmp, 24, r);
+        n = view_explain_rows(r, tmp, 24, compact);
         for (int k = 0; k < n; k++)
             if (vlist_add(list))
                 vrow_append(&list->v[list->n - 1], &tmp[k]);
-        vlist_add(list);
     } else if (vm->pinned[0]) {
         view_label(list, "A memory is pinned: run a query to see where it ranks.");
     }
     const view_row *row = view_selected(vm);
+    if (row && vm->pinned[0]) {
+        vrow *l = vlist_add(list);
+        if (l)
+            view_trace_title(row, l, ROLE_pane_title);
+    }
     if (row) {
         for (int k = 0; k < 24; k++)
             vrow_clear(&tmp[k]);
@@ -179,6 +240,7 @@ static void view_lower_lines(const view_model *vm, vlist *list)
         for (int k = 0; k < n; k++)
             if (vlist_add(list))
                 vrow_append(&list->v[list->n - 1], &tmp[k]);
+        view_relation_lines(row, list);
     }
     for (int k = 0; k < 24; k++)
         vrow_free(&tmp[k]);
@@ -192,9 +254,15 @@ void view_panes(view_model *vm, view_screen *s, int y, int bottom)
     view_columns_for(s->cols, vm->base != NULL, vm->show_ranking, view_id_width(vm), &c);
     vlist res = {.width = s->cols}, low = {.width = s->cols};
     int want = view_result_lines(vm, &res, &c);
-    view_lower_lines(vm, &low);
+    view_lower_lines(vm, &low, 0);
     int avail = bottom - y;
     int rh = view_split(avail, res.n + 1, low.n + 1);
+    if (vm->pinned[0] && low.n > bottom - (y + rh) - 1) { /* the trace would be cut */
+        vlist_free(&low);
+        low.width = s->cols;
+        view_lower_lines(vm, &low, 1);
+        rh = view_split(avail, res.n + 1, low.n + 1);
+    }
     view_header(vm, &s->lines[y], &c);
     int body = rh - 1;
     vm->res_top = view_scroll(vm->res_top, want < body ? 0 : want, body, res.n);

@@ -1,7 +1,9 @@
 /* cmd_feedback.c - `memscope feedback`: tell the engine what was (not)
  * relevant, list what it learned from, or forget it. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tui/cli/cli.h"
 #include "engine/engine.h"
@@ -10,15 +12,17 @@
 static const char feedback_usage[] =
     "usage: memscope feedback [--db PATH] [--profile NAME] --query QUERY ID +|-\n"
     "       memscope feedback [--db PATH] [--profile NAME] --list\n"
-    "       memscope feedback [--db PATH] [--profile NAME] --reset\n"
+    "       memscope feedback [--db PATH] [--profile NAME] --reset [--yes]\n"
     "\n"
     "Mark memory ID relevant (+) or not relevant (-) to QUERY. The engine learns\n"
     "bounded adjustments from these judgements (channel nudges for the query's type,\n"
     "boosts for memories judged on similar queries; docs/ENGINE.md) and shows them\n"
     "as the \"feedback\" adjustment of ranking_score. recall --no-adaptive ignores\n"
-    "them; --reset forgets every judgement of the profile.\n";
+    "them. One judgement per memory and query: a new one replaces the earlier.\n"
+    "--reset forgets every judgement of the profile after asking on the terminal;\n"
+    "--yes confirms without asking (needed when standard input is not a terminal).\n";
 
-enum { OPT_QUERY = OPT_FIRST_OWN, OPT_LIST, OPT_RESET };
+enum { OPT_QUERY = OPT_FIRST_OWN, OPT_LIST, OPT_RESET, OPT_YES };
 
 static int run_feedback(cli_common *c, int argc, char **argv);
 const cli_command cmd_feedback = {"feedback", "mark a memory relevant or not to a query",
@@ -78,15 +82,59 @@ static int judge(store *s, const char *query, const char *id, int label)
     return st ? cli_fail(&err) : cli_committed("the judgement");
 }
 
+/* Ask before forgetting n judgements: 0 when confirmed (--yes, or y on the
+ * terminal), else the exit status, with the one-line reason printed. */
+static int confirm_reset(store *s, size_t n, int yes)
+{
+    if (yes || n == 0)
+        return 0;
+    if (!isatty(STDIN_FILENO))
+        return cli_error(EXIT_USAGE,
+                         "feedback --reset would forget %zu judgement%s of profile %s; add --yes "
+                         "to confirm (standard input is not a terminal)",
+                         n, n == 1 ? "" : "s", store_profile(s));
+    cli_printf(stderr, "memscope: forget all %zu judgement%s of profile %s? [y/N] ", n,
+               n == 1 ? "" : "s", store_profile(s));
+    fflush(stderr);
+    char line[16] = "";
+    if (!fgets(line, sizeof line, stdin) || (strcmp(line, "y\n") != 0 && strcmp(line, "yes\n")))
+        return cli_error(EXIT_RUNTIME, "not confirmed: nothing was forgotten");
+    return 0;
+}
+
+static int reset_feedback(store *s, int yes)
+{
+    ms_error err;
+    ms_error_clear(&err);
+    store_feedback *fb = NULL;
+    size_t n = 0;
+    if (store_feedback_all(s, &fb, &n, &err))
+        return cli_fail(&err);
+    store_feedback_free(fb, n);
+    int status = confirm_reset(s, n, yes);
+    if (status)
+        return status;
+    engine *e = NULL;
+    ms_status st = engine_open(s, NULL, &e, &err);
+    if (!st)
+        st = engine_feedback_reset(e, &err);
+    engine_close(e);
+    if (st)
+        return cli_fail(&err);
+    cli_printf(stdout, "forgot every judgement of profile %s (%zu)\n", store_profile(s), n);
+    return cli_committed("the reset");
+}
+
 static int run_feedback(cli_common *c, int argc, char **argv)
 {
     static const struct option opts[] = {CLI_COMMON_OPTIONS,
                                          {"query", required_argument, NULL, OPT_QUERY},
                                          {"list", no_argument, NULL, OPT_LIST},
                                          {"reset", no_argument, NULL, OPT_RESET},
+                                         {"yes", no_argument, NULL, OPT_YES},
                                          {0, 0, 0, 0}};
     const char *query = NULL;
-    int list = 0, reset = 0, opt;
+    int list = 0, reset = 0, yes = 0, opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (cli_common_option(c, opt, &cmd_feedback))
             continue;
@@ -96,6 +144,8 @@ static int run_feedback(cli_common *c, int argc, char **argv)
             list = 1;
         else if (opt == OPT_RESET)
             reset = 1;
+        else if (opt == OPT_YES)
+            yes = 1;
         else
             return cli_bad_option(&cmd_feedback, argv);
     }
@@ -103,6 +153,8 @@ static int run_feedback(cli_common *c, int argc, char **argv)
     if (list + reset > 1 || (judging && (optind != argc - 2 || !query)) ||
         (!judging && optind != argc))
         return cli_usage(&cmd_feedback, "give --query QUERY ID +|-, or --list, or --reset");
+    if (yes && !reset)
+        return cli_usage(&cmd_feedback, "--yes confirms --reset; it means nothing alone");
     int label = 0;
     if (judging) {
         const char *l = argv[optind + 1];
@@ -120,18 +172,7 @@ static int run_feedback(cli_common *c, int argc, char **argv)
         status = cli_error(EXIT_RUNTIME, "cannot record feedback: store %s is opened read-only",
                            store_path(s));
     } else if (reset) {
-        ms_error err;
-        ms_error_clear(&err);
-        engine *e = NULL;
-        ms_status st = engine_open(s, NULL, &e, &err);
-        if (!st)
-            st = engine_feedback_reset(e, &err);
-        engine_close(e);
-        status = st ? cli_fail(&err) : EXIT_OK;
-        if (!st) {
-            cli_printf(stdout, "forgot every judgement of profile %s\n", store_profile(s));
-            status = cli_committed("the reset");
-        }
+        status = reset_feedback(s, yes);
     } else {
         status = judge(s, query, argv[optind], label);
     }

@@ -167,6 +167,10 @@ void rtab_row(vrow *l, const rtab_cols *c, const recall_hit *h, const rtab_mark 
     }
     if (c->speaker)
         rtab_cell(l, h->mem.speaker ? h->mem.speaker : "-", c->speaker);
+    if (m->tags && m->tags[0])
+        vrow_add(l, ROLE_move_new, m->tags);
+    if (m->relation && m->relation[0]) /* ids are stored text */
+        vrow_stored(l, ROLE_move_down, m->relation, strlen(m->relation));
     if (store_is_superseded(&h->mem)) { /* its id is stored text: shown as stored */
         char sup[STORE_ID_MAX + 64];
         store_supersession_text(h->mem.superseded_by, h->mem.superseded_at, sup, sizeof sup);

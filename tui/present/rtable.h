@@ -38,15 +38,18 @@ void rtab_header(vrow *l, const rtab_cols *c, int role);
 
 /* What the caller says about one row beyond its hit. */
 typedef struct rtab_mark {
-    const char *rank; /* "3", "m1" (a nearest miss), "-" */
-    const char *move; /* the move cell ("↑3", "new"), when c->move */
-    int move_role;    /* its role */
-    int id_role;      /* ROLE_normal, or ROLE_pinned */
+    const char *rank;     /* "3", "m1" (a nearest miss), "-" */
+    const char *move;     /* the move cell ("↑3", "new"), when c->move */
+    int move_role;        /* its role */
+    int id_role;          /* ROLE_normal, or ROLE_pinned */
+    const char *tags;     /* the browser's marks of what this session did ("[judged +] [edited] "),
+                             our own text; NULL or "" for none */
+    const char *relation; /* "[supersedes m0113] " and the like: stored ids, shown escaped */
 } rtab_mark;
 
 /* One hit as a row: rank, move, id, relevance with its bar, trust and
  * Mem.Conf with their levels, ranking (%.4f), the day it was stored,
- * speaker, a supersession mark, then the content until the row's limit
+ * speaker, m's tags and relation marks, a supersession mark, then the content until the row's limit
  * (a vrow with a large limit gets all of it). Stored text is escaped. */
 void rtab_row(vrow *l, const rtab_cols *c, const recall_hit *h, const rtab_mark *m);
 

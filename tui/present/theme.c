@@ -334,11 +334,46 @@ static void theme_rgb(int c, int rgb[3])
     }
 }
 
+/* The basic colour of a clearly coloured c by its hue: red, yellow, green,
+ * cyan, blue, magenta at 0, 60, ... 300 degrees (a tie goes to the larger
+ * hue), bright when c is. Pastels then keep their hue where the nearest in
+ * RGB is a grey: 150 (a pale green) and 180 (a tan) were both grey 8, bold
+ * black on 8 colours, so Trust and Mem.Conf bars looked alike. -1 for a
+ * grey. */
+static short theme_hue16(const int rgb[3])
+{
+    int mx = rgb[0], mn = rgb[0], imax = 0;
+    for (int i = 1; i < 3; i++) {
+        if (rgb[i] > mx) {
+            mx = rgb[i];
+            imax = i;
+        }
+        mn = rgb[i] < mn ? rgb[i] : mn;
+    }
+    if (mx - mn < 48)
+        return -1;
+    double d = mx - mn, h;
+    if (imax == 0)
+        h = 60 * ((rgb[1] - rgb[2]) / d);
+    else if (imax == 1)
+        h = 60 * ((rgb[2] - rgb[0]) / d) + 120;
+    else
+        h = 60 * ((rgb[0] - rgb[1]) / d) + 240;
+    h = h < 0 ? h + 360 : h;
+    static const short basic[6] = {1, 3, 2,
+                                   6, 4, 5}; /* by hue: red yellow green cyan blue magenta */
+    int k = (int)((h + 30.0001) / 60) % 6;
+    return (short)(basic[k] + (mx >= 240 ? 8 : 0));
+}
+
 static short theme_nearest16(short c)
 {
     int want[3], best = 0;
     long best_d = -1;
     theme_rgb(c, want);
+    short hue = theme_hue16(want);
+    if (hue >= 0)
+        return hue;
     for (int k = 0; k < 16; k++) {
         int have[3];
         theme_rgb(k, have);

@@ -134,8 +134,9 @@ int theme_load_file(theme *t, const char *path, char *why, size_t len);
  * into out; -1 when not found. */
 int theme_find(const char *name, char *out, size_t len);
 
-/* A colour fitted to a terminal of `colors` colours: 16..255 map to the
- * nearest of the 16 basic colours when colors <= 16; 8..15 map to 0..7 with
+/* A colour fitted to a terminal of `colors` colours: 16..255 map to one of
+ * the 16 basic colours when colors <= 16 (by hue when clearly coloured, else
+ * the nearest in RGB); 8..15 map to 0..7 with
  * *bold set when colors <= 8. -1 stays -1. */
 short theme_color_fit(short c, int colors, int *bold);
 

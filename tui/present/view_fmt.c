@@ -88,12 +88,45 @@ static int vfmt_cp_width(const char *s, size_t n, int *len)
     return w < 0 ? 1 : w;
 }
 
+/* Drop the last code point of l (a whole escape when it ends in one). */
+static void vrow_pop(vrow *l)
+{
+    int esc = l->role[l->n - 1] == ROLE_escape;
+    while (l->n > 0) {
+        size_t k = l->n - 1;
+        while (k > 0 && ((unsigned char)l->s[k] & 0xc0) == 0x80)
+            k--;
+        int len, w = vfmt_cp_width(l->s + k, l->n - k, &len);
+        char first = l->s[k];
+        l->n = k;
+        l->w -= w;
+        if (!esc || first == '\\' || first == '<' || l->n == 0 || l->role[l->n - 1] != ROLE_escape)
+            break;
+    }
+    l->s[l->n] = '\0';
+}
+
+/* A full line that more text would follow: room for the ellipsis, which
+ * says that something was cut. */
+static void vrow_cut_full(vrow *l)
+{
+    while (l->n > 0 && l->w > l->max - 1)
+        vrow_pop(l);
+    if (l->w < l->max)
+        vrow_put(l, l->n ? l->role[l->n - 1] : ROLE_normal, "\xe2\x80\xa6", 3, 1);
+    l->cut = 1;
+}
+
 int vrow_add(vrow *l, int role, const char *safe)
 {
     if (!safe || l->cut)
         return 0;
     size_t n = strlen(safe);
     int start = l->w;
+    if (n > 0 && l->w >= l->max && l->max > 0) { /* full already: end it in an ellipsis */
+        vrow_cut_full(l);
+        return l->w - start;
+    }
     if (l->w + text_width(safe) <= l->max) {
         vrow_put(l, role, safe, n, text_width(safe));
         return l->w - start;
@@ -342,11 +375,11 @@ void vfmt_size(long long bytes, char *out, size_t len)
     if (bytes < 1024)
         snprintf(out, len, "%lld B", bytes);
     else if (bytes < 1024 * 1024)
-        snprintf(out, len, "%.1f KB", bytes / 1024.0);
+        snprintf(out, len, "%.1f KiB", bytes / 1024.0);
     else if (bytes < 1024LL * 1024 * 1024)
-        snprintf(out, len, "%.1f MB", bytes / 1048576.0);
+        snprintf(out, len, "%.1f MiB", bytes / 1048576.0);
     else
-        snprintf(out, len, "%.1f GB", bytes / 1073741824.0);
+        snprintf(out, len, "%.1f GiB", bytes / 1073741824.0);
 }
 
 int vfmt_overlap(const recall_hit *a, size_t na, const recall_hit *b, size_t nb, int n, int *of)

@@ -86,7 +86,7 @@ void vfmt_move(int move, int is_new, int gone, char *out, size_t len);
 void vfmt_contribution(const trace_channel *tc, double k, char *out, size_t len);
 void vfmt_raw(double raw, char *out, size_t len);
 
-/* A file size: "512 B", "1.3 MB". */
+/* A file size: "512 B", "1.3 MiB" (binary units). */
 void vfmt_size(long long bytes, char *out, size_t len);
 
 /* Overlap@n between two hit lists by id: shared ids among the first n of

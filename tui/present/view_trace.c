@@ -194,11 +194,15 @@ int vfmt_explain(vrow *out, int max, const recall_result *r)
     for (int c = 0; c < CH_COUNT; c++)
         vfmt_explain_channel(&out[n++], r, c);
     l = &out[n++];
-    vrow_addf(l, ROLE_normal,
-              "fused %.6f (position %d of %zu candidates), boosted %.6f, "
-              "ranking %.6f, relevance %.4f",
-              ex->fused, ex->fused_rank, r->candidates, ex->boosted, ex->ranking_score,
-              ex->relevance_score);
+    if (ex->fused_rank == 0) /* no channel ranked it: there is no fused position */
+        vrow_addf(l, ROLE_normal, "not among the %zu fused candidates: no score to compare",
+                  r->candidates);
+    else
+        vrow_addf(l, ROLE_normal,
+                  "fused %.6f (position %d of %zu candidates), boosted %.6f, "
+                  "ranking %.6f, relevance %.4f",
+                  ex->fused, ex->fused_rank, r->candidates, ex->boosted, ex->ranking_score,
+                  ex->relevance_score);
     l = &out[n++];
     vrow_addf(l, ROLE_normal, "evidence: %s; cosine %.3f (floor %.2f)%s",
               ex->passes_floor ? "has evidence of its own" : "no evidence of its own", ex->cosine,

@@ -1,0 +1,547 @@
+#!/bin/bash
+# safety.t - the browser never writes by accident, and curates safely:
+# bracketed paste (a paste of text full of command letters changes neither
+# the store's bytes nor its feedback table, and never quits), the focus rule
+# (after Enter, letters do not write until a row is chosen with an arrow,
+# PgUp/PgDn, Home/End, Tab or the mouse), Down at the newest history entry
+# keeps the line; TERM=dumb gets a one-line refusal. Curation: feedback
+# as a toggle, edit in $EDITOR, delete after asking, supersedes and
+# contradicts, each shown on the row and undone with u; read-only refuses.
+# Why-not's defects. Driven in tmux at 80x24, 80x30 and 120x36.
+#
+# Needs $MEMSCOPE (absolute path of the binary; `make test` sets it) and
+# tmux. A private tmux server and a temporary directory are removed at the
+# end. Waits poll the screen; no fixed sleeps.
+set -u
+
+. "$(dirname "$0")/tap.sh"
+if ! command -v tmux >/dev/null; then
+    echo "1..0 # SKIP tmux is needed"
+    exit 0
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-safety-t.XXXXXX") || bail "mktemp failed"
+SOCK="memscope-safety-$$"
+tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
+unset MEMSCOPE_DB MEMSCOPE_PROFILE NO_COLOR
+export HOME="$T/home" XDG_STATE_HOME="$T/state" XDG_CONFIG_HOME="$T/config" \
+    XDG_DATA_HOME="$T/data" LANG=C.UTF-8 LC_ALL=C.UTF-8
+mkdir -p "$HOME"
+DB="$T/demo.db"
+"$MEMSCOPE" demo --db "$DB" --force >/dev/null || bail "cannot write the demo store"
+WAIT=${MEMSCOPE_TEST_WAIT:-300} # tenths of a second a wait may take (ASan is slow)
+
+# The program each session runs; its exit status goes to $T/rc. TERM is
+# the session's (start's third argument).
+cat >"$T/run.sh" <<EOS
+#!/bin/bash
+export TERM="\$1" LANG=C.UTF-8 LC_ALL=C.UTF-8 HOME="$HOME"
+shift
+export XDG_STATE_HOME="$XDG_STATE_HOME" XDG_CONFIG_HOME="$XDG_CONFIG_HOME" XDG_DATA_HOME="$XDG_DATA_HOME"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" LSAN_OPTIONS="${LSAN_OPTIONS:-}"
+"\$@" 2>"$T/stderr"
+echo \$? >"$T/rc"
+exec sleep 600
+EOS
+chmod +x "$T/run.sh"
+
+# start COLS ROWS TERM ARGS...: a fresh tmux session running ARGS.
+start() {
+    local cols=$1 rows=$2 term=$3
+    shift 3
+    tm kill-server 2>/dev/null
+    rm -f "$T/rc" "$T/stderr"
+    for ((try = 0; try < 50; try++)); do
+        tm new-session -d -s t -x "$cols" -y "$rows" "$T/run.sh $term $*" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    bail "tmux cannot start"
+}
+screen() { tm capture-pane -p -t t >"$T/screen"; }
+settle() {
+    local prev
+    for ((k = 0; k < 50; k++)); do
+        prev=$(cat "$T/screen")
+        sleep 0.05
+        screen
+        [ "$prev" = "$(cat "$T/screen")" ] && return 0
+    done
+}
+wait_for() {
+    for ((i = 0; i < WAIT; i++)); do
+        screen
+        grep -qF -- "$1" "$T/screen" && { settle; return 0; }
+        sleep 0.1
+    done
+    diag "timed out waiting for '$1'; the screen:" "$(cat "$T/screen")"
+    return 1
+}
+wait_rc() {
+    for ((i = 0; i < WAIT; i++)); do
+        [ -s "$T/rc" ] && { cat "$T/rc"; return 0; }
+        sleep 0.1
+    done
+    echo timeout
+}
+keys() { tm send-keys -t t "$@"; }
+type_text() { tm send-keys -t t -l -- "$1"; }
+# paste TEXT: paste it as a terminal does, bracketed when the program asked.
+paste() {
+    tm set-buffer -b p -- "$1"
+    tm paste-buffer -p -d -b p -t t
+}
+# The store's bytes and its feedback table, to compare before and after.
+store_state() {
+    sha "$1"
+    "$MEMSCOPE" feedback --db "$1" --list --read-only
+}
+running() { [ ! -s "$T/rc" ]; }
+# wait_err TEXT: poll the session's standard error (a file) for TEXT.
+wait_err() {
+    for ((i = 0; i < WAIT; i++)); do
+        grep -qF -- "$1" "$T/stderr" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    diag "timed out waiting for '$1' on stderr"
+    return 1
+}
+
+Q="When is my dentist appointment?"
+PASTE=$'my dentist\nmy yoga class\ny\n+\nq\nr\ni m0001\nx\nquick question\n'
+
+# ---- a paste into the query line, at 80x24 -------------------------------------------------
+
+cp "$DB" "$T/p.db"
+before=$(store_state "$T/p.db")
+start 80 24 xterm-256color "$MEMSCOPE" --db "$T/p.db"
+wait_for "Query ▸"
+paste "$PASTE"
+wait_for "quick question"
+ok $? "80x24: the paste lands in the query line"
+grep -q "Query ▸ my dentist my yoga class y + q r i m0001 x quick" "$T/screen"
+ok $? "80x24: its newlines became spaces"
+running
+ok $? "80x24: the q in the paste did not quit"
+keys C-c
+is "$(wait_rc)" 0 "80x24: Ctrl-C still quits"
+is "$(store_state "$T/p.db")" "$before" "80x24: the store's bytes and feedback table are unchanged"
+
+# ---- a paste after Enter (the results have the focus), at 120x36 ------------------------------
+
+start 120 36 xterm-256color "$MEMSCOPE" --db "$T/p.db"
+wait_for "Query ▸"
+type_text "$Q"
+keys Enter
+wait_for "Trace of"
+keys Down Up
+paste "$PASTE"
+wait_for "quick question"
+ok $? "120x36: a paste in the result pane goes to the query line"
+running
+ok $? "120x36: the paste ran no command"
+grep -q "Mem.Conf" "$T/screen"
+ok $? "120x36: the Ranking column is still shown (r in the paste did nothing)"
+grep -q "Pin id" "$T/screen"
+ok $((!$?)) "120x36: no pin prompt opened (i in the paste did nothing)"
+keys C-c
+wait_rc >/dev/null
+is "$(store_state "$T/p.db")" "$before" "120x36: the store's bytes and feedback table are unchanged"
+
+# ---- typing after Enter: letters never write until a row is chosen ----------------------------
+
+start 80 24 xterm-256color "$MEMSCOPE" --db "$T/p.db"
+wait_for "Query ▸"
+type_text "$Q"
+keys Enter
+wait_for "Trace of"
+type_text "y"
+wait_for "keys that write act on a row you choose"
+ok $? "80x24: y right after Enter is refused with the reason"
+type_text "x"
+screen
+grep -q "marked" "$T/screen"
+ok $((!$?)) "80x24: so is x"
+keys C-c
+wait_rc >/dev/null
+is "$(store_state "$T/p.db")" "$before" "80x24: typing after Enter wrote nothing"
+
+# ---- Down at the newest history entry keeps the line ---------------------------------------
+
+start 80 24 xterm-256color "$MEMSCOPE" --db "$T/p.db"
+wait_for "Query ▸"
+type_text "$Q"
+wait_for "Trace of"
+keys Down
+sleep 0.3
+wait_for "Query ▸ $Q"
+ok $? "Down with no history keeps the typed query"
+grep -q "Trace of" "$T/screen"
+ok $? "and its results"
+keys Enter / C-u
+type_text "another question"
+keys Up
+wait_for "Query ▸ $Q"
+ok $? "Up shows the older entry"
+keys Down
+wait_for "Query ▸ another question"
+ok $? "Down comes back to the line being typed"
+keys Down
+sleep 0.3
+wait_for "Query ▸ another question"
+ok $? "and Down again keeps it"
+keys C-c
+wait_rc >/dev/null
+
+# ---- feedback is a toggle per memory and query, shown on the row, undone with u ---------
+
+cp "$DB" "$T/fb.db"
+fb_rows() { sqlite3 "$T/fb.db" "SELECT count(*) FROM feedback"; }
+fb_label() { sqlite3 "$T/fb.db" "SELECT group_concat(label) FROM feedback"; }
+start 120 36 xterm-256color "$MEMSCOPE" --db "$T/fb.db"
+wait_for "Query ▸"
+grep -q "writable" "$T/screen"
+ok $? "120x36: the status line says the browser can write"
+type_text "$Q"
+keys Enter
+wait_for "Trace of"
+keys Down Up
+# synced KEYS...: send the keys, then open and close the help, which shows
+# only once every key before it was handled.
+synced() {
+    keys "$@" F1
+    wait_for "every key (Esc closes"
+    keys Escape
+    wait_for "Trace of"
+}
+synced y
+grep -qF "[judged +]" "$T/screen"
+ok $? "120x36: y marks the row [judged +]"
+synced y y y y y y y y y
+grep -qF "[judged" "$T/screen"
+ok $((!$?)) "ten y in all: no mark (a toggle, not a counter)"
+is "$(fb_rows)" 0 "and no judgement in the store"
+keys y
+wait_for "[judged +]"
+ok $? "one more y marks it: [judged +]"
+is "$(fb_rows)/$(fb_label)" "1/1" "one judgement, relevant, in the store"
+keys x
+wait_for "[judged -]"
+ok $? "x turns it into [judged -]"
+is "$(fb_rows)/$(fb_label)" "1/-1" "still one judgement, now not relevant"
+keys u
+wait_for "[judged +]"
+ok $? "u undoes x: [judged +] again"
+is "$(fb_rows)/$(fb_label)" "1/1" "the store has the relevant judgement back"
+keys u
+wait_for "undone:"
+wait_gone_mark() {
+    for ((i = 0; i < WAIT; i++)); do
+        screen
+        grep -qF "[judged" "$T/screen" || return 0
+        sleep 0.1
+    done
+    return 1
+}
+wait_gone_mark
+ok $? "u again: no mark"
+is "$(fb_rows)" 0 "and no judgement"
+keys C-c
+wait_rc >/dev/null
+
+cp "$DB" "$T/ro.db"
+before_ro=$(store_state "$T/ro.db")
+start 80 24 xterm-256color "$MEMSCOPE" --db "$T/ro.db" --read-only
+wait_for "Query ▸"
+grep -q "READ-ONLY" "$T/screen"
+ok $? "80x24: --read-only: the status line says READ-ONLY"
+type_text "$Q"
+keys Enter
+wait_for "Trace of"
+keys Down y
+wait_for "read-only: this browser does not write"
+ok $? "80x24: y on a read-only browser says it does not write"
+keys C-c
+wait_rc >/dev/null
+is "$(store_state "$T/ro.db")" "$before_ro" "and nothing was written"
+
+# ---- edit in $EDITOR, delete with a question, both undone with u ---------------------------
+
+cp "$DB" "$T/e.db"
+cat >"$T/ed-good.sh" <<'EOS'
+#!/bin/sh
+sed -i 's/^speaker: .*/speaker: Zed/; s/^memory_confidence: .*/memory_confidence: 0.5/' "$1"
+sed -i '/^content:$/{n;s/^/EDITED /}' "$1"
+EOS
+cat >"$T/ed-bad.sh" <<'EOS'
+#!/bin/sh
+sed -i 's/^speaker: .*/speaker: Zed\nbogus: 1/' "$1"
+EOS
+printf '#!/bin/sh\ntrue\n' >"$T/ed-same.sh"
+chmod +x "$T"/ed-*.sh
+field() { "$MEMSCOPE" show --db "$T/e.db" --json "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[sys.argv[1]])' "$2"; }
+top=$("$MEMSCOPE" recall --db "$T/e.db" --json "$Q" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["id"])')
+speaker0=$(field "$top" speaker)
+content0=$(field "$top" content)
+count() { "$MEMSCOPE" list --db "$T/e.db" | wc -l; }
+n0=$(count)
+start 120 36 xterm-256color env EDITOR="$T/ed-good.sh" "$MEMSCOPE" --db "$T/e.db"
+wait_for "Query ▸"
+type_text "$Q"
+keys Enter
+wait_for "Trace of $top"
+keys Down Up e
+wait_for "edited $top; u undoes it"
+ok $? "120x36: e runs the editor and writes the change"
+is "$(field "$top" speaker)/$(field "$top" memory_confidence)" "Zed/0.5" "the store has the new speaker and confidence"
+is "$(field "$top" content)" "EDITED $content0" "and the new content"
+grep -q "\[edited\]" "$T/screen"
+ok $? "the row shows [edited]"
+keys u
+wait_for "undone: $top is back as it was before the edit"
+ok $? "u undoes the edit"
+is "$(field "$top" speaker)/$(field "$top" content)" "$speaker0/$content0" "the memory is as it was"
+keys d
+wait_for "Delete? y/N"
+ok $? "d asks first"
+keys n
+wait_for "kept $top"
+is "$(count)" "$n0" "n keeps it"
+keys d
+wait_for "Delete? y/N"
+paste "y"
+wait_for "kept $top"
+ok $? "a pasted y does not confirm"
+keys Escape
+wait_for "↓ picks a row"
+keys Down
+keys Up
+keys d y
+wait_for "deleted $top; u brings it back"
+ok $? "d y deletes"
+is "$(count)" "$((n0 - 1))" "one memory fewer in the store"
+"$MEMSCOPE" show --db "$T/e.db" "$top" >/dev/null 2>&1
+ok $((!$?)) "show no longer finds it"
+keys u
+wait_for "undone: $top is back as it was before the delete"
+ok $? "u brings it back"
+is "$(count)/$(field "$top" content)" "$n0/$content0" "the memory is back with its content"
+keys C-c
+wait_rc >/dev/null
+
+before_e=$(sha "$T/e.db")
+start 80 24 xterm-256color env EDITOR="$T/ed-bad.sh" "$MEMSCOPE" --db "$T/e.db"
+wait_for "Query ▸"
+type_text "$Q"
+keys Enter
+wait_for "Trace of"
+keys Down Up e
+wait_for "no field 'bogus'"
+grep -Eq "no field 'bogus' \(/[^ ]*memscope-edit-[^ ]*\.txt:6:1\)" "$T/screen"
+ok $? "80x24: a bad line in the edited file is named with FILE:LINE:COL"
+is "$(field "$top" speaker)" "$speaker0" "and nothing was written"
+keys C-c
+wait_rc >/dev/null
+start 80 24 xterm-256color env EDITOR="$T/ed-same.sh" "$MEMSCOPE" --db "$T/e.db"
+wait_for "Query ▸"
+type_text "$Q"
+keys Enter
+wait_for "Trace of"
+keys Down Up e
+wait_for "unchanged: nothing written"
+ok $? "80x24: an editor that changes nothing writes nothing"
+keys C-c
+wait_rc >/dev/null
+is "$(sha "$T/e.db")" "$before_e" "the store's bytes after a bad and an empty edit are the same"
+
+# ---- supersedes and contradicts: recorded, shown on the row, trace and detail, undone -------
+
+cp "$DB" "$T/rel.db"
+rel_rows() { sqlite3 "$T/rel.db" "SELECT count(*) FROM relations"; }
+by() { "$MEMSCOPE" show --db "$T/rel.db" --json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("superseded_by"))'; }
+read -r top second < <("$MEMSCOPE" recall --db "$T/rel.db" --json "$Q" |
+    python3 -c 'import json,sys; r=json.load(sys.stdin)["results"]; print(r[0]["id"], r[1]["id"])')
+rel0=$(rel_rows)
+start 120 36 xterm-256color "$MEMSCOPE" --db "$T/rel.db"
+wait_for "Query ▸"
+type_text "$Q"
+keys Enter
+wait_for "Trace of $top"
+keys Down Up '>'
+wait_for "Supersedes id [reason] ▸"
+ok $? "120x36: > asks for the memory it supersedes"
+type_text "$second the appointment moved"
+keys Enter
+wait_for "recorded: $top supersedes $second; u undoes it"
+ok $? "> records the relation"
+is "$(rel_rows)/$(by "$second")" "$((rel0 + 1))/$top" "the store has it, and $second is superseded by $top"
+grep -q "\[supersedes $second\]" "$T/screen"
+ok $? "the row shows [supersedes $second]"
+grep -q "^relations  supersedes $second: the appointment moved" "$T/screen"
+ok $? "the trace names the other memory and why"
+keys Enter
+wait_for "and relations (1)"
+grep -q "supersedes *$second (the appointment moved" "$T/screen" || cat "$T/screen" >&2
+ok $? "the detail view names it too"
+keys Escape
+wait_for "Trace of $top"
+keys u
+wait_for "undone: the supersedes relation of $top is as it was"
+ok $? "u undoes it"
+is "$(rel_rows)/$(by "$second")" "$rel0/None" "the relation and $second's superseded_by are gone"
+keys Down Up '!'
+wait_for "Contradicts id [reason] ▸"
+type_text "$second not the same day"
+keys Enter
+wait_for "recorded: $top contradicts $second"
+grep -q "\[contradicts $second\]" "$T/screen"
+ok $? "! records a contradiction, shown on the row"
+grep -q "^relations  contradicts $second: not the same day" "$T/screen"
+ok $? "and in the trace with its reason"
+keys '!'
+type_text "m9999"
+keys Enter
+wait_for "nothing recorded"
+ok $? "! with an unknown id records nothing and says so"
+keys u
+wait_for "undone: the contradicts relation"
+is "$(rel_rows)" "$rel0" "u takes the contradiction back"
+keys C-c
+wait_rc >/dev/null
+
+# ---- why-not: a non-candidate, a missing id, an empty line, a short screen ------------------
+
+start 80 30 xterm-256color "$MEMSCOPE" --db "$DB"
+wait_for "Query ▸"
+type_text "$Q"
+keys Enter
+wait_for "Trace of"
+keys i
+wait_for "Pin id ▸"
+type_text m9999
+keys Enter
+wait_for "nothing pinned"
+ok $? "80x30: i m9999 says there is no such memory and pins nothing"
+grep -q "Why not m9999" "$T/screen"
+ok $((!$?)) "80x30: no why-not block for it"
+keys i
+type_text m0300
+keys Enter
+wait_for "Why not m0300?"
+grep -q "^ Why not m0300? not_a_candidate (p, or i and an empty line, unpins)" "$T/screen"
+ok $? "80x30: the pane title names the why-not block and its verdict"
+grep -q "not among the [0-9]* fused candidates" "$T/screen"
+ok $? "80x30: a non-candidate has no fused position (no 'position 0 of')"
+grep -q "position 0 of" "$T/screen"
+ok $((!$?)) "80x30: 'position 0 of' is gone"
+grep -q "^ Trace of m[0-9]*, rank 1" "$T/screen" && grep -q "^spreading  active" "$T/screen" &&
+    grep -q "^fused " "$T/screen"
+ok $? "80x30: the selected row's trace still shows below it: every channel and the fused sum"
+keys i Enter
+wait_for "unpinned"
+screen
+grep -q "Why not" "$T/screen"
+ok $((!$?)) "80x30: i with an empty line unpins"
+keys C-c
+wait_rc >/dev/null
+
+# ---- feedback --reset asks first ------------------------------------------------------------
+
+cp "$DB" "$T/r.db"
+top=$("$MEMSCOPE" recall --db "$T/r.db" --json "$Q" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["id"])')
+"$MEMSCOPE" feedback --db "$T/r.db" --query "$Q" "$top" + >/dev/null
+"$MEMSCOPE" feedback --db "$T/r.db" --query "$Q" "$top" + >/dev/null
+n_fb() { sqlite3 "$T/r.db" "SELECT count(*) FROM feedback"; }
+is "$(n_fb)" 1 "the CLI's feedback twice for one memory and query is one judgement"
+"$MEMSCOPE" feedback --db "$T/r.db" --reset </dev/null >"$T/out" 2>"$T/err"
+is "$?/$(lines "$T/err")" "2/1" "feedback --reset without a terminal or --yes: exit 2, one line"
+grep -q "would forget 1 judgement of profile default; add --yes" "$T/err"
+ok $? "it says what it would forget and how to confirm"
+is "$(n_fb)" 1 "and forgets nothing"
+start 80 24 xterm-256color "$MEMSCOPE" feedback --db "$T/r.db" --reset
+wait_err "forget all 1 judgement of profile default? [y/N]"
+ok $? "on a terminal it asks"
+type_text "n"
+keys Enter
+is "$(wait_rc)" 1 "n: exit 1"
+grep -q "not confirmed: nothing was forgotten" "$T/stderr"
+ok $? "n: it says nothing was forgotten"
+is "$(n_fb)" 1 "n: the judgement stays"
+start 80 24 xterm-256color "$MEMSCOPE" feedback --db "$T/r.db" --reset
+wait_err "[y/N]"
+type_text "y"
+keys Enter
+is "$(wait_rc)" 0 "y: exit 0"
+is "$(n_fb)" 0 "y: forgotten"
+
+# ---- a query at its limit says so ----------------------------------------------------------
+
+start 80 24 xterm-256color "$MEMSCOPE" --db "$DB"
+wait_for "Query ▸"
+paste "$(printf 'dentist %.0s' $(seq 1 130))"
+wait_for "at its limit of 1000 characters: the rest was not taken"
+ok $? "80x24: a paste past 1000 characters says the rest was not taken"
+type_text "x"
+wait_for "at its limit of 1000 characters"
+ok $? "80x24: so does a key typed into the full line"
+keys C-c
+wait_rc >/dev/null
+
+# ---- 8 colours: the Trust and Mem.Conf bars differ ----------------------------------------
+
+start 120 36 xterm "$MEMSCOPE" --db "$DB"
+wait_for "Query ▸"
+type_text "$Q"
+wait_for "Trace of"
+tm capture-pane -e -p -t t >"$T/escreen"
+# The colour (SGR) in force at the Trust and at the Mem.Conf level cell of
+# the second row (the first is drawn selected).
+bars=$(python3 - "$T/escreen" <<'EOS'
+import re, sys
+line = [l for l in open(sys.argv[1], encoding="utf-8") if re.search(r"^(\x1b\[[0-9;]*m)*  2 m", l)][0]
+cells, sgr, pos = [], "", 0
+for m in re.finditer(r"\x1b\[([0-9;]*)m|([^\x1b])", line):
+    if m.group(1) is not None:
+        sgr = "" if m.group(1) in ("0", "39", "") else sgr + ";" + m.group(1)
+    else:
+        cells.append((m.group(2), sgr))
+text = "".join(c for c, _ in cells)
+m = re.search(r" (\d\.\d\d) (\S) (\d\.\d\d) (\S) ", text)
+t_at = m.start(2); c_at = m.start(4)
+print(cells[t_at][1], "|", cells[c_at][1])
+EOS
+)
+t_sgr=${bars%% |*}
+c_sgr=${bars##*| }
+ok $([ -n "$t_sgr" ] && [ -n "$c_sgr" ] && [ "$t_sgr" != "$c_sgr" ]; echo $?) \
+    "TERM=xterm (8 colours): the Trust and Mem.Conf bars have different colours ($bars)"
+keys C-c
+wait_rc >/dev/null
+
+# ---- the tour on a store that is not the demo's ------------------------------------------------
+
+"$MEMSCOPE" add --db "$T/mine.db" "my own memory about the dentist" >/dev/null
+start 80 24 xterm-256color "$MEMSCOPE" --db "$T/mine.db"
+wait_for "Query ▸"
+keys Escape
+sleep 0.2
+keys T
+wait_for "the tour needs the demo store: 'memscope demo --tour'"
+ok $? "80x24: T on another store says the tour needs the demo store"
+grep -q "Tour 1/" "$T/screen"
+ok $((!$?)) "and starts no tour"
+keys C-c
+wait_rc >/dev/null
+
+# ---- a terminal that cannot move the cursor: a one-line refusal, exit 2 -------------------
+
+for term in dumb nosuch-terminal; do
+    start 80 24 "$term" "$MEMSCOPE" --db "$T/p.db"
+    is "$(wait_rc)" 2 "TERM=$term: the browser exits 2"
+    is "$(lines "$T/stderr")" 1 "TERM=$term: with one line"
+    grep -q "TERM=$term.*'memscope recall' or 'memscope shell'" "$T/stderr"
+    ok $? "TERM=$term: it names the terminal and points at recall and shell"
+done
+is "$(store_state "$T/p.db")" "$before" "the refusal wrote nothing"
+
+tap_done

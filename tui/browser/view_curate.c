@@ -1,0 +1,675 @@
+/* view_curate.c - the browser's writes: feedback as a toggle per memory
+ * and query, editing a memory's fields, deleting it, and the session's
+ * undo list. Each write is one store transaction and shows on the row (or,
+ * deleted, leaves it); none happens on a read-only store (view_act refuses
+ * first). */
+#include "tui/browser/view.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* H | R of view_act.c (this file is compiled into tests/view-test.c with it) */
+#define CURATE_HR (VIEW_HANDLED | VIEW_REDRAW)
+
+void view_mark_rows(view_model *vm)
+{
+    for (size_t i = 0; vm->cur && i < vm->n_rows; i++) {
+        view_row *row = &vm->rows[i];
+        store_feedback f;
+        int found = 0;
+        ms_error err;
+        row->judged = 0;
+        if (!row->rels &&
+            store_relations_of(vm->st, row->h->mem.rid, &row->rels, &row->n_rels, &err))
+            row->n_rels = 0;
+        if (row->kind == ROW_GONE ||
+            store_feedback_of(vm->st, row->h->mem.rid, vm->cur->query, &f, &found, &err))
+            continue;
+        row->judged = found ? f.label : 0;
+        store_feedback_clear(&f);
+    }
+}
+
+/* ---- the undo list ------------------------------------------------------------ */
+
+static void view_undo_entry_free(view_undo *u)
+{
+    free(u->query);
+    store_feedback_clear(&u->before);
+    store_memory_clear(&u->mem);
+    store_feedback_free(u->fb, u->n_fb);
+    free(u->was.other_id);
+    free(u->was.reason);
+    memset(u, 0, sizeof *u);
+}
+
+void view_undo_free(view_model *vm)
+{
+    for (int i = 0; i < vm->n_undo; i++)
+        view_undo_entry_free(&vm->undo[i]);
+    vm->n_undo = 0;
+}
+
+/* A new entry at the end (the oldest is forgotten when the list is full). */
+static view_undo *view_undo_push(view_model *vm)
+{
+    if (vm->n_undo == VIEW_UNDO_MAX) {
+        view_undo_entry_free(&vm->undo[0]);
+        memmove(vm->undo, vm->undo + 1, sizeof *vm->undo * (VIEW_UNDO_MAX - 1));
+        vm->n_undo--;
+    }
+    view_undo *u = &vm->undo[vm->n_undo++];
+    memset(u, 0, sizeof *u);
+    return u;
+}
+
+/* ---- feedback ---------------------------------------------------------------- */
+
+static const char *view_label_text(int label)
+{
+    return label > 0 ? "relevant" : label < 0 ? "not relevant" : "unjudged";
+}
+
+/* Remember the judgement rid has for query now, for undo; -1 on failure. */
+static int view_remember_feedback(view_model *vm, const view_row *row, const char *query)
+{
+    store_feedback f;
+    int found = 0;
+    ms_error err;
+    ms_error_clear(&err);
+    if (store_feedback_of(vm->st, row->h->mem.rid, query, &f, &found, &err)) {
+        view_message(vm, ROLE_error, "memscope: %s", err.msg);
+        return -1;
+    }
+    view_undo *u = view_undo_push(vm);
+    u->kind = UNDO_FEEDBACK;
+    u->rid = row->h->mem.rid;
+    snprintf(u->id, sizeof u->id, "%s", row->h->mem.id);
+    u->query = strdup(query);
+    u->before = f;
+    u->had = found;
+    return 0;
+}
+
+int view_feedback_toggle(view_model *vm, int label)
+{
+    const view_row *row = view_selected(vm);
+    if (!row || !vm->cur || row->kind == ROW_GONE) {
+        view_message(vm, ROLE_message, "select a result to mark it");
+        return CURATE_HR;
+    }
+    int next = row->judged == label ? 0 : label;
+    char id[STORE_ID_MAX + 1];
+    snprintf(id, sizeof id, "%s", row->h->mem.id);
+    if (view_remember_feedback(vm, row, vm->cur->query))
+        return CURATE_HR;
+    ms_error err;
+    ms_error_clear(&err);
+    if (engine_feedback(vm->eng, vm->cur, id, next, &err)) {
+        view_undo_entry_free(&vm->undo[--vm->n_undo]);
+        view_message(vm, ROLE_error, "memscope: %s", err.msg);
+        return CURATE_HR;
+    }
+    if (next)
+        view_message(vm, ROLE_message,
+                     "marked %s %s to this query; the engine learns from it (the feedback "
+                     "adjustment in the trace); again unmarks, u undoes",
+                     id, view_label_text(next));
+    else
+        view_message(vm, ROLE_message, "unmarked %s for this query; u undoes", id);
+    return CURATE_HR | VIEW_RECALL;
+}
+
+/* ---- one transaction ---------------------------------------------------------- */
+
+typedef ms_status (*view_write_fn)(view_model *vm, void *ctx, ms_error *err);
+
+/* Run fn inside store_begin/store_end; a failure rolls back all of it. */
+static ms_status view_transaction(view_model *vm, view_write_fn fn, void *ctx, ms_error *err)
+{
+    ms_status st = store_begin(vm->st, err);
+    if (!st)
+        st = fn(vm, ctx, err);
+    if (!st)
+        st = store_end(vm->st, err);
+    else
+        store_rollback(vm->st);
+    return st;
+}
+
+/* ---- delete -------------------------------------------------------------------- */
+
+int view_delete_ask(view_model *vm)
+{
+    const view_row *row = view_selected(vm);
+    if (!row || row->kind == ROW_GONE) {
+        view_message(vm, ROLE_message, "select a result to delete it");
+        return CURATE_HR;
+    }
+    snprintf(vm->edit_id, sizeof vm->edit_id, "%s", row->h->mem.id);
+    vm->prompting = PROMPT_CONFIRM;
+    ledit_clear(&vm->prompt);
+    view_message(vm, ROLE_message,
+                 "delete %s? y deletes it (u brings it back), any other key "
+                 "keeps it",
+                 vm->edit_id);
+    return CURATE_HR;
+}
+
+static ms_status view_delete_write(view_model *vm, void *ctx, ms_error *err)
+{
+    (void)ctx;
+    return store_delete(vm->st, vm->edit_id, err);
+}
+
+/* The judgements of rid (they go with a deleted memory). */
+static ms_status view_feedback_of_rid(view_model *vm, int64_t rid, view_undo *u, ms_error *err)
+{
+    store_feedback *all = NULL;
+    size_t n = 0, k = 0;
+    ms_status st = store_feedback_all(vm->st, &all, &n, err);
+    if (st)
+        return st;
+    for (size_t i = 0; i < n; i++) {
+        if (all[i].rid != rid) {
+            free(all[i].query);
+            free(all[i].query_type);
+            continue;
+        }
+        all[k++] = all[i];
+    }
+    u->fb = all;
+    u->n_fb = k;
+    return MS_OK;
+}
+
+int view_delete_answer(view_model *vm, int yes)
+{
+    vm->prompting = PROMPT_NONE;
+    if (!yes) {
+        view_message(vm, ROLE_message, "kept %s", vm->edit_id);
+        return CURATE_HR;
+    }
+    ms_error err;
+    ms_error_clear(&err);
+    view_undo *u = view_undo_push(vm);
+    u->kind = UNDO_DELETE;
+    snprintf(u->id, sizeof u->id, "%s", vm->edit_id);
+    ms_status st = store_get_for_put(vm->st, vm->edit_id, &u->mem, &err);
+    if (!st)
+        st = view_feedback_of_rid(vm, u->mem.rid, u, &err);
+    if (!st)
+        st = view_transaction(vm, view_delete_write, NULL, &err);
+    if (st) {
+        view_undo_entry_free(&vm->undo[--vm->n_undo]);
+        view_message(vm, ROLE_error, "memscope: %s; nothing deleted", err.msg);
+        return CURATE_HR;
+    }
+    u->rid = u->mem.rid;
+    ms_error_clear(&err);
+    view_model_reload(vm, &err);
+    view_message(vm, ROLE_message, "deleted %s; u brings it back", u->id);
+    return CURATE_HR | VIEW_RECALL;
+}
+
+/* ---- edit ------------------------------------------------------------------------ */
+
+int view_edit_begin(view_model *vm)
+{
+    const view_row *row = vm->det.open ? NULL : view_selected(vm);
+    const char *id = vm->det.open                   ? vm->det.m.id
+                     : row && row->kind != ROW_GONE ? row->h->mem.id
+                                                    : NULL;
+    if (!id) {
+        view_message(vm, ROLE_message, "select a result to edit it");
+        return CURATE_HR;
+    }
+    snprintf(vm->edit_id, sizeof vm->edit_id, "%s", id);
+    return CURATE_HR | VIEW_FULL | VIEW_EDITOR;
+}
+
+/* The shortest of %.15g and %.17g that reads back as v (0.95, not
+ * 0.94999999999999996), into out[32]. */
+static void view_number(double v, char *out)
+{
+    snprintf(out, 32, "%.15g", v);
+    if (strtod(out, NULL) != v)
+        snprintf(out, 32, "%.17g", v);
+}
+
+int view_edit_write(view_model *vm, FILE *f)
+{
+    store_memory m;
+    ms_error err;
+    ms_error_clear(&err);
+    if (store_get(vm->st, vm->edit_id, 0, &m, &err)) {
+        view_message(vm, ROLE_error, "memscope: %s", err.msg);
+        return -1;
+    }
+    fprintf(f,
+            "# memscope: edit memory %s. Change the values after the colons; the content is\n"
+            "# every line after 'content:'. Lines starting with # are ignored. An empty\n"
+            "# speaker or event_time clears it; trust is alpha and beta. Save and quit to\n"
+            "# write the change (u in the browser undoes it); leave it as it is to cancel.\n",
+            m.id);
+    fprintf(f, "speaker: %s\ncreated_at: %s\nevent_time: %s\n", m.speaker ? m.speaker : "",
+            m.created_at ? m.created_at : "", m.event_time ? m.event_time : "");
+    char conf[32], alpha[32], beta[32];
+    view_number(m.memory_confidence, conf);
+    view_number(m.trust_alpha, alpha);
+    view_number(m.trust_beta, beta);
+    fprintf(f, "memory_confidence: %s\ntrust: %s %s\ncontent:\n%s\n", conf, alpha, beta,
+            m.content ? m.content : "");
+    store_memory_clear(&m);
+    return 0;
+}
+
+/* The parsed file: strings into buf (owned by the caller's struct). */
+typedef struct view_edit_parse {
+    store_edit_fields f;
+    char *speaker, *created_at, *event_time, *content;
+} view_edit_parse;
+
+static void view_edit_parse_free(view_edit_parse *p)
+{
+    free(p->speaker);
+    free(p->created_at);
+    free(p->event_time);
+    free(p->content);
+}
+
+static char *view_trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+/* One "field: value" line; 0, or -1 with the message (PATH:LINE:COL). */
+static int view_edit_field(view_model *vm, view_edit_parse *p, char *line, const char *path, int ln)
+{
+    char *colon = strchr(line, ':');
+    if (!colon) {
+        view_message(vm, ROLE_error, "memscope: edit: expected 'field: value' (%s:%d:1)", path, ln);
+        return -1;
+    }
+    *colon = '\0';
+    char *key = view_trim(line), *val = view_trim(colon + 1), *end = NULL;
+    int col = (int)(val - line) + 1;
+    if (strcmp(key, "speaker") == 0)
+        p->speaker = strdup(val);
+    else if (strcmp(key, "created_at") == 0)
+        p->created_at = strdup(val);
+    else if (strcmp(key, "event_time") == 0)
+        p->event_time = strdup(val);
+    else if (strcmp(key, "memory_confidence") == 0) {
+        p->f.memory_confidence = strtod(val, &end);
+        if (end == val || *view_trim(end) || p->f.memory_confidence < 0) {
+            view_message(vm, ROLE_error,
+                         "memscope: edit: memory_confidence must be a number from 0 to 1 "
+                         "(%s:%d:%d)",
+                         path, ln, col);
+            return -1;
+        }
+    } else if (strcmp(key, "trust") == 0) {
+        p->f.trust_alpha = strtod(val, &end);
+        char *b = end;
+        p->f.trust_beta = strtod(b, &end);
+        if (b == val || end == b || *view_trim(end) || p->f.trust_alpha <= 0 ||
+            p->f.trust_beta <= 0) {
+            view_message(vm, ROLE_error,
+                         "memscope: edit: trust must be two numbers above 0, alpha and beta "
+                         "(%s:%d:%d)",
+                         path, ln, col);
+            return -1;
+        }
+    } else {
+        view_message(vm, ROLE_error, "memscope: edit: no field '%s' (%s:%d:1)", key, path, ln);
+        return -1;
+    }
+    return 0;
+}
+
+/* Parse the edited file into p; 0, or -1 with the message. */
+static int view_edit_parse_file(view_model *vm, const char *path, view_edit_parse *p)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        view_message(vm, ROLE_error, "memscope: cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL, *content = NULL;
+    size_t cap = 0, clen = 0;
+    int ln = 0, in_content = 0, rc = 0;
+    FILE *c = open_memstream(&content, &clen);
+    while (rc == 0 && c && getline(&line, &cap, f) >= 0) {
+        ln++;
+        if (in_content)
+            fputs(line, c);
+        else if (line[0] == '#' || !*view_trim(line))
+            continue;
+        else if (strcmp(view_trim(line), "content:") == 0)
+            in_content = 1;
+        else
+            rc = view_edit_field(vm, p, line, path, ln);
+    }
+    free(line);
+    fclose(f);
+    if (c)
+        fclose(c);
+    if (rc == 0 && !in_content) {
+        view_message(vm, ROLE_error, "memscope: edit: no 'content:' line (%s:%d:1)", path, ln + 1);
+        rc = -1;
+    }
+    while (content && clen > 0 && content[clen - 1] == '\n')
+        content[--clen] = '\0';
+    p->content = content;
+    p->f.content = content;
+    p->f.speaker = p->speaker;
+    p->f.created_at = p->created_at;
+    p->f.event_time = p->event_time;
+    return rc;
+}
+
+static ms_status view_edit_store(view_model *vm, void *ctx, ms_error *err)
+{
+    return store_edit(vm->st, vm->edit_id, ctx, err);
+}
+
+/* Is the parsed file the memory as it was (nothing to write)? */
+static int view_edit_same(const view_edit_parse *p, const store_memory *m)
+{
+    const char *sp = m->speaker ? m->speaker : "", *ev = m->event_time ? m->event_time : "";
+    return strcmp(p->content ? p->content : "", m->content) == 0 &&
+           strcmp(p->speaker ? p->speaker : sp, sp) == 0 &&
+           strcmp(p->created_at ? p->created_at : m->created_at, m->created_at) == 0 &&
+           strcmp(p->event_time ? p->event_time : ev, ev) == 0 &&
+           (p->f.memory_confidence < 0 || p->f.memory_confidence == m->memory_confidence) &&
+           (p->f.trust_alpha < 0 ||
+            (p->f.trust_alpha == m->trust_alpha && p->f.trust_beta == m->trust_beta));
+}
+
+int view_edit_apply(view_model *vm, const char *path)
+{
+    view_edit_parse p = {0};
+    store_edit_fields_init(&p.f);
+    ms_error err;
+    ms_error_clear(&err);
+    view_undo *u = view_undo_push(vm);
+    u->kind = UNDO_EDIT;
+    snprintf(u->id, sizeof u->id, "%s", vm->edit_id);
+    int rc = view_edit_parse_file(vm, path, &p);
+    ms_status st = rc ? MS_PARSE : store_get_for_put(vm->st, vm->edit_id, &u->mem, &err);
+    if (!rc && !st && view_edit_same(&p, &u->mem)) {
+        view_message(vm, ROLE_message, "%s unchanged: nothing written", u->id);
+        rc = 1;
+    } else if (!rc && !st && (st = view_transaction(vm, view_edit_store, &p.f, &err)))
+        view_message(vm, ROLE_error, "memscope: %s; nothing written", err.msg);
+    else if (!rc && st)
+        view_message(vm, ROLE_error, "memscope: %s", err.msg);
+    view_edit_parse_free(&p);
+    if (rc || st) {
+        view_undo_entry_free(&vm->undo[--vm->n_undo]);
+        return CURATE_HR | VIEW_FULL;
+    }
+    u->rid = u->mem.rid;
+    if (vm->det.open && strcmp(vm->det.m.id, u->id) == 0) {
+        view_detail_close(vm);
+        view_detail_open(vm, u->id);
+    }
+    view_message(vm, ROLE_message, "edited %s; u undoes it", u->id);
+    return CURATE_HR | VIEW_FULL | VIEW_RECALL;
+}
+
+/* ---- supersedes and contradicts ---------------------------------------------- */
+
+static const char *view_rel_verb(const store_relation *r)
+{
+    if (r->kind == STORE_REL_SUPERSEDES)
+        return r->outgoing ? "supersedes" : "superseded by";
+    return r->outgoing ? "contradicts" : "contradicted by";
+}
+
+void view_relation_text(const store_relation *r, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s %s%s%s", view_rel_verb(r), r->other_id ? r->other_id : "?",
+             r->reason ? ": " : "", r->reason ? r->reason : "");
+}
+
+void view_relation_mark(const view_row *row, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    const char *by = row->h->mem.superseded_by;
+    size_t shown = 0, left = 0;
+    for (size_t i = 0; i < row->n_rels; i++) {
+        const store_relation *r = &row->rels[i];
+        if (r->kind == STORE_REL_SUPERSEDES && !r->outgoing && by && r->other_id &&
+            strcmp(by, r->other_id) == 0)
+            continue; /* the row's [superseded by ...] says it already */
+        if (shown == 2) {
+            left++;
+            continue;
+        }
+        size_t n = strlen(buf);
+        snprintf(buf + n, cap - n, "[%s %s] ", view_rel_verb(r), r->other_id ? r->other_id : "?");
+        shown++;
+    }
+    if (left) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, cap - n, "[+%zu] ", left);
+    }
+}
+
+int view_relate_ask(view_model *vm, int kind)
+{
+    const view_row *row = view_selected(vm);
+    if (!row || row->kind == ROW_GONE) {
+        view_message(vm, ROLE_message, "select the newer (or contradicting) memory first");
+        return CURATE_HR;
+    }
+    snprintf(vm->edit_id, sizeof vm->edit_id, "%s", row->h->mem.id);
+    vm->prompting = kind == STORE_REL_SUPERSEDES ? PROMPT_SUPERSEDES : PROMPT_CONTRADICTS;
+    ledit_clear(&vm->prompt);
+    view_message(vm, ROLE_message,
+                 "%s %s: type the other memory's id, then a reason; Enter records it (u undoes), "
+                 "Esc cancels",
+                 vm->edit_id, kind == STORE_REL_SUPERSEDES ? "supersedes" : "contradicts");
+    return CURATE_HR;
+}
+
+/* The relation of u's kind between its two memories now, either way. */
+static ms_status view_relation_between(view_model *vm, view_undo *u, ms_error *err)
+{
+    store_relation *v = NULL;
+    size_t n = 0;
+    ms_status st = store_relations_of(vm->st, u->rid, &v, &n, err);
+    for (size_t i = 0; !st && i < n && !u->had_rel; i++)
+        if (v[i].other == u->other && v[i].kind == u->rel_kind) {
+            u->was = v[i];
+            memset(&v[i], 0, sizeof v[i]);
+            u->had_rel = 1;
+        }
+    store_relations_free(v, n);
+    return st;
+}
+
+typedef struct view_relate_ctx {
+    view_undo *u;
+    const char *reason;
+} view_relate_ctx;
+
+static ms_status view_relate_write(view_model *vm, void *ctx, ms_error *err)
+{
+    const view_relate_ctx *c = ctx;
+    if (c->u->rel_kind == STORE_REL_SUPERSEDES)
+        return store_set_supersedes(vm->st, c->u->rid, c->u->other, c->reason, err);
+    return store_set_contradicts(vm->st, c->u->rid, c->u->other, c->reason, err);
+}
+
+/* The two memories of a relation into u; 0, or -1 with the message. */
+static int view_relate_ends(view_model *vm, const char *other, view_undo *u)
+{
+    ms_error err;
+    ms_error_clear(&err);
+    store_memory a, b;
+    ms_status st = store_get(vm->st, vm->edit_id, 0, &a, &err);
+    if (!st && (st = store_get(vm->st, other, 0, &b, &err)))
+        store_memory_clear(&a);
+    if (st) {
+        view_message(vm, ROLE_error, "memscope: %s; nothing recorded", err.msg);
+        return -1;
+    }
+    u->rid = a.rid;
+    u->other = b.rid;
+    snprintf(u->id, sizeof u->id, "%s", a.id);
+    store_memory_clear(&a);
+    store_memory_clear(&b);
+    return 0;
+}
+
+int view_relate_answer(view_model *vm, const char *text)
+{
+    int kind = vm->prompting == PROMPT_SUPERSEDES ? STORE_REL_SUPERSEDES : STORE_REL_CONTRADICTS;
+    vm->prompting = PROMPT_NONE;
+    char id[STORE_ID_MAX + 1];
+    text += strspn(text, " ");
+    size_t len = strcspn(text, " ");
+    if (len == 0 || len > STORE_ID_MAX) {
+        view_message(vm, ROLE_message, "no id given: nothing recorded");
+        return CURATE_HR;
+    }
+    memcpy(id, text, len);
+    id[len] = '\0';
+    const char *reason = text + len;
+    while (*reason == ' ')
+        reason++;
+    view_undo *u = view_undo_push(vm);
+    u->kind = UNDO_RELATION;
+    u->rel_kind = kind;
+    ms_error err;
+    ms_error_clear(&err);
+    view_relate_ctx c = {u, *reason ? reason : NULL};
+    ms_status st = MS_OK;
+    if (view_relate_ends(vm, id, u) || (st = view_relation_between(vm, u, &err)) ||
+        (st = view_transaction(vm, view_relate_write, &c, &err))) {
+        if (st)
+            view_message(vm, ROLE_error, "memscope: %s; nothing recorded", err.msg);
+        view_undo_entry_free(&vm->undo[--vm->n_undo]);
+        return CURATE_HR;
+    }
+    view_message(vm, ROLE_message, "recorded: %s %s %s; u undoes it", u->id,
+                 kind == STORE_REL_SUPERSEDES ? "supersedes" : "contradicts", id);
+    return CURATE_HR | VIEW_RECALL;
+}
+
+/* Back to the relation there was: none, or that one with its direction and
+ * reason. */
+static ms_status view_undo_relation(view_model *vm, void *ctx, ms_error *err)
+{
+    view_undo *u = ctx;
+    ms_status st = store_clear_relation(vm->st, u->rid, u->other, u->rel_kind, err);
+    if (st == MS_NOT_FOUND) { /* cleared since: nothing to take back */
+        ms_error_clear(err);
+        st = MS_OK;
+    }
+    if (st || !u->had_rel)
+        return st;
+    int64_t src = u->was.outgoing ? u->rid : u->other, dst = u->was.outgoing ? u->other : u->rid;
+    if (u->rel_kind == STORE_REL_SUPERSEDES)
+        return store_set_supersedes(vm->st, src, dst, u->was.reason, err);
+    return store_set_contradicts(vm->st, src, dst, u->was.reason, err);
+}
+
+int view_edited(const view_model *vm, int64_t rid)
+{
+    for (int i = 0; i < vm->n_undo; i++)
+        if (vm->undo[i].kind == UNDO_EDIT && vm->undo[i].rid == rid)
+            return 1;
+    return 0;
+}
+
+/* ---- undo ---------------------------------------------------------------------- */
+
+static ms_status view_undo_feedback(view_model *vm, void *ctx, ms_error *err)
+{
+    view_undo *u = ctx;
+    return engine_feedback_put(vm->eng, u->rid, u->query, u->had ? &u->before : NULL, err);
+}
+
+static ms_status view_undo_edit(view_model *vm, void *ctx, ms_error *err)
+{
+    view_undo *u = ctx;
+    return store_put(vm->st, &u->mem, STORE_DUP_REPLACE, NULL, err);
+}
+
+/* Put a deleted memory back, with its judgements; it gets a new rid, which
+ * the older entries of the undo list learn. */
+static ms_status view_undo_delete(view_model *vm, void *ctx, ms_error *err)
+{
+    view_undo *u = ctx;
+    int64_t old = u->mem.rid;
+    u->mem.rid = 0;
+    ms_status st = store_put(vm->st, &u->mem, STORE_DUP_ERROR, NULL, err);
+    for (size_t i = 0; !st && i < u->n_fb; i++)
+        st = store_add_feedback(vm->st, u->mem.rid, u->fb[i].query, u->fb[i].query_type,
+                                u->fb[i].label, u->fb[i].channels, err);
+    for (int i = 0; !st && i < vm->n_undo; i++) {
+        if (vm->undo[i].rid == old)
+            vm->undo[i].rid = u->mem.rid;
+        if (vm->undo[i].other == old)
+            vm->undo[i].other = u->mem.rid;
+    }
+    return st;
+}
+
+static ms_status view_undo_one(view_model *vm, view_undo *u, ms_error *err)
+{
+    if (u->kind == UNDO_FEEDBACK) /* the engine holds its own transaction */
+        return view_undo_feedback(vm, u, err);
+    view_write_fn fn = u->kind == UNDO_EDIT     ? view_undo_edit
+                       : u->kind == UNDO_DELETE ? view_undo_delete
+                                                : view_undo_relation;
+    return view_transaction(vm, fn, u, err);
+}
+
+static void view_undone_message(view_model *vm, const view_undo *u)
+{
+    if (u->kind == UNDO_FEEDBACK)
+        view_message(vm, ROLE_message, "undone: %s is %s for that query again (%d more to undo)",
+                     u->id, view_label_text(u->had ? u->before.label : 0), vm->n_undo - 1);
+    else if (u->kind == UNDO_RELATION)
+        view_message(vm, ROLE_message,
+                     "undone: the %s relation of %s is as it was (%d more to undo)",
+                     store_rel_kind_name(u->rel_kind), u->id, vm->n_undo - 1);
+    else
+        view_message(vm, ROLE_message,
+                     "undone: %s is back as it was before the %s (%d more to undo)", u->id,
+                     u->kind == UNDO_EDIT ? "edit" : "delete", vm->n_undo - 1);
+}
+
+int view_undo_last(view_model *vm)
+{
+    if (vm->n_undo == 0) {
+        view_message(vm, ROLE_message, "nothing to undo in this session");
+        return CURATE_HR;
+    }
+    view_undo *u = &vm->undo[vm->n_undo - 1];
+    ms_error err;
+    ms_error_clear(&err);
+    if (view_undo_one(vm, u, &err)) {
+        view_message(vm, ROLE_error, "memscope: cannot undo: %s", err.msg);
+        return CURATE_HR;
+    }
+    view_undone_message(vm, u);
+    view_undo_entry_free(u);
+    vm->n_undo--;
+    ms_error_clear(&err);
+    view_model_reload(vm, &err);
+    return CURATE_HR | VIEW_RECALL;
+}

@@ -381,7 +381,7 @@ grep -q "^relations  supersedes $second: the appointment moved" "$T/screen"
 ok $? "the trace names the other memory and why"
 keys Enter
 wait_for "and relations (1)"
-grep -q "supersedes *$second (the appointment moved" "$T/screen" || cat "$T/screen" >&2
+grep -q "supersedes *$second *(the appointment moved" "$T/screen"
 ok $? "the detail view names it too"
 keys Escape
 wait_for "Trace of $top"

@@ -161,8 +161,8 @@ fuzz-build:
 $(BUILD)/bin/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h $(BUILD)/libcore.a $(FUZZ_TUI_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $@"
-	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libcore.a \
-	  $(FUZZ_TUI_OBJ) $(LIBS_CORE)
+	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $(LDFLAGS_ALL) -o $@ $< $(FUZZ_TUI_OBJ) \
+	  $(BUILD)/libcore.a $(LIBS_CORE)
 
 # fuzz_run SECONDS: run every target from its seed corpus; stop at a finding.
 fuzz_run = for t in $(FUZZ_NAMES); do \

@@ -593,7 +593,7 @@ size_t snapshot_successors(const snapshot *sn, size_t i, const snap_succ **first
     size_t k = lo;
     while (k < sn->n_succ && sn->succ[k].older == i)
         k++;
-    *first = sn->succ + lo;
+    *first = sn->succ ? sn->succ + lo : NULL;
     return k - lo;
 }
 

@@ -573,7 +573,7 @@ static ms_status detect_profile(store *s, int64_t after, uint64_t *found, ms_err
             if (memory_facts(&pm.v[i], &fs))
                 code = ms_fail(err, MS_NOMEM, "out of memory");
     }
-    if (!code) /* newer successors last: an older memory names the newest */
+    if (!code && fs.n > 1) /* newer successors last: an older memory names the newest */
         qsort(fs.v, fs.n, sizeof *fs.v, by_time);
     for (size_t a = 0; !code && a < fs.n; a++) {
         for (size_t b = 0; !code && b < fs.n; b++) {

@@ -69,43 +69,7 @@ start() { # start COLS ROWS ARGS...
     done
     bail "tmux cannot start"
 }
-screen() { tm capture-pane -p -t t >"$T/screen"; }
-settle() {
-    local prev
-    for ((k = 0; k < 50; k++)); do
-        prev=$(cat "$T/screen")
-        sleep 0.05
-        screen
-        [ "$prev" = "$(cat "$T/screen")" ] && return 0
-    done
-}
-wait_for() { # wait_for TEXT: 1 on timeout
-    for ((i = 0; i < WAIT; i++)); do
-        screen
-        grep -qF -- "$1" "$T/screen" && { settle; return 0; }
-        sleep 0.1
-    done
-    diag "timed out waiting for '$1'; the screen:" "$(cat "$T/screen")"
-    return 1
-}
-wait_gone() {
-    for ((i = 0; i < WAIT; i++)); do
-        screen
-        grep -qF -- "$1" "$T/screen" || { settle; return 0; }
-        sleep 0.1
-    done
-    diag "timed out waiting for '$1' to go"
-    return 1
-}
-wait_rc() {
-    for ((i = 0; i < WAIT; i++)); do
-        [ -s "$T/rc" ] && { cat "$T/rc"; return 0; }
-        sleep 0.1
-    done
-    echo timeout
-}
-keys() { tm send-keys -t t "$@"; }
-type_text() { tm send-keys -t t -l -- "$1"; }
+. "$(dirname "$0")/tmux.sh" # screen, settle, wait_for, wait_gone, wait_rc, keys, type_text
 # row_of ID: the screen line that shows memory ID in the listing's id column.
 row_of() { grep -E "^(» |  )$1 " "$T/screen"; }
 sql() { sqlite3 "$1" "$2"; }

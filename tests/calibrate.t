@@ -24,7 +24,8 @@ unset MEMSCOPE_DB MEMSCOPE_PROFILE NO_COLOR
 export HOME="$T/home" XDG_STATE_HOME="$T/state" XDG_CONFIG_HOME="$T/config" \
     XDG_DATA_HOME="$T/data" LANG=C.UTF-8 LC_ALL=C.UTF-8
 mkdir -p "$HOME"
-OFF="$(cd "$(dirname "$0")" && pwd)/data/offtopic.jsonl"
+HERE=$(cd "$(dirname "$0")" && pwd)
+OFF="$HERE/data/offtopic.jsonl"
 cd "$T" || bail "cd"
 "$MEMSCOPE" demo --db demo.db >/dev/null || bail "cannot write the demo store"
 "$MEMSCOPE" export --db demo.db -o demo.jsonl || bail "cannot export"
@@ -220,7 +221,7 @@ if ! command -v tmux >/dev/null; then
 fi
 cal >/dev/null
 WAIT=${MEMSCOPE_TEST_WAIT:-300}
-screen() { tm capture-pane -p -t t >"$T/screen" 2>/dev/null; }
+. "$HERE/tmux.sh" # screen, settle, wait_for, wait_gone, wait_rc, keys, type_text
 # start DB: a fresh tmux session running the browser on DB at 100x40 (a
 # server that is still shutting down can refuse us for a moment).
 start() {
@@ -232,16 +233,6 @@ start() {
     done
     bail "tmux cannot start"
 }
-wait_for() {
-    for ((i = 0; i < WAIT; i++)); do
-        screen
-        grep -qF -- "$1" "$T/screen" && return 0
-        sleep 0.1
-    done
-    diag "timed out waiting for '$1'; the screen:" "$(cat "$T/screen")"
-    return 1
-}
-keys() { tm send-keys -t t "$@"; }
 start "$T/demo.db"
 wait_for "Query ▸"
 tm send-keys -t t -l -- "What is the capital of Australia?"

@@ -53,20 +53,7 @@ for ((try = 0; try < 50; try++)); do
     tm new-session -d -s t -x 120 -y 40 "$T/run.sh $MEMSCOPE --db $DB" 2>/dev/null && break
     sleep 0.1
 done
-screen() { tm capture-pane -p -t t >"$T/screen"; }
-wait_for() {
-    local prev=""
-    for ((i = 0; i < WAIT; i++)); do
-        screen
-        if grep -qF -- "$1" "$T/screen"; then
-            [ "$prev" = "$(cat "$T/screen")" ] && return 0
-            prev=$(cat "$T/screen")
-        fi
-        sleep 0.1
-    done
-    diag "timed out waiting for '$1'; the screen:" "$(cat "$T/screen")"
-    return 1
-}
+. "$(dirname "$0")/tmux.sh" # screen, settle, wait_for, wait_gone, wait_rc, keys, type_text
 wait_for "Query ▸"
 tm send-keys -t t -l -- "$Q"
 tm send-keys -t t Enter

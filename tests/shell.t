@@ -150,16 +150,8 @@ echo \$? >"$T/rc"
 exec sleep 600
 EOF
 chmod +x "$T/run.sh"
-screen() { tm capture-pane -p -t t >"$T/screen"; }
-wait_for() {
-    for ((i = 0; i < 300; i++)); do
-        screen
-        grep -qF -- "$1" "$T/screen" && return 0
-        sleep 0.1
-    done
-    diag "timed out waiting for '$1'" "$(cat "$T/screen")"
-    return 1
-}
+WAIT=${MEMSCOPE_TEST_WAIT:-300}
+. "$(dirname "$0")/tmux.sh" # screen, settle, wait_for, wait_gone, wait_rc, keys, type_text
 start() {
     rm -f "$T/rc"
     tm kill-server 2>/dev/null

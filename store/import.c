@@ -26,6 +26,24 @@ typedef struct place {
     uint64_t line;    /* 1-based line of `text` */
 } place;
 
+/* The contradicts relations one record gives: the ids of the memories of
+ * its profile it contradicts, each with its reason (NULL when none). */
+typedef struct given_rel {
+    char *id, *reason;
+} given_rel;
+typedef struct given_rels {
+    given_rel *v;
+    size_t n;
+} given_rels;
+
+/* A given relation waiting for the end of the file, where the memory it
+ * names may be. */
+typedef struct pending_rel {
+    char profile[STORE_PROFILE_MAX + 1];
+    int64_t src;
+    given_rel rel;
+} pending_rel;
+
 typedef struct importer {
     store *s;
     const import_opts *opts;
@@ -33,7 +51,20 @@ typedef struct importer {
     ms_error *err;
     char home_profile[STORE_PROFILE_MAX + 1]; /* profile to return to */
     double last_progress;                     /* mono_ms() of the last progress report */
+    pending_rel *pend;                        /* contradicts relations to record at the end */
+    size_t n_pend, cap_pend;
 } importer;
+
+static void given_rels_clear(given_rels *g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        free(g->v[i].id);
+        free(g->v[i].reason);
+    }
+    free(g->v);
+    g->v = NULL;
+    g->n = 0;
+}
 
 /* ---- positions --------------------------------------------------------- */
 
@@ -302,6 +333,50 @@ static ms_status get_v6_fields(importer *im, const place *pl, const char *obj, s
     return st;
 }
 
+/* One element of "contradicts": {"id": ..., "reason": ...}, into *r. */
+static ms_status get_given_rel(importer *im, const place *pl, const char *obj, size_t len,
+                               size_t base, const cJSON *e, const char *self, given_rel *r)
+{
+    const char *what = "an array of {\"id\": ..., \"reason\": ...} objects";
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(e, "id");
+    const cJSON *why = cJSON_GetObjectItemCaseSensitive(e, "reason");
+    if (!cJSON_IsObject(e) || !cJSON_IsString(id) || !id->valuestring[0] ||
+        (why && !cJSON_IsNull(why) && !cJSON_IsString(why)))
+        return type_error(im, pl, obj, len, base, "contradicts", what);
+    if (strlen(id->valuestring) > STORE_ID_MAX)
+        return fail_at(im, pl, base + key_offset(obj, len, "contradicts"), MS_PARSE,
+                       "\"contradicts\": an id is longer than %d bytes", STORE_ID_MAX);
+    if (self && strcmp(self, id->valuestring) == 0)
+        return fail_at(im, pl, base + key_offset(obj, len, "contradicts"), MS_PARSE,
+                       "\"contradicts\": a memory cannot contradict itself (\"%s\")", self);
+    r->id = strdup(id->valuestring);
+    r->reason = cJSON_IsString(why) ? strdup(why->valuestring) : NULL;
+    if (!r->id || (cJSON_IsString(why) && !r->reason))
+        return ms_fail(im->err, MS_NOMEM, "out of memory");
+    return MS_OK;
+}
+
+/* The record's "contradicts" relations (absent or null: none) into *g. */
+static ms_status get_contradicts(importer *im, const place *pl, const char *obj, size_t len,
+                                 size_t base, const cJSON *o, const char *self, given_rels *g)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "contradicts");
+    if (!a || cJSON_IsNull(a))
+        return MS_OK;
+    if (!cJSON_IsArray(a))
+        return type_error(im, pl, obj, len, base, "contradicts",
+                          "an array of {\"id\": ..., \"reason\": ...} objects");
+    int n = cJSON_GetArraySize(a);
+    if (n == 0)
+        return MS_OK;
+    if (!(g->v = calloc((size_t)n, sizeof *g->v)))
+        return ms_fail(im->err, MS_NOMEM, "out of memory");
+    ms_status st = MS_OK;
+    for (const cJSON *e = a->child; !st && e; e = e->next)
+        st = get_given_rel(im, pl, obj, len, base, e, self, &g->v[g->n++]);
+    return st;
+}
+
 /* Turn a parsed object into a memory. obj/len/base locate it for errors. */
 static ms_status to_memory(importer *im, const place *pl, const char *obj, size_t len, size_t base,
                            const cJSON *o, store_memory *m, char **profile)
@@ -367,9 +442,32 @@ static void maybe_progress(importer *im)
     }
 }
 
-/* Write one memory, in its own profile or the home one. */
+/* Keep the relations m gives (taking their strings) for the end of the
+ * file. */
+static ms_status defer_rels(importer *im, const store_memory *m, given_rels *rels)
+{
+    for (size_t i = 0; i < rels->n; i++) {
+        if (im->n_pend == im->cap_pend) {
+            size_t cap = im->cap_pend ? 2 * im->cap_pend : 16;
+            pending_rel *g = realloc(im->pend, cap * sizeof *g);
+            if (!g)
+                return ms_fail(im->err, MS_NOMEM, "out of memory");
+            im->pend = g;
+            im->cap_pend = cap;
+        }
+        pending_rel *p = &im->pend[im->n_pend++];
+        snprintf(p->profile, sizeof p->profile, "%s", store_profile(im->s));
+        p->src = m->rid;
+        p->rel = rels->v[i];
+        rels->v[i] = (given_rel){0};
+    }
+    return MS_OK;
+}
+
+/* Write one memory, in its own profile or the home one, and keep the
+ * relations it gives (rels) unless it was skipped. */
 static ms_status put(importer *im, const place *pl, const char *obj, size_t len, size_t base,
-                     store_memory *m, const char *profile)
+                     store_memory *m, const char *profile, given_rels *rels)
 {
     ms_error e;
     ms_error_clear(&e);
@@ -408,7 +506,7 @@ static ms_status put(importer *im, const place *pl, const char *obj, size_t len,
     else
         im->stats->skipped++;
     maybe_progress(im);
-    return MS_OK;
+    return res == STORE_PUT_SKIPPED ? MS_OK : defer_rels(im, m, rels);
 }
 
 /* Is the JSON value in t[0..len) cut short: an open string or bracket at
@@ -505,13 +603,15 @@ static ms_status check_parsed(importer *im, const place *pl, const char *t, size
     return MS_OK;
 }
 
-/* Parse the memory object t[0..len) found at offset base into *m and its
- * *profile (NULL when it names none); on an error both are left empty. */
+/* Parse the memory object t[0..len) found at offset base into *m, its
+ * *profile (NULL when it names none) and the relations it gives; on an
+ * error all are left empty. */
 static ms_status parse_object(importer *im, const place *pl, const char *t, size_t len, size_t base,
-                              store_memory *m, char **profile)
+                              store_memory *m, char **profile, given_rels *rels)
 {
     store_memory_init(m);
     *profile = NULL;
+    *rels = (given_rels){0};
     const char *end = NULL;
     cJSON *o = cJSON_ParseWithLengthOpts(t, len, &end, 0);
     if (!o)
@@ -519,11 +619,14 @@ static ms_status parse_object(importer *im, const place *pl, const char *t, size
     ms_status st = check_parsed(im, pl, t, len, base, end, o);
     if (!st)
         st = to_memory(im, pl, t, len, base, o, m, profile);
+    if (!st)
+        st = get_contradicts(im, pl, t, len, base, o, m->id, rels);
     cJSON_Delete(o);
     if (st) {
         store_memory_clear(m);
         free(*profile);
         *profile = NULL;
+        given_rels_clear(rels);
     }
     return st;
 }
@@ -534,11 +637,13 @@ static ms_status import_object(importer *im, const place *pl, const char *t, siz
 {
     store_memory m;
     char *profile;
-    ms_status st = parse_object(im, pl, t, len, base, &m, &profile);
+    given_rels rels;
+    ms_status st = parse_object(im, pl, t, len, base, &m, &profile, &rels);
     if (!st)
-        st = put(im, pl, t, len, base, &m, profile);
+        st = put(im, pl, t, len, base, &m, profile, &rels);
     free(profile);
     store_memory_clear(&m);
+    given_rels_clear(&rels);
     return st;
 }
 
@@ -656,6 +761,7 @@ static int blank(const char *t, size_t n)
 typedef struct jrec {
     store_memory m;
     char *profile;
+    given_rels rels;
     char *text;
     size_t len;
     uint64_t line;
@@ -667,6 +773,7 @@ static void jrec_free(jrec *r)
     store_memory_clear(&r->m);
     free(r->profile);
     free(r->text);
+    given_rels_clear(&r->rels);
 }
 
 typedef struct jreader {
@@ -722,7 +829,7 @@ static int jsonl_next(jreader *rd, jrec *r, ms_status *st)
         if ((*st = check_bytes(im, pl, buf, len)))
             return -1;
         r->text = NULL;
-        *st = parse_object(im, pl, buf, len, 0, &r->m, &r->profile);
+        *st = parse_object(im, pl, buf, len, 0, &r->m, &r->profile, &r->rels);
         if (!*st && !(r->text = malloc(len + 1)))
             *st = ms_fail(im->err, MS_NOMEM, "out of memory");
         if (*st) {
@@ -822,7 +929,7 @@ static ms_status import_jsonl(importer *im, const char *file, FILE *f)
             break;
         im->stats->bytes = base + r.bytes;
         place pl = {file, r.text, r.line};
-        st = put(im, &pl, r.text, r.len, 0, &r.m, r.profile);
+        st = put(im, &pl, r.text, r.len, 0, &r.m, r.profile, &r.rels);
         jrec_free(&r);
         if (st)
             break;
@@ -1032,8 +1139,9 @@ static ms_status locomo_turn(importer *im, const place *pl, size_t base, const c
                  cap->valuestring);
     else if (!st)
         snprintf(m.content, n, "%s: %s", sp->valuestring, tx->valuestring);
+    given_rels none = {0};
     if (!st)
-        st = put(im, pl, "", 0, base, &m, profile);
+        st = put(im, pl, "", 0, base, &m, profile, &none);
     store_memory_clear(&m);
     return st;
 }
@@ -1231,6 +1339,7 @@ static ms_status import_whole(importer *im, const char *file, FILE *f, import_fo
 }
 
 static ms_status import_done(importer *im, ms_status st);
+static ms_status record_contradicts(importer *im);
 
 static ms_status import_any(store *s, const char *path, const import_opts *opts,
                             import_stats *stats, ms_error *err);
@@ -1279,14 +1388,48 @@ static ms_status import_any(store *s, const char *path, const import_opts *opts,
         st = import_jsonl(&im, name, f);
     else
         st = import_whole(&im, name, f, fmt, detect);
+    if (!st)
+        st = record_contradicts(&im);
     if (f && !is_stdin)
         fclose(f);
     return import_done(&im, st);
 }
 
+/* Record the contradicts relations the file gave, now that every memory it
+ * holds is in: one whose other memory is in neither the file nor the
+ * profile is left out and counted (a partial export, say). */
+static ms_status record_contradicts(importer *im)
+{
+    ms_status st = MS_OK;
+    for (size_t i = 0; !st && i < im->n_pend; i++) {
+        pending_rel *p = &im->pend[i];
+        if ((st = store_use_profile(im->s, p->profile, im->err)))
+            break;
+        store_memory other;
+        ms_error e;
+        ms_error_clear(&e);
+        ms_status got = store_get(im->s, p->rel.id, 0, &other, &e);
+        if (got == MS_NOT_FOUND)
+            im->stats->contradicts_missing++;
+        else if (got)
+            st = ms_fail(im->err, got, "%s", e.msg);
+        else if (!(st = store_set_contradicts(im->s, p->src, other.rid, p->rel.reason, im->err)))
+            im->stats->contradicts++;
+        store_memory_clear(&other);
+    }
+    return st;
+}
+
 /* Back to the caller's profile, and a last progress report. */
 static ms_status import_done(importer *im, ms_status st)
 {
+    for (size_t i = 0; i < im->n_pend; i++) {
+        free(im->pend[i].rel.id);
+        free(im->pend[i].rel.reason);
+    }
+    free(im->pend);
+    im->pend = NULL;
+    im->n_pend = im->cap_pend = 0;
     store_use_profile(im->s, im->home_profile, NULL);
     if (!st && im->opts->progress)
         im->opts->progress(im->opts->progress_ctx, im->stats);
@@ -1302,6 +1445,7 @@ static void add_text(cJSON *o, const char *key, const char *v)
 }
 
 struct export_ctx {
+    store *s; /* NULL: the store holds no contradicts relations to write */
     FILE *out;
     ms_status st;
     ms_error *err;
@@ -1310,11 +1454,31 @@ struct export_ctx {
 static int export_one(void *p, const store_memory *m)
 {
     struct export_ctx *x = p;
-    x->st = export_memory(x->out, m, x->err);
+    x->st = export_memory(x->s, x->out, m, x->err);
     return x->st != MS_OK;
 }
 
-ms_status export_memory(FILE *out, const store_memory *m, ms_error *err)
+/* m's outgoing contradicts relations as o's "contradicts" array. */
+static ms_status export_contradicts(store *s, cJSON *o, const store_memory *m, ms_error *err)
+{
+    store_relation *v;
+    size_t n;
+    ms_status st = store_contradictions_from(s, m->rid, &v, &n, err);
+    cJSON *a = !st && n ? cJSON_AddArrayToObject(o, "contradicts") : NULL;
+    for (size_t i = 0; a && i < n; i++) {
+        cJSON *r = cJSON_CreateObject();
+        if (!r || !cJSON_AddItemToArray(a, r)) {
+            cJSON_Delete(r);
+            break;
+        }
+        add_text(r, "id", v[i].other_id);
+        add_text(r, "reason", v[i].reason);
+    }
+    store_relations_free(v, n);
+    return st;
+}
+
+ms_status export_memory(store *s, FILE *out, const store_memory *m, ms_error *err)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
@@ -1350,6 +1514,11 @@ ms_status export_memory(FILE *out, const store_memory *m, ms_error *err)
     add_text(o, "superseded_by", m->superseded_by);
     add_text(o, "superseded_at", m->superseded_at);
     add_text(o, "superseded_reason", m->superseded_reason);
+    ms_status st = s ? export_contradicts(s, o, m, err) : MS_OK;
+    if (st) {
+        cJSON_Delete(o);
+        return st;
+    }
     char *line = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     if (!line)
@@ -1363,8 +1532,11 @@ ms_status export_memory(FILE *out, const store_memory *m, ms_error *err)
 
 ms_status export_jsonl(store *s, FILE *out, int all_profiles, ms_error *err)
 {
-    struct export_ctx x = {out, MS_OK, err};
-    ms_status st = store_scan(s, all_profiles, STORE_SCAN_GIVEN, export_one, &x, err);
+    int any = 0;
+    ms_status st = store_has_contradictions(s, &any, err);
+    struct export_ctx x = {any ? s : NULL, out, MS_OK, err};
+    if (!st)
+        st = store_scan(s, all_profiles, STORE_SCAN_GIVEN, export_one, &x, err);
     if (!st)
         st = x.st;
     if (!st && fflush(out) != 0)

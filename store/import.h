@@ -40,12 +40,13 @@ const char *import_format_name(import_format f);
 typedef struct import_stats {
     uint64_t records; /* memory objects read */
     uint64_t inserted, replaced, skipped;
-    uint64_t hidden;           /* records the source marks deleted, archived or quarantined:
-                                  not imported */
-    uint64_t edges;            /* links the source recorded between memories, added as edges */
-    uint64_t superseded_found; /* supersedes relations found (supersede.c) */
-    uint64_t contradicts;      /* contradictions the source recorded, as relations */
-    uint64_t bytes;            /* input bytes consumed */
+    uint64_t hidden;              /* records the source marks deleted, archived or quarantined:
+                                     not imported */
+    uint64_t edges;               /* links the source recorded between memories, added as edges */
+    uint64_t superseded_found;    /* supersedes relations found (supersede.c) */
+    uint64_t contradicts;         /* contradictions the source recorded, as relations */
+    uint64_t contradicts_missing; /* ... left out: the other memory is not in the store */
+    uint64_t bytes;               /* input bytes consumed */
 } import_stats;
 
 #define IMPORT_SLM_SCHEMA 42 /* the newest SLM slm_schema_version read (SLM 4.0.10) */
@@ -108,8 +109,11 @@ int import_is_slm(const char *path);
 ms_status export_jsonl(store *s, FILE *out, int all_profiles, ms_error *err);
 
 /* Write one memory (read with its given entities: STORE_SCAN_GIVEN) as the
- * JSONL line export_jsonl writes for it. */
-ms_status export_memory(FILE *out, const store_memory *m, ms_error *err);
+ * JSONL line export_jsonl writes for it. With s, the line also carries the
+ * contradicts relations m is the source of ("contradicts": [{"id", "reason"}]),
+ * which import records once the whole file is in; s may be NULL (no
+ * relations are read). */
+ms_status export_memory(store *s, FILE *out, const store_memory *m, ms_error *err);
 
 /* Parse a LoCoMo session time like "1:56 pm on 8 May, 2023" (UTC). */
 int import_locomo_time(const char *text, int64_t *ts);

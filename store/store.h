@@ -452,6 +452,15 @@ void store_relations_free(store_relation *v, size_t n);
  * older schema read as it is has none. */
 ms_status store_relations_of(store *s, int64_t rid, store_relation **out, size_t *n, ms_error *err);
 
+/* The contradicts relations memory rid is the source of (whatever the
+ * current profile: relations never cross profiles), ordered by the other
+ * memory's rid, with outgoing = 1; for export. Caller frees with
+ * store_relations_free. *yes of store_has_contradictions is 1 when any
+ * profile holds one. An older schema has none. */
+ms_status store_contradictions_from(store *s, int64_t rid, store_relation **out, size_t *n,
+                                    ms_error *err);
+ms_status store_has_contradictions(store *s, int *yes, ms_error *err);
+
 /* Call fn for every relation of the current profile, ordered by kind, src,
  * dst; reason is NULL when none and valid during the callback only. fn
  * returns 0 to continue. */

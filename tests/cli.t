@@ -311,6 +311,40 @@ ok $? "export -o writes the same"
 run export --db rt.db --profile work
 is "$(lines out)" 3 "export --profile writes one profile"
 
+# Contradicts relations travel with the memory that contradicts: the other
+# memory may come later in the file, and one the store does not hold is left
+# out and counted.
+cat >rel.jsonl <<'EOF'
+{"id":"r1","content":"The meeting is on Tuesday","contradicts":[{"id":"r2","reason":"the day differs"},{"id":"zz"}]}
+{"id":"r2","content":"The meeting is on Thursday"}
+{"id":"r3","content":"The room is 4B","contradicts":[{"id":"r2"}]}
+EOF
+rm -f rel.db rel2.db
+run import --db rel.db rel.jsonl
+is "$rc" 0 "an import whose records give contradicts relations"
+grep -q "^contradictions: 2 the source recorded between memories$" out
+ok $? "reports the relations it recorded"
+grep -q "^contradictions: 1 left out: the memory they name is in neither the file nor the profile$" out
+ok $? "and the one whose other memory is missing"
+is "$(sqlite3 rel.db "SELECT group_concat(a.id || '>' || b.id || ':' || coalesce(r.reason, '-'), ' ') FROM relations r JOIN memories a ON a.rid = r.src JOIN memories b ON b.rid = r.dst WHERE r.kind = 2")" \
+    "r1>r2:the day differs r3>r2:-" "the relations are in the store, with their reasons"
+"$MEMSCOPE" export --db rel.db >rel-e1.jsonl
+grep -q '"id":"r1".*"contradicts":\[{"id":"r2","reason":"the day differs"}\]' rel-e1.jsonl
+ok $? "export writes them on the memory that contradicts"
+"$MEMSCOPE" import --db rel2.db rel-e1.jsonl >/dev/null 2>&1
+"$MEMSCOPE" export --db rel2.db >rel-e2.jsonl
+cmp -s rel-e1.jsonl rel-e2.jsonl
+ok $? "export | import | export keeps them"
+"$MEMSCOPE" list --db rel.db --json --limit 1 >rel-l.jsonl
+grep -q '"contradicts":\[{"id":"r2"' rel-l.jsonl
+ok $? "list --json writes them too"
+base=rel.db
+printf '%s\n' '{"id":"r9","content":"x","contradicts":"r2"}' >rel-bad1.jsonl
+bad "contradicts not an array" rel-bad1.jsonl 1:40
+printf '%s\n' '{"id":"r9","content":"x","contradicts":[{"id":"r9"}]}' >rel-bad2.jsonl
+bad "a memory contradicting itself" rel-bad2.jsonl 1:40
+unset base
+
 # ---- read-only ------------------------------------------------------------
 
 cp base.db ro.db

@@ -359,6 +359,11 @@ static int run_import(cli_common *c, int argc, char **argv)
     if (st.contradicts)
         cli_printf(stdout, "contradictions: %llu the source recorded between memories\n",
                    (unsigned long long)st.contradicts);
+    if (st.contradicts_missing)
+        cli_printf(stdout,
+                   "contradictions: %llu left out: the memory they name is in neither the file "
+                   "nor the profile\n",
+                   (unsigned long long)st.contradicts_missing);
     if (st.superseded_found)
         cli_printf(
             stdout,
@@ -794,6 +799,7 @@ const cli_command cmd_list = {"list", "print memories, one per line", list_usage
 struct list_ctx {
     long limit, shown;
     int json;
+    store *s; /* for the relations a JSON line carries; NULL when there are none */
     const char *where[LIST_WHERE_MAX]; /* "KEY=VALUE", from argv */
     int n_where;
     ms_status st; /* of a JSONL line written */
@@ -853,7 +859,7 @@ static int list_one(void *p, const store_memory *m)
         return 0;
     x->shown++;
     if (x->json) {
-        x->st = export_memory(stdout, m, x->err);
+        x->st = export_memory(x->s, stdout, m, x->err);
         return x->st != MS_OK;
     }
     put_field(m->id);
@@ -929,8 +935,14 @@ static int run_list(cli_common *c, int argc, char **argv)
         code = list_nonempty(s, cli_db_path(c), &err);
     if (!code && x.json && !x.n_where && x.limit < 0) /* every memory, as export writes them */
         code = export_to(s, stdout, 0, &err);
-    else if (!code)
-        code = store_scan(s, 0, x.json ? STORE_SCAN_GIVEN : STORE_SCAN_NONE, list_one, &x, &err);
+    else if (!code) {
+        int any = 0;
+        code = x.json ? store_has_contradictions(s, &any, &err) : MS_OK;
+        x.s = any ? s : NULL;
+        if (!code)
+            code =
+                store_scan(s, 0, x.json ? STORE_SCAN_GIVEN : STORE_SCAN_NONE, list_one, &x, &err);
+    }
     if (!code)
         code = x.st;
     store_end(s, NULL);

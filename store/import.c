@@ -649,6 +649,21 @@ static ms_status import_object(importer *im, const place *pl, const char *t, siz
 
 /* ---- shared with the other formats' readers (import_int.h) ------------ */
 
+int import_slm_edge_type(const char *t)
+{
+    if (!t || !*t)
+        return 0;
+    if (strcmp(t, "temporal") == 0)
+        return STORE_EDGE_TEMPORAL;
+    if (strcmp(t, "entity") == 0)
+        return STORE_EDGE_ENTITY;
+    if (strcmp(t, "supersedes") == 0)
+        return SLM_EDGE_SUPERSEDES;
+    if (strcmp(t, "contradiction") == 0)
+        return SLM_EDGE_CONTRADICTS;
+    return STORE_EDGE_RELATION;
+}
+
 static size_t skip_ws(const char *t, size_t i, size_t len);
 
 ms_status import_check_text(const char *file, uint64_t line, const char *t, size_t len,

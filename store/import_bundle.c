@@ -634,27 +634,21 @@ static ms_status fact_row(bundle *b, const char *file, uint64_t line, cJSON *row
     return st;
 }
 
-/* SLM's graph edges between imported facts as memscope edges: temporal as
- * temporal, entity as entity, semantic / causal as relation; contradiction
- * is a contradicts relation (source contradicts target, as import_slm.c
- * records it); supersedes is the facts' supersession, not an edge. */
+/* SLM's graph edges between imported facts, mapped by
+ * import_slm_edge_type as import_slm.c maps them. */
 static ms_status write_edges(bundle *b, store *s, import_stats *stats, ms_error *err)
 {
     const cJSON *row;
     cJSON_ArrayForEach(row, b->edges)
     {
-        const char *type = row_str(row, "edge_type");
-        int t = strcmp(type, "temporal") == 0     ? STORE_EDGE_TEMPORAL
-                : strcmp(type, "entity") == 0     ? STORE_EDGE_ENTITY
-                : strcmp(type, "supersedes") == 0 ? 0
-                                                  : STORE_EDGE_RELATION;
+        int t = import_slm_edge_type(row_str(row, "edge_type"));
         int64_t a = (int64_t)(intptr_t)map_get(&b->fact_rid, row_str(row, "source_id"));
         int64_t c = (int64_t)(intptr_t)map_get(&b->fact_rid, row_str(row, "target_id"));
-        if (!t)
+        if (t == 0 || t == SLM_EDGE_SUPERSEDES)
             continue;
         if (!a || !c)
             continue; /* an end that is no imported fact */
-        if (strcmp(type, "contradiction") == 0) {
+        if (t == SLM_EDGE_CONTRADICTS) {
             ms_status st = a == c ? MS_OK : store_set_contradicts(s, a, c, SLM_CONTRADICTION, err);
             if (st)
                 return st;

@@ -86,4 +86,13 @@ ms_status import_bundle(store *s, const char *path, const import_opts *opts, imp
  * graph (import_slm.c, import_bundle.c). */
 #define SLM_CONTRADICTION "contradiction edge (SuperLocalMemory)"
 
+/* What an SLM graph_edges edge_type becomes, for both SLM readers (the store
+ * and the evidence bundle): temporal and entity edges are memscope's
+ * temporal and entity edges; semantic, causal and any other named type a
+ * relation edge; SLM_EDGE_SUPERSEDES is the facts' supersession (not an
+ * edge), SLM_EDGE_CONTRADICTS a contradicts relation (source contradicts
+ * target), and 0 (no type given) nothing. */
+enum { SLM_EDGE_SUPERSEDES = -1, SLM_EDGE_CONTRADICTS = -2 };
+int import_slm_edge_type(const char *edge_type);
+
 #endif

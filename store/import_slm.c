@@ -934,12 +934,10 @@ static int64_t rid_of(slm_run *r, const char *id)
     return rid;
 }
 
-/* SLM's graph and association edges between two imported facts. SLM's
- * temporal edges are memscope's temporal edges and its entity edges its
- * entity edges; a contradiction edge is a contradicts relation (source
- * contradicts target, as import_bundle.c records it); semantic and causal
- * edges and association edges have no memscope type and are counted as
- * skipped; supersedes edges are supersession (slm_supersession), not edges. */
+/* SLM's graph and association edges between two imported facts. A graph
+ * edge maps by import_slm_edge_type, as the bundle reader maps it
+ * (supersedes edges are supersession, slm_supersession); association edges
+ * (co-access) have no memscope type and are counted as skipped. */
 static ms_status import_edges(slm_run *r, const char *profile)
 {
     slm_src *src = r->src;
@@ -958,14 +956,10 @@ static ms_status import_edges(slm_run *r, const char *profile)
     sqlite3_bind_text(st, 1, profile, -1, SQLITE_STATIC);
     ms_status code = MS_OK;
     while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *type = col_str(st, 2);
-        int t = !type                           ? 0
-                : strcmp(type, "temporal") == 0 ? STORE_EDGE_TEMPORAL
-                : strcmp(type, "entity") == 0   ? STORE_EDGE_ENTITY
-                                                : 0;
-        if (type && strcmp(type, "supersedes") == 0)
+        int t = import_slm_edge_type(col_str(st, 2));
+        if (t == SLM_EDGE_SUPERSEDES)
             continue;
-        if (type && strcmp(type, "contradiction") == 0) {
+        if (t == SLM_EDGE_CONTRADICTS) {
             int64_t a = rid_of(r, col_str(st, 0)), b = rid_of(r, col_str(st, 1));
             if (a && b && a != b)
                 code = store_set_contradicts(r->s, a, b, SLM_CONTRADICTION, r->err);

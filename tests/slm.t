@@ -75,8 +75,10 @@ EOF
 before=$(sha cur/memory.db)
 run import --db m.db --format slm cur/memory.db
 is "$rc" 0 "import --format slm reads a SuperLocalMemory memory.db"
-grep -q '^SuperLocalMemory profile "work" -> "work": 10 added, 0 replaced, 0 unchanged, 0 removed; never imported: 1 archived, 1 quarantined, 1 in retention zones archive/forgotten; 4 superseded; 2 vectors from test-model, 4-d (1 left out: another model); 2 edges (2 of types memscope has not); 1 contradiction$' out
+grep -q '^SuperLocalMemory profile "work" -> "work": 10 added, 0 replaced, 0 unchanged, 0 removed; never imported: 1 archived, 1 quarantined, 1 in retention zones archive/forgotten; 4 superseded; 2 vectors from test-model, 4-d (1 left out: another model); 3 edges (1 of types memscope has not); 1 contradiction$' out
 ok $? "the work profile's report: what was imported, hidden, skipped"
+is "$(sqlite3 m.db "SELECT group_concat(x, ' ') FROM (SELECT a.id || '-' || b.id || ':' || e.type AS x FROM edges e JOIN memories a ON a.rid = e.src JOIN memories b ON b.rid = e.dst WHERE e.type = 4 ORDER BY 1)")" \
+    "f1-f11:4" "SLM's semantic edge is a relation edge, as the evidence bundle maps it"
 is "$(sqlite3 m.db "SELECT a.id || ' ' || b.id || ': ' || r.reason FROM relations r JOIN memories a ON a.rid = r.src JOIN memories b ON b.rid = r.dst WHERE r.kind = 2")" \
     "f6 f10: contradiction edge (SuperLocalMemory)" "SLM's contradiction edge is a contradicts relation, f6 -> f10"
 grep -q '^SuperLocalMemory profile "home" -> "home": 3 added' out

@@ -324,25 +324,12 @@ void store_relations_free(store_relation *v, size_t n)
     free(v);
 }
 
-ms_status store_relations_of(store *s, int64_t rid, store_relation **out, size_t *n, ms_error *err)
+/* The rows of st (kind, outgoing, other rid, other id, reason) as
+ * relations of rid into *out / *n; st is finalized. */
+static ms_status read_relations(store *s, sqlite3_stmt *st, int64_t rid, store_relation **out,
+                                size_t *n, ms_error *err)
 {
-    *out = NULL;
-    *n = 0;
-    if (!store_has_v7(s))
-        return MS_OK;
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(
-        s->db,
-        "SELECT r.kind, 1, r.dst, m.id, r.reason FROM relations r JOIN memories m ON m.rid=r.dst"
-        " WHERE r.src=?1 AND m.profile=?2"
-        " UNION ALL SELECT r.kind, 0, r.src, m.id, r.reason FROM relations r"
-        " JOIN memories m ON m.rid=r.src WHERE r.dst=?1 AND m.profile=?2"
-        " ORDER BY 1, 2 DESC, 3",
-        -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return store_sql_fail(s, rc, "reading relations", err);
-    sqlite3_bind_int64(st, 1, rid);
-    sqlite3_bind_text(st, 2, s->profile, -1, SQLITE_STATIC);
+    int rc;
     size_t cap = 0, len = 0;
     store_relation *v = NULL;
     ms_status code = MS_OK;
@@ -375,6 +362,28 @@ ms_status store_relations_of(store *s, int64_t rid, store_relation **out, size_t
     *out = v;
     *n = len;
     return MS_OK;
+}
+
+ms_status store_relations_of(store *s, int64_t rid, store_relation **out, size_t *n, ms_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (!store_has_v7(s))
+        return MS_OK;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(
+        s->db,
+        "SELECT r.kind, 1, r.dst, m.id, r.reason FROM relations r JOIN memories m ON m.rid=r.dst"
+        " WHERE r.src=?1 AND m.profile=?2"
+        " UNION ALL SELECT r.kind, 0, r.src, m.id, r.reason FROM relations r"
+        " JOIN memories m ON m.rid=r.src WHERE r.dst=?1 AND m.profile=?2"
+        " ORDER BY 1, 2 DESC, 3",
+        -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading relations", err);
+    sqlite3_bind_int64(st, 1, rid);
+    sqlite3_bind_text(st, 2, s->profile, -1, SQLITE_STATIC);
+    return read_relations(s, st, rid, out, n, err);
 }
 
 ms_status store_scan_relations(store *s, store_relation_fn fn, void *ctx, ms_error *err)
@@ -426,39 +435,12 @@ ms_status store_contradictions_from(store *s, int64_t rid, store_relation **out,
         return MS_OK;
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
-                                "SELECT r.dst, m.id, r.reason FROM relations r"
+                                "SELECT r.kind, 1, r.dst, m.id, r.reason FROM relations r"
                                 " JOIN memories m ON m.rid=r.dst WHERE r.src=?1 AND r.kind=2"
                                 " ORDER BY r.dst",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "reading relations", err);
     sqlite3_bind_int64(st, 1, rid);
-    size_t cap = 0, len = 0;
-    store_relation *v = NULL;
-    ms_status code = MS_OK;
-    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        store_relation *g = len < cap ? v : realloc(v, (cap = cap ? 2 * cap : 2) * sizeof *v);
-        if (!g) {
-            code = ms_fail(err, MS_NOMEM, "out of memory");
-            break;
-        }
-        v = g;
-        store_relation *r = &v[len++];
-        *r = (store_relation){.rid = rid, .kind = STORE_REL_CONTRADICTS, .outgoing = 1};
-        r->other = sqlite3_column_int64(st, 0);
-        r->other_id = store_col_text(st, 1);
-        r->reason = store_col_text(st, 2);
-        if (!r->other_id || (!r->reason && sqlite3_column_type(st, 2) != SQLITE_NULL))
-            code = ms_fail(err, MS_NOMEM, "out of memory");
-    }
-    if (!code && rc != SQLITE_DONE)
-        code = store_sql_fail(s, rc, "reading relations", err);
-    sqlite3_finalize(st);
-    if (code) {
-        store_relations_free(v, len);
-        return code;
-    }
-    *out = v;
-    *n = len;
-    return MS_OK;
+    return read_relations(s, st, rid, out, n, err);
 }

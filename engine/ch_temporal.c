@@ -6,6 +6,13 @@
  *    o - e after it, 2 (s - o) before it (people mostly tell of what has
  *    happened, so a session after the date may narrate it) and 0 inside; a
  *    date named without a year takes the nearest of the store's years.
+ *    A memory of the bm25 list that says when in its own words ("my trip
+ *    to the UK last Friday", "next Saturday": the when-list's marks), told
+ *    within TOLD_WITHIN days of the range
+ *    (by the distance above), is as far as the nearest day or week its
+ *    words name, resolved against its own time (engine/dates.c), when that
+ *    is nearer: its session's date is when it was told, not when it
+ *    happened.
  *    Memories within TEMPORAL_WINDOW days, nearest first, then by their
  *    bm25 rank. raw = -(distance in days) - bm25_rank / 1000.
  *  - a "when / how long" question (type temporal): the bm25 list kept to
@@ -25,6 +32,8 @@
 #include <string.h>
 
 #define TEMPORAL_WINDOW 45 /* days */
+#define TOLD_WITHIN 31     /* days after a range a memory's "last Friday" may tell of it */
+#define TOLD_DATES 8       /* the dates read from one memory's words */
 #define TEMPORAL_LIMIT 100
 #define RECENCY_POOL 50
 
@@ -322,6 +331,32 @@ static int rank_find(const rank_of *v, size_t n, uint32_t i)
     return lo < n && v[lo].idx == i ? v[lo].rank : 0;
 }
 
+static ms_status time_marks(const channel_ctx *c, const uint8_t **out, ms_error *err);
+
+/* The smallest distance from a query date of a day or week memory i's
+ * words name, resolved against its time; INT64_MAX when they name none. */
+static int64_t told_distance(const channel_ctx *c, uint32_t i, const time_index *t)
+{
+    store_memory m;
+    store_memory_init(&m);
+    int64_t best = INT64_MAX;
+    if (store_get(c->s, NULL, c->sn->rid[i], &m, NULL) == MS_OK && m.content) {
+        date_range r[TOLD_DATES];
+        int n = dates_parse(m.content, c->sn->when[i], r, TOLD_DATES);
+        for (int k = 0; k < n; k++) {
+            if (r[k].grain != GRAIN_DAY && r[k].grain != GRAIN_WEEK)
+                continue;
+            for (int64_t o = day_of(r[k].start); o < day_of(r[k].end - 1) + 1; o++)
+                for (int q = 0; q < c->q->n_dates; q++) {
+                    int64_t v = date_distance(&c->q->dates[q], o, t->years, t->ny);
+                    best = v < best ? v : best;
+                }
+        }
+    }
+    store_memory_clear(&m);
+    return best;
+}
+
 /* Memories within the window of the query's dates: only those of the days
  * near them are looked at, each as a linear pass over every memory would
  * (date_distance, its bm25 rank). */
@@ -344,6 +379,8 @@ static ms_status date_list(const channel_ctx *c, ranked_list *out, ms_error *err
     for (size_t r = 0; r < bm->n; r++)
         ranks[r] = (rank_of){bm->v[r].idx, (int)r + 1};
     qsort(ranks, bm->n, sizeof *ranks, by_idx);
+    const uint8_t *mark = NULL;
+    st = time_marks(c, &mark, err);
     for (size_t k = 0; !st && k < n_spans; k++) {
         for (size_t j = time_index_find(t, sn->n, spans[k].lo);
              !st && j < sn->n && t->day[j] <= spans[k].hi; j++) {
@@ -353,9 +390,13 @@ static ms_status date_list(const channel_ctx *c, ranked_list *out, ms_error *err
                 if (v < best)
                     best = v;
             }
+            int r = rank_find(ranks, bm->n, t->idx[j]);
+            if (best > 0 && best <= TOLD_WITHIN && r && mark[t->idx[j]]) {
+                int64_t v = told_distance(c, t->idx[j], t);
+                best = v < best ? v : best;
+            }
             if (best > TEMPORAL_WINDOW)
                 continue;
-            int r = rank_find(ranks, bm->n, t->idx[j]);
             double raw = -(double)best - (r ? r : 999) / 1000.0;
             if (ranked_push(out, t->idx[j], raw))
                 st = ms_fail(err, MS_NOMEM, "out of memory");

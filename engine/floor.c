@@ -18,7 +18,11 @@
  *     occurs in the store somewhere;
  *   - temporal: the query names a date (the date is part of what it asks),
  *     the memory falls on it, and every predicate word occurs somewhere in
- *     the store;
+ *     the store, or the query names someone the store knows and the word
+ *     it asks about, if any, is held: "What major achievement did Joanna
+ *     have in January 2022?" asks what her memories of that month say,
+ *     whatever their words, but "What is the title of the book she
+ *     finished in October?" asks for a title no memory holds;
  *   - semantic: the cosine of the remainder (the query with the speakers'
  *     names blanked) with the memory reaches the cosine threshold;
  *   - subject: the query asks nothing beyond the speakers it names (no
@@ -96,6 +100,12 @@ static const char *missing_answer(const floor_in *in)
     return NULL;
 }
 
+/* May a memory on the date the query names pass? (see the header) */
+static int date_open(const floor_in *in)
+{
+    return in->pred_known || (in->names_known && (!in->focus || in->context_focus));
+}
+
 int floor_answer_held(const floor_in *in)
 {
     return !missing_answer(in) || in->on_date;
@@ -128,7 +138,7 @@ const char *floor_judge(const floor_in *in, char *why, size_t len)
                  in->context_coverage, in->lexical_min, in->pred_coverage);
         return "context";
     }
-    if (in->on_date && in->pred_known) {
+    if (in->on_date && date_open(in)) {
         snprintf(why, len, "falls on the date the query names");
         return "temporal";
     }
@@ -148,7 +158,7 @@ const char *floor_judge(const floor_in *in, char *why, size_t len)
              floor_lexical_open(in) ? ""
                                     : " (names nothing the store knows, and a word it never holds)",
              in->rcosine, in->cosine_min,
-             in->on_date ? ", on the date but a predicate word is unknown" : "", focus,
+             in->on_date ? ", on the date but about nothing the store knows" : "", focus,
              in->names_subject ? "; naming the speaker is not evidence" : "");
     return NULL;
 }

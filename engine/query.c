@@ -196,6 +196,18 @@ static query_type classify(const char *folded, int n_terms)
     return n_terms <= 1 ? QT_VAGUE : QT_GENERAL;
 }
 
+/* "How many weeks passed between ...": a count of days, weeks, months or
+ * years is the span between the memories' dates, which every memory has,
+ * not a number a memory's words must hold, nor a word ("weeks") it asks
+ * about. */
+static int asks_span(const char *folded)
+{
+    static const char *const span_any[] = {" how many days ",   " how many weeks ",
+                                           " how many months ", " how many years ",
+                                           " how many hours ",  NULL};
+    return has_any(folded, span_any);
+}
+
 /* What kind of value the question asks for, when its words say so. */
 static void answer_type(const char *folded, query *q)
 {
@@ -205,7 +217,7 @@ static void answer_type(const char *folded, query *q)
                                            " which town ", " what town ",     NULL};
     static const char *const number_any[] = {" how many ", " how much ", " how old ", NULL};
     q->asks_name = has_any(folded, name_any);
-    q->asks_number = has_any(folded, number_any);
+    q->asks_number = has_any(folded, number_any) && !asks_span(folded);
 }
 
 /* ---- terms --------------------------------------------------------------- */
@@ -526,7 +538,7 @@ static void find_focus(const char *folded, query *q)
             w[n++][p - b] = '\0';
         }
     }
-    const char *f = focus_word(w, n);
+    const char *f = asks_span(folded) ? "" : focus_word(w, n);
     for (int t = 0; f[0] && t < q->n_terms; t++)
         if (q->terms[t].predicate && strcmp(q->terms[t].surface, f) == 0)
             q->focus = t;

@@ -41,8 +41,19 @@ static void test_floor_rules(void)
     in.has_date = in.on_date = 1;
     is_str(floor_judge(&in, why, sizeof why), "temporal", "on the date the query names");
     in.pred_known = 0;
+    is_str(floor_judge(&in, why, sizeof why), "temporal",
+           "on the date, a predicate word the store never holds, a speaker it knows: temporal");
+    in.focus = "title";
     ok(floor_judge(&in, why, sizeof why) == NULL,
-       "on the date, but a predicate word the store never holds: cut");
+       "the same when the word it never holds is the one asked about: cut");
+    in.context_focus = 1;
+    is_str(floor_judge(&in, why, sizeof why), "temporal", "with the asked word held: temporal");
+    in.focus = NULL;
+    in.context_focus = 0;
+    in.names_known = 0;
+    ok(floor_judge(&in, why, sizeof why) == NULL,
+       "on the date, naming nothing the store knows and a word it never holds: cut");
+    in.names_known = 1;
     in.pinned = 1;
     is_str(floor_judge(&in, why, sizeof why), "pinned", "pinned passes whatever else");
     floor_in only = {.names_subject = 1,

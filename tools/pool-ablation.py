@@ -28,16 +28,40 @@ Features used (all in the trace or the store, none from the labels):
 and, for comparison, the order without the exchange adjustment
 (engine/stage2.c), and the ceiling: the share of evidence in the 30 at all.
 
+With --whole the rules reorder the whole fused list instead (`--limit 300`:
+its first 300, every candidate of nearly every LoCoMo question), so they can
+bring up evidence from below the 30, which is what a first-stage change
+would do. Rules of that table:
+  session    the bm25 mass, sum of 1/(k + bm25 rank), of the memory's
+             session over the whole list, itself left out, over the
+             largest session's: x(1 + a s)
+  exchange   the idf share of the query's predicate terms held by the
+             memory or the turns before and after it in its session
+             (stems matched as prefixes of the stored words; the speakers'
+             names are not predicate terms): x(1 + a u); "lacks" counts
+             only the terms the memory itself lacks
+  covlist    one more rank-fused list: the candidates by predicate
+             coverage (trace.floor.predicate_coverage), weight w
+  bm25 score the fused score plus a (raw bm25 / the best raw bm25)^p: the
+             magnitude that rank fusion drops
+  multi-hop  the spreading weight w for the multi_hop and aggregation
+             query types, the others as before (re-fused from the trace)
+and, with --learned, a logistic regression over 15 of these features fitted
+on the tuning split (the strongest rule these features allow; it is
+measured on both splits, and only its confirmation numbers say whether it
+generalises).
+
 LoCoMo is CC BY-NC evaluation data, read from ../shared/data/locomo (or
 $LOCOMO_DIR) and never copied; without it the script says so and exits 0.
 Stores are tools/eval-locomo.sh's build/eval/sampleK.db (imported when
-missing).
+missing; $EVAL_OUT names another folder).
 
-  tools/pool-ablation.py [--jobs N]
+  tools/pool-ablation.py [--jobs N] [--whole [--learned]]
 """
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -46,8 +70,9 @@ from concurrent.futures import ThreadPoolExecutor
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MEMSCOPE = os.environ.get("MEMSCOPE", os.path.join(ROOT, "memscope"))
 DATA = os.environ.get("LOCOMO_DIR", os.path.join(ROOT, "..", "shared", "data", "locomo"))
-OUT = os.path.join(ROOT, "build", "eval")
+OUT = os.environ.get("EVAL_OUT", os.path.join(ROOT, "build", "eval"))
 SPLITS = (("tune 0-2", (0, 1, 2)), ("confirm 3-4", (3, 4)))
+WORDS, NAMES, SESSIONS = {}, {}, {}  # per sample: each memory's words and session; the speakers' names
 
 
 def load_jsonl(path):
@@ -67,11 +92,14 @@ def store_for(k):
     return db
 
 
-def pools(k, jobs):
+def pools(k, jobs, limit=30):
     """(question, pool) for each scored question of sample k; each pool hit
     gets 'sess' and 'turn' (its session and position in the store)."""
     mems = load_jsonl(os.path.join(DATA, "sample%d.memories.jsonl" % k))
     where = {m["id"]: (str(m.get("session")), n) for n, m in enumerate(mems)}
+    WORDS[k] = [set(re.findall(r"[a-z0-9]+", m["content"].lower())) for m in mems]
+    SESSIONS[k] = [str(m.get("session")) for m in mems]
+    NAMES[k] = set(str(m.get("speaker", "")).lower() for m in mems) - {""}
     qs = [
         q
         for q in load_jsonl(os.path.join(DATA, "sample%d.queries.jsonl" % k))
@@ -80,13 +108,16 @@ def pools(k, jobs):
     db = store_for(k)
 
     def ask(q):
-        cmd = [MEMSCOPE, "recall", "--db", db, "--json", "--trace", "--no-floor", "--limit", "30"]
+        cmd = [MEMSCOPE, "recall", "--db", db, "--json", "--trace", "--no-floor", "--limit", str(limit)]
         out = subprocess.run(cmd + ["--", q["question"]], capture_output=True, text=True)
         if out.returncode != 0:
             sys.exit("pool-ablation: memscope recall failed on %s: %s" % (db, out.stderr.strip()))
-        hits = json.loads(out.stdout)["results"]
+        resp = json.loads(out.stdout)
+        hits = resp["results"]
+        q["terms"], q["type"] = resp["analysis"]["terms"], resp["query_type"]
         for h in hits:
             h["sess"], h["turn"] = where.get(h["id"], ("?", -1))
+        q["sample"] = k
         return q, hits
 
     with ThreadPoolExecutor(jobs) as ex:
@@ -172,10 +203,194 @@ RULES += [("diversity lambda %g" % a, rule_diversity(a)) for a in (0.1, 0.5)]
 RULES += [("agreement x%g^n" % (1 + a), rule_agreement(a)) for a in (0.1,)]
 
 
+# ---- rules over the whole fused list (--whole) ----------------------------
+
+K_RRF = 15  # the default profile's RRF constant
+
+
+def refused(h, extra):
+    """The factor that adds extra to h's fused score (1 when it has none)."""
+    fused = h["trace"]["fused"]
+    return (fused + extra) / fused if fused > 0 else 1
+
+
+def contribution(h, ch):
+    c = h["trace"]["channels"].get(ch)
+    return c["weight"] / (K_RRF + c["rank"]) if c else 0.0
+
+
+def rule_session_mass(a):
+    def f(pool):
+        mass = defaultdict(float)
+        for h in pool:
+            mass[h["sess"]] += contribution(h, "bm25")
+        top = max(mass.values()) if mass else 0
+        return [1 + a * (mass[h["sess"]] - contribution(h, "bm25")) / top if top > 0 else 1 for h in pool]
+
+    return f
+
+
+def predicate_weights(q):
+    """idf of each predicate term of q (its stems, the speakers' names left
+    out) over the memories of its sample."""
+    if "pred_idf" not in q:
+        q["pred_idf"] = count_weights(q)
+    return q["pred_idf"]
+
+
+def count_weights(q):
+    words, names = WORDS[q["sample"]], NAMES[q["sample"]]
+    n = len(words)
+    terms = [t for t in q["terms"] if not any(name.startswith(t) for name in names)]
+    out = {}
+    for t in terms:
+        df = sum(1 for ws in words if any(w.startswith(t) for w in ws))
+        out[t] = math.log((n - df + 0.5) / (df + 0.5) + 1)
+    return out
+
+
+def held(q, turn, wts):
+    words = WORDS[q["sample"]]
+    if not 0 <= turn < len(words):
+        return set()
+    return {t for t in wts if any(w.startswith(t) for w in words[turn])}
+
+
+def rule_exchange_coverage(a, lacks):
+    def f(pool, q):
+        wts = predicate_weights(q)
+        tot = sum(wts.values())
+        out = []
+        for h in pool:
+            own = held(q, h["turn"], wts)
+            near = set()
+            for t in (h["turn"] - 1, h["turn"] + 1):
+                if pool_session(q, t) == h["sess"]:
+                    near |= held(q, t, wts)
+            got = near - own if lacks else own | near
+            out.append(1 + a * sum(wts[t] for t in got) / tot if tot > 0 else 1)
+        return out
+
+    return f
+
+
+def pool_session(q, turn):
+    s = SESSIONS.get(q["sample"])
+    return s[turn] if s and 0 <= turn < len(s) else None
+
+
+def rule_coverage_list(w):
+    def f(pool):
+        order = sorted(range(len(pool)), key=lambda t: -pool[t]["trace"]["floor"]["predicate_coverage"])
+        rank = {t: r + 1 for r, t in enumerate(order) if pool[t]["trace"]["floor"]["predicate_coverage"] > 0}
+        return [refused(h, w / (K_RRF + rank[t]) if t in rank else 0) for t, h in enumerate(pool)]
+
+    return f
+
+
+def rule_bm25_score(a, p):
+    def f(pool):
+        raw = lambda h: h["trace"]["channels"]["bm25"]["raw"] if "bm25" in h["trace"]["channels"] else 0.0
+        top = max([raw(h) for h in pool] + [0])
+        return [refused(h, a * (raw(h) / top) ** p if top > 0 else 0) for h in pool]
+
+    return f
+
+
+def rule_multi_hop_spreading(w):
+    def f(pool, q):
+        if q["type"] not in ("multi_hop", "aggregation"):
+            return [1] * len(pool)
+        spread = lambda h: h["trace"]["channels"].get("spreading")
+        return [refused(h, (w - spread(h)["weight"]) / (K_RRF + spread(h)["rank"]) if spread(h) else 0)
+                for h in pool]
+
+    return f
+
+
+def features(pool, q):
+    """Per memory: the 15 features the learned rule weighs."""
+    wts = predicate_weights(q)
+    tot = sum(wts.values()) or 1
+    mass = defaultdict(float)
+    for h in pool:
+        mass[h["sess"]] += contribution(h, "bm25")
+    top = max(mass.values()) if mass else 1
+    out = []
+    for h in pool:
+        ch = h["trace"]["channels"]
+        own = held(q, h["turn"], wts)
+        near = set()
+        for t in (h["turn"] - 1, h["turn"] + 1):
+            if pool_session(q, t) == h["sess"]:
+                near |= held(q, t, wts)
+        adj = [a["name"] for a in h["trace"]["adjustments"]]
+        fl = h["trace"]["floor"]
+        x = [math.log(h["ranking_score"] + 1e-9)]
+        x += [K_RRF / (K_RRF + ch[c]["rank"]) if c in ch else 0 for c in CHANNELS]
+        x += [fl["coverage"], fl["predicate_coverage"], float(h["trace"]["entity_graph"]["speaker_named"]),
+              float("exchange" in adj), (mass[h["sess"]] - contribution(h, "bm25")) / (top or 1),
+              sum(wts[t] for t in own | near) / tot, sum(wts[t] for t in near - own) / tot,
+              float("?" in h["content"]), math.log(len(h["content"]) + 1) / 5]
+        out.append(x)
+    return out
+
+
+CHANNELS = ("semantic", "bm25", "temporal", "hopfield", "spreading")
+LEARN_TOP = 50  # the learned rule reorders the first 50, as a second stage would
+
+
+def fit(data, l2, steps=300, rate=0.5):
+    """Logistic regression of 'is evidence' on the features of the first
+    LEARN_TOP memories of each question, by gradient descent from the
+    weights of ranking_score alone."""
+    rows = [(x, h["id"] in q["evidence"]) for q, pool in data
+            for x, h in zip(features(pool[:LEARN_TOP], q), pool[:LEARN_TOP])]
+    w = [1.0] + [0.0] * (len(rows[0][0]) - 1) if rows else []
+    b = 0.0
+    for _ in range(steps):
+        g, gb = [0.0] * len(w), 0.0
+        for x, y in rows:
+            z = max(-30.0, min(30.0, b + sum(a * c for a, c in zip(w, x))))
+            e = 1 / (1 + math.exp(-z)) - y
+            gb += e
+            for j, c in enumerate(x):
+                g[j] += e * c
+        w = [wj - rate * (gj / len(rows) + l2 * wj) for wj, gj in zip(w, g)]
+        b -= rate * gb / len(rows)
+    return w
+
+
+def rule_learned(w):
+    def f(pool, q):
+        head = features(pool[:LEARN_TOP], q)
+        # the learned score orders the first 50; the rest keep their order below them
+        s = [math.exp(max(-30.0, min(30.0, sum(a * c for a, c in zip(w, x))))) for x in head]
+        lo = min(s) if s else 1
+        out = [si / h["ranking_score"] for si, h in zip(s, pool)]
+        for t in range(len(head), len(pool)):
+            out.append(lo * 1e-6 / pool[t]["ranking_score"] if pool[t]["ranking_score"] > 0 else 1)
+        return out
+
+    return f
+
+
+def whole_rules():
+    r = [("ranking_score (as returned)", lambda pool: [1] * len(pool))]
+    r += [("session x(1 + %g s)" % a, rule_session_mass(a)) for a in (0.1, 0.25, 0.5, 1)]
+    r += [("exchange x(1 + %g u)" % a, rule_exchange_coverage(a, False)) for a in (0.25, 0.5, 1)]
+    r += [("exchange, lacks x(1 + %g u)" % a, rule_exchange_coverage(a, True)) for a in (0.25, 0.5, 1)]
+    r += [("covlist w %g" % w, rule_coverage_list(w)) for w in (0.5, 1, 2)]
+    r += [("bm25 score a %g p %g" % (a, p), rule_bm25_score(a, p)) for a in (0.02, 0.05, 0.1) for p in (1, 2)]
+    r += [("multi-hop spreading %g" % w, rule_multi_hop_spreading(w)) for w in (0.5, 1, 2)]
+    return r
+
+
+
 def score(data, rule):
     r5 = r10 = mrr = 0.0
     for q, pool in data:
-        f = rule(pool) if pool else []
+        f = (rule(pool, q) if rule.__code__.co_argcount == 2 else rule(pool)) if pool else []
         order = sorted(range(len(pool)), key=lambda t: (-pool[t]["ranking_score"] * f[t], t))
         ids = [pool[t]["id"] for t in order]
         ev = q["evidence"]
@@ -193,7 +408,7 @@ def ceiling(data):
         for c in (q["category"], "all"):
             got[c] += sum(e in ids for e in q["evidence"]) / len(q["evidence"])
             n[c] += 1
-    return ", ".join("%s %.3f" % (c, got[c] / n[c]) for c in (1, 2, 3, 4, "all"))
+    return ", ".join("%s %.3f" % (c, got[c] / n[c]) for c in (1, 2, 3, 4, "all") if n[c])
 
 
 def main(argv):
@@ -201,19 +416,24 @@ def main(argv):
     if not os.path.exists(os.path.join(DATA, "sample0.memories.jsonl")):
         print("pool-ablation: LoCoMo data not found in %s; skipping (set LOCOMO_DIR)" % DATA)
         return 0
-    data = {name: [p for k in ks for p in pools(k, jobs)] for name, ks in SPLITS}
+    whole = "--whole" in argv
+    data = {name: [p for k in ks for p in pools(k, jobs, 300 if whole else 30)] for name, ks in SPLITS}
+    rules = whole_rules() if whole else RULES
+    if whole and "--learned" in argv:
+        for l2 in (0.1, 0.01):
+            rules = rules + [("learned, l2 %g (fitted on 0-2)" % l2, rule_learned(fit(data[SPLITS[0][0]], l2)))]
     print("| rule | tune 0-2 R@5 | R@10 | MRR | confirm 3-4 R@5 | R@10 | MRR |")
     print("|---|---|---|---|---|---|---|")
-    base = {name: score(d, RULES[0][1]) for name, d in data.items()}
-    for label, rule in RULES:
+    base = {name: score(d, rules[0][1]) for name, d in data.items()}
+    for label, rule in rules:
         cells = []
         for name, _ in SPLITS:
             s = score(data[name], rule)
             b = base[name]
-            cells += ["%.3f (%+.3f)" % (s[i], s[i] - b[i]) if rule is not RULES[0][1] else "%.3f" % s[i] for i in range(3)]
+            cells += ["%.3f (%+.3f)" % (s[i], s[i] - b[i]) if rule is not rules[0][1] else "%.3f" % s[i] for i in range(3)]
         print("| %s | %s |" % (label, " | ".join(cells)))
     print()
-    print("ceiling: R@30, the share of evidence anywhere in the 30, by category")
+    print("ceiling: the share of evidence anywhere in the %s, by category" % ("whole list" if whole else "30"))
     for name, _ in SPLITS:
         print("  %s: %s" % (name, ceiling(data[name])))
     return 0

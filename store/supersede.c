@@ -534,8 +534,10 @@ static ms_status read_profile(store *s, int64_t after, profile_mems *pm, ms_erro
     const char *what = "reading memories for supersession";
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
+                                /* in rowid order: an index on profile would sort
+                                   every text in a temporary tree */
                                 "SELECT rid, created_ts, content, speaker FROM memories"
-                                " WHERE profile=?1 AND rid > ?2 ORDER BY rid",
+                                " NOT INDEXED WHERE profile=?1 AND rid > ?2 ORDER BY rid",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, what, err);

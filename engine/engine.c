@@ -203,10 +203,39 @@ void engine_close(engine *e)
     free(e);
 }
 
+/* Can a snapshot made under key was grow into one under key now (the store
+ * only appended since)? */
+static int only_appended(const store_key *was, const store_key *now)
+{
+    return strcmp(was->uid, now->uid) == 0 && was->schema == now->schema &&
+           was->generation < now->generation && was->generation >= now->rewritten;
+}
+
+/* The snapshot under key grown from this process's or from the file's,
+ * when the store only appended since either was made (snapgrow.c); else
+ * NULL (and the tables are read). */
+static snapshot *grown(engine *e, const store_key *key)
+{
+    const char *profile = store_profile(e->s);
+    int mine = e->sn && strcmp(e->sn->profile, profile) == 0 && only_appended(&e->snap_key, key);
+    int64_t from = e->snap_key.generation;
+    snapshot *base = mine ? e->sn : snapfile_open_base(e->s, key, &from), *sn = NULL;
+    ms_error err;
+    ms_error_clear(&err);
+    if (base && snapshot_grow(e->s, base, &sn, &err))
+        sn = NULL; /* the tables say what is wrong, if anything is */
+    if (sn)
+        sn->grown_from = from;
+    if (!mine)
+        snapshot_free(base);
+    return sn;
+}
+
 /* Reload the snapshot when the profile or the store changed: map the
- * snapshot file when it was made under the store's key, else read the
- * tables (and write the file for the next process at engine_close). Inside
- * a read transaction. */
+ * snapshot file when it was made under the store's key, else grow the
+ * last one when the store only appended since, else read the tables (and
+ * write the file for the next process at engine_close). Inside a read
+ * transaction. */
 static ms_status refresh(engine *e, ms_error *err)
 {
     if (e->sn && strcmp(e->sn->profile, store_profile(e->s)) == 0 &&
@@ -217,6 +246,8 @@ static ms_status refresh(engine *e, ms_error *err)
     snapshot *sn = keyed ? snapfile_open(e->s, &key, e->snap_note, sizeof e->snap_note) : NULL;
     ms_status st = MS_OK;
     int unsaved = 0;
+    if (!sn && keyed && (sn = grown(e, &key)))
+        unsaved = snapfile_wanted(sn->n);
     if (!sn) {
         st = snapshot_load(e->s, &sn, err);
         unsaved = !st && keyed && snapfile_wanted(sn->n);

@@ -87,12 +87,15 @@ typedef struct snapshot {
     size_t ent_map_cap;
     /* the snapshot file mapped (snapfile.c), or NULL. When mapped, the
      * arrays above are in it (read-only) and only ent_norm, sup_text (the
-     * arrays, not their strings), the vector note, the exact vectors and
-     * the lazy parts are owned */
+     * arrays, not their strings), the vector note, the exact vectors, the
+     * relations (succ: read from the store, not kept in the file) and the
+     * lazy parts are owned */
     void *map;
     size_t map_len;
     const uint8_t *marks_file; /* [n] the file's time marks (ch_temporal.c), or NULL */
     const int32_t *doclen;     /* the file's row lengths lent to the store, or NULL */
+    int64_t grown_from;        /* the generation of the snapshot this one extended (snapgrow.c),
+                                  0 when read from the tables whole */
 } snapshot;
 
 /* Load the store's current profile. Call inside a read transaction so the
@@ -106,6 +109,21 @@ long snapshot_find(const snapshot *sn, int64_t rid);
 int snapshot_superseded(const snapshot *sn, size_t i, const char **text, int *by);
 /* Index of the entity with normalised name norm, or -1. */
 long snapshot_entity(const snapshot *sn, const char *norm);
+/* sn's rid index (rid_index, rid_base, rid_span) from its rids, when they
+ * are dense enough (else snapshot_find searches). */
+void snapshot_index_rids(snapshot *sn);
+/* sn's ent_map over its ent_norm. */
+ms_status snapshot_map_entities(snapshot *sn, ms_error *err);
+/* sn's supersedes relations (succ) from the store, as snapshot_load reads them. */
+ms_status snapshot_load_successors(store *s, snapshot *sn, ms_error *err);
+/* The snapshot of the store's current profile made from old (of that
+ * profile, read under a key whose generation is at least the store's
+ * rewritten one: the store only appended since) and the memories appended
+ * since (snapgrow.c): what snapshot_load would read, into *out (caller
+ * frees with snapshot_free; old is not changed). *out NULL with MS_OK when
+ * old cannot be kept (another embedder, other entities). Inside a read
+ * transaction. */
+ms_status snapshot_grow(store *s, const snapshot *old, snapshot **out, ms_error *err);
 
 /* One supersedes relation: newer replaces older (indices), and why. */
 typedef struct snap_succ {
@@ -131,6 +149,11 @@ int snapfile_wanted(size_t n);
  * when the file is there but damaged, of another version or of another
  * store, note[cap] says so in one line (else ""). Free with snapshot_free. */
 snapshot *snapfile_open(store *s, const store_key *key, char *note, size_t cap);
+/* The snapshot in the file, mapped, when it was made for the current
+ * profile under an older key of the store since which the store only
+ * appended (key->rewritten): a base for snapshot_grow, its generation in
+ * *generation; else NULL. */
+snapshot *snapfile_open_base(store *s, const store_key *key, int64_t *generation);
 
 /* Write sn, loaded under key, to the file: a temporary file, synced and
  * renamed over it. Does nothing when another process is writing it or the

@@ -39,6 +39,10 @@
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_HEAD 4096 /* bytes of header; the sections follow */
 #define SNAP_ALIGN 64
+/* At this offset in the header page, outside the checksummed header: the
+ * generation of the snapshot this file's was extended from (snapgrow.c), 0
+ * when it was read from the tables whole. Informational: nothing trusts it. */
+#define SNAP_GROWN_AT (SNAP_HEAD - 8)
 
 enum snap_sec {
     S_RID,
@@ -384,7 +388,11 @@ static int write_body(int fd, const snapshot *sn, const store_key *key, snap_mor
     if (bad)
         return -1;
     h.head_sum = head_sum(&h);
-    return pwrite(fd, &h, sizeof h, 0) == (ssize_t)sizeof h ? 0 : -1;
+    int64_t grown = sn->grown_from;
+    return pwrite(fd, &h, sizeof h, 0) == (ssize_t)sizeof h &&
+                   pwrite(fd, &grown, sizeof grown, SNAP_GROWN_AT) == (ssize_t)sizeof grown
+               ? 0
+               : -1;
 }
 
 /* FILE.tmp, opened and locked by this process alone; -1 when another is
@@ -431,9 +439,10 @@ void snapfile_save(store *s, const snapshot *sn, const store_key *key)
 /* ---- reading -------------------------------------------------------------- */
 
 /* Does the header describe a whole file of this format, made under key for
- * profile? *why says what is wrong when not. */
+ * profile (or, as a base, under an older key of the store since which it
+ * only appended)? *why says what is wrong when not. */
 static int head_ok(const snap_head *h, uint64_t size, const store_key *key, const char *profile,
-                   const char **why)
+                   int base, const char **why)
 {
     *why = "not a memscope snapshot file";
     if (memcmp(h->magic, SNAP_MAGIC, 8) != 0)
@@ -453,8 +462,11 @@ static int head_ok(const snap_head *h, uint64_t size, const store_key *key, cons
     if (memcmp(h->uid, key->uid, sizeof key->uid) != 0)
         return 0;
     *why = NULL; /* stale: silently rebuilt */
-    return h->generation == key->generation && h->schema == key->schema &&
-           strncmp(h->profile, profile, sizeof h->profile) == 0;
+    if (h->schema != key->schema || strncmp(h->profile, profile, sizeof h->profile) != 0)
+        return 0;
+    if (base)
+        return h->generation < key->generation && h->generation >= key->rewritten;
+    return h->generation == key->generation;
 }
 
 /* Section k of the file at base, or NULL when it is empty. */
@@ -648,6 +660,11 @@ static snapshot *snap_from(store *s, const snap_head *h, const char *base, const
         *why = "not loaded: out of memory";
         ok = 0;
     }
+    ms_error err; /* the relations are not in the file: few, read as the tables are */
+    if (ok && snapshot_load_successors(s, sn, &err)) {
+        *why = "not loaded: the store's relations cannot be read";
+        ok = 0;
+    }
     if (!ok) {
         sn->doclen = NULL; /* not lent yet */
         snapshot_free(sn); /* unmaps */
@@ -670,7 +687,9 @@ int snapfile_wanted(size_t n)
     return n >= SNAPFILE_MIN;
 }
 
-snapshot *snapfile_open(store *s, const store_key *key, char *note, size_t cap)
+/* The file's snapshot when head_ok says so (as_base: its base). */
+static snapshot *map_file(store *s, const store_key *key, int as_base, int64_t *generation,
+                          char *note, size_t cap)
 {
     char path[PATH_MAX];
     note[0] = '\0';
@@ -687,7 +706,7 @@ snapshot *snapfile_open(store *s, const store_key *key, char *note, size_t cap)
     void *base = MAP_FAILED;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= SNAP_HEAD &&
         pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h &&
-        head_ok(&h, (uint64_t)st.st_size, key, store_profile(s), &why))
+        head_ok(&h, (uint64_t)st.st_size, key, store_profile(s), as_base, &why))
         base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
     else if (st.st_size < SNAP_HEAD)
         why = "damaged (cut short)";
@@ -696,5 +715,18 @@ snapshot *snapfile_open(store *s, const store_key *key, char *note, size_t cap)
         sn = snap_from(s, &h, base, &why);
     if (!sn && why)
         snprintf(note, cap, "snapshot file %s is %s; the tables were read instead", path, why);
+    if (sn && generation)
+        *generation = h.generation;
     return sn;
+}
+
+snapshot *snapfile_open(store *s, const store_key *key, char *note, size_t cap)
+{
+    return map_file(s, key, 0, NULL, note, cap);
+}
+
+snapshot *snapfile_open_base(store *s, const store_key *key, int64_t *generation)
+{
+    char note[PATH_MAX + 128]; /* a damaged file is said when it is opened as current */
+    return map_file(s, key, 1, generation, note, sizeof note);
 }

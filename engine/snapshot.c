@@ -219,7 +219,7 @@ static int speaker_norms(const interner *t, pending_speakers *ps)
 }
 
 /* rid -> index without a search when the rids are dense (the usual case). */
-static void build_rid_index(snapshot *sn)
+void snapshot_index_rids(snapshot *sn)
 {
     if (sn->n == 0)
         return;
@@ -282,7 +282,7 @@ static ms_status load_memories(store *s, snapshot *sn, pending_speakers *ps, ms_
         free(((mem_row *)c.rows.p)[i].sup_text);
     free(c.rows.p);
     if (!st)
-        build_rid_index(sn);
+        snapshot_index_rids(sn);
     return st;
 }
 
@@ -422,7 +422,7 @@ static int build_csr(const pair *pr, size_t np, size_t nkeys, int by_mem, uint32
     return 0;
 }
 
-static ms_status build_entity_map(snapshot *sn, ms_error *err)
+ms_status snapshot_map_entities(snapshot *sn, ms_error *err)
 {
     size_t cap = 64;
     while (cap < sn->n_ent * 2 + 2)
@@ -501,7 +501,7 @@ static ms_status load_entities(store *s, snapshot *sn, ms_error *err)
     free(c.pairs.p);
     free(c.eids);
     if (!st)
-        st = build_entity_map(sn, err);
+        st = snapshot_map_entities(sn, err);
     return st;
 }
 
@@ -569,7 +569,7 @@ static int by_older(const void *a, const void *b)
 }
 
 /* The profile's supersedes relations, by older memory. */
-static ms_status load_successors(store *s, snapshot *sn, ms_error *err)
+ms_status snapshot_load_successors(store *s, snapshot *sn, ms_error *err)
 {
     struct succ_ctx c = {sn, 0, 0};
     ms_status st = store_scan_relations(s, load_relation, &c, err);
@@ -618,7 +618,7 @@ ms_status snapshot_load(store *s, snapshot **out, ms_error *err)
     if (!st)
         st = load_edges(s, sn, err);
     if (!st)
-        st = load_successors(s, sn, err);
+        st = snapshot_load_successors(s, sn, err);
     if (!st)
         st = load_entities(s, sn, err);
     if (!st)
@@ -639,6 +639,9 @@ static void snapshot_free_mapped(snapshot *sn)
         store_doclen_return(sn->s, sn->doclen);
     free(sn->sup_text);
     free(sn->ent_norm);
+    for (size_t i = 0; i < sn->n_succ; i++)
+        free(sn->succ[i].reason);
+    free(sn->succ);
     vcache_free(sn->exact);
     free(sn->vec_embedder);
     free(sn->vec_note);

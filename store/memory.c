@@ -641,8 +641,10 @@ static ms_status old_neighbours(store *s, int64_t rid, char **session, int64_t *
     return store_context_neighbours(s, rid, *session, prev, next, err);
 }
 
+/* *appended: m was a new memory, the newest row (what it derives touches
+ * older rows only as appends do: store_key.rewritten). */
 static ms_status put_memory(store *s, store_memory *m, store_dup_policy dup, store_put_result *res,
-                            ms_error *err)
+                            int *appended, ms_error *err)
 {
     ms_status st = store_require_writable(s, "write memories", err);
     if (st)
@@ -727,6 +729,7 @@ static ms_status put_memory(store *s, store_memory *m, store_dup_policy dup, sto
     /* appending (the usual import): the write cache may answer for the
      * tables, and the neighbour text needs fewer queries */
     int append = !existing && newest_row(s, m->rid);
+    *appended = append;
     if (!existing && !append) {
         store_wcache_clear(s);
         n_prev = -1; /* not the turns before it after all: look again */
@@ -754,10 +757,13 @@ static ms_status put_memory(store *s, store_memory *m, store_dup_policy dup, sto
 ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_result *res,
                     ms_error *err)
 {
-    int solo;
+    int solo, appended = 0;
     ms_status st = store_solo_begin(s, &solo, err);
+    int64_t changes = sqlite3_total_changes64(s->db);
     if (!st)
-        st = put_memory(s, m, dup, res, err);
+        st = put_memory(s, m, dup, res, &appended, err);
+    if (!st && appended)
+        s->appended += sqlite3_total_changes64(s->db) - changes;
     return store_solo_end(s, solo, st, err);
 }
 
@@ -1173,20 +1179,27 @@ ms_status store_scan(store *s, int all_profiles, int with_entities, store_memory
 
 ms_status store_scan_meta(store *s, store_meta_fn fn, void *ctx, ms_error *err)
 {
+    return store_scan_meta_after(s, INT64_MIN, fn, ctx, err);
+}
+
+ms_status store_scan_meta_after(store *s, int64_t after, store_meta_fn fn, void *ctx, ms_error *err)
+{
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
                                 store_has_v6(s)
                                     ? "SELECT rid, created_ts, event_ts, session, speaker, pinned,"
                                       " trust_alpha, trust_beta, memory_confidence, superseded_by,"
                                       " superseded_at FROM memories NOT INDEXED WHERE profile=?1"
-                                      " ORDER BY rid"
+                                      " AND rid > ?2 ORDER BY rid"
                                     : "SELECT rid, created_ts, event_ts, session, speaker, pinned,"
                                       " trust_alpha, trust_beta, memory_confidence, NULL, NULL"
-                                      " FROM memories NOT INDEXED WHERE profile=?1 ORDER BY rid",
+                                      " FROM memories NOT INDEXED WHERE profile=?1 AND rid > ?2"
+                                      " ORDER BY rid",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "listing memories", err);
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, after);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         store_meta m = {
             sqlite3_column_int64(st, 0),
@@ -1384,6 +1397,58 @@ ms_status store_scan_entities(store *s, store_entity_fn fn, void *ctx, ms_error 
     return MS_OK;
 }
 
+static ms_status scan_links(store *s, sqlite3_stmt *st, store_link_fn fn, void *ctx, ms_error *err)
+{
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (fn(ctx, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1))) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading entity links", err);
+    return MS_OK;
+}
+
+ms_status store_scan_links_after(store *s, int64_t after, store_link_fn fn, void *ctx,
+                                 ms_error *err)
+{
+    int only = 0;
+    ms_status code = store_only_profile(s, &only, err);
+    if (code)
+        return code;
+    /* the (rid, eid) key gives the order: no sort */
+    const char *sql = only ? "SELECT rid, eid FROM memory_entities WHERE rid > ?2 ORDER BY rid, eid"
+                           : "SELECT l.rid, l.eid FROM memory_entities l CROSS JOIN entities e"
+                             " ON e.eid=l.eid WHERE l.rid > ?2 AND e.profile=?1"
+                             " ORDER BY l.rid, l.eid";
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading entity links", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, after);
+    return scan_links(s, st, fn, ctx, err);
+}
+
+ms_status store_session_first(store *s, const char *session, int64_t *rid, ms_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(
+        s->db, "SELECT min(rid) FROM memories WHERE profile=?1 AND session=?2", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading a session", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, session, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    *rid = rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL
+               ? sqlite3_column_int64(st, 0)
+               : 0;
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? MS_OK : store_sql_fail(s, rc, "reading a session", err);
+}
+
 ms_status store_scan_links(store *s, store_link_fn fn, void *ctx, ms_error *err)
 {
     int only = 0;
@@ -1401,15 +1466,7 @@ ms_status store_scan_links(store *s, store_link_fn fn, void *ctx, ms_error *err)
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "reading entity links", err);
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        if (fn(ctx, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1))) {
-            rc = SQLITE_DONE;
-            break;
-        }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "reading entity links", err);
-    return MS_OK;
+    return scan_links(s, st, fn, ctx, err);
 }
 
 const char *store_edge_type_name(int type)

@@ -392,8 +392,10 @@ ms_status store_scan_relations(store *s, store_relation_fn fn, void *ctx, ms_err
         return MS_OK;
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
+                                /* from the relations (few): not a probe for each
+                                   memory of the profile */
                                 "SELECT r.src, r.dst, r.kind, r.reason FROM relations r"
-                                " JOIN memories m ON m.rid=r.src WHERE m.profile=?1"
+                                " CROSS JOIN memories m ON m.rid=r.src WHERE m.profile=?1"
                                 " ORDER BY r.kind, r.src, r.dst",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)

@@ -882,6 +882,7 @@ ms_status store_begin(store *s, ms_error *err)
     s->checked = 1;
     s->in_txn = 1;
     s->changes0 = sqlite3_total_changes64(s->db);
+    s->appended = 0;
     return MS_OK;
 }
 
@@ -894,6 +895,7 @@ ms_status store_read_begin(store *s, ms_error *err)
         return store_sql_fail(s, rc, "starting a read", err);
     s->in_txn = 1;
     s->changes0 = sqlite3_total_changes64(s->db);
+    s->appended = 0;
     return MS_OK;
 }
 
@@ -910,6 +912,7 @@ ms_status store_solo_begin(store *s, int *solo, ms_error *err)
         return store_sql_fail(s, rc, "starting a write", err);
     s->in_txn = 1;
     s->changes0 = sqlite3_total_changes64(s->db);
+    s->appended = 0;
     *solo = 1;
     return MS_OK;
 }
@@ -926,29 +929,43 @@ ms_status store_solo_end(store *s, int solo, ms_status st, ms_error *err)
 }
 
 /* A transaction that changed rows moves the generation with them, and
- * gives the store its id if it has none. */
-static ms_status bump_generation(store *s, ms_error *err)
+ * gives the store its id if it has none. One that did more than append
+ * (only_appended 0) records its generation as the last rewrite; one that
+ * only appended records the generation before it when none is recorded
+ * yet (a rewrite by an older memscope is at most that). */
+static ms_status bump_generation(store *s, int only_appended, ms_error *err)
 {
     if (sqlite3_total_changes64(s->db) == s->changes0)
         return MS_OK;
-    return store_exec(
-        s,
-        "INSERT INTO meta(key, value) VALUES ('store_uid', lower(hex(randomblob(16))))"
-        " ON CONFLICT(key) DO NOTHING;"
-        "INSERT INTO meta(key, value) VALUES ('generation', '1') ON CONFLICT(key)"
-        " DO UPDATE SET value = CAST(value AS INTEGER) + 1",
-        err);
+    ms_status st =
+        store_exec(s,
+                   "INSERT INTO meta(key, value) VALUES ('store_uid', lower(hex(randomblob(16))))"
+                   " ON CONFLICT(key) DO NOTHING;"
+                   "INSERT INTO meta(key, value) VALUES ('rewritten',"
+                   " coalesce((SELECT value FROM meta WHERE key='generation'), '0'))"
+                   " ON CONFLICT(key) DO NOTHING;"
+                   "INSERT INTO meta(key, value) VALUES ('generation', '1') ON CONFLICT(key)"
+                   " DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+                   err);
+    if (!st && !only_appended)
+        st = store_exec(s,
+                        "UPDATE meta SET value=(SELECT value FROM meta WHERE key='generation')"
+                        " WHERE key='rewritten'",
+                        err);
+    return st;
 }
 
 ms_status store_end(store *s, ms_error *err)
 {
     if (!s->in_txn)
         return MS_OK;
+    /* before the flushes: they write what the puts left pending */
+    int only_appended = sqlite3_total_changes64(s->db) - s->changes0 == s->appended;
     ms_status st = s->readonly ? MS_OK : store_flush_vectors(s, err);
     if (!st)
         st = store_fts_flush(s, err);
     if (!st && !s->readonly)
-        st = bump_generation(s, err);
+        st = bump_generation(s, only_appended, err);
     if (st) {
         store_rollback(s);
         return st;
@@ -1001,7 +1018,8 @@ int store_cache_key(store *s, store_key *out)
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
                                 "SELECT (SELECT value FROM meta WHERE key='store_uid'),"
-                                " (SELECT CAST(value AS INTEGER) FROM meta WHERE key='generation')",
+                                " (SELECT CAST(value AS INTEGER) FROM meta WHERE key='generation'),"
+                                " (SELECT CAST(value AS INTEGER) FROM meta WHERE key='rewritten')",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
         return -1;
@@ -1010,6 +1028,8 @@ int store_cache_key(store *s, store_key *out)
     if (ok) {
         memcpy(out->uid, sqlite3_column_text(st, 0), 32);
         out->generation = sqlite3_column_int64(st, 1);
+        out->rewritten =
+            sqlite3_column_type(st, 2) == SQLITE_NULL ? INT64_MAX : sqlite3_column_int64(st, 2);
         out->schema = s->upgrade_from ? s->upgrade_from : STORE_SCHEMA_VERSION;
     }
     sqlite3_finalize(st);

@@ -92,6 +92,12 @@ typedef struct store_key {
     char uid[33];       /* the store's own id, made with its first write */
     int64_t generation; /* moves with every committed write but feedback */
     int64_t schema;     /* the schema the store is read with */
+    int64_t rewritten;  /* the last generation whose transaction did more than append
+                           new memories (store_put of new ids, each the newest row, with
+                           what they derive): a copy made under generation g >= rewritten
+                           holds every row but those appended since, unchanged.
+                           INT64_MAX when not known (nothing written since an older
+                           memscope wrote the store) */
 } store_key;
 
 /* The store's key as the open read transaction sees it (call inside one).
@@ -253,6 +259,12 @@ typedef struct store_meta {
  * 0 to continue. */
 typedef int (*store_meta_fn)(void *ctx, const store_meta *m);
 ms_status store_scan_meta(store *s, store_meta_fn fn, void *ctx, ms_error *err);
+/* The same for the memories of rid > after only. */
+ms_status store_scan_meta_after(store *s, int64_t after, store_meta_fn fn, void *ctx,
+                                ms_error *err);
+/* *rid: the first memory (lowest rid) of session in the current profile, 0
+ * when it has none. */
+ms_status store_session_first(store *s, const char *session, int64_t *rid, ms_error *err);
 
 /* Counts in the current profile. */
 typedef struct store_counts {
@@ -329,6 +341,9 @@ ms_status store_scan_entities(store *s, store_entity_fn fn, void *ctx, ms_error 
  * ordered by eid then rid. */
 typedef int (*store_link_fn)(void *ctx, int64_t rid, int64_t eid);
 ms_status store_scan_links(store *s, store_link_fn fn, void *ctx, ms_error *err);
+/* The links of the memories of rid > after only, ordered by rid then eid. */
+ms_status store_scan_links_after(store *s, int64_t after, store_link_fn fn, void *ctx,
+                                 ms_error *err);
 
 typedef enum store_edge_type {
     STORE_EDGE_SESSION = 1,  /* adjacent turns of one session (+-1, +-2) */
@@ -524,6 +539,9 @@ void store_quantize(const float *v, int dim, int8_t *q, store_qvec *out);
  * order (every vector written by store_put_vector has one). */
 typedef int (*store_qvec_fn)(void *ctx, const store_qvec *v, int dim);
 ms_status store_scan_qvectors(store *s, store_qvec_fn fn, void *ctx, ms_error *err);
+/* The same for the memories of rid > after only. */
+ms_status store_scan_qvectors_after(store *s, int64_t after, store_qvec_fn fn, void *ctx,
+                                    ms_error *err);
 
 /* ---- feedback ---------------------------------------------------------- */
 

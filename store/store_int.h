@@ -110,6 +110,9 @@ struct store {
     int in_txn;
     int writing;         /* the open transaction is a write (store_begin) */
     int64_t changes0;    /* sqlite3_total_changes64 when the transaction began */
+    int64_t appended;    /* of those since, the changes store_put made appending new
+                            memories (each the newest row): when they are all the
+                            transaction's changes, it only appended (store_key.rewritten) */
     int64_t own_commits; /* write transactions this connection committed */
     char profile[STORE_PROFILE_MAX + 1];
     char ptag[2 * STORE_PROFILE_MAX + 2]; /* "p" + hex(profile): FTS filter */

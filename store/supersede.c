@@ -199,15 +199,31 @@ static void add_subject(fact *f, const char *key)
         snprintf(f->subj[f->n_subj++], KEY_MAX, "%s", key);
 }
 
-/* Does the lower-case text [a, b) hold word w at word boundaries? */
+/* Does the lower-case text [a, b) hold word w at word boundaries? The
+ * first such place. (memchr to each place the first byte is: an import
+ * asks this for every cue of every memory.) */
 static const char *find_word(const char *a, const char *b, const char *w)
 {
     size_t n = strlen(w);
-    for (const char *p = a; n && p + n <= b; p++)
-        if (strncmp(p, w, n) == 0 && (p == a || !word_byte((unsigned char)p[-1])) &&
+    for (const char *p = a; n && p + n <= b; p++) {
+        if (!(p = memchr(p, w[0], (size_t)(b - p) - n + 1)))
+            return NULL;
+        if (memcmp(p, w, n) == 0 && (p == a || !word_byte((unsigned char)p[-1])) &&
             (p + n == b || !word_byte((unsigned char)p[n])))
             return p;
+    }
     return NULL;
+}
+
+/* Does the lower-case text hold any cue? A memory without one states no
+ * fact (memory_facts looks only at cues). */
+static int any_cue(const char *lower)
+{
+    const char *end = lower + strlen(lower);
+    for (size_t k = 0; k < sizeof cues / sizeof *cues; k++)
+        if (find_word(lower, end, cues[k].text))
+            return 1;
+    return 0;
 }
 
 /* Add the names linked to m that its text holds (not the speaker, not the
@@ -463,28 +479,65 @@ static void mems_free(profile_mems *pm)
     free(pm->v);
 }
 
-static mem_text *find_mem(profile_mems *pm, int64_t rid)
+/* The entities linked to m, in the order of their match forms. */
+static ms_status read_entities_of(store *s, sqlite3_stmt *st, mem_text *m, ms_error *err)
 {
-    size_t lo = 0, hi = pm->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (pm->v[mid].rid < rid)
-            lo = mid + 1;
-        else
-            hi = mid;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, m->rid);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        char **g = realloc(m->ents, (m->n_ents + 1) * sizeof *g);
+        if (!g || !(g[m->n_ents] = store_col_text(st, 0))) {
+            if (g)
+                m->ents = g;
+            return ms_fail(err, MS_NOMEM, "out of memory");
+        }
+        m->ents = g;
+        m->n_ents++;
     }
-    return lo < pm->n && pm->v[lo].rid == rid ? &pm->v[lo] : NULL;
+    return rc == SQLITE_DONE ? MS_OK
+                             : store_sql_fail(s, rc, "reading memories for supersession", err);
 }
 
-/* The memories of the current profile after rid `after`, in rid order, with
- * their entities. */
+/* Keep the row at st as the next memory of pm when its text holds a cue
+ * (the others state nothing: not kept, so that an import of a million
+ * memories does not hold their texts). */
+static ms_status keep_if_cued(sqlite3_stmt *st, profile_mems *pm, size_t *cap, ms_error *err)
+{
+    const char *content = (const char *)sqlite3_column_text(st, 2);
+    char *lower = content ? lower_copy(content) : NULL;
+    if (content && !lower)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    int cued = lower && any_cue(lower);
+    free(lower);
+    if (!cued)
+        return MS_OK;
+    if (pm->n == *cap) {
+        mem_text *g = realloc(pm->v, (*cap = *cap ? 2 * *cap : 64) * sizeof *g);
+        if (!g)
+            return ms_fail(err, MS_NOMEM, "out of memory");
+        pm->v = g;
+    }
+    mem_text *m = &pm->v[pm->n++];
+    memset(m, 0, sizeof *m);
+    m->rid = sqlite3_column_int64(st, 0);
+    m->ts = sqlite3_column_int64(st, 1);
+    m->content = store_col_text(st, 2);
+    m->speaker = store_col_text(st, 3);
+    return m->content ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
+}
+
+/* The memories of the current profile after rid `after` that hold a cue,
+ * in rid order, with their entities. */
 static ms_status read_profile(store *s, int64_t after, profile_mems *pm, ms_error *err)
 {
     const char *what = "reading memories for supersession";
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
+                                /* in rowid order: an index on profile would sort
+                                   every text in a temporary tree */
                                 "SELECT rid, created_ts, content, speaker FROM memories"
-                                " WHERE profile=?1 AND rid > ?2 ORDER BY rid",
+                                " NOT INDEXED WHERE profile=?1 AND rid > ?2 ORDER BY rid",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, what, err);
@@ -492,53 +545,22 @@ static ms_status read_profile(store *s, int64_t after, profile_mems *pm, ms_erro
     sqlite3_bind_int64(st, 2, after);
     size_t cap = 0;
     ms_status code = MS_OK;
-    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (pm->n == cap) {
-            mem_text *g = realloc(pm->v, (cap = cap ? 2 * cap : 64) * sizeof *g);
-            if (!g) {
-                code = ms_fail(err, MS_NOMEM, "out of memory");
-                break;
-            }
-            pm->v = g;
-        }
-        mem_text *m = &pm->v[pm->n++];
-        memset(m, 0, sizeof *m);
-        m->rid = sqlite3_column_int64(st, 0);
-        m->ts = sqlite3_column_int64(st, 1);
-        m->content = store_col_text(st, 2);
-        m->speaker = store_col_text(st, 3);
-        if (!m->content)
-            code = ms_fail(err, MS_NOMEM, "out of memory");
-    }
+    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        code = keep_if_cued(st, pm, &cap, err);
     if (!code && rc != SQLITE_DONE)
         code = store_sql_fail(s, rc, what, err);
     sqlite3_finalize(st);
-    if (code)
+    if (code || !pm->n)
         return code;
     rc = sqlite3_prepare_v2(s->db,
-                            "SELECT l.rid, e.norm FROM memory_entities l JOIN entities e"
-                            " ON e.eid=l.eid WHERE e.profile=?1 AND l.rid > ?2",
+                            "SELECT e.norm FROM memory_entities l JOIN entities e"
+                            " ON e.eid=l.eid WHERE l.rid=?1 AND e.profile=?2 ORDER BY e.norm",
                             -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, what, err);
-    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, after);
-    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        mem_text *m = find_mem(pm, sqlite3_column_int64(st, 0));
-        if (!m)
-            continue;
-        char **g = realloc(m->ents, (m->n_ents + 1) * sizeof *g);
-        if (!g || !(g[m->n_ents] = store_col_text(st, 1))) {
-            if (g)
-                m->ents = g;
-            code = ms_fail(err, MS_NOMEM, "out of memory");
-            break;
-        }
-        m->ents = g;
-        m->n_ents++;
-    }
-    if (!code && rc != SQLITE_DONE)
-        code = store_sql_fail(s, rc, what, err);
+    sqlite3_bind_text(st, 2, s->profile, -1, SQLITE_STATIC);
+    for (size_t i = 0; !code && i < pm->n; i++)
+        code = read_entities_of(s, st, &pm->v[i], err);
     sqlite3_finalize(st);
     return code;
 }

@@ -359,19 +359,26 @@ int store_vec_codes(const void *blob, size_t len, int dim, int8_t *q, store_qvec
 
 ms_status store_scan_qvectors(store *s, store_qvec_fn fn, void *ctx, ms_error *err)
 {
+    return store_scan_qvectors_after(s, INT64_MIN, fn, ctx, err);
+}
+
+ms_status store_scan_qvectors_after(store *s, int64_t after, store_qvec_fn fn, void *ctx,
+                                    ms_error *err)
+{
     int only = 0;
     ms_status code = store_only_profile(s, &only, err);
     if (code)
         return code;
-    const char *sql = only ? "SELECT rid, vec FROM vectors ORDER BY rid"
+    const char *sql = only ? "SELECT rid, vec FROM vectors WHERE rid > ?2 ORDER BY rid"
                            : "SELECT v.rid, v.vec FROM vectors v"
-                             " CROSS JOIN memories m ON m.rid=v.rid WHERE m.profile=?1"
-                             " ORDER BY v.rid";
+                             " CROSS JOIN memories m ON m.rid=v.rid WHERE v.rid > ?2"
+                             " AND m.profile=?1 ORDER BY v.rid";
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "reading vectors", err);
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, after);
     int dim = s->embedder_dim;
     int8_t q[STORE_DIM_MAX];
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -46,6 +46,8 @@ static int64_t list_total(view_model *vm)
     view_list *l = &vm->list;
     if (l->total >= 0)
         return l->total;
+    if (l->o.eid <= 0 && vm->memories >= 0) /* the whole profile: the snapshot counted it */
+        return l->total = vm->memories;
     ms_error err;
     ms_error_clear(&err);
     if (store_list_count(vm->st, &l->o, &l->total, &err)) {

@@ -1,0 +1,527 @@
+/* snapgrow.c - a snapshot extended by the memories appended since it was
+ * made, instead of one read again from every table.
+ *
+ * When every transaction since the base snapshot's generation only
+ * appended memories (store_key.rewritten), the rows it holds are as they
+ * were, and what the tables hold beyond them is: the memories, vectors and
+ * entity links of the rids past the base's last, entities past the base's
+ * last (checked: the base's are the first, unchanged), and what is read
+ * whole anyway because it is small (relations, the count of every
+ * profile, whether there are edges). The result is the snapshot
+ * snapshot_load would read, array for array: the same session numbers
+ * (a new memory of an old session takes that session's number, found by
+ * the session's first memory), speakers, entity lists in rid order, int8
+ * blocks and their maxima. */
+#include "engine_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A new memory as read, until the arrays are made. */
+typedef struct new_row {
+    int64_t rid, when, created;
+    int32_t session;
+    char *speaker; /* match form, owned; NULL when none */
+    uint8_t pinned, sup_by;
+    double trust, confidence;
+    char *sup_text; /* owned; NULL when not superseded */
+} new_row;
+
+/* Session names seen among the new rows and their numbers. */
+typedef struct sess_seen {
+    char **name;
+    int32_t *id;
+    size_t n, cap;
+} sess_seen;
+
+typedef struct grow_ctx {
+    store *s;
+    const snapshot *old;
+    new_row *v;
+    size_t n, cap;
+    sess_seen sess;
+    int32_t next_session; /* the number a session new to the profile gets */
+    ms_status st;
+    ms_error *err;
+} grow_ctx;
+
+static int32_t session_of(grow_ctx *c, const char *name)
+{
+    for (size_t k = c->sess.n; k-- > 0;) /* new rows come in sessions: the latest first */
+        if (strcmp(c->sess.name[k], name) == 0)
+            return c->sess.id[k];
+    int64_t first = 0;
+    if ((c->st = store_session_first(c->s, name, &first, c->err)))
+        return -2;
+    long i = first ? snapshot_find(c->old, first) : -1;
+    int32_t id = i >= 0 ? c->old->session[i] : c->next_session++;
+    if (c->sess.n == c->sess.cap) {
+        size_t cap = c->sess.cap ? 2 * c->sess.cap : 64;
+        char **nm = realloc(c->sess.name, cap * sizeof *nm);
+        if (nm)
+            c->sess.name = nm;
+        int32_t *ids = realloc(c->sess.id, cap * sizeof *ids);
+        if (ids)
+            c->sess.id = ids;
+        if (!nm || !ids)
+            return -2;
+        c->sess.cap = cap;
+    }
+    if (!(c->sess.name[c->sess.n] = strdup(name)))
+        return -2;
+    c->sess.id[c->sess.n++] = id;
+    return id;
+}
+
+static char *speaker_norm(const char *speaker)
+{
+    size_t n = strlen(speaker), cap = 4 * n + 8;
+    char *norm = malloc(cap);
+    if (norm)
+        store_entity_norm(speaker, n, norm, cap);
+    return norm;
+}
+
+static int sup_text_of(const store_meta *m, char **out)
+{
+    *out = NULL;
+    if (!m->superseded)
+        return 0;
+    char at[32], text[STORE_ID_MAX + 64];
+    if (m->superseded_ts != STORE_TS_NONE)
+        store_format_time(m->superseded_ts, at, sizeof at);
+    store_supersession_text(m->superseded_by, m->superseded_ts != STORE_TS_NONE ? at : NULL, text,
+                            sizeof text);
+    return (*out = strdup(text)) ? 0 : -1;
+}
+
+static int read_row(void *p, const store_meta *m)
+{
+    grow_ctx *c = p;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 1024;
+        new_row *g = realloc(c->v, cap * sizeof *g);
+        if (!g)
+            goto oom;
+        c->v = g;
+        c->cap = cap;
+    }
+    new_row *r = &c->v[c->n];
+    memset(r, 0, sizeof *r);
+    r->rid = m->rid;
+    r->created = m->created_ts;
+    r->when = m->event_ts != STORE_TS_NONE ? m->event_ts : m->created_ts;
+    r->session = m->session ? session_of(c, m->session) : -1;
+    r->pinned = m->pinned != 0;
+    r->trust = m->trust_alpha / (m->trust_alpha + m->trust_beta); /* as snapshot.c */
+    r->confidence = m->memory_confidence;
+    r->sup_by = m->superseded_by != NULL;
+    c->n++; /* owns what it holds from here */
+    if (r->session == -2 ||
+        (m->speaker && *m->speaker && !(r->speaker = speaker_norm(m->speaker))) ||
+        sup_text_of(m, &r->sup_text))
+        goto oom;
+    return 0;
+oom:
+    if (!c->st)
+        c->st = ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
+    return 1;
+}
+
+static void grow_ctx_free(grow_ctx *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->v[i].speaker);
+        free(c->v[i].sup_text);
+    }
+    free(c->v);
+    for (size_t k = 0; k < c->sess.n; k++)
+        free(c->sess.name[k]);
+    free(c->sess.name);
+    free(c->sess.id);
+}
+
+/* ---- the memories' arrays -------------------------------------------------- */
+
+static void *join(const void *a, size_t na, size_t extra, size_t size)
+{
+    void *p = malloc((na + extra + 1) * size);
+    if (p && na)
+        memcpy(p, a, na * size);
+    return p;
+}
+
+static ms_status grow_memories(snapshot *sn, const snapshot *old, grow_ctx *c)
+{
+    size_t n0 = old->n, n = n0 + c->n;
+    sn->n = n;
+    sn->rid = join(old->rid, n0, c->n, sizeof *sn->rid);
+    sn->when = join(old->when, n0, c->n, sizeof *sn->when);
+    sn->created = join(old->created, n0, c->n, sizeof *sn->created);
+    sn->session = join(old->session, n0, c->n, sizeof *sn->session);
+    sn->pinned = join(old->pinned, n0, c->n, 1);
+    sn->trust = join(old->trust, n0, c->n, sizeof *sn->trust);
+    sn->confidence = join(old->confidence, n0, c->n, sizeof *sn->confidence);
+    if (!sn->rid || !sn->when || !sn->created || !sn->session || !sn->pinned || !sn->trust ||
+        !sn->confidence)
+        return ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
+    for (size_t k = 0; k < c->n; k++) {
+        const new_row *r = &c->v[k];
+        sn->rid[n0 + k] = r->rid;
+        sn->when[n0 + k] = r->when;
+        sn->created[n0 + k] = r->created;
+        sn->session[n0 + k] = r->session;
+        sn->pinned[n0 + k] = r->pinned;
+        sn->trust[n0 + k] = r->trust;
+        sn->confidence[n0 + k] = r->confidence;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || sn->when[i] > sn->newest)
+            sn->newest = sn->when[i];
+        if (i == 0 || sn->created[i] > sn->newest_created)
+            sn->newest_created = sn->created[i];
+    }
+    snapshot_index_rids(sn);
+    return MS_OK;
+}
+
+static ms_status grow_superseded(snapshot *sn, const snapshot *old, grow_ctx *c)
+{
+    size_t k = old->n_sup;
+    for (size_t i = 0; i < c->n; i++)
+        k += c->v[i].sup_text != NULL;
+    if (!k)
+        return MS_OK;
+    sn->sup_idx = malloc(k * sizeof *sn->sup_idx);
+    sn->sup_text = calloc(k, sizeof *sn->sup_text);
+    sn->sup_by = malloc(k);
+    if (!sn->sup_idx || !sn->sup_text || !sn->sup_by)
+        return ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
+    for (size_t j = 0; j < old->n_sup; j++, sn->n_sup++) {
+        sn->sup_idx[j] = old->sup_idx[j];
+        sn->sup_by[j] = old->sup_by[j];
+        if (!(sn->sup_text[j] = strdup(old->sup_text[j])))
+            return ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
+    }
+    for (size_t i = 0; i < c->n; i++)
+        if (c->v[i].sup_text) {
+            sn->sup_idx[sn->n_sup] = (uint32_t)(old->n + i);
+            sn->sup_by[sn->n_sup] = c->v[i].sup_by;
+            sn->sup_text[sn->n_sup++] = c->v[i].sup_text;
+            c->v[i].sup_text = NULL;
+        }
+    return MS_OK;
+}
+
+/* ---- vectors --------------------------------------------------------------- */
+
+static int put_vector(void *p, const store_qvec *v, int dim)
+{
+    snapshot *sn = p;
+    long i = snapshot_find(sn, v->rid);
+    if (i < 0 || dim != sn->dim)
+        return 0;
+    vectors_put(sn, (size_t)i, v);
+    sn->has_vec[i] = 1;
+    sn->n_vec++;
+    return 0;
+}
+
+/* Memory i of old's int8 form put again into sn (the block it shares with
+ * new memories is staged whole). */
+static void put_again(snapshot *sn, const snapshot *old, size_t i)
+{
+    int8_t q[STORE_DIM_MAX];
+    for (int d = 0; d < old->dim; d++)
+        q[d] = vectors_code_at(old, i, d);
+    store_qvec v = {old->rid[i], q, old->q_scale[i], old->q_resid[i], old->q_norm[i]};
+    vectors_put(sn, i, &v);
+}
+
+/* The int8 forms: old's whole blocks copied, its last block put again with
+ * the new memories' forms read after it. *same 0 when the store's embedder
+ * is not old's (then nothing can be kept). */
+static ms_status grow_vectors(store *s, snapshot *sn, const snapshot *old, int *same, ms_error *err)
+{
+    const char *id;
+    int dim;
+    store_embedder(s, &id, &dim, err);
+    *same = (!id && !old->dim) ||
+            (id && old->dim == dim && old->vec_embedder && strcmp(id, old->vec_embedder) == 0);
+    sn->has_vec = calloc(sn->n + 1, 1);
+    if (!sn->has_vec)
+        return ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
+    if (!*same || !old->dim)
+        return MS_OK;
+    sn->dim = dim;
+    sn->s = s;
+    size_t len = strlen(id) + 128;
+    sn->vec_embedder = strdup(id);
+    if ((sn->vec_note = malloc(len)))
+        snprintf(sn->vec_note, len,
+                 "store vectors from %s, %d-d; no query embedder for that model - see "
+                 "docs/EMBEDDERS.md",
+                 id, dim);
+    sn->exact = vcache_new(dim, sn->n);
+    if (vectors_alloc(sn, sn->n, dim) || !sn->exact || !sn->vec_embedder || !sn->vec_note)
+        return ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
+    size_t whole = old->n / VEC_BLOCK; /* blocks of old's that stay as they are */
+    size_t bytes = whole * (size_t)dim * VEC_BLOCK;
+    memcpy(sn->qv, old->qv, bytes);
+    memcpy(sn->blk_max, old->blk_max, 3 * whole * sizeof *sn->blk_max);
+    memcpy(sn->q_scale, old->q_scale, old->n * sizeof *sn->q_scale);
+    memcpy(sn->q_resid, old->q_resid, old->n * sizeof *sn->q_resid);
+    memcpy(sn->q_norm, old->q_norm, old->n * sizeof *sn->q_norm);
+    memcpy(sn->has_vec, old->has_vec, old->n);
+    sn->n_vec = old->n_vec;
+    for (size_t i = whole * VEC_BLOCK; i < old->n; i++)
+        if (old->has_vec[i])
+            put_again(sn, old, i);
+    ms_status st = store_scan_qvectors_after(s, old->rid[old->n - 1], put_vector, sn, err);
+    vectors_done(sn);
+    return st;
+}
+
+/* ---- entities and their links ---------------------------------------------- */
+
+typedef struct ent_read {
+    const snapshot *old;
+    int64_t *eid; /* [n] in eid order */
+    char **norm;  /* [n] owned */
+    uint8_t *kind;
+    size_t n, cap;
+    int differ, oom;
+} ent_read;
+
+static int read_entity(void *p, const store_entity *e)
+{
+    ent_read *r = p;
+    const char *norm = e->norm ? e->norm : "";
+    if (r->n < r->old->n_ent &&
+        (strcmp(norm, r->old->ent_norm[r->n]) != 0 || e->kind != r->old->ent_kind[r->n])) {
+        r->differ = 1; /* not the entities the base was made with */
+        return 1;
+    }
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 256;
+        int64_t *eid = realloc(r->eid, cap * sizeof *eid);
+        if (eid)
+            r->eid = eid;
+        char **nm = realloc(r->norm, cap * sizeof *nm);
+        if (nm)
+            r->norm = nm;
+        uint8_t *kind = realloc(r->kind, cap);
+        if (kind)
+            r->kind = kind;
+        if (!eid || !nm || !kind) {
+            r->oom = 1;
+            return 1;
+        }
+        r->cap = cap;
+    }
+    if (!(r->norm[r->n] = strdup(norm))) {
+        r->oom = 1;
+        return 1;
+    }
+    r->eid[r->n] = e->eid;
+    r->kind[r->n++] = (uint8_t)e->kind;
+    return 0;
+}
+
+typedef struct link_read {
+    const snapshot *sn;
+    const int64_t *eid;
+    size_t n_ent;
+    uint32_t *mem, *ent; /* [n] pairs in rid, eid order */
+    size_t n, cap;
+    int oom;
+} link_read;
+
+static long eid_index(const int64_t *eids, size_t n, int64_t eid)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (eids[mid] < eid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && eids[lo] == eid ? (long)lo : -1;
+}
+
+static int read_link(void *p, int64_t rid, int64_t eid)
+{
+    link_read *l = p;
+    long m = snapshot_find(l->sn, rid), e = eid_index(l->eid, l->n_ent, eid);
+    if (m < 0 || e < 0)
+        return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 1024;
+        uint32_t *mem = realloc(l->mem, cap * sizeof *mem);
+        if (mem)
+            l->mem = mem;
+        uint32_t *ent = realloc(l->ent, cap * sizeof *ent);
+        if (ent)
+            l->ent = ent;
+        if (!mem || !ent) {
+            l->oom = 1;
+            return 1;
+        }
+        l->cap = cap;
+    }
+    l->mem[l->n] = (uint32_t)m;
+    l->ent[l->n++] = (uint32_t)e;
+    return 0;
+}
+
+/* memory -> entities: old's lists, then the new memories' (their pairs come
+ * in rid, eid order). */
+static int grow_mem_lists(snapshot *sn, const snapshot *old, const link_read *l)
+{
+    size_t n0 = old->n, have = old->me_off[n0];
+    sn->me_off = malloc((sn->n + 1) * sizeof *sn->me_off);
+    sn->me_ent = malloc((have + l->n + 1) * sizeof *sn->me_ent);
+    if (!sn->me_off || !sn->me_ent)
+        return -1;
+    memcpy(sn->me_off, old->me_off, (n0 + 1) * sizeof *sn->me_off);
+    memcpy(sn->me_ent, old->me_ent, have * sizeof *sn->me_ent);
+    size_t k = 0;
+    for (size_t i = n0; i < sn->n; i++) {
+        for (; k < l->n && l->mem[k] == i; k++)
+            sn->me_ent[have + k] = l->ent[k];
+        sn->me_off[i + 1] = (uint32_t)(have + k);
+    }
+    return 0;
+}
+
+/* entity -> memories: each entity's old list, then its new memories
+ * (ascending, as the new pairs are). */
+static int grow_ent_lists(snapshot *sn, const snapshot *old, const link_read *l)
+{
+    size_t ne = sn->n_ent;
+    sn->em_off = calloc(ne + 1, sizeof *sn->em_off);
+    sn->em_mem = malloc((old->em_off[old->n_ent] + l->n + 1) * sizeof *sn->em_mem);
+    uint32_t *fill = calloc(ne + 1, sizeof *fill);
+    if (!sn->em_off || !sn->em_mem || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (size_t k = 0; k < l->n; k++)
+        fill[l->ent[k]]++; /* new memories of each entity */
+    for (size_t e = 0; e < ne; e++) {
+        uint32_t had = e < old->n_ent ? old->em_off[e + 1] - old->em_off[e] : 0;
+        sn->em_off[e + 1] = sn->em_off[e] + had + fill[e];
+        if (had)
+            memcpy(sn->em_mem + sn->em_off[e], old->em_mem + old->em_off[e], had * sizeof *fill);
+        fill[e] = sn->em_off[e] + had; /* where its new ones go */
+    }
+    for (size_t k = 0; k < l->n; k++)
+        sn->em_mem[fill[l->ent[k]]++] = l->mem[k];
+    free(fill);
+    return 0;
+}
+
+/* The speakers of the new memories as entities; their entities flagged. */
+static void grow_speakers(snapshot *sn, const snapshot *old, const grow_ctx *c)
+{
+    memcpy(sn->speaker_ent, old->speaker_ent, old->n * sizeof *sn->speaker_ent);
+    memcpy(sn->ent_speaker, old->ent_speaker, old->n_ent);
+    for (size_t k = 0; k < c->n; k++) {
+        long e = c->v[k].speaker ? snapshot_entity(sn, c->v[k].speaker) : -1;
+        sn->speaker_ent[old->n + k] = (int32_t)e;
+        if (e >= 0)
+            sn->ent_speaker[e] = 1;
+    }
+}
+
+/* Entities (*same 0 when the base's are not the first of the store's),
+ * links, lists and speakers. */
+static ms_status grow_entities(store *s, snapshot *sn, const snapshot *old, const grow_ctx *c,
+                               int *same, ms_error *err)
+{
+    ent_read r = {.old = old};
+    ms_status st = store_scan_entities(s, read_entity, &r, err);
+    *same = !r.differ && r.n >= old->n_ent;
+    if (!st && r.oom)
+        st = ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
+    sn->n_ent = r.n;
+    sn->ent_norm = r.norm ? r.norm : calloc(1, sizeof *sn->ent_norm);
+    sn->ent_kind = r.kind ? r.kind : calloc(1, 1);
+    if (!sn->ent_norm || !sn->ent_kind) {
+        if (!r.norm) /* else they are sn's now, and r.n of them */
+            sn->n_ent = 0;
+        free(r.eid);
+        return ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
+    }
+    link_read l = {.sn = sn, .eid = r.eid, .n_ent = r.n};
+    if (!st && *same)
+        st = store_scan_links_after(s, old->rid[old->n - 1], read_link, &l, err);
+    if (!st && *same && l.oom)
+        st = ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
+    if (!st && *same && (grow_mem_lists(sn, old, &l) || grow_ent_lists(sn, old, &l)))
+        st = ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
+    free(l.mem);
+    free(l.ent);
+    free(r.eid);
+    if (!st && *same)
+        st = snapshot_map_entities(sn, err);
+    sn->speaker_ent = malloc((sn->n + 1) * sizeof *sn->speaker_ent);
+    sn->ent_speaker = calloc(sn->n_ent + 1, 1);
+    if (!st && (!sn->speaker_ent || !sn->ent_speaker))
+        st = ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
+    if (!st && *same)
+        grow_speakers(sn, old, c);
+    return st;
+}
+
+/* ---- the whole ------------------------------------------------------------- */
+
+static int32_t sessions_of(const snapshot *old)
+{
+    int32_t next = 0;
+    for (size_t i = 0; i < old->n; i++)
+        if (old->session[i] >= next)
+            next = old->session[i] + 1;
+    return next;
+}
+
+ms_status snapshot_grow(store *s, const snapshot *old, snapshot **out, ms_error *err)
+{
+    *out = NULL;
+    if (old->n == 0)
+        return MS_OK; /* nothing to keep */
+    grow_ctx c = {.s = s, .old = old, .next_session = sessions_of(old), .err = err};
+    ms_status st = store_scan_meta_after(s, old->rid[old->n - 1], read_row, &c, err);
+    if (!st)
+        st = c.st;
+    snapshot *sn = st ? NULL : calloc(1, sizeof *sn);
+    if (!st && (!sn || !(sn->lazy = calloc(1, sizeof *sn->lazy))))
+        st = ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
+    int same = 1;
+    if (!st) {
+        snprintf(sn->profile, sizeof sn->profile, "%s", store_profile(s));
+        sn->data_version = store_data_version(s);
+        sn->s = s;
+        st = grow_memories(sn, old, &c);
+    }
+    if (!st)
+        st = grow_superseded(sn, old, &c);
+    if (!st)
+        st = store_total(s, &sn->n_all, err);
+    if (!st)
+        st = grow_vectors(s, sn, old, &same, err);
+    if (!st && same)
+        st = store_has_edges(s, &sn->has_edges, err);
+    if (!st && same)
+        st = snapshot_load_successors(s, sn, err);
+    if (!st && same)
+        st = grow_entities(s, sn, old, &c, &same, err);
+    grow_ctx_free(&c);
+    if (st || !same) {
+        snapshot_free(sn);
+        return st;
+    }
+    *out = sn;
+    return MS_OK;
+}

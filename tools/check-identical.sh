@@ -93,7 +93,7 @@ digest_store() { # digest_store DB OUT
         "SELECT eid, profile, name, norm, kind FROM entities ORDER BY eid" \
         "SELECT rid, eid, given FROM memory_entities ORDER BY rid, eid" \
         "SELECT src, dst, type, weight FROM edges ORDER BY src, dst, type" \
-        "SELECT key, value FROM meta WHERE key NOT IN ('store_uid', 'generation') ORDER BY key"; do
+        "SELECT key, value FROM meta WHERE key NOT IN ('store_uid', 'generation', 'rewritten') ORDER BY key"; do
         printf '%s  %s\n' "$(sqlite3 "$1" "$q" | md5sum | cut -d' ' -f1)" "$(echo "$q" | cut -c1-50)"
     done >"$2"
     printf '%s  %s\n' "$(dense_vectors "$1" | md5sum | cut -d' ' -f1)" "vectors, dense" >>"$2"

@@ -334,12 +334,23 @@ static void test_columns(void)
         strcat(all, "\n");
     }
     int every = 1;
+    char ek[64], eh[512];
 #define CHECK_HELP(id, section, keys, help, ...)                                                   \
-    if (!all || !strstr(all, help) || !strstr(all, keys))                                          \
+    keytext_expand(keys, ek, sizeof ek);                                                           \
+    keytext_expand(help, eh, sizeof eh);                                                           \
+    if (!all || !strstr(all, eh) || !strstr(all, ek))                                              \
         every = 0;
     ACTIONS(CHECK_HELP)
 #undef CHECK_HELP
     ok(every, "the help lists every action of the table with its keys");
+    char names[256] = "", range[32];
+    for (int ch = 0; ch < CH_COUNT; ch++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", ch ? " " : "",
+                 engine_channel_name(ch));
+    snprintf(range, sizeof range, "1-%d", CH_COUNT);
+    ok(all && strstr(all, range) && strstr(all, names) && !strstr(all, "#N") &&
+           !strstr(all, "#CHANNELS"),
+       "the channel keys' help follows the engine's channels: %s (%s)", range, names);
     ok(all && strstr(all, "Relevance") && strstr(all, "not an answer probability"),
        "the help explains the columns");
     free(all);

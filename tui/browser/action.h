@@ -6,7 +6,10 @@
  *   _(ID, SECTION, "keys as shown", "what it does", key codes...)
  *
  * The handler of action ID is view_act.c's act_ID; key codes use curses'
- * KEY_* names, which are only expanded where curses is included. While the
+ * KEY_* names, which are only expanded where curses is included. In the
+ * keys and the text, #N stands for the engine's channel count and #CHANNELS
+ * for their names in order (keytext.h), so a sixth channel shows;
+ * the digits past the count do nothing. While the
  * query line has the focus, the line editor takes printable characters and
  * its own editing keys (EDIT_KEYS) first. */
 #ifndef MS_ACTION_H
@@ -37,10 +40,8 @@
     _(WI_CHANNEL, "What-if", "w", "choose the channel that + and - change", 'w')                   \
     _(WI_MORE, "What-if", "+", "raise that channel's weight by 0.25", '+', '=')                    \
     _(WI_LESS, "What-if", "-", "lower that channel's weight by 0.25", '-')                         \
-    _(WI_TOGGLE, "What-if", "1-5",                                                                 \
-      "switch channel 1-5 off or on (semantic bm25 temporal "                                      \
-      "hopfield spreading)",                                                                       \
-      '1', '2', '3', '4', '5')                                                                     \
+    _(WI_TOGGLE, "What-if", "1-#N", "switch channel 1-#N off or on (#CHANNELS)", '1', '2', '3',    \
+      '4', '5', '6', '7', '8', '9')                                                                \
     _(WI_K_LESS, "What-if", "[", "RRF k minus 5", '[')                                             \
     _(WI_K_MORE, "What-if", "]", "RRF k plus 5", ']')                                              \
     _(WI_FLOOR, "What-if", "f", "evidence floor off or on", 'f')                                   \

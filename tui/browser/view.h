@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "tui/browser/action.h"
+#include "tui/browser/keytext.h"
 #include "engine/engine.h"
 #include "tui/browser/ledit.h"
 #include "tui/present/theme.h"

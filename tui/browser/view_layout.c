@@ -355,7 +355,7 @@ static const struct view_hint {
     {2, "Enter open"},
     {2, "p pin"},
     {2, "y x u"},
-    {4, "w + - 1-5 [ ] f what-if"},
+    {4, "w + - 1-#N [ ] f what-if"},
     {4, "0 reset"},
     {0, "T tour"},
     {0, "q quit"},
@@ -370,8 +370,11 @@ static void view_hints(const view_model *vm, vrow *l, int cols)
             vrow_add(l, ROLE_legend,
                      vfmt_ascii ? " Down picks a row for y x u;" : " ↓ picks a row for y x u;");
         for (size_t i = 0; i < sizeof view_hint_list / sizeof *view_hint_list; i++)
-            if (view_hint_list[i].level <= level)
-                vrow_addf(l, ROLE_legend, " %s ", view_hint_list[i].text);
+            if (view_hint_list[i].level <= level) {
+                char hint[64];
+                keytext_expand(view_hint_list[i].text, hint, sizeof hint);
+                vrow_addf(l, ROLE_legend, " %s ", hint);
+            }
         if (!l->cut && l->w <= cols)
             return;
     }

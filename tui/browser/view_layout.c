@@ -207,11 +207,37 @@ void view_wrap_into(vlist *list, int role, const char *text)
     vfmt_wrap(text, list->width - 2, view_wrap_row, &w);
 }
 
-static int view_caption(view_model *vm, view_screen *s, int y, int max)
+/* Where text's last sentence starts (just after the ". " before it), or
+ * NULL when the title and one sentence are all there is. */
+static char *view_caption_cut(char *text)
 {
+    char *end = NULL;
+    int sentences = 0;
+    for (char *p = text; (p = strstr(p, ". ")) != NULL; p += 2) {
+        end = p + 1;
+        sentences++;
+    }
+    return sentences >= 2 ? end : NULL;
+}
+
+/* The tour's caption, wrapped: whole sentences only. When it does not fit
+ * in max rows, its last sentences go (the title and the first one, the
+ * step's claim, always stay, on more rows if need be, up to most). */
+static int view_caption(view_model *vm, view_screen *s, int y, int max, int most)
+{
+    char text[sizeof vm->caption];
+    snprintf(text, sizeof text, "%s", vm->caption);
     vlist list = {.width = s->cols};
-    view_wrap_into(&list, ROLE_tour_caption, vm->caption);
-    int n = list.n < max ? list.n : max;
+    view_wrap_into(&list, ROLE_tour_caption, text);
+    char *cut;
+    while (list.n > max && (cut = view_caption_cut(text)) != NULL) {
+        *cut = '\0';
+        vlist_free(&list);
+        list = (vlist){.width = s->cols};
+        view_wrap_into(&list, ROLE_tour_caption, text);
+    }
+    int room = max > most ? max : most;
+    int n = list.n < room ? list.n : room;
     view_put_list(vm, s, &list, 0, y, n);
     vlist_free(&list);
     return n;
@@ -424,7 +450,7 @@ int view_layout(view_model *vm, int cols, int rows, view_screen *s)
     y++;
     vrow_add(&s->lines[y++], ROLE_legend, legend_text);
     if (vm->caption[0])
-        y += view_caption(vm, s, y, rows / 4);
+        y += view_caption(vm, s, y, rows / 4, bottom - y - 4);
     if (view_whatif_active(vm))
         view_whatif_line(vm, &s->lines[y++]);
     view_current(vm)->draw(vm, s, y, bottom);

@@ -327,6 +327,61 @@ keys C-c
 wait_rc >/dev/null
 is "$(sha "$T/e.db")" "$before_e" "the store's bytes after a bad and an empty edit are the same"
 
+# ---- an undone delete puts back every row: relations, edges, entities, feedback, pin -------
+
+# rows DB: every row of the store's tables but the text index's own and meta
+# (whose generation counts commits), in a fixed order.
+rows() {
+    sqlite3 "$1" "SELECT * FROM memories ORDER BY rid; SELECT * FROM entities ORDER BY eid;
+        SELECT * FROM memory_entities ORDER BY rid, eid; SELECT * FROM edges ORDER BY src, dst, type;
+        SELECT * FROM relations ORDER BY src, dst, kind; SELECT * FROM feedback ORDER BY fid;
+        SELECT rid, hex(vec) FROM vectors ORDER BY rid;"
+}
+QK="Marcus told the board Kestrel is slipping"
+for size in "80 24" "120 36"; do
+    read -r cols rows_ <<<"$size"
+    at="${cols}x$rows_"
+    D="$T/undel-$cols.db"
+    cp "$DB" "$D"
+    # m0129 sits mid-session, supersedes m0056 and m0057 and is superseded by m0180
+    # (found relations, which leave the older memories' fields alone); give it a
+    # judgement and a pin too
+    "$MEMSCOPE" feedback --db "$D" --query "$QK" m0129 + >/dev/null
+    sqlite3 "$D" "UPDATE memories SET pinned=1 WHERE id='m0129'"
+    top=$("$MEMSCOPE" recall --db "$D" --json "$QK" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["id"])')
+    is "$top" m0129 "$at: the query finds m0129 first"
+    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$D"
+    wait_for "Query ▸"
+    type_text "$QK"
+    keys Enter
+    wait_for "Trace of m0129"
+    keys Down Up '!'
+    wait_for "Contradicts id [reason] ▸"
+    type_text "m0013 not what the board heard"
+    keys Enter
+    wait_for "recorded: m0129 contradicts m0013"
+    before_rows=$(rows "$D")
+    n_rel=$(sqlite3 "$D" "SELECT count(*) FROM relations WHERE src=129 OR dst=129")
+    n_edge=$(sqlite3 "$D" "SELECT count(*) FROM edges WHERE src=129 OR dst=129")
+    ok $([ "$n_rel" -ge 4 ] && [ "$n_edge" -ge 4 ]; echo $?) "$at: m0129 has $n_rel relations and $n_edge edges"
+    keys d
+    wait_for "Delete? y/N"
+    keys y
+    wait_for "deleted m0129; u brings it back"
+    is "$(sqlite3 "$D" "SELECT count(*) FROM relations WHERE src=129 OR dst=129")/$(sqlite3 "$D" "SELECT count(*) FROM feedback WHERE rid=129")" \
+        "0/0" "$at: the delete took its relations and feedback"
+    keys u
+    wait_for "undone: m0129 is back as it was before the delete"
+    ok $? "$at: u brings it back"
+    is "$(rows "$D")" "$before_rows" "$at: every row is as before the delete (memory, entities, links, edges, relations, feedback, vector)"
+    keys C-c
+    wait_rc >/dev/null
+    sqlite3 "$D" "INSERT INTO memories_fts(memories_fts, rank) VALUES('integrity-check', 1)" 2>"$T/fts.err"
+    ok $? "$at: the text index agrees with the memories"
+    is "$("$MEMSCOPE" recall --db "$D" --json "$QK" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["id"])')" \
+        m0129 "$at: and recall finds it first again"
+done
+
 # ---- supersedes and contradicts: recorded, shown on the row, trace and detail, undone -------
 
 cp "$DB" "$T/rel.db"

@@ -80,13 +80,12 @@ typedef struct view_undo {
     char *query;               /* UNDO_FEEDBACK: the query judged (owned) */
     store_feedback before;     /* UNDO_FEEDBACK: the judgement before (owned strings) */
     int had;                   /* UNDO_FEEDBACK: there was one */
-    store_memory mem;          /* UNDO_EDIT, UNDO_DELETE: the memory before (owned) */
-    store_feedback *fb;        /* UNDO_DELETE: its judgements, which went with it (owned) */
-    size_t n_fb;
-    int64_t other;      /* UNDO_RELATION: the memory at the other end */
-    int rel_kind;       /* UNDO_RELATION: store_rel_kind */
-    store_relation was; /* UNDO_RELATION: the relation of that kind before (owned) */
-    int had_rel;        /* UNDO_RELATION: there was one */
+    store_memory mem;          /* UNDO_EDIT: the memory before (owned) */
+    store_removed *removed;    /* UNDO_DELETE: every row the delete took (owned) */
+    int64_t other;             /* UNDO_RELATION: the memory at the other end */
+    int rel_kind;              /* UNDO_RELATION: store_rel_kind */
+    store_relation was;        /* UNDO_RELATION: the relation of that kind before (owned) */
+    int had_rel;               /* UNDO_RELATION: there was one */
 } view_undo;
 #define VIEW_UNDO_MAX 64 /* writes remembered; older ones can no longer be undone */
 
@@ -294,8 +293,9 @@ int view_feedback_toggle(view_model *vm, int label);
 int view_undo_last(view_model *vm);
 
 /* Ask to delete the selected memory (PROMPT_CONFIRM), and the answer: y
- * deletes it in one transaction (undo puts it back with its judgements),
- * anything else keeps it. VIEW_* flags. */
+ * deletes it in one transaction (undo puts it back as it was, at its rid,
+ * with its relations, edges, judgements and pin: store_undelete), anything
+ * else keeps it. VIEW_* flags. */
 int view_delete_ask(view_model *vm);
 int view_delete_answer(view_model *vm, int yes);
 

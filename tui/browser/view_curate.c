@@ -40,7 +40,7 @@ static void view_undo_entry_free(view_undo *u)
     free(u->query);
     store_feedback_clear(&u->before);
     store_memory_clear(&u->mem);
-    store_feedback_free(u->fb, u->n_fb);
+    store_removed_free(u->removed);
     free(u->was.other_id);
     free(u->was.reason);
     memset(u, 0, sizeof *u);
@@ -161,29 +161,8 @@ int view_delete_ask(view_model *vm)
 
 static ms_status view_delete_write(view_model *vm, void *ctx, ms_error *err)
 {
-    (void)ctx;
-    return store_delete(vm->st, vm->edit_id, err);
-}
-
-/* The judgements of rid (they go with a deleted memory). */
-static ms_status view_feedback_of_rid(view_model *vm, int64_t rid, view_undo *u, ms_error *err)
-{
-    store_feedback *all = NULL;
-    size_t n = 0, k = 0;
-    ms_status st = store_feedback_all(vm->st, &all, &n, err);
-    if (st)
-        return st;
-    for (size_t i = 0; i < n; i++) {
-        if (all[i].rid != rid) {
-            free(all[i].query);
-            free(all[i].query_type);
-            continue;
-        }
-        all[k++] = all[i];
-    }
-    u->fb = all;
-    u->n_fb = k;
-    return MS_OK;
+    view_undo *u = ctx;
+    return store_delete_saving(vm->st, vm->edit_id, &u->removed, err);
 }
 
 int view_delete_answer(view_model *vm, int yes)
@@ -198,17 +177,18 @@ int view_delete_answer(view_model *vm, int yes)
     view_undo *u = view_undo_push(vm);
     u->kind = UNDO_DELETE;
     snprintf(u->id, sizeof u->id, "%s", vm->edit_id);
-    ms_status st = store_get_for_put(vm->st, vm->edit_id, &u->mem, &err);
-    if (!st)
-        st = view_feedback_of_rid(vm, u->mem.rid, u, &err);
-    if (!st)
-        st = view_transaction(vm, view_delete_write, NULL, &err);
+    store_memory m;
+    ms_status st = store_get(vm->st, vm->edit_id, 0, &m, &err);
+    if (!st) {
+        u->rid = m.rid;
+        store_memory_clear(&m);
+        st = view_transaction(vm, view_delete_write, u, &err);
+    }
     if (st) {
         view_undo_entry_free(&vm->undo[--vm->n_undo]);
         view_message(vm, ROLE_error, "memscope: %s; nothing deleted", err.msg);
         return CURATE_HR;
     }
-    u->rid = u->mem.rid;
     ms_error_clear(&err);
     view_model_reload(vm, &err);
     view_message(vm, ROLE_message, "deleted %s; u brings it back", u->id);
@@ -608,24 +588,11 @@ static ms_status view_undo_edit(view_model *vm, void *ctx, ms_error *err)
     return store_put(vm->st, &u->mem, STORE_DUP_REPLACE, NULL, err);
 }
 
-/* Put a deleted memory back, with its judgements; it gets a new rid, which
- * the older entries of the undo list learn. */
+/* Put a deleted memory back as it was, at its own rid. */
 static ms_status view_undo_delete(view_model *vm, void *ctx, ms_error *err)
 {
     view_undo *u = ctx;
-    int64_t old = u->mem.rid;
-    u->mem.rid = 0;
-    ms_status st = store_put(vm->st, &u->mem, STORE_DUP_ERROR, NULL, err);
-    for (size_t i = 0; !st && i < u->n_fb; i++)
-        st = store_add_feedback(vm->st, u->mem.rid, u->fb[i].query, u->fb[i].query_type,
-                                u->fb[i].label, u->fb[i].channels, err);
-    for (int i = 0; !st && i < vm->n_undo; i++) {
-        if (vm->undo[i].rid == old)
-            vm->undo[i].rid = u->mem.rid;
-        if (vm->undo[i].other == old)
-            vm->undo[i].other = u->mem.rid;
-    }
-    return st;
+    return store_undelete(vm->st, u->removed, err);
 }
 
 static ms_status view_undo_one(view_model *vm, view_undo *u, ms_error *err)

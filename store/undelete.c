@@ -9,8 +9,17 @@
 
 /* The rows of one table that name the memory (?1 its rid, ?2 the profile,
  * ?3 its id), and how each goes back. */
-enum { RM_MEMORY, RM_ENTITIES, RM_LINKS, RM_EDGES, RM_RELATIONS, RM_FEEDBACK, RM_VECTORS,
-       RM_OLDER, RM_COUNT };
+enum {
+    RM_MEMORY,
+    RM_ENTITIES,
+    RM_LINKS,
+    RM_EDGES,
+    RM_RELATIONS,
+    RM_FEEDBACK,
+    RM_VECTORS,
+    RM_OLDER,
+    RM_COUNT
+};
 
 static const struct rm_table {
     const char *select;
@@ -106,8 +115,8 @@ static ms_status rm_save(store *s, store_removed *r, int t, ms_error *err)
 static ms_status rm_find(store *s, const char *id, store_removed *r, ms_error *err)
 {
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db, "SELECT rid, session FROM memories WHERE profile=?1 AND id=?2",
-                                -1, &st, NULL);
+    int rc = sqlite3_prepare_v2(
+        s->db, "SELECT rid, session FROM memories WHERE profile=?1 AND id=?2", -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "finding a memory", err);
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);

@@ -327,6 +327,97 @@ keys C-c
 wait_rc >/dev/null
 is "$(sha "$T/e.db")" "$before_e" "the store's bytes after a bad and an empty edit are the same"
 
+# ---- inline edit: one field on the prompt line, checked, one transaction, undone --------------
+
+for size in "80 24" "120 36"; do
+    read -r cols rows_ <<<"$size"
+    at="${cols}x$rows_"
+    D="$T/inline-$cols.db"
+    cp "$DB" "$D"
+    ifield() { "$MEMSCOPE" show --db "$D" --json "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get(sys.argv[1]))' "$2"; }
+    top=$("$MEMSCOPE" recall --db "$D" --json "$Q" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["id"])')
+    conf0=$(ifield "$top" memory_confidence)
+    sp0=$(ifield "$top" speaker)
+    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$D"
+    wait_for "Query ▸"
+    type_text "$Q"
+    keys Enter
+    wait_for "Trace of $top"
+    keys Down Up s
+    wait_for "Edit field of $top ▸"
+    ok $? "$at: s asks which field"
+    type_text "conf"
+    keys Enter
+    wait_for "confidence of $top ▸ $conf0"
+    ok $? "$at: a prefix names the field, and the prompt holds its value ($conf0)"
+    before_i=$(sha "$D")
+    keys C-u
+    type_text "2"
+    keys Enter
+    wait_for "memscope: confidence '2' is not from 0 to 1 ($top), not written"
+    ok $? "$at: confidence 2 is refused with a message naming the field and the memory"
+    is "$(sha "$D")" "$before_i" "$at: and the store's bytes are unchanged"
+    keys s
+    type_text "ev"
+    keys Enter
+    wait_for "event_time of $top ▸"
+    keys C-u
+    type_text "next tuesday"
+    keys Enter
+    wait_for "memscope: event_time 'next tuesday' is not ISO 8601 ($top), not written"
+    ok $? "$at: a bad date is refused, naming event_time and the memory"
+    is "$(sha "$D")" "$before_i" "$at: and nothing changed"
+    keys s
+    type_text "sp"
+    keys Enter
+    wait_for "speaker of $top ▸ $sp0"
+    keys C-u
+    type_text "Zed Inline"
+    keys Enter
+    wait_for "edited $top; u undoes it"
+    ok $? "$at: Enter writes the new speaker"
+    is "$(ifield "$top" speaker)" "Zed Inline" "$at: the store has it"
+    grep -q "\[edited\]" "$T/screen"
+    ok $? "$at: the row shows [edited]"
+    keys s
+    type_text "conf"
+    keys Enter
+    wait_for "confidence of $top ▸"
+    keys C-u
+    type_text "0.25"
+    keys Enter
+    wait_for "edited $top; u undoes it"
+    is "$(ifield "$top" memory_confidence)" 0.25 "$at: and a new confidence"
+    keys u
+    wait_for "undone: $top is back as it was before the edit"
+    is "$(ifield "$top" memory_confidence)/$(ifield "$top" speaker)" "$conf0/Zed Inline" "$at: u takes back the last edit only"
+    keys u
+    wait_for "(0 more to undo)"
+    is "$(ifield "$top" speaker)" "$sp0" "$at: u again, the speaker is back"
+    keys s
+    type_text "c"
+    keys Enter
+    wait_for "more than one field 'c'"
+    ok $? "$at: an ambiguous prefix says so"
+    keys C-c
+    wait_rc >/dev/null
+    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$D" --read-only
+    wait_for "Query ▸"
+    type_text "$Q"
+    keys Enter
+    wait_for "Trace of"
+    before_ro=$(sha "$D")
+    keys Down s
+    wait_for "read-only: this browser does not write"
+    ok $? "$at: --read-only: s says the browser does not write"
+    screen
+    grep -q "Edit field of" "$T/screen"
+    ok $((!$?)) "$at: and opens no prompt"
+    keys C-c
+    wait_rc >/dev/null
+    is "$(sha "$D")" "$before_ro" "$at: nothing was written"
+done
+
 # ---- an undone delete puts back every row: relations, edges, entities, feedback, pin -------
 
 # rows DB: every row of the store's tables but the text index's own and meta

@@ -72,6 +72,11 @@
       "edit the selected memory in $VISUAL or $EDITOR: content, speaker, times, "                  \
       "confidence, trust; the row shows [edited]",                                                 \
       'e')                                                                                         \
+    _(SET, "Curation", "s",                                                                        \
+      "edit one field of the selected memory inline: type the field (content, speaker, "           \
+      "created_at, event_time, confidence, trust; a prefix will do) and Enter, then change its "   \
+      "value on the prompt line; Enter writes it (the row shows [edited], u undoes), Esc cancels", \
+      's')                                                                                         \
     _(DELETE, "Curation", "d", "delete the selected memory (asks first; u brings it back)", 'd')   \
     _(SUPERSEDES, "Curation", ">",                                                                 \
       "mark the selected memory as superseding another: type its id and a reason", '>')            \
@@ -110,7 +115,7 @@
  * chose with a key that is not a letter (view_model.armed): after Enter,
  * letters typed next, or pasted text without bracketed paste, cannot write. */
 #define WRITE_ACTIONS(_)                                                                           \
-    _(RELEVANT) _(IRRELEVANT) _(EDIT) _(DELETE) _(SUPERSEDES) _(CONTRADICTS) _(UNDO)
+    _(RELEVANT) _(IRRELEVANT) _(EDIT) _(SET) _(DELETE) _(SUPERSEDES) _(CONTRADICTS) _(UNDO)
 
 /* The keys that choose a row and so let WRITE_ACTIONS act: no letter, no
  * Enter (a paste without bracketed paste holds those). */

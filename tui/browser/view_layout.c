@@ -144,7 +144,13 @@ static void view_too_small(view_screen *s)
 static const char *view_prompt_text(const view_model *vm)
 {
     const char *arrow = vfmt_ascii ? ">" : "▸";
-    static char buf[96];
+    static char buf[STORE_ID_MAX + 96];
+    if (vm->prompting == PROMPT_FIELD || vm->prompting == PROMPT_VALUE) {
+        snprintf(buf, sizeof buf, " %s of %s %s ",
+                 vm->prompting == PROMPT_FIELD ? "Edit field" : view_set_field_name(vm),
+                 vm->edit_id, arrow);
+        return buf;
+    }
     snprintf(buf, sizeof buf, " %s %s ",
              vm->prompting == PROMPT_PIN           ? "Pin id"
              : vm->prompting == PROMPT_SEARCH      ? "History search"

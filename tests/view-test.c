@@ -989,6 +989,90 @@ static void test_model_run(const char *bin)
     store_close(st);
 }
 
+/* ---- the docs name every key of the action table ------------------------------- */
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    int c;
+    while (out && (c = fgetc(f)) != EOF)
+        if (c != '`') /* BROWSER.md's code marks are not part of a key */
+            fputc(c, out);
+    fclose(f);
+    if (out)
+        fclose(out);
+    return buf;
+}
+
+/* Does text hold key as a token of its own (between spaces, bars, commas,
+ * slashes or brackets)? */
+static int has_key(const char *text, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = text; (p = strstr(p, key)) != NULL; p++)
+        if ((p == text || strchr(" |,/(\n", p[-1])) && (!p[n] || strchr(" |,/)\n", p[n])))
+            return 1;
+    return 0;
+}
+
+static void check_doc_keys(const char *table, const char *man, const char *keys, char *want,
+                           size_t cap, int *in_md, int *in_man)
+{
+    char copy[64];
+    snprintf(copy, sizeof copy, "%s", keys);
+    for (char *save = NULL, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
+        if (!has_key(table, t)) {
+            diag("BROWSER.md's key table lacks %s", t);
+            *in_md = 0;
+        }
+    size_t n = (size_t)snprintf(want, cap, "\n.B ");
+    for (const char *p = keys; *p && n + 3 < cap; p++) {
+        if (*p == '-')
+            want[n++] = '\\';
+        want[n++] = *p;
+    }
+    snprintf(want + n, cap - n, "\n");
+    if (!strstr(man, want)) {
+        diag("the man page has no entry '.B %s'", keys);
+        *in_man = 0;
+    }
+}
+
+/* Each action's keys in BROWSER.md's key table, and a ".B keys" entry in
+ * the man page's list (its "-" written "\-"). Run from the repository. */
+static void test_docs_keys(void)
+{
+    char *md = read_text("docs/BROWSER.md"), *man = read_text("docs/memscope.1");
+    char *table = md ? strstr(md, "\n## Keys\n") : NULL, *end;
+    if (!table || !man) {
+        for (int k = 0; k < 2; k++)
+            printf("ok %d # SKIP docs/BROWSER.md and docs/memscope.1 are read from the "
+                   "repository\n",
+                   ++tap_run);
+        free(md);
+        free(man);
+        return;
+    }
+    if ((end = strstr(table + 1, "\n## ")) != NULL)
+        *end = '\0';
+    int in_md = 1, in_man = 1;
+    char keys[64], want[160];
+#define CHECK_DOC(id, section, k, help, ...)                                                       \
+    keytext_expand(k, keys, sizeof keys);                                                          \
+    check_doc_keys(table, man, keys, want, sizeof want, &in_md, &in_man);
+    ACTIONS(CHECK_DOC)
+#undef CHECK_DOC
+    ok(in_md, "docs/BROWSER.md's key table names every key of the action table");
+    ok(in_man, "docs/memscope.1 lists every action's keys");
+    free(md);
+    free(man);
+}
+
 int main(void)
 {
     setlocale(LC_ALL, "C.UTF-8");
@@ -1004,6 +1088,7 @@ int main(void)
     test_rtable();
     test_model();
     test_relations();
+    test_docs_keys();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)

@@ -83,160 +83,177 @@ wait_err() {
 Q="When is my dentist appointment?"
 PASTE=$'my dentist\nmy yoga class\ny\n+\nq\nr\ni m0001\nx\nquick question\n'
 
-# ---- a paste into the query line, at 80x24 -------------------------------------------------
+# ---- a paste into the query line -------------------------------------------------
 
 cp "$DB" "$T/p.db"
 before=$(store_state "$T/p.db")
-start 80 24 xterm-256color "$MEMSCOPE" --db "$T/p.db"
-wait_for "Query ▸"
-paste "$PASTE"
-wait_for "quick question"
-ok $? "80x24: the paste lands in the query line"
-grep -q "Query ▸ my dentist my yoga class y + q r i m0001 x quick" "$T/screen"
-ok $? "80x24: its newlines became spaces"
-running
-ok $? "80x24: the q in the paste did not quit"
-keys C-c
-is "$(wait_rc)" 0 "80x24: Ctrl-C still quits"
-is "$(store_state "$T/p.db")" "$before" "80x24: the store's bytes and feedback table are unchanged"
+for size in "80 24" "120 36"; do
+    read -r cols rows_ <<<"$size"
+    at="${cols}x$rows_"
+    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/p.db"
+    wait_for "Query ▸"
+    paste "$PASTE"
+    wait_for "quick question"
+    ok $? "$at: the paste lands in the query line"
+    grep -q "Query ▸ my dentist my yoga class y + q r i m0001 x quick" "$T/screen"
+    ok $? "$at: its newlines became spaces"
+    running
+    ok $? "$at: the q in the paste did not quit"
+    keys C-c
+    is "$(wait_rc)" 0 "$at: Ctrl-C still quits"
+    is "$(store_state "$T/p.db")" "$before" "$at: the store's bytes and feedback table are unchanged"
+done
 
-# ---- a paste after Enter (the results have the focus), at 120x36 ------------------------------
-
-start 120 36 xterm-256color "$MEMSCOPE" --db "$T/p.db"
-wait_for "Query ▸"
-type_text "$Q"
-keys Enter
-wait_for "Trace of"
-keys Down Up
-paste "$PASTE"
-wait_for "quick question"
-ok $? "120x36: a paste in the result pane goes to the query line"
-running
-ok $? "120x36: the paste ran no command"
-grep -q "Mem.Conf" "$T/screen"
-ok $? "120x36: the Ranking column is still shown (r in the paste did nothing)"
-grep -q "Pin id" "$T/screen"
-ok $((!$?)) "120x36: no pin prompt opened (i in the paste did nothing)"
-keys C-c
-wait_rc >/dev/null
-is "$(store_state "$T/p.db")" "$before" "120x36: the store's bytes and feedback table are unchanged"
+# ---- a paste after Enter (the results have the focus) ------------------------------
+for size in "80 24" "120 36"; do
+    read -r cols rows_ <<<"$size"
+    at="${cols}x$rows_"
+    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/p.db"
+    wait_for "Query ▸"
+    type_text "$Q"
+    keys Enter
+    wait_for "Trace of"
+    keys Down Up
+    paste "$PASTE"
+    wait_for "quick question"
+    ok $? "$at: a paste in the result pane goes to the query line"
+    running
+    ok $? "$at: the paste ran no command"
+    grep -q "Mem.Conf" "$T/screen"
+    ok $? "$at: the Ranking column is still shown (r in the paste did nothing)"
+    grep -q "Pin id" "$T/screen"
+    ok $((!$?)) "$at: no pin prompt opened (i in the paste did nothing)"
+    keys C-c
+    wait_rc >/dev/null
+    is "$(store_state "$T/p.db")" "$before" "$at: the store's bytes and feedback table are unchanged"
+done
 
 # ---- typing after Enter: letters never write until a row is chosen ----------------------------
-
-start 80 24 xterm-256color "$MEMSCOPE" --db "$T/p.db"
-wait_for "Query ▸"
-type_text "$Q"
-keys Enter
-wait_for "Trace of"
-type_text "y"
-wait_for "keys that write act on a row you choose"
-ok $? "80x24: y right after Enter is refused with the reason"
-type_text "x"
-screen
-grep -q "marked" "$T/screen"
-ok $((!$?)) "80x24: so is x"
-keys C-c
-wait_rc >/dev/null
-is "$(store_state "$T/p.db")" "$before" "80x24: typing after Enter wrote nothing"
+for size in "80 24" "120 36"; do
+    read -r cols rows_ <<<"$size"
+    at="${cols}x$rows_"
+    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/p.db"
+    wait_for "Query ▸"
+    type_text "$Q"
+    keys Enter
+    wait_for "Trace of"
+    type_text "y"
+    wait_for "keys that write act on a row you choose"
+    ok $? "$at: y right after Enter is refused with the reason"
+    type_text "x"
+    screen
+    grep -q "marked" "$T/screen"
+    ok $((!$?)) "$at: so is x"
+    keys C-c
+    wait_rc >/dev/null
+    is "$(store_state "$T/p.db")" "$before" "$at: typing after Enter wrote nothing"
+done
 
 # ---- Down at the newest history entry keeps the line ---------------------------------------
-
-start 80 24 xterm-256color "$MEMSCOPE" --db "$T/p.db"
-wait_for "Query ▸"
-type_text "$Q"
-wait_for "Trace of"
-keys Down
-sleep 0.3
-wait_for "Query ▸ $Q"
-ok $? "Down with no history keeps the typed query"
-grep -q "Trace of" "$T/screen"
-ok $? "and its results"
-keys Enter / C-u
-type_text "another question"
-keys Up
-wait_for "Query ▸ $Q"
-ok $? "Up shows the older entry"
-keys Down
-wait_for "Query ▸ another question"
-ok $? "Down comes back to the line being typed"
-keys Down
-sleep 0.3
-wait_for "Query ▸ another question"
-ok $? "and Down again keeps it"
-keys C-c
-wait_rc >/dev/null
+for size in "80 24" "120 36"; do
+    read -r cols rows_ <<<"$size"
+    at="${cols}x$rows_"
+    rm -rf "$XDG_STATE_HOME/memscope" # no history
+    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/p.db"
+    wait_for "Query ▸"
+    type_text "$Q"
+    wait_for "Trace of"
+    keys Down
+    sleep 0.3
+    wait_for "Query ▸ $Q"
+    ok $? "$at: Down with no history keeps the typed query"
+    grep -q "Trace of" "$T/screen"
+    ok $? "$at: and its results"
+    keys Enter / C-u
+    type_text "another question"
+    keys Up
+    wait_for "Query ▸ $Q"
+    ok $? "$at: Up shows the older entry"
+    keys Down
+    wait_for "Query ▸ another question"
+    ok $? "$at: Down comes back to the line being typed"
+    keys Down
+    sleep 0.3
+    wait_for "Query ▸ another question"
+    ok $? "$at: and Down again keeps it"
+    keys C-c
+    wait_rc >/dev/null
+done
 
 # ---- feedback is a toggle per memory and query, shown on the row, undone with u ---------
-
-cp "$DB" "$T/fb.db"
-fb_rows() { sqlite3 "$T/fb.db" "SELECT count(*) FROM feedback"; }
-fb_label() { sqlite3 "$T/fb.db" "SELECT group_concat(label) FROM feedback"; }
-start 120 36 xterm-256color "$MEMSCOPE" --db "$T/fb.db"
-wait_for "Query ▸"
-grep -q "writable" "$T/screen"
-ok $? "120x36: the status line says the browser can write"
-type_text "$Q"
-keys Enter
-wait_for "Trace of"
-keys Down Up
-# synced KEYS...: send the keys, then open and close the help, which shows
-# only once every key before it was handled.
-synced() {
-    keys "$@" F1
-    wait_for "every key (Esc closes"
-    keys Escape
+for size in "80 24" "120 36"; do
+    read -r cols rows_ <<<"$size"
+    at="${cols}x$rows_"
+    cp "$DB" "$T/fb.db"
+    fb_rows() { sqlite3 "$T/fb.db" "SELECT count(*) FROM feedback"; }
+    fb_label() { sqlite3 "$T/fb.db" "SELECT group_concat(label) FROM feedback"; }
+    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/fb.db"
+    wait_for "Query ▸"
+    grep -q "writable" "$T/screen"
+    ok $? "$at: the status line says the browser can write"
+    type_text "$Q"
+    keys Enter
     wait_for "Trace of"
-}
-synced y
-grep -qF "[judged +]" "$T/screen"
-ok $? "120x36: y marks the row [judged +]"
-synced y y y y y y y y y
-grep -qF "[judged" "$T/screen"
-ok $((!$?)) "ten y in all: no mark (a toggle, not a counter)"
-is "$(fb_rows)" 0 "and no judgement in the store"
-keys y
-wait_for "[judged +]"
-ok $? "one more y marks it: [judged +]"
-is "$(fb_rows)/$(fb_label)" "1/1" "one judgement, relevant, in the store"
-keys x
-wait_for "[judged -]"
-ok $? "x turns it into [judged -]"
-is "$(fb_rows)/$(fb_label)" "1/-1" "still one judgement, now not relevant"
-keys u
-wait_for "[judged +]"
-ok $? "u undoes x: [judged +] again"
-is "$(fb_rows)/$(fb_label)" "1/1" "the store has the relevant judgement back"
-keys u
-wait_for "undone:"
-wait_gone_mark() {
-    for ((i = 0; i < WAIT; i++)); do
-        screen
-        grep -qF "[judged" "$T/screen" || return 0
-        sleep 0.1
-    done
-    return 1
-}
-wait_gone_mark
-ok $? "u again: no mark"
-is "$(fb_rows)" 0 "and no judgement"
-keys C-c
-wait_rc >/dev/null
+    keys Down Up
+    # synced KEYS...: send the keys, then open and close the help, which shows
+    # only once every key before it was handled.
+    synced() {
+        keys "$@" F1
+        wait_for "every key (Esc closes"
+        keys Escape
+        wait_for "Trace of"
+    }
+    synced y
+    grep -qF "[judged +]" "$T/screen"
+    ok $? "$at: y marks the row [judged +]"
+    synced y y y y y y y y y
+    grep -qF "[judged" "$T/screen"
+    ok $((!$?)) "$at: ten y in all: no mark (a toggle, not a counter)"
+    is "$(fb_rows)" 0 "$at: and no judgement in the store"
+    keys y
+    wait_for "[judged +]"
+    ok $? "$at: one more y marks it: [judged +]"
+    is "$(fb_rows)/$(fb_label)" "1/1" "$at: one judgement, relevant, in the store"
+    keys x
+    wait_for "[judged -]"
+    ok $? "$at: x turns it into [judged -]"
+    is "$(fb_rows)/$(fb_label)" "1/-1" "$at: still one judgement, now not relevant"
+    keys u
+    wait_for "[judged +]"
+    ok $? "$at: u undoes x: [judged +] again"
+    is "$(fb_rows)/$(fb_label)" "1/1" "$at: the store has the relevant judgement back"
+    keys u
+    wait_for "undone:"
+    wait_gone_mark() {
+        for ((i = 0; i < WAIT; i++)); do
+            screen
+            grep -qF "[judged" "$T/screen" || return 0
+            sleep 0.1
+        done
+        return 1
+    }
+    wait_gone_mark
+    ok $? "$at: u again: no mark"
+    is "$(fb_rows)" 0 "$at: and no judgement"
+    keys C-c
+    wait_rc >/dev/null
 
-cp "$DB" "$T/ro.db"
-before_ro=$(store_state "$T/ro.db")
-start 80 24 xterm-256color "$MEMSCOPE" --db "$T/ro.db" --read-only
-wait_for "Query ▸"
-grep -q "READ-ONLY" "$T/screen"
-ok $? "80x24: --read-only: the status line says READ-ONLY"
-type_text "$Q"
-keys Enter
-wait_for "Trace of"
-keys Down y
-wait_for "read-only: this browser does not write"
-ok $? "80x24: y on a read-only browser says it does not write"
-keys C-c
-wait_rc >/dev/null
-is "$(store_state "$T/ro.db")" "$before_ro" "and nothing was written"
+    cp "$DB" "$T/ro.db"
+    before_ro=$(store_state "$T/ro.db")
+    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/ro.db" --read-only
+    wait_for "Query ▸"
+    grep -q "READ-ONLY" "$T/screen"
+    ok $? "$at: --read-only: the status line says READ-ONLY"
+    type_text "$Q"
+    keys Enter
+    wait_for "Trace of"
+    keys Down y
+    wait_for "read-only: this browser does not write"
+    ok $? "$at: y on a read-only browser says it does not write"
+    keys C-c
+    wait_rc >/dev/null
+    is "$(store_state "$T/ro.db")" "$before_ro" "$at: and nothing was written"
+done
 
 # ---- edit in $EDITOR, delete with a question, both undone with u ---------------------------
 
@@ -474,59 +491,72 @@ for size in "80 24" "120 36"; do
 done
 
 # ---- supersedes and contradicts: recorded, shown on the row, trace and detail, undone -------
-
-cp "$DB" "$T/rel.db"
-rel_rows() { sqlite3 "$T/rel.db" "SELECT count(*) FROM relations"; }
-by() { "$MEMSCOPE" show --db "$T/rel.db" --json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("superseded_by"))'; }
-read -r top second < <("$MEMSCOPE" recall --db "$T/rel.db" --json "$Q" |
-    python3 -c 'import json,sys; r=json.load(sys.stdin)["results"]; print(r[0]["id"], r[1]["id"])')
-rel0=$(rel_rows)
-start 120 36 xterm-256color "$MEMSCOPE" --db "$T/rel.db"
-wait_for "Query ▸"
-type_text "$Q"
-keys Enter
-wait_for "Trace of $top"
-keys Down Up '>'
-wait_for "Supersedes id [reason] ▸"
-ok $? "120x36: > asks for the memory it supersedes"
-type_text "$second the appointment moved"
-keys Enter
-wait_for "recorded: $top supersedes $second; u undoes it"
-ok $? "> records the relation"
-is "$(rel_rows)/$(by "$second")" "$((rel0 + 1))/$top" "the store has it, and $second is superseded by $top"
-grep -q "\[supersedes $second\]" "$T/screen"
-ok $? "the row shows [supersedes $second]"
-grep -q "^relations  supersedes $second: the appointment moved" "$T/screen"
-ok $? "the trace names the other memory and why"
-keys Enter
-wait_for "and relations (1)"
-grep -q "supersedes *$second *(the appointment moved" "$T/screen"
-ok $? "the detail view names it too"
-keys Escape
-wait_for "Trace of $top"
-keys u
-wait_for "undone: the supersedes relation of $top is as it was"
-ok $? "u undoes it"
-is "$(rel_rows)/$(by "$second")" "$rel0/None" "the relation and $second's superseded_by are gone"
-keys Down Up '!'
-wait_for "Contradicts id [reason] ▸"
-type_text "$second not the same day"
-keys Enter
-wait_for "recorded: $top contradicts $second"
-grep -q "\[contradicts $second\]" "$T/screen"
-ok $? "! records a contradiction, shown on the row"
-grep -q "^relations  contradicts $second: not the same day" "$T/screen"
-ok $? "and in the trace with its reason"
-keys '!'
-type_text "m9999"
-keys Enter
-wait_for "nothing recorded"
-ok $? "! with an unknown id records nothing and says so"
-keys u
-wait_for "undone: the contradicts relation"
-is "$(rel_rows)" "$rel0" "u takes the contradiction back"
-keys C-c
-wait_rc >/dev/null
+for size in "80 24" "120 36"; do
+    read -r cols rows_ <<<"$size"
+    at="${cols}x$rows_"
+    cp "$DB" "$T/rel.db"
+    rel_rows() { sqlite3 "$T/rel.db" "SELECT count(*) FROM relations"; }
+    by() { "$MEMSCOPE" show --db "$T/rel.db" --json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("superseded_by"))'; }
+    read -r top second < <("$MEMSCOPE" recall --db "$T/rel.db" --json "$Q" |
+        python3 -c 'import json,sys; r=json.load(sys.stdin)["results"]; print(r[0]["id"], r[1]["id"])')
+    rel0=$(rel_rows)
+    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/rel.db"
+    wait_for "Query ▸"
+    type_text "$Q"
+    keys Enter
+    wait_for "Trace of $top"
+    keys Down Up '>'
+    wait_for "Supersedes id [reason] ▸"
+    ok $? "$at: > asks for the memory it supersedes"
+    type_text "$second the appointment moved"
+    keys Enter
+    wait_for "recorded: $top supersedes $second; u undoes it"
+    ok $? "$at: > records the relation"
+    is "$(rel_rows)/$(by "$second")" "$((rel0 + 1))/$top" "the store has it, and $second is superseded by $top"
+    grep -q "\[supersedes $second\]" "$T/screen"
+    ok $? "$at: the row shows [supersedes $second]"
+    # the trace's last lines (Tab to the trace, G to its end; Tab Tab back
+    # through the query line, Down Up to choose the row again) and the detail
+    # view's edges, scrolled to where the screen is short
+    keys Tab G
+    wait_for "relations  supersedes $second"
+    grep -q "^relations  supersedes $second: the appointment moved" "$T/screen"
+    ok $? "$at: the trace names the other memory and why"
+    keys Tab Tab Down Up Enter
+    wait_for "Memory $top"
+    [ "$rows_" -lt 30 ] && keys Down
+    wait_for "and relations (1)"
+    grep -q "supersedes *$second *(the appointment moved" "$T/screen"
+    ok $? "$at: the detail view names it too"
+    keys Escape
+    wait_for "Trace of $top"
+    keys u
+    wait_for "undone: the supersedes relation of $top is as it was"
+    ok $? "$at: u undoes it"
+    is "$(rel_rows)/$(by "$second")" "$rel0/None" "the relation and $second's superseded_by are gone"
+    keys Down Up '!'
+    wait_for "Contradicts id [reason] ▸"
+    type_text "$second not the same day"
+    keys Enter
+    wait_for "recorded: $top contradicts $second"
+    grep -q "\[contradicts $second\]" "$T/screen"
+    ok $? "$at: ! records a contradiction, shown on the row"
+    keys Tab G
+    wait_for "relations  contradicts $second"
+    grep -q "^relations  contradicts $second: not the same day" "$T/screen"
+    ok $? "$at: and in the trace with its reason"
+    keys Tab Tab Down Up
+    keys '!'
+    type_text "m9999"
+    keys Enter
+    wait_for "nothing recorded"
+    ok $? "$at: ! with an unknown id records nothing and says so"
+    keys u
+    wait_for "undone: the contradicts relation"
+    is "$(rel_rows)" "$rel0" "$at: u takes the contradiction back"
+    keys C-c
+    wait_rc >/dev/null
+done
 
 # ---- why-not: a non-candidate, a missing id, an empty line, a short screen ------------------
 
@@ -594,28 +624,33 @@ is "$(wait_rc)" 0 "y: exit 0"
 is "$(n_fb)" 0 "y: forgotten"
 
 # ---- a query at its limit says so ----------------------------------------------------------
-
-start 80 24 xterm-256color "$MEMSCOPE" --db "$DB"
-wait_for "Query ▸"
-paste "$(printf 'dentist %.0s' $(seq 1 130))"
-wait_for "at its limit of 1000 characters: the rest was not taken"
-ok $? "80x24: a paste past 1000 characters says the rest was not taken"
-type_text "x"
-wait_for "at its limit of 1000 characters"
-ok $? "80x24: so does a key typed into the full line"
-keys C-c
-wait_rc >/dev/null
+for size in "80 24" "120 36"; do
+    read -r cols rows_ <<<"$size"
+    at="${cols}x$rows_"
+    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$DB"
+    wait_for "Query ▸"
+    paste "$(printf 'dentist %.0s' $(seq 1 130))"
+    wait_for "at its limit of 1000 characters: the rest was not taken"
+    ok $? "$at: a paste past 1000 characters says the rest was not taken"
+    type_text "x"
+    wait_for "at its limit of 1000 characters"
+    ok $? "$at: so does a key typed into the full line"
+    keys C-c
+    wait_rc >/dev/null
+done
 
 # ---- 8 colours: the Trust and Mem.Conf bars differ ----------------------------------------
-
-start 120 36 xterm "$MEMSCOPE" --db "$DB"
-wait_for "Query ▸"
-type_text "$Q"
-wait_for "Trace of"
-tm capture-pane -e -p -t t >"$T/escreen"
-# The colour (SGR) in force at the Trust and at the Mem.Conf level cell of
-# the second row (the first is drawn selected).
-bars=$(python3 - "$T/escreen" <<'EOS'
+for size in "80 24" "120 36"; do
+    read -r cols rows_ <<<"$size"
+    at="${cols}x$rows_"
+    start "$cols" "$rows_" xterm "$MEMSCOPE" --db "$DB"
+    wait_for "Query ▸"
+    type_text "$Q"
+    wait_for "Trace of"
+    tm capture-pane -e -p -t t >"$T/escreen"
+    # The colour (SGR) in force at the Trust and at the Mem.Conf level cell of
+    # the second row (the first is drawn selected).
+    bars=$(python3 - "$T/escreen" <<'EOS'
 import re, sys
 line = [l for l in open(sys.argv[1], encoding="utf-8") if re.search(r"^(\x1b\[[0-9;]*m)*  2 m", l)][0]
 cells, sgr, pos = [], "", 0
@@ -629,28 +664,32 @@ m = re.search(r" (\d\.\d\d) (\S) (\d\.\d\d) (\S) ", text)
 t_at = m.start(2); c_at = m.start(4)
 print(cells[t_at][1], "|", cells[c_at][1])
 EOS
-)
-t_sgr=${bars%% |*}
-c_sgr=${bars##*| }
-ok $([ -n "$t_sgr" ] && [ -n "$c_sgr" ] && [ "$t_sgr" != "$c_sgr" ]; echo $?) \
-    "TERM=xterm (8 colours): the Trust and Mem.Conf bars have different colours ($bars)"
-keys C-c
-wait_rc >/dev/null
+    )
+    t_sgr=${bars%% |*}
+    c_sgr=${bars##*| }
+    ok $([ -n "$t_sgr" ] && [ -n "$c_sgr" ] && [ "$t_sgr" != "$c_sgr" ]; echo $?) \
+        "$at: TERM=xterm (8 colours): the Trust and Mem.Conf bars have different colours ($bars)"
+    keys C-c
+    wait_rc >/dev/null
+done
 
 # ---- the tour on a store that is not the demo's ------------------------------------------------
-
-"$MEMSCOPE" add --db "$T/mine.db" "my own memory about the dentist" >/dev/null
-start 80 24 xterm-256color "$MEMSCOPE" --db "$T/mine.db"
-wait_for "Query ▸"
-keys Escape
-sleep 0.2
-keys T
-wait_for "the tour needs the demo store: 'memscope demo --tour'"
-ok $? "80x24: T on another store says the tour needs the demo store"
-grep -q "Tour 1/" "$T/screen"
-ok $((!$?)) "and starts no tour"
-keys C-c
-wait_rc >/dev/null
+for size in "80 24" "120 36"; do
+    read -r cols rows_ <<<"$size"
+    at="${cols}x$rows_"
+    "$MEMSCOPE" add --db "$T/mine.db" "my own memory about the dentist" >/dev/null
+    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/mine.db"
+    wait_for "Query ▸"
+    keys Escape
+    sleep 0.2
+    keys T
+    wait_for "the tour needs the demo store: 'memscope demo --tour'"
+    ok $? "$at: T on another store says the tour needs the demo store"
+    grep -q "Tour 1/" "$T/screen"
+    ok $((!$?)) "$at: and starts no tour"
+    keys C-c
+    wait_rc >/dev/null
+done
 
 # ---- a terminal that cannot move the cursor: a one-line refusal, exit 2 -------------------
 

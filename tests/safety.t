@@ -134,6 +134,13 @@ for size in "80 24" "120 36"; do
     at="${cols}x$rows_"
     start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/p.db"
     wait_for "Query ▸"
+    # the status and hint lines keep what matters at either width (defect 14)
+    grep -q " 329 mem · default · writable │" "$T/screen" && tail -n 1 "$T/screen" | grep -q "T tour  q quit *$"
+    ok $? "$at: the status line shows the count, profile and writable; the hints end in T tour q quit"
+    if [ "$cols" -ge 120 ]; then
+        grep -Eq "[0-9] (KiB|MiB) · 329 mem" "$T/screen"
+        ok $? "$at: the store's size in binary units (KiB or MiB)"
+    fi
     type_text "$Q"
     keys Enter
     wait_for "Trace of"
@@ -144,6 +151,10 @@ for size in "80 24" "120 36"; do
     screen
     grep -q "marked" "$T/screen"
     ok $((!$?)) "$at: so is x"
+    keys Down
+    wait_gone "keys that write act on a row you choose"
+    tail -n 1 "$T/screen" | grep -q "q quit *$"
+    ok $? "$at: the next key clears the message: the hints are back"
     keys C-c
     wait_rc >/dev/null
     is "$(store_state "$T/p.db")" "$before" "$at: typing after Enter wrote nothing"
@@ -275,49 +286,53 @@ speaker0=$(field "$top" speaker)
 content0=$(field "$top" content)
 count() { "$MEMSCOPE" list --db "$T/e.db" | wc -l; }
 n0=$(count)
-start 120 36 xterm-256color env EDITOR="$T/ed-good.sh" "$MEMSCOPE" --db "$T/e.db"
-wait_for "Query ▸"
-type_text "$Q"
-keys Enter
-wait_for "Trace of $top"
-keys Down Up e
-wait_for "edited $top; u undoes it"
-ok $? "120x36: e runs the editor and writes the change"
-is "$(field "$top" speaker)/$(field "$top" memory_confidence)" "Zed/0.5" "the store has the new speaker and confidence"
-is "$(field "$top" content)" "EDITED $content0" "and the new content"
-grep -q "\[edited\]" "$T/screen"
-ok $? "the row shows [edited]"
-keys u
-wait_for "undone: $top is back as it was before the edit"
-ok $? "u undoes the edit"
-is "$(field "$top" speaker)/$(field "$top" content)" "$speaker0/$content0" "the memory is as it was"
-keys d
-wait_for "Delete? y/N"
-ok $? "d asks first"
-keys n
-wait_for "kept $top"
-is "$(count)" "$n0" "n keeps it"
-keys d
-wait_for "Delete? y/N"
-paste "y"
-wait_for "kept $top"
-ok $? "a pasted y does not confirm"
-keys Escape
-wait_for "↓ picks a row"
-keys Down
-keys Up
-keys d y
-wait_for "deleted $top; u brings it back"
-ok $? "d y deletes"
-is "$(count)" "$((n0 - 1))" "one memory fewer in the store"
-"$MEMSCOPE" show --db "$T/e.db" "$top" >/dev/null 2>&1
-ok $((!$?)) "show no longer finds it"
-keys u
-wait_for "undone: $top is back as it was before the delete"
-ok $? "u brings it back"
-is "$(count)/$(field "$top" content)" "$n0/$content0" "the memory is back with its content"
-keys C-c
-wait_rc >/dev/null
+for size in "120 36" "80 24"; do
+    read -r cols rows_ <<<"$size"
+    at="${cols}x$rows_"
+    start "$cols" "$rows_" xterm-256color env EDITOR="$T/ed-good.sh" "$MEMSCOPE" --db "$T/e.db"
+    wait_for "Query ▸"
+    type_text "$Q"
+    keys Enter
+    wait_for "Trace of $top"
+    keys Down Up e
+    wait_for "edited $top; u undoes it"
+    ok $? "$at: e runs the editor and writes the change"
+    is "$(field "$top" speaker)/$(field "$top" memory_confidence)" "Zed/0.5" "the store has the new speaker and confidence"
+    is "$(field "$top" content)" "EDITED $content0" "and the new content"
+    grep -q "\[edited\]" "$T/screen"
+    ok $? "$at: the row shows [edited]"
+    keys u
+    wait_for "undone: $top is back as it was before the edit"
+    ok $? "$at: u undoes the edit"
+    is "$(field "$top" speaker)/$(field "$top" content)" "$speaker0/$content0" "the memory is as it was"
+    keys d
+    wait_for "Delete? y/N"
+    ok $? "$at: d asks first"
+    keys n
+    wait_for "kept $top"
+    is "$(count)" "$n0" "$at: n keeps it"
+    keys d
+    wait_for "Delete? y/N"
+    paste "y"
+    wait_for "kept $top"
+    ok $? "$at: a pasted y does not confirm"
+    keys Escape
+    wait_for "↓ picks a row"
+    keys Down
+    keys Up
+    keys d y
+    wait_for "deleted $top; u brings it back"
+    ok $? "$at: d y deletes"
+    is "$(count)" "$((n0 - 1))" "$at: one memory fewer in the store"
+    "$MEMSCOPE" show --db "$T/e.db" "$top" >/dev/null 2>&1
+    ok $((!$?)) "$at: show no longer finds it"
+    keys u
+    wait_for "undone: $top is back as it was before the delete"
+    ok $? "$at: u brings it back"
+    is "$(count)/$(field "$top" content)" "$n0/$content0" "the memory is back with its content"
+    keys C-c
+    wait_rc >/dev/null
+done
 
 before_e=$(sha "$T/e.db")
 start 80 24 xterm-256color env EDITOR="$T/ed-bad.sh" "$MEMSCOPE" --db "$T/e.db"

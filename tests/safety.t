@@ -217,9 +217,13 @@ for size in "80 24" "120 36"; do
     synced y
     grep -qF "[judged +]" "$T/screen"
     ok $? "$at: y marks the row [judged +]"
-    synced y y y y y y y y y
+    if [ "$cols" -ge 120 ]; then # ten in all once (make test's time)
+        synced y y y y y y y y y
+    else
+        synced y
+    fi
     grep -qF "[judged" "$T/screen"
-    ok $((!$?)) "$at: ten y in all: no mark (a toggle, not a counter)"
+    ok $((!$?)) "$at: $([ "$cols" -ge 120 ] && echo ten || echo two) y in all: no mark (a toggle, not a counter)"
     is "$(fb_rows)" 0 "$at: and no judgement in the store"
     keys y
     wait_for "[judged +]"
@@ -389,16 +393,18 @@ for size in "80 24" "120 36"; do
     wait_for "memscope: confidence '2' is not from 0 to 1 ($top), not written"
     ok $? "$at: confidence 2 is refused with a message naming the field and the memory"
     is "$(sha "$D")" "$before_i" "$at: and the store's bytes are unchanged"
-    keys s
-    type_text "ev"
-    keys Enter
-    wait_for "event_time of $top ▸"
-    keys C-u
-    type_text "next tuesday"
-    keys Enter
-    wait_for "memscope: event_time 'next tuesday' is not ISO 8601 ($top), not written"
-    ok $? "$at: a bad date is refused, naming event_time and the memory"
-    is "$(sha "$D")" "$before_i" "$at: and nothing changed"
+    if [ "$cols" -ge 120 ]; then # the rest of the checks once (make test's time)
+        keys s
+        type_text "ev"
+        keys Enter
+        wait_for "event_time of $top ▸"
+        keys C-u
+        type_text "next tuesday"
+        keys Enter
+        wait_for "memscope: event_time 'next tuesday' is not ISO 8601 ($top), not written"
+        ok $? "$at: a bad date is refused, naming event_time and the memory"
+        is "$(sha "$D")" "$before_i" "$at: and nothing changed"
+    fi
     keys s
     type_text "sp"
     keys Enter
@@ -411,6 +417,14 @@ for size in "80 24" "120 36"; do
     is "$(ifield "$top" speaker)" "Zed Inline" "$at: the store has it"
     grep -q "\[edited\]" "$T/screen"
     ok $? "$at: the row shows [edited]"
+    if [ "$cols" -lt 120 ]; then
+        keys u
+        wait_for "undone: $top is back as it was before the edit"
+        is "$(ifield "$top" speaker)" "$sp0" "$at: u takes it back"
+        keys C-c
+        wait_rc >/dev/null
+        continue
+    fi
     keys s
     type_text "conf"
     keys Enter

@@ -92,7 +92,8 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libcore.a tests/tap.h
 
 # A sixth channel (tests/channel6-test.c): the core rebuilt with one extra
 # line in the engine's channel list (-include tests/channel6.h), and the
-# channel's file being the test program itself.
+# channel's file being the test program itself; the browser's key texts
+# (keytext.c) rebuilt the same way show the sixth channel.
 CH6_OBJ := $(CORE_OBJ:$(BUILD)/%.o=$(BUILD)/ch6/%.o)
 $(BUILD)/ch6/%.o: %.c tests/channel6.h
 	@mkdir -p $(dir $@)
@@ -100,11 +101,12 @@ $(BUILD)/ch6/%.o: %.c tests/channel6.h
 	$(Q)$(CC) $(CFLAGS_ALL) -include tests/channel6.h -MMD -MP -c -o $@ $<
 $(BUILD)/libcore6.a: $(CH6_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
-$(BUILD)/tests/channel6-test: tests/channel6-test.c tests/channel6.h $(BUILD)/libcore6.a tests/tap.h
+$(BUILD)/tests/channel6-test: tests/channel6-test.c tests/channel6.h $(BUILD)/libcore6.a tests/tap.h \
+  $(BUILD)/ch6/tui/browser/keytext.o
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(Q)$(CC) $(CFLAGS_ALL) -include tests/channel6.h $(LDFLAGS_ALL) -MMD -MP -o $@ $< \
-	  $(BUILD)/libcore6.a $(LIBS_CORE)
+	  $(BUILD)/ch6/tui/browser/keytext.o $(BUILD)/libcore6.a $(LIBS_CORE)
 
 tests: $(TEST_BIN) $(BIN)
 

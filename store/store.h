@@ -203,6 +203,25 @@ ms_status store_get(store *s, const char *id, int64_t rid, store_memory *out, ms
 /* Delete one memory (and its links, edges, vector) by id. */
 ms_status store_delete(store *s, const char *id, ms_error *err);
 
+/* What a delete took away, row by row (undelete.c): the memory's row, its
+ * entity links and the entities only it named, its edges, relations,
+ * judgements and vector, and the superseded_* fields of the memories it
+ * superseded as they were. Owns its values. */
+typedef struct store_removed store_removed;
+
+/* Delete memory id like store_delete, keeping in *out every row it takes
+ * away or changes, for store_undelete. Nothing is kept on an error. The
+ * caller frees *out with store_removed_free. */
+ms_status store_delete_saving(store *s, const char *id, store_removed **out, ms_error *err);
+
+/* Put back what r kept, as it was: the memory at its own rid (its place
+ * in the session and every row that names it), its neighbours' context
+ * again. One transaction (or inside the caller's). MS_DUPLICATE when its
+ * rid or id was taken since, MS_USAGE when another profile is in use;
+ * nothing changes then. r stays the caller's. */
+ms_status store_undelete(store *s, const store_removed *r, ms_error *err);
+void store_removed_free(store_removed *r);
+
 /* Memory id as store_put would take it back: store_get's fields with
  * entities = only the ones given with it (the derived ones are derived
  * again), so store_put(out, STORE_DUP_REPLACE) after an edit, or

@@ -23,7 +23,7 @@ fi
 # The plan comes first, so a crash (of the browser, tmux or the checker
 # below) that drops checks is a failure, not a shorter pass. A new check
 # raises it.
-PLAN=201
+PLAN=208
 echo "1..$PLAN"
 tap_done() {
     [ "$n" -eq "$PLAN" ] || diag "ran $n checks, planned $PLAN"
@@ -647,5 +647,41 @@ wait_for "ABSTAINED — no_candidates"
 ok $? "the last step shows no_candidates"
 keys q
 is "$(wait_rc)" 0 "the tour quits with 0"
+
+# At 80x24 and 120x36 (and the smallest screen, 60x14): step 1's confident
+# hit is the answer, m0037, at rank 1 and named by the caption; step 6 shows
+# its what-if; no caption is cut in the middle of a sentence (the line before
+# the result header or the WHAT-IF line ends one).
+# caption_end: the last line of the caption on the screen.
+caption_end() {
+    awk '/^ Tour [0-9]\/6/ {on = 1} on && (/^  # / || /^ WHAT-IF  /) {print last; exit} on {last = $0}' "$T/screen"
+}
+for size in 80x24 120x36 60x14; do
+    cols=${size%x*} rows=${size#*x}
+    start "$cols" "$rows" "$MEMSCOPE" --db "$T/tour.db"
+    wait_for "Query ▸"
+    keys Escape
+    sleep 0.2
+    keys T
+    wait_for "Tour 1/6"
+    cut=0 # 1 once a caption ends mid-sentence
+    if [ "$size" != 60x14 ]; then
+        grep -q "^  1 m0037 " "$T/screen" && grep -q "A confident hit. m0037 ranks first" "$T/screen"
+        ok $? "$size: step 1's confident hit, m0037, is the answer at rank 1 and the caption says so"
+    fi
+    case "$(caption_end)" in *.) ;; *) cut=1; diag "$size step 1 caption ends: $(caption_end)" ;; esac
+    for step in 2 3 4 5 6; do
+        keys n
+        wait_for "Tour $step/6"
+        case "$(caption_end)" in *.) ;; *) cut=1; diag "$size step $step caption ends: $(caption_end)" ;; esac
+    done
+    ok $cut "$size: every step's caption ends a sentence"
+    if [ "$size" != 60x14 ]; then
+        grep -q "^ WHAT-IF .*sem off.*hop off" "$T/screen" && grep -q "ABSTAINED — no_candidates" "$T/screen"
+        ok $? "$size: step 6 switches semantic and hopfield off by what-if and shows no_candidates"
+    fi
+    keys q
+    wait_rc >/dev/null
+done
 
 tap_done

@@ -18,6 +18,7 @@
 #include "engine/engine_int.h"
 #include "store/store.h"
 #include "tests/tap.h"
+#include "tui/browser/keytext.h"
 
 static char tmpdir[] = "/tmp/memscope-channel6-test-XXXXXX";
 #include "tests/testdir.h"
@@ -159,6 +160,17 @@ static void test_health(engine *e)
     free(text);
 }
 
+/* The browser's key help for the channel keys follows the channel list. */
+static void test_keys(void)
+{
+    char keys[64], help[512];
+    keytext_expand("1-#N", keys, sizeof keys);
+    keytext_expand("switch channel 1-#N off or on (#CHANNELS)", help, sizeof help);
+    is_str(keys, "1-6", "the key help names keys 1-6");
+    is_str(help, "switch channel 1-6 off or on (semantic bm25 temporal hopfield spreading toy)",
+           "and the sixth channel by name");
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -166,6 +178,7 @@ int main(void)
         return 1;
     }
     test_names();
+    test_keys();
     store *s = build();
     engine *e = NULL;
     ms_error err;

@@ -212,13 +212,15 @@ for size in 120x36 80x24; do
 done
 
 # ---- an empty profile --------------------------------------------------------------
-start 120 36 "$MEMSCOPE" --db "$DEMO" --profile nosuch
 demo_n=$(sql "$DEMO" "SELECT count(*) FROM memories WHERE profile = 'default'")
-wait_for "The profile \"nosuch\" holds no memories."
-ok $? "an empty profile says so"
-grep -qF "Profiles with memories: default ($demo_n), work (1). P picks one" "$T/screen"
-ok $? "and names the profiles that have memories"
-keys C-c
-is "$(wait_rc)" 0 "Ctrl-C quits"
+for size in 120x36 80x24; do
+    start "${size%x*}" "${size#*x}" "$MEMSCOPE" --db "$DEMO" --profile nosuch
+    wait_for "The profile \"nosuch\" holds no memories."
+    ok $? "$size: an empty profile says so"
+    grep -qF "Profiles with memories: default ($demo_n), work (1). P picks one" "$T/screen"
+    ok $? "$size: and names the profiles that have memories"
+    keys C-c
+    is "$(wait_rc)" 0 "$size: Ctrl-C quits"
+done
 
 tap_done

@@ -2185,6 +2185,102 @@ static void test_feedback_toggle(void)
 
 /* store_edit changes the fields in place; store_get_for_put of the memory
  * before, put back, undoes it; and after a delete brings it back. */
+/* Do two edge lists hold the same edges in the same order? */
+static int same_edges(const store_edge *a, size_t na, const store_edge *b, size_t nb)
+{
+    if (na != nb)
+        return 0;
+    for (size_t i = 0; i < na; i++)
+        if (a[i].src != b[i].src || a[i].dst != b[i].dst || a[i].type != b[i].type ||
+            a[i].weight != b[i].weight)
+            return 0;
+    return 1;
+}
+
+/* store_delete_saving keeps what a delete takes and store_undelete puts it
+ * back as it was: the memory at its rid, its edges, relations both ways
+ * (and the superseded memory's fields), its judgement; a rid taken since
+ * is refused and changes nothing. */
+static void test_undelete(void)
+{
+    store *s = open_new("undelete.db");
+    ms_error err;
+    ms_error_clear(&err);
+    int64_t a = put_simple(s, "u1", "Kestrel goes live on Sunday", "Leah", "s1");
+    int64_t b = put_simple(s, "u2", "Kestrel is moving to January", "Leah", "s1");
+    int64_t c = put_simple(s, "u3", "Marcus told the board about Kestrel", "Leah", "s1");
+    ok(store_set_supersedes(s, b, a, "moved", &err) == MS_OK &&
+           store_set_contradicts(s, c, b, "not January", &err) == MS_OK &&
+           store_begin(s, &err) == MS_OK &&
+           store_add_feedback(s, b, "when is kestrel", "factual", 1, 3, &err) == MS_OK &&
+           store_end(s, &err) == MS_OK,
+       "u2 supersedes u1, u3 contradicts u2, u2 is judged (%s)", err.msg);
+    store_edge *e0 = NULL, *e1 = NULL;
+    store_relation *r0 = NULL, *r1 = NULL;
+    size_t ne0 = 0, ne1 = 0, nr0 = 0, nr1 = 0;
+    store_edges_of(s, b, &e0, &ne0, &err);
+    store_relations_of(s, b, &r0, &nr0, &err);
+    store_removed *rm = NULL;
+    ok(store_begin(s, &err) == MS_OK && store_delete_saving(s, "u2", &rm, &err) == MS_OK &&
+           store_end(s, &err) == MS_OK && rm,
+       "delete u2, keeping its rows");
+    store_memory m;
+    store_relation *ra = NULL;
+    size_t nra = 9;
+    ok(store_get(s, "u2", 0, &m, &err) == MS_NOT_FOUND &&
+           store_relations_of(s, a, &ra, &nra, &err) == MS_OK && nra == 0,
+       "it is gone, and so are its relations");
+    store_relations_free(ra, nra);
+    ok(store_get(s, "u1", 0, &m, &err) == MS_OK && m.superseded_by == NULL,
+       "u1 is no longer superseded");
+    store_memory_clear(&m);
+    ms_error_clear(&err);
+    ok(store_undelete(s, rm, &err) == MS_OK, "store_undelete (%s)", err.msg);
+    ok(store_get(s, "u2", 0, &m, &err) == MS_OK && m.rid == b &&
+           strcmp(m.content, "Kestrel is moving to January") == 0,
+       "u2 is back at its rid");
+    store_memory_clear(&m);
+    store_edges_of(s, b, &e1, &ne1, &err);
+    store_relations_of(s, b, &r1, &nr1, &err);
+    ok(ne0 > 0 && same_edges(e0, ne0, e1, ne1), "with its %zu edges as they were", ne0);
+    int rel_same = nr0 == 2 && nr1 == nr0;
+    for (size_t i = 0; rel_same && i < nr0; i++)
+        rel_same = r0[i].other == r1[i].other && r0[i].kind == r1[i].kind &&
+                   r0[i].outgoing == r1[i].outgoing && !strcmp(r0[i].reason, r1[i].reason);
+    ok(rel_same, "and both relations, direction and reason");
+    ok(store_get(s, "u1", 0, &m, &err) == MS_OK && m.superseded_by &&
+           strcmp(m.superseded_by, "u2") == 0,
+       "u1 is superseded by u2 again");
+    store_memory_clear(&m);
+    store_feedback f;
+    int found = 0;
+    ok(store_feedback_of(s, b, "when is kestrel", &f, &found, &err) == MS_OK && found &&
+           f.label == 1 && f.channels == 3,
+       "and its judgement is back");
+    if (found)
+        store_feedback_clear(&f);
+    store_removed_free(rm);
+    rm = NULL;
+    /* the newest memory deleted, and its rid taken by the next one */
+    ok(store_begin(s, &err) == MS_OK && store_delete_saving(s, "u3", &rm, &err) == MS_OK &&
+           store_end(s, &err) == MS_OK,
+       "delete u3, the newest");
+    int64_t d = put_simple(s, "u4", "another memory", NULL, NULL);
+    ms_error_clear(&err);
+    ok(d == c && store_undelete(s, rm, &err) == MS_DUPLICATE && strstr(err.msg, "u3"),
+       "when its rid was taken since, store_undelete refuses with MS_DUPLICATE (%s)", err.msg);
+    int u4 = store_get(s, "u4", 0, &m, &err) == MS_OK;
+    if (u4)
+        store_memory_clear(&m);
+    ok(u4 && store_get(s, "u3", 0, &m, &err) == MS_NOT_FOUND, "and changes nothing");
+    store_removed_free(rm);
+    free(e0);
+    free(e1);
+    store_relations_free(r0, nr0);
+    store_relations_free(r1, nr1);
+    store_close(s);
+}
+
 static void test_edit(void)
 {
     store *s = open_new("edit.db");
@@ -2274,6 +2370,7 @@ int main(void)
     test_utf8();
     test_feedback_toggle();
     test_edit();
+    test_undelete();
     remove_tmpdir();
     return done_testing();
 }

@@ -334,12 +334,23 @@ static void test_columns(void)
         strcat(all, "\n");
     }
     int every = 1;
+    char ek[64], eh[512];
 #define CHECK_HELP(id, section, keys, help, ...)                                                   \
-    if (!all || !strstr(all, help) || !strstr(all, keys))                                          \
+    keytext_expand(keys, ek, sizeof ek);                                                           \
+    keytext_expand(help, eh, sizeof eh);                                                           \
+    if (!all || !strstr(all, eh) || !strstr(all, ek))                                              \
         every = 0;
     ACTIONS(CHECK_HELP)
 #undef CHECK_HELP
     ok(every, "the help lists every action of the table with its keys");
+    char names[256] = "", range[32];
+    for (int ch = 0; ch < CH_COUNT; ch++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", ch ? " " : "",
+                 engine_channel_name(ch));
+    snprintf(range, sizeof range, "1-%d", CH_COUNT);
+    ok(all && strstr(all, range) && strstr(all, names) && !strstr(all, "#N") &&
+           !strstr(all, "#CHANNELS"),
+       "the channel keys' help follows the engine's channels: %s (%s)", range, names);
     ok(all && strstr(all, "Relevance") && strstr(all, "not an answer probability"),
        "the help explains the columns");
     free(all);
@@ -711,6 +722,52 @@ static void test_listing(view_model *vm, view_screen *s)
     is_int((int)vm->memories, (int)all, "and back to the default profile");
 }
 
+/* The caption's rows on a cols x rows screen (the lines between the
+ * legend and the result header or what-if line), joined by spaces. */
+static void tour_caption_shown(view_model *vm, view_screen *s, int cols, int rows, char *out,
+                               size_t cap)
+{
+    char *text = layout_text(vm, s, cols, rows);
+    out[0] = '\0';
+    char *line = text ? strchr(text, '\n') : NULL; /* past the query line */
+    line = line ? strchr(line + 1, '\n') : NULL;   /* past the legend */
+    while (line && line[1] == ' ' && line[2] != ' ' && strncmp(line + 1, " WHAT-IF  ", 10) != 0) {
+        char *end = strchr(line + 1, '\n');
+        size_t n = strlen(out);
+        snprintf(out + n, cap - n, "%s%.*s", n ? " " : "", (int)(end ? end - line - 2 : 0),
+                 line + 2);
+        line = end;
+    }
+    free(text);
+    for (size_t n = strlen(out); n > 0 && out[n - 1] == ' ';)
+        out[--n] = '\0';
+}
+
+/* At 60x14, 80x24 and 120x36 every step's caption reads whole: it ends a
+ * sentence, and what is shown is the caption's beginning. */
+static void test_tour_fits(view_model *vm, view_screen *s)
+{
+    static const int size[][2] = {{60, 14}, {80, 24}, {120, 36}};
+    for (size_t z = 0; z < sizeof size / sizeof *size; z++) {
+        int whole = 1;
+        for (int step = 0; step < tour_steps(); step++) {
+            tour_go(vm, step);
+            char shown[1200], full[1200];
+            tour_caption_shown(vm, s, size[z][0], size[z][1], shown, sizeof shown);
+            snprintf(full, sizeof full, "%s", vm->caption);
+            /* the wrapped text has single spaces where the caption had them */
+            size_t n = strlen(shown);
+            if (n < 20 || shown[n - 1] != '.' || strncmp(full, shown, n) != 0 ||
+                (full[n] && full[n] != ' ')) {
+                diag("%dx%d step %d shows: %s", size[z][0], size[z][1], step + 1, shown);
+                whole = 0;
+            }
+        }
+        ok(whole, "%dx%d: every tour caption shown ends a sentence of it (none cut)", size[z][0],
+           size[z][1]);
+    }
+}
+
 static void test_tour(view_model *vm, view_screen *s)
 {
     for (int step = 0; step < tour_steps(); step++) {
@@ -721,12 +778,29 @@ static void test_tour(view_model *vm, view_screen *s)
         ok(text && strstr(text, want) && vm->cur, "tour step %d: %s", step + 1, tour_query(step));
         free(text);
     }
+    tour_go(vm, 0);
+    ok(vm->cur->n_hits > 0 && !strcmp(vm->cur->hits[0].mem.id, "m0037") && vm->sel == 0 &&
+           strstr(vm->caption, "m0037 ranks first"),
+       "step 1's confident hit is the answer (m0037, data/DEMO.md) at rank 1, and the caption "
+       "names it");
     tour_go(vm, 4);
     ok(vm->cur->abstained && !strcmp(vm->cur->abstention_reason, "evidence_floor"),
        "the off-topic step abstains with evidence_floor");
     tour_go(vm, 5);
     ok(vm->cur->abstained && !strcmp(vm->cur->abstention_reason, "no_candidates"),
        "the last step shows no_candidates");
+    ok(view_whatif_active(vm) && (vm->wi.disabled & CH_MASK(CH_SEMANTIC)) &&
+           (vm->wi.disabled & CH_MASK(CH_HOPFIELD)) && vm->base && vm->base->abstained &&
+           !strcmp(vm->base->abstention_reason, "evidence_floor"),
+       "it gets there by the what-if it promises: the dense channels off, the baseline "
+       "evidence_floor");
+    char *text = layout_text(vm, s, 80, 24);
+    ok(text && strstr(text, "WHAT-IF") && strstr(text, "sem off") && strstr(text, "hop off") &&
+           strstr(vm->caption, "answers no_candidates. With every channel on it answers "
+                               "evidence_floor"),
+       "the screen shows the what-if line and the caption both answers");
+    free(text);
+    test_tour_fits(vm, s);
     tour_stop(vm);
     ok(vm->tour == -1 && !view_whatif_active(vm), "the tour ends, what-if reset");
 }
@@ -800,7 +874,7 @@ static void test_calibration(view_model *vm, view_screen *s)
  * $MEMSCOPE each is reported as skipped, so the plan is the same either
  * way and a skip is never silent. Adding a model test means raising it
  * (the count check says so). */
-enum { MODEL_TESTS = 92 };
+enum { MODEL_TESTS = 98 };
 
 static void skip_model(const char *why)
 {
@@ -915,6 +989,90 @@ static void test_model_run(const char *bin)
     store_close(st);
 }
 
+/* ---- the docs name every key of the action table ------------------------------- */
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    int c;
+    while (out && (c = fgetc(f)) != EOF)
+        if (c != '`') /* BROWSER.md's code marks are not part of a key */
+            fputc(c, out);
+    fclose(f);
+    if (out)
+        fclose(out);
+    return buf;
+}
+
+/* Does text hold key as a token of its own (between spaces, bars, commas,
+ * slashes or brackets)? */
+static int has_key(const char *text, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = text; (p = strstr(p, key)) != NULL; p++)
+        if ((p == text || strchr(" |,/(\n", p[-1])) && (!p[n] || strchr(" |,/)\n", p[n])))
+            return 1;
+    return 0;
+}
+
+static void check_doc_keys(const char *table, const char *man, const char *keys, char *want,
+                           size_t cap, int *in_md, int *in_man)
+{
+    char copy[64];
+    snprintf(copy, sizeof copy, "%s", keys);
+    for (char *save = NULL, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
+        if (!has_key(table, t)) {
+            diag("BROWSER.md's key table lacks %s", t);
+            *in_md = 0;
+        }
+    size_t n = (size_t)snprintf(want, cap, "\n.B ");
+    for (const char *p = keys; *p && n + 3 < cap; p++) {
+        if (*p == '-')
+            want[n++] = '\\';
+        want[n++] = *p;
+    }
+    snprintf(want + n, cap - n, "\n");
+    if (!strstr(man, want)) {
+        diag("the man page has no entry '.B %s'", keys);
+        *in_man = 0;
+    }
+}
+
+/* Each action's keys in BROWSER.md's key table, and a ".B keys" entry in
+ * the man page's list (its "-" written "\-"). Run from the repository. */
+static void test_docs_keys(void)
+{
+    char *md = read_text("docs/BROWSER.md"), *man = read_text("docs/memscope.1");
+    char *table = md ? strstr(md, "\n## Keys\n") : NULL, *end;
+    if (!table || !man) {
+        for (int k = 0; k < 2; k++)
+            printf("ok %d # SKIP docs/BROWSER.md and docs/memscope.1 are read from the "
+                   "repository\n",
+                   ++tap_run);
+        free(md);
+        free(man);
+        return;
+    }
+    if ((end = strstr(table + 1, "\n## ")) != NULL)
+        *end = '\0';
+    int in_md = 1, in_man = 1;
+    char keys[64], want[160];
+#define CHECK_DOC(id, section, k, help, ...)                                                       \
+    keytext_expand(k, keys, sizeof keys);                                                          \
+    check_doc_keys(table, man, keys, want, sizeof want, &in_md, &in_man);
+    ACTIONS(CHECK_DOC)
+#undef CHECK_DOC
+    ok(in_md, "docs/BROWSER.md's key table names every key of the action table");
+    ok(in_man, "docs/memscope.1 lists every action's keys");
+    free(md);
+    free(man);
+}
+
 int main(void)
 {
     setlocale(LC_ALL, "C.UTF-8");
@@ -930,6 +1088,7 @@ int main(void)
     test_rtable();
     test_model();
     test_relations();
+    test_docs_keys();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)

@@ -6,7 +6,10 @@
  *   _(ID, SECTION, "keys as shown", "what it does", key codes...)
  *
  * The handler of action ID is view_act.c's act_ID; key codes use curses'
- * KEY_* names, which are only expanded where curses is included. While the
+ * KEY_* names, which are only expanded where curses is included. In the
+ * keys and the text, #N stands for the engine's channel count and #CHANNELS
+ * for their names in order (keytext.h), so a sixth channel shows;
+ * the digits past the count do nothing. While the
  * query line has the focus, the line editor takes printable characters and
  * its own editing keys (EDIT_KEYS) first. */
 #ifndef MS_ACTION_H
@@ -37,10 +40,8 @@
     _(WI_CHANNEL, "What-if", "w", "choose the channel that + and - change", 'w')                   \
     _(WI_MORE, "What-if", "+", "raise that channel's weight by 0.25", '+', '=')                    \
     _(WI_LESS, "What-if", "-", "lower that channel's weight by 0.25", '-')                         \
-    _(WI_TOGGLE, "What-if", "1-5",                                                                 \
-      "switch channel 1-5 off or on (semantic bm25 temporal "                                      \
-      "hopfield spreading)",                                                                       \
-      '1', '2', '3', '4', '5')                                                                     \
+    _(WI_TOGGLE, "What-if", "1-#N", "switch channel 1-#N off or on (#CHANNELS)", '1', '2', '3',    \
+      '4', '5', '6', '7', '8', '9')                                                                \
     _(WI_K_LESS, "What-if", "[", "RRF k minus 5", '[')                                             \
     _(WI_K_MORE, "What-if", "]", "RRF k plus 5", ']')                                              \
     _(WI_FLOOR, "What-if", "f", "evidence floor off or on", 'f')                                   \
@@ -71,6 +72,11 @@
       "edit the selected memory in $VISUAL or $EDITOR: content, speaker, times, "                  \
       "confidence, trust; the row shows [edited]",                                                 \
       'e')                                                                                         \
+    _(SET, "Curation", "s",                                                                        \
+      "edit one field of the selected memory inline: type the field (content, speaker, "           \
+      "created_at, event_time, confidence, trust; a prefix will do) and Enter, then change its "   \
+      "value on the prompt line; Enter writes it (the row shows [edited], u undoes), Esc cancels", \
+      's')                                                                                         \
     _(DELETE, "Curation", "d", "delete the selected memory (asks first; u brings it back)", 'd')   \
     _(SUPERSEDES, "Curation", ">",                                                                 \
       "mark the selected memory as superseding another: type its id and a reason", '>')            \
@@ -109,7 +115,7 @@
  * chose with a key that is not a letter (view_model.armed): after Enter,
  * letters typed next, or pasted text without bracketed paste, cannot write. */
 #define WRITE_ACTIONS(_)                                                                           \
-    _(RELEVANT) _(IRRELEVANT) _(EDIT) _(DELETE) _(SUPERSEDES) _(CONTRADICTS) _(UNDO)
+    _(RELEVANT) _(IRRELEVANT) _(EDIT) _(SET) _(DELETE) _(SUPERSEDES) _(CONTRADICTS) _(UNDO)
 
 /* The keys that choose a row and so let WRITE_ACTIONS act: no letter, no
  * Enter (a paste without bracketed paste holds those). */

@@ -84,15 +84,18 @@ static int qline_history(view_model *vm, hist *h, int older)
 
 /* ---- prompts --------------------------------------------------------------- */
 
-/* The pin and find prompts, and the supersedes / contradicts prompts ("ID
- * reason"). */
+/* The pin and find prompts, the supersedes / contradicts prompts ("ID
+ * reason") and the inline edit's field and value. */
 static int qline_pin_prompt(view_model *vm, int kind, wint_t ch)
 {
     if (qline_is_enter(kind, ch) &&
-        (vm->prompting == PROMPT_SUPERSEDES || vm->prompting == PROMPT_CONTRADICTS)) {
+        (vm->prompting == PROMPT_SUPERSEDES || vm->prompting == PROMPT_CONTRADICTS ||
+         vm->prompting == PROMPT_FIELD || vm->prompting == PROMPT_VALUE)) {
         char text[ENGINE_QUERY_MAX + 1];
         ledit_get(&vm->prompt, text, sizeof text);
-        return view_relate_answer(vm, text);
+        return vm->prompting == PROMPT_FIELD   ? view_set_field(vm, text)
+               : vm->prompting == PROMPT_VALUE ? view_set_value(vm, text)
+                                               : view_relate_answer(vm, text);
     }
     if (qline_is_enter(kind, ch)) {
         char id[STORE_ID_MAX + 1];
@@ -250,7 +253,8 @@ int qline_key(view_model *vm, hist *h, int kind, wint_t ch)
     if (vm->prompting == PROMPT_CONFIRM)
         return qline_confirm_prompt(vm, kind, ch);
     if (vm->prompting == PROMPT_PIN || vm->prompting == PROMPT_FIND ||
-        vm->prompting == PROMPT_SUPERSEDES || vm->prompting == PROMPT_CONTRADICTS)
+        vm->prompting == PROMPT_SUPERSEDES || vm->prompting == PROMPT_CONTRADICTS ||
+        vm->prompting == PROMPT_FIELD || vm->prompting == PROMPT_VALUE)
         return qline_pin_prompt(vm, kind, ch);
     if (vm->prompting == PROMPT_SEARCH)
         return qline_search_prompt(vm, h, kind, ch);

@@ -11,6 +11,7 @@ typedef struct tour_step {
     const char *query;
     int limit;               /* results for this step */
     tour_caption_fn caption; /* selects the row it talks about, writes the text */
+    unsigned disable;        /* channels the step switches off by what-if */
 } tour_step;
 
 /* Index of the hit row maximising score (NAN-free, > 0), or -1. */
@@ -38,6 +39,10 @@ static int tour_channels_ranking(const recall_hit *h)
     return n;
 }
 
+/* Step 1 asks a question whose answer ranks first on the demo store
+ * (m0037, data/DEMO.md; tests/view-test.c checks it); the caption says what
+ * the screen shows: the first row, how many channels ranked it, and by how
+ * much it leads the second. */
 static void tour_confident(view_model *vm, char *out, size_t len)
 {
     if (!vm->cur || vm->cur->n_hits == 0) {
@@ -48,14 +53,18 @@ static void tour_confident(view_model *vm, char *out, size_t len)
     }
     const recall_hit *h = &vm->cur->hits[0];
     vm->sel = 0;
-    snprintf(out, len,
-             "%s ranks first with Relevance %.3f, and %d of 5 "
-             "channels ranked it. The trace below shows each channel's w/(k+rank); their sum "
-             "is the fused score, and Relevance = boosted / the best score possible for this "
-             "query. Trust %.2f and Mem.Conf %.2f are separate columns: they describe the "
-             "memory, not this query.",
-             h->mem.id, h->relevance_score, tour_channels_ranking(h), store_trust_score(&h->mem),
-             h->mem.memory_confidence);
+    int n = snprintf(out, len, "%s ranks first with Relevance %.3f; %d of %d channels ranked it.",
+                     h->mem.id, h->relevance_score, tour_channels_ranking(h), CH_COUNT);
+    if (vm->cur->n_hits > 1 && n > 0 && (size_t)n < len)
+        n += snprintf(out + n, len - n, " It leads rank 2 (%s) by %.4f in Ranking.",
+                      vm->cur->hits[1].mem.id, h->ranking_score - vm->cur->hits[1].ranking_score);
+    if (n > 0 && (size_t)n < len)
+        snprintf(out + n, len - n,
+                 " The trace below shows each channel's w/(k+rank); their sum is the fused "
+                 "score, and Relevance = boosted / the best score possible for this query. "
+                 "Trust %.2f and Mem.Conf %.2f are separate columns: they describe the memory, "
+                 "not this query.",
+                 store_trust_score(&h->mem), h->mem.memory_confidence);
 }
 
 static double tour_temporal_score(const recall_hit *h)
@@ -107,10 +116,10 @@ static void tour_spreading(view_model *vm, char *out, size_t len)
     const recall_hit *h = vm->rows[i].h;
     int assoc = h->passed_by && strcmp(h->passed_by, "association") == 0;
     snprintf(out, len,
-             "The answer often sits next to the turn that matches the words. "
-             "Spreading activation walks the stored edges (adjacent turns, shared entities, "
-             "close dates) from the matching memories: %s gets spreading rank %d, %.0f%% of "
-             "its fused score. %s%s%s",
+             "%s gets spreading rank %d, %.0f%% of its fused score: the answer often sits "
+             "next to the turn that matches the words. Spreading activation walks the stored "
+             "edges (adjacent turns, shared entities, close dates) from the matching "
+             "memories. %s%s%s",
              h->mem.id, h->ch[CH_SPREADING].rank, 100 * h->ch[CH_SPREADING].contribution / h->fused,
              assoc ? "It has no evidence of its own and passes the floor by association via "
                    : "Press Enter for its edges; Enter on an edge follows it.",
@@ -157,43 +166,45 @@ static void tour_floor(view_model *vm, char *out, size_t len)
     }
     vm->sel = 0;
     snprintf(out, len,
-             "The store knows nothing about the world. The channels still find "
-             "%zu faint candidates, but none has evidence: the question names nobody the "
-             "store knows, %d of its words never occur in it, and the best cosine is %.3f "
-             "against %.2f. So the engine abstains (%s) instead of returning the least-bad "
-             "guess. The nearest misses are listed dimmed; select one to see its trace.",
-             r->candidates, r->floor_unknown_terms, r->floor_best_value, r->floor_threshold,
-             r->abstention_reason);
+             "The engine abstains (%s): the channels find %zu faint candidates, but none has "
+             "evidence. The store knows nothing about the world: the question names nobody "
+             "the store knows, %d of its words never occur in it, and the best cosine is %.3f "
+             "against %.2f. So it abstains instead of returning the least-bad guess. The "
+             "nearest misses are listed dimmed; select one to see its trace.",
+             r->abstention_reason, r->candidates, r->floor_unknown_terms, r->floor_best_value,
+             r->floor_threshold);
 }
 
-static int tour_no_candidates(const view_model *vm)
+static const char *tour_reason(const recall_result *r)
 {
-    return vm->cur && vm->cur->abstention_reason &&
-           strcmp(vm->cur->abstention_reason, "no_candidates") == 0;
+    return r && r->abstention_reason ? r->abstention_reason : "results";
 }
 
+/* Step 6 switches the dense channels off by what-if: the baseline (all on)
+ * is in vm->base, the changed recall in vm->cur. */
 static void tour_none(view_model *vm, char *out, size_t len)
 {
-    if (tour_no_candidates(vm))
-        snprintf(out, len,
-                 "Nothing at all: no word of this query occurs in the store and no "
-                 "memory resembles it, so no channel produced a single candidate and the "
-                 "engine abstains with no_candidates (not evidence_floor): %s.",
-                 vm->cur->no_candidates_why);
-    else
-        snprintf(out, len,
-                 "No word of this query occurs in the store, yet the engine found "
-                 "candidates: it answers with %s.",
-                 vm->cur && vm->cur->abstention_reason ? vm->cur->abstention_reason : "results");
+    const recall_result *b = vm->base, *r = vm->cur;
+    int sem = b ? (int)b->ch[CH_SEMANTIC].candidates : 0,
+        hop = b ? (int)b->ch[CH_HOPFIELD].candidates : 0;
+    snprintf(out, len,
+             "The what-if switches the dense channels off (keys %d and %d, the WHAT-IF line) "
+             "and the engine answers %s. With every channel on it answers %s: no word of this "
+             "query occurs in the store, but the dense channels (hashed character n-grams) "
+             "find faint neighbours for any text (semantic %d, hopfield %d). Without them no "
+             "channel has a candidate%s%s.",
+             CH_SEMANTIC + 1, CH_HOPFIELD + 1, tour_reason(r), tour_reason(b), sem, hop,
+             r && r->no_candidates_why[0] ? ": " : "", r ? r->no_candidates_why : "");
 }
 
 static const tour_step steps[] = {
-    {"A confident hit", "What was Biscuit's racing name?", 10, tour_confident},
-    {"A temporal question", "What did I do last May?", 10, tour_temporal},
-    {"Multi-hop: spreading activation", "Where does my sister work now?", 10, tour_spreading},
-    {"High relevance, low trust", "When is my dentist appointment?", 20, tour_trust},
-    {"Off-topic: evidence_floor", "What is the capital of Australia?", 10, tour_floor},
-    {"Nothing there: no_candidates", "gizmo quokka kiwi", 10, tour_none},
+    {"A confident hit", "What did Biscuit race as?", 10, tour_confident, 0},
+    {"A temporal question", "What did I do last May?", 10, tour_temporal, 0},
+    {"Multi-hop: spreading activation", "Where does my sister work now?", 10, tour_spreading, 0},
+    {"High relevance, low trust", "When is my dentist appointment?", 20, tour_trust, 0},
+    {"Off-topic: evidence_floor", "What is the capital of Australia?", 10, tour_floor, 0},
+    {"Nothing there: no_candidates", "zebra xylophone quasar", 10, tour_none,
+     CH_MASK(CH_SEMANTIC) | CH_MASK(CH_HOPFIELD)},
 };
 #define TOUR_STEPS ((int)(sizeof steps / sizeof *steps))
 
@@ -234,6 +245,7 @@ int tour_go(view_model *vm, int step)
     memset(&vm->wi, 0, sizeof vm->wi);
     vm->wi.rrf_k = -1;
     vm->wi.channel = channel;
+    vm->wi.disabled = s->disable;
     vm->tour = step;
     vm->limit = s->limit;
     vm->pinned[0] = '\0';

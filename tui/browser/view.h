@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "tui/browser/action.h"
+#include "tui/browser/keytext.h"
 #include "engine/engine.h"
 #include "tui/browser/ledit.h"
 #include "tui/present/theme.h"
@@ -54,8 +55,10 @@ typedef enum view_prompt {
     PROMPT_SEARCH,
     PROMPT_FIND,
     PROMPT_CONFIRM,
-    PROMPT_SUPERSEDES, /* the id (and reason) the selected memory supersedes */
-    PROMPT_CONTRADICTS /* the id (and reason) it contradicts */
+    PROMPT_SUPERSEDES,  /* the id (and reason) the selected memory supersedes */
+    PROMPT_CONTRADICTS, /* the id (and reason) it contradicts */
+    PROMPT_FIELD,       /* s: the field to edit inline */
+    PROMPT_VALUE        /* s: its new value (the prompt starts with the old) */
 } view_prompt;
 typedef enum view_row_kind { ROW_HIT, ROW_MISS, ROW_GONE } view_row_kind;
 
@@ -79,13 +82,12 @@ typedef struct view_undo {
     char *query;               /* UNDO_FEEDBACK: the query judged (owned) */
     store_feedback before;     /* UNDO_FEEDBACK: the judgement before (owned strings) */
     int had;                   /* UNDO_FEEDBACK: there was one */
-    store_memory mem;          /* UNDO_EDIT, UNDO_DELETE: the memory before (owned) */
-    store_feedback *fb;        /* UNDO_DELETE: its judgements, which went with it (owned) */
-    size_t n_fb;
-    int64_t other;      /* UNDO_RELATION: the memory at the other end */
-    int rel_kind;       /* UNDO_RELATION: store_rel_kind */
-    store_relation was; /* UNDO_RELATION: the relation of that kind before (owned) */
-    int had_rel;        /* UNDO_RELATION: there was one */
+    store_memory mem;          /* UNDO_EDIT: the memory before (owned) */
+    store_removed *removed;    /* UNDO_DELETE: every row the delete took (owned) */
+    int64_t other;             /* UNDO_RELATION: the memory at the other end */
+    int rel_kind;              /* UNDO_RELATION: store_rel_kind */
+    store_relation was;        /* UNDO_RELATION: the relation of that kind before (owned) */
+    int had_rel;               /* UNDO_RELATION: there was one */
 } view_undo;
 #define VIEW_UNDO_MAX 64 /* writes remembered; older ones can no longer be undone */
 
@@ -196,7 +198,8 @@ typedef struct view_model {
     int64_t find_matches;          /* in the listing, -1 = not counted */
     view_undo undo[VIEW_UNDO_MAX]; /* this session's writes, oldest first (owned) */
     int n_undo;
-    char edit_id[STORE_ID_MAX + 1]; /* the memory e edits, or d asks to delete */
+    char edit_id[STORE_ID_MAX + 1]; /* the memory e or s edits, or d asks to delete */
+    int edit_field;                 /* the field s edits (view_set_field_name) */
     char msg[768];                  /* one-line message, "" = key hints */
     int msg_role;
     unsigned msg_gen;     /* counts view_message calls: the next key clears an old message */
@@ -293,8 +296,9 @@ int view_feedback_toggle(view_model *vm, int label);
 int view_undo_last(view_model *vm);
 
 /* Ask to delete the selected memory (PROMPT_CONFIRM), and the answer: y
- * deletes it in one transaction (undo puts it back with its judgements),
- * anything else keeps it. VIEW_* flags. */
+ * deletes it in one transaction (undo puts it back as it was, at its rid,
+ * with its relations, edges, judgements and pin: store_undelete), anything
+ * else keeps it. VIEW_* flags. */
 int view_delete_ask(view_model *vm);
 int view_delete_answer(view_model *vm, int yes);
 
@@ -308,6 +312,20 @@ int view_delete_answer(view_model *vm, int yes);
 int view_edit_begin(view_model *vm);
 int view_edit_write(view_model *vm, FILE *f);
 int view_edit_apply(view_model *vm, const char *path);
+
+/* Edit one field inline: view_set_ask asks which (PROMPT_FIELD) for the
+ * selected memory (or the detail view's); view_set_field takes the name
+ * (a unique prefix of content, speaker, created_at, event_time, confidence,
+ * trust) and opens PROMPT_VALUE holding the field's value now;
+ * view_set_value checks the edited value and writes it in one transaction
+ * (u undoes). A bad value (confidence 2, a time that is not ISO 8601) is a
+ * one-line message naming the field and the memory, and writes nothing.
+ * Each returns VIEW_* flags. */
+int view_set_ask(view_model *vm);
+int view_set_field(view_model *vm, const char *name);
+int view_set_value(view_model *vm, const char *text);
+/* The name of the field PROMPT_VALUE edits. */
+const char *view_set_field_name(const view_model *vm);
 
 /* Ask for the memory the selected one supersedes (kind
  * STORE_REL_SUPERSEDES) or contradicts (STORE_REL_CONTRADICTS): a prompt of

@@ -298,6 +298,11 @@ static int act_EDIT(view_model *vm)
     return view_edit_begin(vm);
 }
 
+static int act_SET(view_model *vm)
+{
+    return view_set_ask(vm);
+}
+
 static int act_DELETE(view_model *vm)
 {
     return view_delete_ask(vm);

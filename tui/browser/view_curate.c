@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ static void view_undo_entry_free(view_undo *u)
     free(u->query);
     store_feedback_clear(&u->before);
     store_memory_clear(&u->mem);
-    store_feedback_free(u->fb, u->n_fb);
+    store_removed_free(u->removed);
     free(u->was.other_id);
     free(u->was.reason);
     memset(u, 0, sizeof *u);
@@ -161,29 +162,8 @@ int view_delete_ask(view_model *vm)
 
 static ms_status view_delete_write(view_model *vm, void *ctx, ms_error *err)
 {
-    (void)ctx;
-    return store_delete(vm->st, vm->edit_id, err);
-}
-
-/* The judgements of rid (they go with a deleted memory). */
-static ms_status view_feedback_of_rid(view_model *vm, int64_t rid, view_undo *u, ms_error *err)
-{
-    store_feedback *all = NULL;
-    size_t n = 0, k = 0;
-    ms_status st = store_feedback_all(vm->st, &all, &n, err);
-    if (st)
-        return st;
-    for (size_t i = 0; i < n; i++) {
-        if (all[i].rid != rid) {
-            free(all[i].query);
-            free(all[i].query_type);
-            continue;
-        }
-        all[k++] = all[i];
-    }
-    u->fb = all;
-    u->n_fb = k;
-    return MS_OK;
+    view_undo *u = ctx;
+    return store_delete_saving(vm->st, vm->edit_id, &u->removed, err);
 }
 
 int view_delete_answer(view_model *vm, int yes)
@@ -198,17 +178,18 @@ int view_delete_answer(view_model *vm, int yes)
     view_undo *u = view_undo_push(vm);
     u->kind = UNDO_DELETE;
     snprintf(u->id, sizeof u->id, "%s", vm->edit_id);
-    ms_status st = store_get_for_put(vm->st, vm->edit_id, &u->mem, &err);
-    if (!st)
-        st = view_feedback_of_rid(vm, u->mem.rid, u, &err);
-    if (!st)
-        st = view_transaction(vm, view_delete_write, NULL, &err);
+    store_memory m;
+    ms_status st = store_get(vm->st, vm->edit_id, 0, &m, &err);
+    if (!st) {
+        u->rid = m.rid;
+        store_memory_clear(&m);
+        st = view_transaction(vm, view_delete_write, u, &err);
+    }
     if (st) {
         view_undo_entry_free(&vm->undo[--vm->n_undo]);
         view_message(vm, ROLE_error, "memscope: %s; nothing deleted", err.msg);
         return CURATE_HR;
     }
-    u->rid = u->mem.rid;
     ms_error_clear(&err);
     view_model_reload(vm, &err);
     view_message(vm, ROLE_message, "deleted %s; u brings it back", u->id);
@@ -386,7 +367,7 @@ static ms_status view_edit_store(view_model *vm, void *ctx, ms_error *err)
 static int view_edit_same(const view_edit_parse *p, const store_memory *m)
 {
     const char *sp = m->speaker ? m->speaker : "", *ev = m->event_time ? m->event_time : "";
-    return strcmp(p->content ? p->content : "", m->content) == 0 &&
+    return (!p->content || strcmp(p->content, m->content) == 0) &&
            strcmp(p->speaker ? p->speaker : sp, sp) == 0 &&
            strcmp(p->created_at ? p->created_at : m->created_at, m->created_at) == 0 &&
            strcmp(p->event_time ? p->event_time : ev, ev) == 0 &&
@@ -395,26 +376,24 @@ static int view_edit_same(const view_edit_parse *p, const store_memory *m)
             (p->f.trust_alpha == m->trust_alpha && p->f.trust_beta == m->trust_beta));
 }
 
-int view_edit_apply(view_model *vm, const char *path)
+/* Write p's fields to vm->edit_id in one transaction, remembered for undo;
+ * how names the edit in a failure's message ("" for none). VIEW_* flags. */
+static int view_edit_commit(view_model *vm, view_edit_parse *p, const char *how)
 {
-    view_edit_parse p = {0};
-    store_edit_fields_init(&p.f);
     ms_error err;
     ms_error_clear(&err);
     view_undo *u = view_undo_push(vm);
     u->kind = UNDO_EDIT;
     snprintf(u->id, sizeof u->id, "%s", vm->edit_id);
-    int rc = view_edit_parse_file(vm, path, &p);
-    ms_status st = rc ? MS_PARSE : store_get_for_put(vm->st, vm->edit_id, &u->mem, &err);
-    if (!rc && !st && view_edit_same(&p, &u->mem)) {
-        view_message(vm, ROLE_message, "%s unchanged: nothing written", u->id);
-        rc = 1;
-    } else if (!rc && !st && (st = view_transaction(vm, view_edit_store, &p.f, &err)))
-        view_message(vm, ROLE_error, "memscope: %s; nothing written", err.msg);
-    else if (!rc && st)
+    ms_status st = store_get_for_put(vm->st, vm->edit_id, &u->mem, &err);
+    int same = !st && view_edit_same(p, &u->mem);
+    if (st)
         view_message(vm, ROLE_error, "memscope: %s", err.msg);
-    view_edit_parse_free(&p);
-    if (rc || st) {
+    else if (same)
+        view_message(vm, ROLE_message, "%s unchanged: nothing written", u->id);
+    else if ((st = view_transaction(vm, view_edit_store, &p->f, &err)))
+        view_message(vm, ROLE_error, "memscope: %s%s; nothing written", err.msg, how);
+    if (st || same) {
         view_undo_entry_free(&vm->undo[--vm->n_undo]);
         return CURATE_HR | VIEW_FULL;
     }
@@ -425,6 +404,208 @@ int view_edit_apply(view_model *vm, const char *path)
     }
     view_message(vm, ROLE_message, "edited %s; u undoes it", u->id);
     return CURATE_HR | VIEW_FULL | VIEW_RECALL;
+}
+
+int view_edit_apply(view_model *vm, const char *path)
+{
+    view_edit_parse p = {0};
+    store_edit_fields_init(&p.f);
+    int f =
+        view_edit_parse_file(vm, path, &p) ? CURATE_HR | VIEW_FULL : view_edit_commit(vm, &p, "");
+    view_edit_parse_free(&p);
+    return f;
+}
+
+/* ---- inline edit --------------------------------------------------------------- */
+
+enum {
+    FIELD_CONTENT,
+    FIELD_SPEAKER,
+    FIELD_CREATED,
+    FIELD_EVENT,
+    FIELD_CONF,
+    FIELD_TRUST,
+    FIELD_COUNT
+};
+static const char *const view_field_names[FIELD_COUNT] = {"content",    "speaker",    "created_at",
+                                                          "event_time", "confidence", "trust"};
+
+const char *view_set_field_name(const view_model *vm)
+{
+    return (unsigned)vm->edit_field < FIELD_COUNT ? view_field_names[vm->edit_field] : "?";
+}
+
+int view_set_ask(view_model *vm)
+{
+    const view_row *row = vm->det.open ? NULL : view_selected(vm);
+    const char *id = vm->det.open                   ? vm->det.m.id
+                     : row && row->kind != ROW_GONE ? row->h->mem.id
+                                                    : NULL;
+    if (!id) {
+        view_message(vm, ROLE_message, "select a result to edit it");
+        return CURATE_HR;
+    }
+    snprintf(vm->edit_id, sizeof vm->edit_id, "%s", id);
+    vm->prompting = PROMPT_FIELD;
+    ledit_clear(&vm->prompt);
+    view_message(vm, ROLE_message,
+                 "which field of %s? content, speaker, created_at, event_time, confidence or "
+                 "trust (a prefix will do); Enter, Esc cancels",
+                 id);
+    return CURATE_HR;
+}
+
+/* The field name (or a unique prefix of it) names; -1 when none, -2 when
+ * more than one. */
+static int view_field_lookup(const char *name)
+{
+    size_t n = strlen(name);
+    int found = -1;
+    for (int i = 0; n > 0 && i < FIELD_COUNT; i++) {
+        if (strcmp(name, view_field_names[i]) == 0)
+            return i;
+        if (strncmp(name, view_field_names[i], n) == 0)
+            found = found == -1 ? i : -2;
+    }
+    return found;
+}
+
+/* The value of field i of m as the prompt shows it, into out[cap]; -1 when
+ * the line editor cannot hold it (too long, or line breaks). */
+static int view_field_value(const store_memory *m, int i, char *out, size_t cap)
+{
+    char a[32], b[32];
+    const char *v = i == FIELD_CONTENT   ? m->content
+                    : i == FIELD_SPEAKER ? m->speaker
+                    : i == FIELD_CREATED ? m->created_at
+                    : i == FIELD_EVENT   ? m->event_time
+                                         : NULL;
+    if (i == FIELD_CONF) {
+        view_number(m->memory_confidence, a);
+        snprintf(out, cap, "%s", a);
+    } else if (i == FIELD_TRUST) {
+        view_number(m->trust_alpha, a);
+        view_number(m->trust_beta, b);
+        snprintf(out, cap, "%s %s", a, b);
+    } else if (snprintf(out, cap, "%s", v ? v : "") >= (int)cap)
+        return -1;
+    for (const unsigned char *p = (const unsigned char *)out; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return -1;
+    return 0;
+}
+
+int view_set_field(view_model *vm, const char *name)
+{
+    vm->prompting = PROMPT_NONE;
+    name += strspn(name, " ");
+    int i = view_field_lookup(name);
+    if (i < 0) {
+        view_message(vm, ROLE_error,
+                     "memscope: %s field '%s': content, speaker, created_at, event_time, "
+                     "confidence or trust (inline edit of %s)",
+                     i == -2 ? "more than one" : "no", name, vm->edit_id);
+        return CURATE_HR;
+    }
+    store_memory m;
+    ms_error err;
+    ms_error_clear(&err);
+    if (store_get(vm->st, vm->edit_id, 0, &m, &err)) {
+        view_message(vm, ROLE_error, "memscope: %s", err.msg);
+        return CURATE_HR;
+    }
+    char value[ENGINE_QUERY_MAX + 1];
+    int fits = view_field_value(&m, i, value, sizeof value);
+    store_memory_clear(&m);
+    if (fits) {
+        view_message(vm, ROLE_message,
+                     "the %s of %s is too long or has line breaks for the prompt line: e edits "
+                     "it in $EDITOR",
+                     view_field_names[i], vm->edit_id);
+        return CURATE_HR;
+    }
+    vm->edit_field = i;
+    vm->prompting = PROMPT_VALUE;
+    ledit_set(&vm->prompt, value);
+    view_message(vm, ROLE_message, "%s of %s: change it, Enter writes it (u undoes), Esc cancels",
+                 view_field_names[i], vm->edit_id);
+    return CURATE_HR;
+}
+
+/* A number of the whole text into *v; -1 when it is not one. */
+static int view_parse_number(const char *text, double *v)
+{
+    char *end = NULL;
+    *v = strtod(text, &end);
+    return end == text || *view_trim(end) || !isfinite(*v) ? -1 : 0;
+}
+
+/* The numbers of confidence (0..1) or trust (two above 0) into p; -1 with
+ * the message when text is not that. */
+static int view_set_numbers(view_model *vm, int i, char *text, view_edit_parse *p)
+{
+    char *b = NULL;
+    if (i == FIELD_CONF && !view_parse_number(text, &p->f.memory_confidence) &&
+        p->f.memory_confidence >= 0 && p->f.memory_confidence <= 1)
+        return 0;
+    if (i == FIELD_TRUST && (p->f.trust_alpha = strtod(text, &b)) > 0 && b != text &&
+        !view_parse_number(b, &p->f.trust_beta) && p->f.trust_beta > 0 &&
+        isfinite(p->f.trust_alpha))
+        return 0;
+    view_message(vm, ROLE_error, "memscope: %s '%s' is not %s (%s), not written",
+                 view_field_names[i], text,
+                 i == FIELD_CONF ? "from 0 to 1" : "two numbers above 0 (alpha beta)", vm->edit_id);
+    return -1;
+}
+
+/* Is text a time store_edit takes for field i (an empty event_time clears
+ * it)? -1 with the message when not. */
+static int view_set_time(view_model *vm, int i, const char *text)
+{
+    int64_t ts;
+    if ((i == FIELD_EVENT && !*text) || store_parse_time(text, &ts) == 0)
+        return 0;
+    view_message(vm, ROLE_error, "memscope: %s '%s' is not ISO 8601 (%s), not written",
+                 view_field_names[i], text, vm->edit_id);
+    return -1;
+}
+
+int view_set_value(view_model *vm, const char *text)
+{
+    vm->prompting = PROMPT_NONE;
+    int i = vm->edit_field;
+    view_edit_parse p = {0};
+    store_edit_fields_init(&p.f);
+    char *copy = strdup(text);
+    if (!copy)
+        return CURATE_HR;
+    char *v = i == FIELD_CONTENT ? copy : view_trim(copy);
+    int rc = 0;
+    if (i == FIELD_CONF || i == FIELD_TRUST)
+        rc = view_set_numbers(vm, i, v, &p);
+    else if (i == FIELD_CONTENT && !*view_trim(copy)) {
+        view_message(vm, ROLE_error, "memscope: content cannot be empty (%s), not written",
+                     vm->edit_id);
+        rc = -1;
+    } else if ((i == FIELD_CREATED || i == FIELD_EVENT) && view_set_time(vm, i, v))
+        rc = -1;
+    else {
+        char **field = i == FIELD_CONTENT   ? &p.content
+                       : i == FIELD_SPEAKER ? &p.speaker
+                       : i == FIELD_CREATED ? &p.created_at
+                                            : &p.event_time;
+        *field = strdup(v);
+        p.f.content = p.content;
+        p.f.speaker = p.speaker;
+        p.f.created_at = p.created_at;
+        p.f.event_time = p.event_time;
+    }
+    free(copy);
+    char how[STORE_ID_MAX + 8];
+    snprintf(how, sizeof how, " (%s)", vm->edit_id);
+    int f = rc ? CURATE_HR : view_edit_commit(vm, &p, how) & ~VIEW_FULL;
+    view_edit_parse_free(&p);
+    return f;
 }
 
 /* ---- supersedes and contradicts ---------------------------------------------- */
@@ -608,24 +789,11 @@ static ms_status view_undo_edit(view_model *vm, void *ctx, ms_error *err)
     return store_put(vm->st, &u->mem, STORE_DUP_REPLACE, NULL, err);
 }
 
-/* Put a deleted memory back, with its judgements; it gets a new rid, which
- * the older entries of the undo list learn. */
+/* Put a deleted memory back as it was, at its own rid. */
 static ms_status view_undo_delete(view_model *vm, void *ctx, ms_error *err)
 {
     view_undo *u = ctx;
-    int64_t old = u->mem.rid;
-    u->mem.rid = 0;
-    ms_status st = store_put(vm->st, &u->mem, STORE_DUP_ERROR, NULL, err);
-    for (size_t i = 0; !st && i < u->n_fb; i++)
-        st = store_add_feedback(vm->st, u->mem.rid, u->fb[i].query, u->fb[i].query_type,
-                                u->fb[i].label, u->fb[i].channels, err);
-    for (int i = 0; !st && i < vm->n_undo; i++) {
-        if (vm->undo[i].rid == old)
-            vm->undo[i].rid = u->mem.rid;
-        if (vm->undo[i].other == old)
-            vm->undo[i].other = u->mem.rid;
-    }
-    return st;
+    return store_undelete(vm->st, u->removed, err);
 }
 
 static ms_status view_undo_one(view_model *vm, view_undo *u, ms_error *err)

@@ -144,7 +144,13 @@ static void view_too_small(view_screen *s)
 static const char *view_prompt_text(const view_model *vm)
 {
     const char *arrow = vfmt_ascii ? ">" : "▸";
-    static char buf[96];
+    static char buf[STORE_ID_MAX + 96];
+    if (vm->prompting == PROMPT_FIELD || vm->prompting == PROMPT_VALUE) {
+        snprintf(buf, sizeof buf, " %s of %s %s ",
+                 vm->prompting == PROMPT_FIELD ? "Edit field" : view_set_field_name(vm),
+                 vm->edit_id, arrow);
+        return buf;
+    }
     snprintf(buf, sizeof buf, " %s %s ",
              vm->prompting == PROMPT_PIN           ? "Pin id"
              : vm->prompting == PROMPT_SEARCH      ? "History search"
@@ -207,11 +213,37 @@ void view_wrap_into(vlist *list, int role, const char *text)
     vfmt_wrap(text, list->width - 2, view_wrap_row, &w);
 }
 
-static int view_caption(view_model *vm, view_screen *s, int y, int max)
+/* Where text's last sentence starts (just after the ". " before it), or
+ * NULL when the title and one sentence are all there is. */
+static char *view_caption_cut(char *text)
 {
+    char *end = NULL;
+    int sentences = 0;
+    for (char *p = text; (p = strstr(p, ". ")) != NULL; p += 2) {
+        end = p + 1;
+        sentences++;
+    }
+    return sentences >= 2 ? end : NULL;
+}
+
+/* The tour's caption, wrapped: whole sentences only. When it does not fit
+ * in max rows, its last sentences go (the title and the first one, the
+ * step's claim, always stay, on more rows if need be, up to most). */
+static int view_caption(view_model *vm, view_screen *s, int y, int max, int most)
+{
+    char text[sizeof vm->caption];
+    snprintf(text, sizeof text, "%s", vm->caption);
     vlist list = {.width = s->cols};
-    view_wrap_into(&list, ROLE_tour_caption, vm->caption);
-    int n = list.n < max ? list.n : max;
+    view_wrap_into(&list, ROLE_tour_caption, text);
+    char *cut;
+    while (list.n > max && (cut = view_caption_cut(text)) != NULL) {
+        *cut = '\0';
+        vlist_free(&list);
+        list = (vlist){.width = s->cols};
+        view_wrap_into(&list, ROLE_tour_caption, text);
+    }
+    int room = max > most ? max : most;
+    int n = list.n < room ? list.n : room;
     view_put_list(vm, s, &list, 0, y, n);
     vlist_free(&list);
     return n;
@@ -355,7 +387,7 @@ static const struct view_hint {
     {2, "Enter open"},
     {2, "p pin"},
     {2, "y x u"},
-    {4, "w + - 1-5 [ ] f what-if"},
+    {4, "w + - 1-#N [ ] f what-if"},
     {4, "0 reset"},
     {0, "T tour"},
     {0, "q quit"},
@@ -370,8 +402,11 @@ static void view_hints(const view_model *vm, vrow *l, int cols)
             vrow_add(l, ROLE_legend,
                      vfmt_ascii ? " Down picks a row for y x u;" : " ↓ picks a row for y x u;");
         for (size_t i = 0; i < sizeof view_hint_list / sizeof *view_hint_list; i++)
-            if (view_hint_list[i].level <= level)
-                vrow_addf(l, ROLE_legend, " %s ", view_hint_list[i].text);
+            if (view_hint_list[i].level <= level) {
+                char hint[64];
+                keytext_expand(view_hint_list[i].text, hint, sizeof hint);
+                vrow_addf(l, ROLE_legend, " %s ", hint);
+            }
         if (!l->cut && l->w <= cols)
             return;
     }
@@ -421,7 +456,7 @@ int view_layout(view_model *vm, int cols, int rows, view_screen *s)
     y++;
     vrow_add(&s->lines[y++], ROLE_legend, legend_text);
     if (vm->caption[0])
-        y += view_caption(vm, s, y, rows / 4);
+        y += view_caption(vm, s, y, rows / 4, bottom - y - 4);
     if (view_whatif_active(vm))
         view_whatif_line(vm, &s->lines[y++]);
     view_current(vm)->draw(vm, s, y, bottom);

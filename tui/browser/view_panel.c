@@ -222,6 +222,16 @@ static void view_help_title(vrow *out, int max, int *n, const char *title)
     l->fill = ROLE_help;
 }
 
+/* One entry of the action table, its #N and #CHANNELS filled in. */
+static void view_help_action(vrow *out, int max, int *n, int cols, const char *keys,
+                             const char *text)
+{
+    char k[64], t[512];
+    keytext_expand(keys, k, sizeof k);
+    keytext_expand(text, t, sizeof t);
+    view_help_entry(out, max, n, cols, k, t);
+}
+
 int view_help_lines(vrow *out, int max, int cols)
 {
     int n = 0;
@@ -233,7 +243,7 @@ int view_help_lines(vrow *out, int max, int cols)
 #define VIEW_HELP_ACTION(id, sec, keys, help, ...)                                                 \
     if (strcmp(section, sec) != 0)                                                                 \
         view_help_title(out, max, &n, (section = sec));                                            \
-    view_help_entry(out, max, &n, cols, keys, help);
+    view_help_action(out, max, &n, cols, keys, help);
     ACTIONS(VIEW_HELP_ACTION)
 #undef VIEW_HELP_ACTION
     view_help_title(out, max, &n, "Query line");

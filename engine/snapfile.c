@@ -35,7 +35,7 @@
 
 #define SNAPFILE_MIN 10000 /* memories: below this the tables load in a few ms */
 #define SNAP_MAGIC "MSSNAP\r\n"
-#define SNAP_FORMAT 1
+#define SNAP_FORMAT 2
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_HEAD 4096 /* bytes of header; the sections follow */
 #define SNAP_ALIGN 64
@@ -70,8 +70,9 @@ enum snap_sec {
     S_EM_MEM,
     S_ENT_MAP,
     S_EMBEDDER,
-    S_MARKS,  /* which memories say when (temporal_marks) */
-    S_DOCLEN, /* the text index's row lengths (store_doclen_get) */
+    S_MARKS,    /* which memories say when (temporal_marks) */
+    S_DOCLEN,   /* the text index's row lengths (store_doclen_get) */
+    S_POSTINGS, /* bm25's postings (postings_build) */
     S_COUNT
 };
 
@@ -210,6 +211,8 @@ typedef struct snap_more {
     const int32_t *doclen; /* [doclen_span] or NULL */
     int64_t doclen_base;
     size_t doclen_span;
+    const void *post; /* [post_len] or NULL */
+    size_t post_len;
 } snap_more;
 
 static int flatten(char *const *v, size_t n, flat *f)
@@ -270,6 +273,7 @@ static void sections_of(const snapshot *sn, const snap_more *x, const void *p[S_
         [S_EMBEDDER] = sn->vec_embedder,
         [S_MARKS] = x->marks,
         [S_DOCLEN] = x->doclen,
+        [S_POSTINGS] = x->post,
     };
     uint64_t l[S_COUNT] = {
         [S_RID] = n * 8,
@@ -303,6 +307,7 @@ static void sections_of(const snapshot *sn, const snap_more *x, const void *p[S_
         [S_EMBEDDER] = sn->vec_embedder ? strlen(sn->vec_embedder) + 1 : 0,
         [S_MARKS] = x->marks ? n : 0,
         [S_DOCLEN] = x->doclen ? x->doclen_span * 4 : 0,
+        [S_POSTINGS] = x->post ? x->post_len : 0,
     };
     memcpy(p, ptr, sizeof ptr);
     memcpy(len, l, sizeof l);
@@ -418,10 +423,13 @@ void snapfile_save(store *s, const snapshot *sn, const store_key *key)
         x.marks = marks;
     if (store_doclen_get(s, &x.doclen, &x.doclen_base, &x.doclen_span))
         x.doclen = NULL;
+    void *post = postings_build(s, sn, &x.post_len);
+    x.post = post;
     if (write_body(fd, sn, key, &x) || fsync(fd) || rename(tmp, path))
         unlink(tmp);
     close(fd);
     free(marks);
+    free(post);
     free(x.sup.off);
     free(x.sup.text);
     free(x.ent.off);
@@ -498,7 +506,8 @@ static int point_into(snapshot *sn, const snap_head *h, const char *base)
     uint64_t len[S_COUNT];
     sections_of(sn, &x, p, len);
     for (int k = 0; k < S_COUNT; k++)
-        if (k != S_EMBEDDER && k != S_MARKS && k != S_DOCLEN && len[k] != h->len[k])
+        if (k != S_EMBEDDER && k != S_MARKS && k != S_DOCLEN && k != S_POSTINGS &&
+            len[k] != h->len[k])
             return -1;
     if ((h->len[S_MARKS] && h->len[S_MARKS] != sn->n) || h->len[S_DOCLEN] % 4)
         return -1;
@@ -653,6 +662,8 @@ static snapshot *snap_from(store *s, const snap_head *h, const char *base, const
         snapshot_free(sn); /* unmaps */
         return NULL;
     }
+    if (h->len[S_POSTINGS])
+        sn->post = postings_open(base + h->off[S_POSTINGS], h->len[S_POSTINGS], sn->n);
     if (sn->doclen &&
         store_doclen_lend(s, sn->doclen, h->doclen_base, (size_t)(h->len[S_DOCLEN] / 4)))
         sn->doclen = NULL; /* the store reads its own */

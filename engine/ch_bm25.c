@@ -104,11 +104,10 @@ static int from_postings(const channel_ctx *c, ranked_list *out, ms_status *st, 
             return 0;
         tok[i] = t[i].tok;
     }
-    if (postings_search(c->sn->post, tok, q->n_terms, c->top_n, out, NULL)) {
-        *st = ms_fail(err, MS_NOMEM, "out of memory");
-        return 1;
-    }
-    *st = MS_OK;
+    int rc = postings_search(c->sn->post, tok, q->n_terms, c->top_n, out, NULL);
+    if (rc > 0)
+        return 0; /* damaged postings: FTS5 answers */
+    *st = rc ? ms_fail(err, MS_NOMEM, "out of memory") : MS_OK;
     return 1;
 }
 

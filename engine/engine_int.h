@@ -335,14 +335,17 @@ typedef struct postings postings;
 
 /* The postings of the whole text index (every profile) as one blob of
  * *len bytes, the caller frees; rows map to sn's indices (-1 for another
- * profile's). Inside the read transaction sn was loaded in. NULL when
- * the index cannot be read as bm25 reads it (no row lengths, rows that
- * are not the table's, a count too large) or memory is short. */
-void *postings_build(store *s, const snapshot *sn, size_t *len);
+ * profile's). Its first *lists bytes (a multiple of 64) are the tables a
+ * reader checks before use (postings_open), the rest the posting lists,
+ * each checked when a query first reads it. Inside the read transaction
+ * sn was loaded in. NULL when the index cannot be read as bm25 reads it
+ * (no row lengths, rows that are not the table's, a count too large) or
+ * memory is short. */
+void *postings_build(store *s, const snapshot *sn, size_t *len, size_t *lists);
 
-/* The postings in blob[len] (borrowed: it must outlive them), checked for
- * a snapshot of n_snap memories; NULL when they do not add up. Free with
- * postings_free. */
+/* The postings in blob[len] (borrowed: it must outlive them), their tables
+ * checked for a snapshot of n_snap memories; NULL when they do not add up.
+ * Free with postings_free. */
 postings *postings_open(const void *blob, size_t len, size_t n_snap);
 void postings_free(postings *p);
 
@@ -358,7 +361,8 @@ typedef struct postings_stats {
  * tokens tok[0..n) (one phrase each, in the query's order; NULL or unknown
  * ones match nothing), as store_fts ranks them with ms_bm25: pushed onto
  * out as (snapshot index, score) in no order, the same rows and the same
- * doubles. 0, or -1 when out of memory (out may hold some). st may be NULL. */
+ * doubles. 0; 1, with nothing pushed, when a term's postings do not add up
+ * (ask FTS5); -1 when out of memory (out may hold some). st may be NULL. */
 int postings_search(const postings *p, const char *const *tok, int n, size_t k, ranked_list *out,
                     postings_stats *st);
 

@@ -8,8 +8,9 @@
  * term gives any row in them. A query is answered by MaxScore: the terms
  * are ordered by the largest score they can give; once k rows are held,
  * the terms whose maxima together cannot beat the k-th score are not
- * walked, only looked into for the rows the others bring, and a row is
- * given up as soon as what is left of its bound falls to the k-th score.
+ * walked, only looked into for the rows the others bring (a block whose
+ * maximum cannot lift the row is not searched), and a row is given up as
+ * soon as what is left of its bound falls to the k-th score.
  *
  * The scores are FTS5's bm25 as ms_bm25 computes it (store/bm25.c): the
  * same inputs (the index's row count and token total from its averages
@@ -22,7 +23,10 @@
  * (ties by rid).
  *
  * The postings are one blob (postings_build) that the snapshot file keeps
- * as a section (snapfile.c); postings_open reads it where it lies. */
+ * in two sections (snapfile.c): the tables, checksummed with the file, and
+ * the lists, each checked against its hash (list_sum) when a query first
+ * reads it, so that opening the file does not read them all. postings_open
+ * reads the blob where it lies. */
 #include "engine_int.h"
 
 #include <math.h>
@@ -32,6 +36,7 @@
 #define POST_MAGIC 0x31545350u /* "PST1" */
 #define POST_BLOCK 128
 #define POST_SLACK (1.0 + 1e-9)
+#define POST_LISTS_ALIGN 64
 /* as store/bm25.c */
 #define BM25_K1 1.2
 #define BM25_B 0.75
@@ -45,10 +50,12 @@ enum post_arr {
     P_TERM_BLK,  /* uint64[n_terms + 1]: each term's first block */
     P_TERM_IDF,  /* double[n_terms] */
     P_TERM_MAX,  /* double[n_terms]: the largest score the term gives a row */
-    P_POST_DOC,  /* uint32[n_post]: row numbers (rid order, every profile) */
-    P_POST_F2,   /* uint16[n_post]: 2 * count in content + count in context */
+    P_TERM_SUM,  /* uint64[n_terms]: a hash of the term's postings (list_sum) */
     P_BLK_LAST,  /* uint32[n_blocks]: the last row of each block */
     P_BLK_MAX,   /* double[n_blocks]: the largest score in each block */
+    /* the lists, from a multiple of POST_LISTS_ALIGN: checked term by term */
+    P_POST_DOC, /* uint32[n_post]: row numbers (rid order, every profile) */
+    P_POST_F2,  /* uint16[n_post]: 2 * count in content + count in context */
     P_COUNT
 };
 
@@ -68,6 +75,8 @@ struct postings {
     const char *text;
     const uint64_t *term_post, *term_blk;
     const double *term_idf, *term_max;
+    const uint64_t *term_sum;
+    uint8_t *checked; /* [n_terms] 0 not yet, 1 its postings add up, 2 they do not */
     const uint32_t *post_doc;
     const uint16_t *post_f2;
     const uint32_t *blk_last;
@@ -79,6 +88,15 @@ static double term_score(double idf, unsigned f2, double k)
 {
     double f = (double)f2 * 0.5;
     return idf * ((f * (BM25_K1 + 1.0)) / (f + k));
+}
+
+/* A hash of n postings' rows and counts. */
+static uint64_t list_sum(const uint32_t *doc, const uint16_t *f2, uint64_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ n;
+    for (uint64_t i = 0; i < n; i++)
+        h = (h ^ ((uint64_t)doc[i] << 16 | f2[i])) * 0x100000001b3ull;
+    return h ^ (h >> 29);
 }
 
 /* ---- building ------------------------------------------------------------ */
@@ -152,8 +170,8 @@ typedef struct build {
     size_t len_span;
     double avgdl;
     vocab v;
-    uint32_t *tid;     /* [n_tmp] term of each (row, term) */
-    uint32_t *f2;      /* [n_tmp] its weighted count */
+    uint32_t *tid; /* [n_tmp] term of each (row, term) */
+    uint32_t *f2;  /* [n_tmp] its weighted count */
     size_t n_tmp, cap_tmp;
     uint64_t *row_off; /* [n_docs + 1] each row's first (row, term) */
     int32_t *doc_snap; /* [n_docs] */
@@ -275,13 +293,16 @@ static uint64_t layout(post_head *h)
 {
     uint64_t n = h->n_docs, t = h->n_terms, p = h->n_post, k = h->n_blocks;
     uint64_t len[P_COUNT] = {
-        [P_DOC_SNAP] = n * 4,         [P_DOC_K] = n * 8,           [P_TEXT_OFF] = (t + 1) * 4,
-        [P_TEXT] = h->text_len,       [P_TERM_POST] = (t + 1) * 8, [P_TERM_BLK] = (t + 1) * 8,
-        [P_TERM_IDF] = t * 8,         [P_TERM_MAX] = t * 8,        [P_POST_DOC] = p * 4,
-        [P_POST_F2] = p * 2,          [P_BLK_LAST] = k * 4,        [P_BLK_MAX] = k * 8,
+        [P_DOC_SNAP] = n * 4,   [P_DOC_K] = n * 8,           [P_TEXT_OFF] = (t + 1) * 4,
+        [P_TEXT] = h->text_len, [P_TERM_POST] = (t + 1) * 8, [P_TERM_BLK] = (t + 1) * 8,
+        [P_TERM_IDF] = t * 8,   [P_TERM_MAX] = t * 8,        [P_TERM_SUM] = t * 8,
+        [P_POST_DOC] = p * 4,   [P_POST_F2] = p * 2,         [P_BLK_LAST] = k * 4,
+        [P_BLK_MAX] = k * 8,
     };
     uint64_t at = (sizeof *h + 7) / 8 * 8;
     for (int i = 0; i < P_COUNT; i++) {
+        if (i == P_POST_DOC)
+            at = (at + POST_LISTS_ALIGN - 1) / POST_LISTS_ALIGN * POST_LISTS_ALIGN;
         h->off[i] = at;
         h->len[i] = len[i];
         at += (len[i] + 7) / 8 * 8;
@@ -302,6 +323,7 @@ static void point(postings *p, const void *blob)
     p->term_blk = (const uint64_t *)(b + h->off[P_TERM_BLK]);
     p->term_idf = (const double *)(b + h->off[P_TERM_IDF]);
     p->term_max = (const double *)(b + h->off[P_TERM_MAX]);
+    p->term_sum = (const uint64_t *)(b + h->off[P_TERM_SUM]);
     p->post_doc = (const uint32_t *)(b + h->off[P_POST_DOC]);
     p->post_f2 = (const uint16_t *)(b + h->off[P_POST_F2]);
     p->blk_last = (const uint32_t *)(b + h->off[P_BLK_LAST]);
@@ -357,12 +379,17 @@ static int fill_postings(build *b, char *blob, const uint32_t *rank)
             f2[at] = (uint16_t)b->f2[i];
         }
     free(fill);
+    uint64_t *sum = (uint64_t *)p.term_sum;
+    for (uint64_t t = 0; t < h->n_terms; t++)
+        sum[t] = list_sum(doc + p.term_post[t], f2 + p.term_post[t],
+                          p.term_post[t + 1] - p.term_post[t]);
     uint32_t *last = (uint32_t *)p.blk_last;
     double *bmax = (double *)p.blk_max, *tmax = (double *)p.term_max;
     for (uint64_t t = 0; t < h->n_terms; t++) {
         tmax[t] = 0.0;
         for (uint64_t i = p.term_post[t], k = p.term_blk[t]; i < p.term_post[t + 1]; k++) {
-            uint64_t end = i + POST_BLOCK < p.term_post[t + 1] ? i + POST_BLOCK : p.term_post[t + 1];
+            uint64_t end =
+                i + POST_BLOCK < p.term_post[t + 1] ? i + POST_BLOCK : p.term_post[t + 1];
             double m = 0.0;
             for (; i < end; i++) {
                 double c = term_score(p.term_idf[t], f2[i], p.doc_k[doc[i]]);
@@ -438,7 +465,7 @@ static void build_free(build *b)
     free(b->slot);
 }
 
-void *postings_build(store *s, const snapshot *sn, size_t *len)
+void *postings_build(store *s, const snapshot *sn, size_t *len, size_t *lists)
 {
     int64_t n_row = 0, n_token = 0;
     build b = {.s = s, .sn = sn};
@@ -452,6 +479,8 @@ void *postings_build(store *s, const snapshot *sn, size_t *len)
         b.row_off[b.n_docs] = b.n_tmp;
         blob = assemble(&b, n_row, n_token, len);
     }
+    if (blob)
+        *lists = (size_t)((const post_head *)blob)->off[P_POST_DOC];
     build_free(&b);
     return blob;
 }
@@ -506,19 +535,21 @@ postings *postings_open(const void *blob, size_t len, size_t n_snap)
     memcpy(&h, blob, sizeof h);
     post_head want = h;
     if (h.magic != POST_MAGIC || h.block != POST_BLOCK || h.n_docs >= UINT32_MAX ||
-        h.n_terms >= UINT32_MAX || h.text_len >= UINT32_MAX || h.n_post > len ||
-        h.n_blocks > len || h.n_docs > len || h.n_terms > len || layout(&want) > len ||
+        h.n_terms >= UINT32_MAX || h.text_len >= UINT32_MAX || h.n_post > len || h.n_blocks > len ||
+        h.n_docs > len || h.n_terms > len || layout(&want) > len ||
         memcmp(want.off, h.off, sizeof h.off) || memcmp(want.len, h.len, sizeof h.len))
         return NULL;
     postings *p = calloc(1, sizeof *p);
-    if (!p)
+    if (!p || !(p->checked = calloc(h.n_terms + 1, 1))) {
+        free(p);
         return NULL;
+    }
     point(p, blob);
     int ok = texts_ok(p) && blocks_ok(p);
     for (uint64_t d = 0; ok && d < h.n_docs; d++)
         ok = p->doc_snap[d] >= -1 && p->doc_snap[d] < (int64_t)n_snap;
     if (!ok) {
-        free(p);
+        postings_free(p);
         return NULL;
     }
     return p;
@@ -526,7 +557,19 @@ postings *postings_open(const void *blob, size_t len, size_t n_snap)
 
 void postings_free(postings *p)
 {
+    if (p)
+        free(p->checked);
     free(p);
+}
+
+/* Do term t's postings add up (checked the first time it is asked)? */
+static int term_sound(const postings *p, long t)
+{
+    if (!p->checked[t]) {
+        uint64_t a = p->term_post[t], n = p->term_post[t + 1] - a;
+        p->checked[t] = list_sum(p->post_doc + a, p->post_f2 + a, n) == p->term_sum[t] ? 1 : 2;
+    }
+    return p->checked[t] == 1;
 }
 
 long postings_term(const postings *p, const char *tok)
@@ -625,6 +668,26 @@ static uint32_t cur_doc(const postings *p, const cursor *c)
     return d < p->h->n_docs ? d : UINT32_MAX;
 }
 
+/* Move c to the block that holds its first row >= target, skipping whole
+ * blocks: that block's largest score, 0 when no row is left. */
+static double cur_block(const postings *p, cursor *c, uint32_t target)
+{
+    if (c->i >= c->end)
+        return 0.0;
+    uint64_t b = c->blk0 + (c->i - c->base) / POST_BLOCK;
+    uint64_t nb = c->blk0 + (c->end - c->base + POST_BLOCK - 1) / POST_BLOCK;
+    while (b < nb && p->blk_last[b] < target)
+        b++;
+    if (b == nb) {
+        c->i = c->end;
+        return 0.0;
+    }
+    uint64_t from = c->base + (b - c->blk0) * POST_BLOCK;
+    if (from > c->i)
+        c->i = from;
+    return p->blk_max[b];
+}
+
 /* Move c to its first row >= target, skipping whole blocks. */
 static void cur_seek(const postings *p, cursor *c, uint32_t target)
 {
@@ -702,6 +765,9 @@ static void score_row(search *s, uint32_t d)
     for (int j = s->ne - 1; j >= 0; j--) {
         if (sum * POST_SLACK + s->ub[j + 1] <= bar)
             return;
+        double block = cur_block(s->p, &s->c[j], d);
+        if (sum * POST_SLACK + s->ub[j] + block * POST_SLACK <= bar)
+            return;
         cur_seek(s->p, &s->c[j], d);
         sum += take(s, j, d);
     }
@@ -718,14 +784,17 @@ static void score_row(search *s, uint32_t d)
         s->ne++;
 }
 
-/* The cursors of the phrases whose term the index holds, by maximum. */
-static void search_init(search *s, const char *const *tok, int n)
+/* The cursors of the phrases whose term the index holds, by maximum; -1
+ * when a term's postings do not add up. */
+static int search_init(search *s, const char *const *tok, int n)
 {
     const postings *p = s->p;
     for (int ph = 0; ph < n && ph < QUERY_TERMS_MAX; ph++) {
         long t = tok[ph] ? postings_term(p, tok[ph]) : -1;
         if (t < 0)
             continue;
+        if (!term_sound(p, t))
+            return -1;
         cursor *c = &s->c[s->m++];
         c->i = c->base = p->term_post[t];
         c->end = p->term_post[t + 1];
@@ -741,6 +810,7 @@ static void search_init(search *s, const char *const *tok, int n)
         sum += s->c[j].max;
         s->ub[j + 1] = sum * POST_SLACK;
     }
+    return 0;
 }
 
 int postings_search(const postings *p, const char *const *tok, int n, size_t k, ranked_list *out,
@@ -759,8 +829,9 @@ int postings_search(const postings *p, const char *const *tok, int n, size_t k, 
     s->top.doc = malloc((k + 1) * sizeof *s->top.doc);
     s->top.score = malloc((k + 1) * sizeof *s->top.score);
     int rc = s->top.doc && s->top.score ? 0 : -1;
+    if (!rc && k > 0 && search_init(s, tok, n))
+        rc = 1;
     if (!rc && k > 0) {
-        search_init(s, tok, n);
         for (uint32_t d; (d = next_row(s)) != UINT32_MAX;) {
             st->rows++;
             score_row(s, d);

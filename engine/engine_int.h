@@ -344,9 +344,11 @@ typedef struct postings postings;
 void *postings_build(store *s, const snapshot *sn, size_t *len, size_t *lists);
 
 /* The postings in blob[len] (borrowed: it must outlive them), their tables
- * checked for a snapshot of n_snap memories; NULL when they do not add up.
- * Free with postings_free. */
-postings *postings_open(const void *blob, size_t len, size_t n_snap);
+ * checked for a snapshot of n_snap memories of a store of n_all (every
+ * profile: the rows the postings must cover, so that a file whose other
+ * sections were brought up to date without them is not trusted); NULL when
+ * they do not add up. Free with postings_free. */
+postings *postings_open(const void *blob, size_t len, size_t n_snap, int64_t n_all);
 void postings_free(postings *p);
 
 /* The index of the term tok in p, or -1. */

@@ -527,17 +527,18 @@ static int blocks_ok(const postings *p)
     return 1;
 }
 
-postings *postings_open(const void *blob, size_t len, size_t n_snap)
+postings *postings_open(const void *blob, size_t len, size_t n_snap, int64_t n_all)
 {
     post_head h;
     if (!blob || len < sizeof h)
         return NULL;
     memcpy(&h, blob, sizeof h);
     post_head want = h;
-    if (h.magic != POST_MAGIC || h.block != POST_BLOCK || h.n_docs >= UINT32_MAX ||
-        h.n_terms >= UINT32_MAX || h.text_len >= UINT32_MAX || h.n_post > len || h.n_blocks > len ||
-        h.n_docs > len || h.n_terms > len || layout(&want) > len ||
-        memcmp(want.off, h.off, sizeof h.off) || memcmp(want.len, h.len, sizeof h.len))
+    if (h.magic != POST_MAGIC || h.block != POST_BLOCK || h.n_docs >= UINT32_MAX || n_all < 0 ||
+        h.n_docs != (uint64_t)n_all || h.n_terms >= UINT32_MAX || h.text_len >= UINT32_MAX ||
+        h.n_post > len || h.n_blocks > len || h.n_docs > len || h.n_terms > len ||
+        layout(&want) > len || memcmp(want.off, h.off, sizeof h.off) ||
+        memcmp(want.len, h.len, sizeof h.len))
         return NULL;
     postings *p = calloc(1, sizeof *p);
     if (!p || !(p->checked = calloc(h.n_terms + 1, 1))) {

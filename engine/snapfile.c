@@ -668,7 +668,7 @@ static snapshot *snap_from(store *s, const snap_head *h, const char *base, const
     }
     if (h->len[S_POSTINGS] && h->off[S_POST_LISTS] == h->off[S_POSTINGS] + h->len[S_POSTINGS])
         sn->post = postings_open(base + h->off[S_POSTINGS],
-                                 h->len[S_POSTINGS] + h->len[S_POST_LISTS], sn->n);
+                                 h->len[S_POSTINGS] + h->len[S_POST_LISTS], sn->n, sn->n_all);
     if (sn->doclen &&
         store_doclen_lend(s, sn->doclen, h->doclen_base, (size_t)(h->len[S_DOCLEN] / 4)))
         sn->doclen = NULL; /* the store reads its own */

@@ -12,7 +12,8 @@
  *     twice, with k from 1 to 300;
  *   - the pruning works: on a store where a common word matches most rows,
  *     far fewer rows are scored in full than match;
- *   - damaged postings are refused (postings_open), and a damaged list
+ *   - damaged postings, or postings of fewer rows than the store holds,
+ *   are refused (postings_open), and a damaged list
  *   is found when a query reads it (postings_search asks for FTS5).
  * Links the store and the engine. */
 #include <stdint.h>
@@ -182,7 +183,7 @@ static postings *open_postings(store *s, snapshot **sn, void **blob, size_t *len
     if (snapshot_load(s, sn, &err))
         return NULL;
     *blob = postings_build(s, *sn, len, &lists_at);
-    return *blob ? postings_open(*blob, *len, (*sn)->n) : NULL;
+    return *blob ? postings_open(*blob, *len, (*sn)->n, (*sn)->n_all) : NULL;
 }
 
 /* A random store: some memories, maybe another profile, replacements, deletes. */
@@ -252,20 +253,24 @@ static void test_random(void)
 
 /* Damaged postings: cut short, another format, more memories than the
  * snapshot has. */
-static void post_fail(void *blob, size_t len, size_t n)
+static void post_fail(void *blob, size_t len, size_t n, int64_t n_all)
 {
     unsigned char *b = blob;
-    ok(!postings_open(blob, len - 8, n), "postings cut short are refused");
+    ok(!postings_open(blob, len - 8, n, n_all), "postings cut short are refused");
     b[0] ^= 1;
-    ok(!postings_open(blob, len, n), "postings of another format are refused");
+    ok(!postings_open(blob, len, n, n_all), "postings of another format are refused");
     b[0] ^= 1;
-    ok(!postings_open(blob, len, n / 2), "postings naming memories the snapshot lacks are refused");
-    postings *p = postings_open(blob, len, n);
+    ok(!postings_open(blob, len, n / 2, n_all),
+       "postings naming memories the snapshot lacks are refused");
+    ok(!postings_open(blob, len, n + 1, n_all + 1),
+       "postings of fewer rows than the store holds (a snapshot updated without them) are "
+       "refused");
+    postings *p = postings_open(blob, len, n, n_all);
     ok(p != NULL, "the same postings, whole, are read");
     postings_free(p);
     /* a row number in the first list ("garden") changed: the tables still add up */
     b[lists_at] ^= 0x01;
-    p = postings_open(blob, len, n);
+    p = postings_open(blob, len, n, n_all);
     const char *tok[] = {"garden", "zebra", "the", "tea", "hous"};
     ranked_list out = {0};
     int rc = p ? postings_search(p, tok, 5, 10, &out, NULL) : -2;
@@ -310,7 +315,7 @@ static void test_pruning(void)
     ok(same, "a common and a rare word: the same answer as FTS5");
     ok(p && scored < 600, "rows scored in full: %zu of the 3000 that match", scored);
     if (p)
-        post_fail(blob, len, sn->n);
+        post_fail(blob, len, sn->n, sn->n_all);
     store_end(s, NULL);
     postings_free(p);
     free(blob);

@@ -1,5 +1,11 @@
 /* ch_bm25.c - lexical channel: SQLite FTS5 bm25() over memory content.
  *
+ * When the snapshot came from its file with bm25's postings in it, the
+ * channel ranks over them with top-k pruning (postings.c): the same rows
+ * and scores as FTS5, without scoring every row that matches. A term whose
+ * written form is not one token (FTS5 would match it as a phrase) sends
+ * the query to FTS5, as does a snapshot without postings.
+ *
  * Every query term is double-quoted (a quote inside is doubled) and the terms
  * are OR-ed, so no query text can inject FTS5 syntax (NEAR, column filters,
  * AND/OR/NOT, prefixes, ^) or make the MATCH fail. Stop words are removed
@@ -60,6 +66,51 @@ static int on_hit(void *p, int64_t rid, double score)
     return 0;
 }
 
+/* The one token of the term's written form, as FTS5 reads the quoted
+ * phrase; tok[0] stays '\0' when it is not exactly one. */
+struct one_token {
+    char tok[sizeof((query_term *)0)->text];
+    int n;
+};
+
+static int take_token(void *p, const char *tok, int len, int start, int end)
+{
+    struct one_token *o = p;
+    (void)start;
+    (void)end;
+    if (o->n++ == 0 && len > 0 && len < (int)sizeof o->tok) {
+        memcpy(o->tok, tok, (size_t)len);
+        o->tok[len] = '\0';
+    } else {
+        o->tok[0] = '\0';
+    }
+    return o->n > 1;
+}
+
+/* The query over the snapshot's postings: 1 when done (or failed: st),
+ * 0 when the postings cannot answer it and FTS5 must. */
+static int from_postings(const channel_ctx *c, ranked_list *out, ms_status *st, ms_error *err)
+{
+    const query *q = c->q;
+    struct one_token t[QUERY_TERMS_MAX];
+    const char *tok[QUERY_TERMS_MAX];
+    if (!c->sn->post)
+        return 0;
+    for (int i = 0; i < q->n_terms; i++) {
+        t[i].tok[0] = '\0';
+        t[i].n = 0;
+        const char *w = q->terms[i].surface;
+        if (store_tokenize(c->s, w, (int)strlen(w), take_token, &t[i], NULL) || !t[i].tok[0])
+            return 0;
+        tok[i] = t[i].tok;
+    }
+    int rc = postings_search(c->sn->post, tok, q->n_terms, c->top_n, out, NULL);
+    if (rc > 0)
+        return 0; /* damaged postings: FTS5 answers */
+    *st = rc ? ms_fail(err, MS_NOMEM, "out of memory") : MS_OK;
+    return 1;
+}
+
 static const char *health(const snapshot *sn, embedder *emb)
 {
     (void)emb;
@@ -72,14 +123,17 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
         *note = "no content words in the query";
         return MS_OK;
     }
-    char *match = bm25_match(c->q);
-    if (!match)
-        return ms_fail(err, MS_NOMEM, "out of memory");
-    struct hits h = {c->sn, out, 0};
-    ms_status st = store_fts(c->s, match, (int)c->top_n, on_hit, &h, err);
-    free(match);
-    if (!st && h.oom)
-        st = ms_fail(err, MS_NOMEM, "out of memory");
+    ms_status st = MS_OK;
+    if (!from_postings(c, out, &st, err)) {
+        char *match = bm25_match(c->q);
+        if (!match)
+            return ms_fail(err, MS_NOMEM, "out of memory");
+        struct hits h = {c->sn, out, 0};
+        st = store_fts(c->s, match, (int)c->top_n, on_hit, &h, err);
+        free(match);
+        if (!st && h.oom)
+            st = ms_fail(err, MS_NOMEM, "out of memory");
+    }
     if (!st)
         ranked_finish(out, c->sn, c->top_n);
     return st;

@@ -96,6 +96,7 @@ typedef struct snapshot {
     const int32_t *doclen;     /* the file's row lengths lent to the store, or NULL */
     int64_t grown_from;        /* the generation of the snapshot this one extended (snapgrow.c),
                                   0 when read from the tables whole */
+    struct postings *post;     /* bm25's postings in the file (postings.c), or NULL */
 } snapshot;
 
 /* Load the store's current profile. Call inside a read transaction so the
@@ -350,6 +351,45 @@ void ranked_finish(ranked_list *l, const snapshot *sn, size_t keep);
 void ranked_free(ranked_list *l);
 /* 1-based rank of idx in l, 0 when absent. */
 int ranked_rank(const ranked_list *l, uint32_t idx);
+
+/* ---- bm25's postings (postings.c) ------------------------------------------ */
+
+typedef struct postings postings;
+
+/* The postings of the whole text index (every profile) as one blob of
+ * *len bytes, the caller frees; rows map to sn's indices (-1 for another
+ * profile's). Its first *lists bytes (a multiple of 64) are the tables a
+ * reader checks before use (postings_open), the rest the posting lists,
+ * each checked when a query first reads it. Inside the read transaction
+ * sn was loaded in. NULL when the index cannot be read as bm25 reads it
+ * (no row lengths, rows that are not the table's, a count too large) or
+ * memory is short. */
+void *postings_build(store *s, const snapshot *sn, size_t *len, size_t *lists);
+
+/* The postings in blob[len] (borrowed: it must outlive them), their tables
+ * checked for a snapshot of n_snap memories of a store of n_all (every
+ * profile: the rows the postings must cover, so that a file whose other
+ * sections were brought up to date without them is not trusted); NULL when
+ * they do not add up. Free with postings_free. */
+postings *postings_open(const void *blob, size_t len, size_t n_snap, int64_t n_all);
+void postings_free(postings *p);
+
+/* The index of the term tok in p, or -1. */
+long postings_term(const postings *p, const char *tok);
+
+/* What a search did: rows its walked postings brought, rows it scored in full. */
+typedef struct postings_stats {
+    size_t rows, scored;
+} postings_stats;
+
+/* The k best memories of the snapshot's profile for the OR of the single
+ * tokens tok[0..n) (one phrase each, in the query's order; NULL or unknown
+ * ones match nothing), as store_fts ranks them with ms_bm25: pushed onto
+ * out as (snapshot index, score) in no order, the same rows and the same
+ * doubles. 0; 1, with nothing pushed, when a term's postings do not add up
+ * (ask FTS5); -1 when out of memory (out may hold some). st may be NULL. */
+int postings_search(const postings *p, const char *const *tok, int n, size_t k, ranked_list *out,
+                    postings_stats *st);
 
 /* ---- channels ------------------------------------------------------------ */
 

@@ -9,7 +9,8 @@
  * and writes a new one into FILE.tmp (locked, so one writer at a time) and
  * renames it over FILE, so a reader sees the old file or the new one, never
  * half of one. Before anything in a mapped file is used, the header and
- * every section but the int8 codes are checksummed (a code out of place
+ * every section but the int8 codes and bm25's posting lists (each checked
+ * when first read, postings.c) are checksummed (a code out of place
  * changes an estimate, never an address) and every index is checked to be
  * in range.
  *
@@ -35,7 +36,7 @@
 
 #define SNAPFILE_MIN 10000 /* memories: below this the tables load in a few ms */
 #define SNAP_MAGIC "MSSNAP\r\n"
-#define SNAP_FORMAT 1
+#define SNAP_FORMAT 2
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_HEAD 4096 /* bytes of header; the sections follow */
 #define SNAP_ALIGN 64
@@ -74,8 +75,10 @@ enum snap_sec {
     S_EM_MEM,
     S_ENT_MAP,
     S_EMBEDDER,
-    S_MARKS,  /* which memories say when (temporal_marks) */
-    S_DOCLEN, /* the text index's row lengths (store_doclen_get) */
+    S_MARKS,      /* which memories say when (temporal_marks) */
+    S_DOCLEN,     /* the text index's row lengths (store_doclen_get) */
+    S_POSTINGS,   /* bm25's postings: their tables (postings_build) */
+    S_POST_LISTS, /* and their lists, right after: checked list by list */
     S_COUNT
 };
 
@@ -90,7 +93,7 @@ typedef struct snap_head {
     int32_t dim, has_edges;
     int64_t doclen_base;
     uint64_t off[S_COUNT], len[S_COUNT];
-    uint64_t body_sum; /* every section but S_QV */
+    uint64_t body_sum; /* every section but S_QV and S_POST_LISTS */
     uint64_t head_sum; /* the header before this field */
 } snap_head;
 
@@ -214,6 +217,8 @@ typedef struct snap_more {
     const int32_t *doclen; /* [doclen_span] or NULL */
     int64_t doclen_base;
     size_t doclen_span;
+    const char *post; /* [post_len] or NULL: the tables, then the lists from post_lists */
+    size_t post_len, post_lists;
 } snap_more;
 
 static int flatten(char *const *v, size_t n, flat *f)
@@ -274,6 +279,8 @@ static void sections_of(const snapshot *sn, const snap_more *x, const void *p[S_
         [S_EMBEDDER] = sn->vec_embedder,
         [S_MARKS] = x->marks,
         [S_DOCLEN] = x->doclen,
+        [S_POSTINGS] = x->post,
+        [S_POST_LISTS] = x->post ? x->post + x->post_lists : NULL,
     };
     uint64_t l[S_COUNT] = {
         [S_RID] = n * 8,
@@ -307,6 +314,8 @@ static void sections_of(const snapshot *sn, const snap_more *x, const void *p[S_
         [S_EMBEDDER] = sn->vec_embedder ? strlen(sn->vec_embedder) + 1 : 0,
         [S_MARKS] = x->marks ? n : 0,
         [S_DOCLEN] = x->doclen ? x->doclen_span * 4 : 0,
+        [S_POSTINGS] = x->post ? x->post_lists : 0,
+        [S_POST_LISTS] = x->post ? x->post_len - x->post_lists : 0,
     };
     memcpy(p, ptr, sizeof ptr);
     memcpy(len, l, sizeof l);
@@ -381,7 +390,7 @@ static int write_body(int fd, const snapshot *sn, const store_key *key, snap_mor
     for (int k = 0; !bad && k < S_COUNT; k++) {
         size_t pad = (size_t)(h.off[k] + len[k] + SNAP_ALIGN - 1) / SNAP_ALIGN * SNAP_ALIGN -
                      (size_t)(h.off[k] + len[k]);
-        if (k != S_QV)
+        if (k != S_QV && k != S_POST_LISTS)
             h.body_sum = snap_hash(p[k], len[k], h.body_sum + (uint64_t)k);
         bad = (len[k] && write_all(fd, p[k], len[k])) || write_all(fd, zero, pad);
     }
@@ -426,10 +435,13 @@ void snapfile_save(store *s, const snapshot *sn, const store_key *key)
         x.marks = marks;
     if (store_doclen_get(s, &x.doclen, &x.doclen_base, &x.doclen_span))
         x.doclen = NULL;
+    void *post = postings_build(s, sn, &x.post_len, &x.post_lists);
+    x.post = post;
     if (write_body(fd, sn, key, &x) || fsync(fd) || rename(tmp, path))
         unlink(tmp);
     close(fd);
     free(marks);
+    free(post);
     free(x.sup.off);
     free(x.sup.text);
     free(x.ent.off);
@@ -510,7 +522,8 @@ static int point_into(snapshot *sn, const snap_head *h, const char *base)
     uint64_t len[S_COUNT];
     sections_of(sn, &x, p, len);
     for (int k = 0; k < S_COUNT; k++)
-        if (k != S_EMBEDDER && k != S_MARKS && k != S_DOCLEN && len[k] != h->len[k])
+        if (k != S_EMBEDDER && k != S_MARKS && k != S_DOCLEN && k != S_POSTINGS &&
+            k != S_POST_LISTS && len[k] != h->len[k])
             return -1;
     if ((h->len[S_MARKS] && h->len[S_MARKS] != sn->n) || h->len[S_DOCLEN] % 4)
         return -1;
@@ -585,7 +598,7 @@ static uint64_t body_sum(const snap_head *h, const char *base)
 {
     uint64_t sum = 0;
     for (int k = 0; k < S_COUNT; k++)
-        if (k != S_QV)
+        if (k != S_QV && k != S_POST_LISTS)
             sum = snap_hash(base + h->off[k], h->len[k], sum + (uint64_t)k);
     return sum;
 }
@@ -670,6 +683,9 @@ static snapshot *snap_from(store *s, const snap_head *h, const char *base, const
         snapshot_free(sn); /* unmaps */
         return NULL;
     }
+    if (h->len[S_POSTINGS] && h->off[S_POST_LISTS] == h->off[S_POSTINGS] + h->len[S_POSTINGS])
+        sn->post = postings_open(base + h->off[S_POSTINGS],
+                                 h->len[S_POSTINGS] + h->len[S_POST_LISTS], sn->n, sn->n_all);
     if (sn->doclen &&
         store_doclen_lend(s, sn->doclen, h->doclen_base, (size_t)(h->len[S_DOCLEN] / 4)))
         sn->doclen = NULL; /* the store reads its own */

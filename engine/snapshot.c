@@ -637,6 +637,7 @@ static void snapshot_free_mapped(snapshot *sn)
 {
     if (sn->doclen)
         store_doclen_return(sn->s, sn->doclen);
+    postings_free(sn->post);
     free(sn->sup_text);
     free(sn->ent_norm);
     for (size_t i = 0; i < sn->n_succ; i++)

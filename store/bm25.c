@@ -273,3 +273,35 @@ int store_bm25_register(store *s, void *fts5api)
     fts5_api *api = fts5api;
     return api->xCreateFunction(api, "ms_bm25", s, bm25_function, NULL);
 }
+
+/* ---- what bm25 reads of the whole index ------------------------------------ */
+
+ms_status store_fts_totals(store *s, int64_t *rows, int64_t *tokens, ms_error *err)
+{
+    sqlite3_stmt *st;
+    *rows = *tokens = 0;
+    int rc =
+        sqlite3_prepare_v2(s->db, "SELECT block FROM memories_fts_data WHERE id=1", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading the text index's totals", err);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        /* FTS5's averages record: the row count, then each column's tokens */
+        const unsigned char *p = sqlite3_column_blob(st, 0);
+        const unsigned char *end = p + sqlite3_column_bytes(st, 0);
+        uint64_t v = 0;
+        int k = p ? get_varint(p, end, &v) : 0;
+        *rows = (int64_t)v;
+        for (int c = 0; k && c < N_WEIGHTS; c++) {
+            p += k;
+            k = get_varint(p, end, &v);
+            *tokens += (int64_t)v;
+        }
+        if (!k)
+            rc = SQLITE_CORRUPT;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading the text index's totals", err);
+    return MS_OK;
+}

@@ -207,3 +207,30 @@ ms_status store_fts_match(store *s, const char *match, store_rid_fn fn, void *ct
         return store_sql_fail(s, rc, "searching text", err);
     return MS_OK;
 }
+
+ms_status store_scan_text(store *s, store_text_fn fn, void *ctx, ms_error *err)
+{
+    ms_status code = s->fts_n ? store_fts_flush(s, err) : MS_OK;
+    if (code)
+        return code;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT rid, content, context FROM memories ORDER BY rid",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading memories' text", err);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *content = (const char *)sqlite3_column_text(st, 1);
+        int clen = sqlite3_column_bytes(st, 1);
+        const char *context = (const char *)sqlite3_column_text(st, 2);
+        int xlen = sqlite3_column_bytes(st, 2);
+        if (fn(ctx, sqlite3_column_int64(st, 0), content ? content : "", clen,
+               context ? context : "", xlen)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading memories' text", err);
+    return MS_OK;
+}

@@ -312,6 +312,18 @@ typedef int (*store_hit_fn)(void *ctx, int64_t rid, double score);
 ms_status store_fts(store *s, const char *match, int limit, store_hit_fn fn, void *ctx,
                     ms_error *err);
 
+/* FTS5's totals for the whole index (every profile), as bm25 reads them:
+ * *rows the rows it holds, *tokens the tokens of all their columns. */
+ms_status store_fts_totals(store *s, int64_t *rows, int64_t *tokens, ms_error *err);
+
+/* Call fn for every memory of every profile in rid order with the two
+ * indexed columns bm25 ranks by, content and context (neither
+ * NUL-terminated here: clen and xlen bytes; "" when NULL); fn returns 0 to
+ * continue. The texts are valid during the call. */
+typedef int (*store_text_fn)(void *ctx, int64_t rid, const char *content, int clen,
+                             const char *context, int xlen);
+ms_status store_scan_text(store *s, store_text_fn fn, void *ctx, ms_error *err);
+
 /* Call fn(ctx, rid) for every memory of the current profile whose text
  * matches the FTS5 expression match (columns named in it as it likes), in
  * rid order, unranked: cheaper than store_fts when the order and the score

@@ -24,7 +24,8 @@ mkdir -p "$HOME"
 
 ASOF=(--as-of 2025-01-01T00:00:00Z)
 QUERIES=("What does Caroline paint?" "When did Melanie go camping?" "dentist"
-    "What is the latest on the adoption?" "penguin chromodynamics")
+    "What is the latest on the adoption?" "penguin chromodynamics"
+    "the e-mail about the dinner" "what did she say she would do next week with the kids")
 
 # answers DB OUT [ENV...]: recall --json --trace of every query into OUT,
 # timings removed, each followed by its exit status; stderr into OUT.err.

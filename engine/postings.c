@@ -1,0 +1,847 @@
+/* postings.c - bm25 over postings the engine keeps, with top-k pruning.
+ *
+ * FTS5 scores every row that matches a query to return the best 200: the
+ * median query matches an eighth of the store. Here each term of the index
+ * has a posting list (the rows holding it in content or context, ascending,
+ * with 2 * its count in content + its count in context), cut into blocks of
+ * POST_BLOCK postings that know their last row and the largest score the
+ * term gives any row in them. A query is answered by MaxScore: the terms
+ * are ordered by the largest score they can give; once k rows are held,
+ * the terms whose maxima together cannot beat the k-th score are not
+ * walked, only looked into for the rows the others bring (a block whose
+ * maximum cannot lift the row is not searched), and a row is given up as
+ * soon as what is left of its bound falls to the k-th score.
+ *
+ * The scores are FTS5's bm25 as ms_bm25 computes it (store/bm25.c): the
+ * same inputs (the index's row count and token total from its averages
+ * record, each row's length from its size record, a term's row count for
+ * its idf) and the same arithmetic in the same order, so each score is the
+ * same double and the rows and their order are store_fts's. Every bound
+ * is inflated by POST_SLACK (far above the rounding of a sum of 64 terms),
+ * so rounding never prunes a row that belongs. Rows are visited in rid
+ * order, so a row that ties the k-th score loses to it, as in store_fts
+ * (ties by rid).
+ *
+ * The postings are one blob (postings_build) that the snapshot file keeps
+ * in two sections (snapfile.c): the tables, checksummed with the file, and
+ * the lists, each checked against its hash (list_sum) when a query first
+ * reads it, so that opening the file does not read them all. postings_open
+ * reads the blob where it lies. */
+#include "engine_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POST_MAGIC 0x31545350u /* "PST1" */
+#define POST_BLOCK 128
+#define POST_SLACK (1.0 + 1e-9)
+#define POST_LISTS_ALIGN 64
+/* as store/bm25.c */
+#define BM25_K1 1.2
+#define BM25_B 0.75
+
+enum post_arr {
+    P_DOC_SNAP,  /* int32[n_docs]: snapshot index of the row, -1 in another profile */
+    P_DOC_K,     /* double[n_docs]: BM25_K1 * (1 - b + b * length / avgdl) */
+    P_TEXT_OFF,  /* uint32[n_terms + 1]: where each term's text starts */
+    P_TEXT,      /* char[text_len]: the terms, NUL-terminated, ascending (strcmp) */
+    P_TERM_POST, /* uint64[n_terms + 1]: each term's first posting */
+    P_TERM_BLK,  /* uint64[n_terms + 1]: each term's first block */
+    P_TERM_IDF,  /* double[n_terms] */
+    P_TERM_MAX,  /* double[n_terms]: the largest score the term gives a row */
+    P_TERM_SUM,  /* uint64[n_terms]: a hash of the term's postings (list_sum) */
+    P_BLK_LAST,  /* uint32[n_blocks]: the last row of each block */
+    P_BLK_MAX,   /* double[n_blocks]: the largest score in each block */
+    /* the lists, from a multiple of POST_LISTS_ALIGN: checked term by term */
+    P_POST_DOC, /* uint32[n_post]: row numbers (rid order, every profile) */
+    P_POST_F2,  /* uint16[n_post]: 2 * count in content + count in context */
+    P_COUNT
+};
+
+typedef struct post_head {
+    uint32_t magic, block;
+    uint64_t n_docs, n_terms, n_post, n_blocks, text_len;
+    int64_t n_row, n_token; /* FTS5's averages record */
+    double avgdl;
+    uint64_t off[P_COUNT], len[P_COUNT]; /* bytes from the blob's start */
+} post_head;
+
+struct postings {
+    const post_head *h;
+    const int32_t *doc_snap;
+    const double *doc_k;
+    const uint32_t *text_off;
+    const char *text;
+    const uint64_t *term_post, *term_blk;
+    const double *term_idf, *term_max;
+    const uint64_t *term_sum;
+    uint8_t *checked; /* [n_terms] 0 not yet, 1 its postings add up, 2 they do not */
+    const uint32_t *post_doc;
+    const uint16_t *post_f2;
+    const uint32_t *blk_last;
+    const double *blk_max;
+};
+
+/* A term's score in a row: ms_bm25's expression, term by term. */
+static double term_score(double idf, unsigned f2, double k)
+{
+    double f = (double)f2 * 0.5;
+    return idf * ((f * (BM25_K1 + 1.0)) / (f + k));
+}
+
+/* A hash of n postings' rows and counts. */
+static uint64_t list_sum(const uint32_t *doc, const uint16_t *f2, uint64_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ n;
+    for (uint64_t i = 0; i < n; i++)
+        h = (h ^ ((uint64_t)doc[i] << 16 | f2[i])) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+/* ---- building ------------------------------------------------------------ */
+
+typedef struct vocab {
+    char **key;   /* [cap] NULL = empty */
+    uint32_t *id; /* [cap] */
+    size_t cap, n;
+    uint64_t text_len;
+} vocab;
+
+static int vocab_grow(vocab *v)
+{
+    size_t cap = v->cap ? 2 * v->cap : 4096;
+    char **key = calloc(cap, sizeof *key);
+    uint32_t *id = malloc(cap * sizeof *id);
+    if (!key || !id) {
+        free(key);
+        free(id);
+        return -1;
+    }
+    for (size_t i = 0; i < v->cap; i++) {
+        if (!v->key[i])
+            continue;
+        size_t j = embed_fnv1a(v->key[i], strlen(v->key[i])) & (cap - 1);
+        while (key[j])
+            j = (j + 1) & (cap - 1);
+        key[j] = v->key[i];
+        id[j] = v->id[i];
+    }
+    free(v->key);
+    free(v->id);
+    v->key = key;
+    v->id = id;
+    v->cap = cap;
+    return 0;
+}
+
+/* The id of tok[len], added when new; -1 when out of memory. */
+static int64_t vocab_id(vocab *v, const char *tok, int len)
+{
+    if ((v->n + 1) * 2 > v->cap && vocab_grow(v))
+        return -1;
+    size_t j = embed_fnv1a(tok, (size_t)len) & (v->cap - 1);
+    for (; v->key[j]; j = (j + 1) & (v->cap - 1))
+        if (strncmp(v->key[j], tok, (size_t)len) == 0 && v->key[j][len] == '\0')
+            return v->id[j];
+    if (!(v->key[j] = malloc((size_t)len + 1)))
+        return -1;
+    memcpy(v->key[j], tok, (size_t)len);
+    v->key[j][len] = '\0';
+    v->text_len += (uint64_t)len + 1;
+    v->id[j] = (uint32_t)v->n++;
+    return v->id[j];
+}
+
+static void vocab_free(vocab *v)
+{
+    for (size_t i = 0; i < v->cap; i++)
+        free(v->key[i]);
+    free(v->key);
+    free(v->id);
+}
+
+/* Every row's terms, row after row, while the texts are read. */
+typedef struct build {
+    store *s;
+    const snapshot *sn;
+    const int32_t *len; /* row lengths by rid (store_doclen_get) */
+    int64_t len_base;
+    size_t len_span;
+    double avgdl;
+    vocab v;
+    uint32_t *tid; /* [n_tmp] term of each (row, term) */
+    uint32_t *f2;  /* [n_tmp] its weighted count */
+    size_t n_tmp, cap_tmp;
+    uint64_t *row_off; /* [n_docs + 1] each row's first (row, term) */
+    int32_t *doc_snap; /* [n_docs] */
+    double *doc_k;     /* [n_docs] */
+    size_t n_docs, cap_docs;
+    uint32_t *stamp, *slot; /* [cap_terms]: the row that last saw a term, where */
+    size_t cap_terms;
+    unsigned weight; /* of the column being read: 2 content, 1 context */
+    int bad;         /* out of memory, an unknown length, a count too large */
+} build;
+
+static int grow_terms(build *b)
+{
+    size_t cap = b->cap_terms ? 2 * b->cap_terms : 4096;
+    uint32_t *stamp = realloc(b->stamp, cap * sizeof *stamp);
+    if (stamp)
+        b->stamp = stamp;
+    uint32_t *slot = realloc(b->slot, cap * sizeof *slot);
+    if (slot)
+        b->slot = slot;
+    if (!stamp || !slot)
+        return -1;
+    for (size_t i = b->cap_terms; i < cap; i++)
+        b->stamp[i] = UINT32_MAX;
+    b->cap_terms = cap;
+    return 0;
+}
+
+static int push_tmp(build *b, uint32_t t)
+{
+    if (b->n_tmp == b->cap_tmp) {
+        size_t cap = b->cap_tmp ? 2 * b->cap_tmp : 65536;
+        uint32_t *tid = realloc(b->tid, cap * sizeof *tid);
+        if (tid)
+            b->tid = tid;
+        uint32_t *f2 = realloc(b->f2, cap * sizeof *f2);
+        if (f2)
+            b->f2 = f2;
+        if (!tid || !f2)
+            return -1;
+        b->cap_tmp = cap;
+    }
+    b->tid[b->n_tmp] = t;
+    b->f2[b->n_tmp] = 0;
+    b->stamp[t] = (uint32_t)b->n_docs;
+    b->slot[t] = (uint32_t)b->n_tmp++;
+    return 0;
+}
+
+static int on_token(void *p, const char *tok, int len, int start, int end)
+{
+    build *b = p;
+    (void)start;
+    (void)end;
+    int64_t t = vocab_id(&b->v, tok, len);
+    if (t < 0 || ((size_t)t >= b->cap_terms && grow_terms(b)) ||
+        (b->stamp[t] != b->n_docs && push_tmp(b, (uint32_t)t))) {
+        b->bad = 1;
+        return 1;
+    }
+    b->f2[b->slot[t]] += b->weight;
+    return 0;
+}
+
+static int grow_docs(build *b)
+{
+    size_t cap = b->cap_docs ? 2 * b->cap_docs : 4096;
+    uint64_t *off = realloc(b->row_off, (cap + 1) * sizeof *off);
+    if (off)
+        b->row_off = off;
+    int32_t *snap = realloc(b->doc_snap, cap * sizeof *snap);
+    if (snap)
+        b->doc_snap = snap;
+    double *k = realloc(b->doc_k, cap * sizeof *k);
+    if (k)
+        b->doc_k = k;
+    if (!off || !snap || !k)
+        return -1;
+    b->cap_docs = cap;
+    return 0;
+}
+
+static int on_row(void *p, int64_t rid, const char *content, int clen, const char *context,
+                  int xlen)
+{
+    build *b = p;
+    if (rid < b->len_base || (uint64_t)(rid - b->len_base) >= b->len_span ||
+        b->len[rid - b->len_base] < 0 || b->n_docs >= UINT32_MAX - 1 ||
+        (b->n_docs == b->cap_docs && grow_docs(b))) {
+        b->bad = 1;
+        return 1;
+    }
+    double d = (double)b->len[rid - b->len_base];
+    b->row_off[b->n_docs] = b->n_tmp;
+    b->doc_snap[b->n_docs] = (int32_t)snapshot_find(b->sn, rid);
+    b->doc_k[b->n_docs] = BM25_K1 * (1 - BM25_B + BM25_B * d / b->avgdl);
+    b->weight = 2;
+    if (store_tokenize(b->s, content, clen, on_token, b, NULL) != MS_OK)
+        b->bad = 1;
+    b->weight = 1;
+    if (!b->bad && store_tokenize(b->s, context, xlen, on_token, b, NULL) != MS_OK)
+        b->bad = 1;
+    for (size_t i = b->row_off[b->n_docs]; i < b->n_tmp; i++)
+        if (b->f2[i] > UINT16_MAX)
+            b->bad = 1;
+    b->n_docs++;
+    return b->bad;
+}
+
+static _Thread_local char *const *sort_keys;
+
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(sort_keys[*(const uint32_t *)a], sort_keys[*(const uint32_t *)b]);
+}
+
+/* The layout of a blob for these counts: each array 8-aligned. */
+static uint64_t layout(post_head *h)
+{
+    uint64_t n = h->n_docs, t = h->n_terms, p = h->n_post, k = h->n_blocks;
+    uint64_t len[P_COUNT] = {
+        [P_DOC_SNAP] = n * 4,   [P_DOC_K] = n * 8,           [P_TEXT_OFF] = (t + 1) * 4,
+        [P_TEXT] = h->text_len, [P_TERM_POST] = (t + 1) * 8, [P_TERM_BLK] = (t + 1) * 8,
+        [P_TERM_IDF] = t * 8,   [P_TERM_MAX] = t * 8,        [P_TERM_SUM] = t * 8,
+        [P_POST_DOC] = p * 4,   [P_POST_F2] = p * 2,         [P_BLK_LAST] = k * 4,
+        [P_BLK_MAX] = k * 8,
+    };
+    uint64_t at = (sizeof *h + 7) / 8 * 8;
+    for (int i = 0; i < P_COUNT; i++) {
+        if (i == P_POST_DOC)
+            at = (at + POST_LISTS_ALIGN - 1) / POST_LISTS_ALIGN * POST_LISTS_ALIGN;
+        h->off[i] = at;
+        h->len[i] = len[i];
+        at += (len[i] + 7) / 8 * 8;
+    }
+    return at;
+}
+
+static void point(postings *p, const void *blob)
+{
+    const char *b = blob;
+    const post_head *h = blob;
+    p->h = h;
+    p->doc_snap = (const int32_t *)(b + h->off[P_DOC_SNAP]);
+    p->doc_k = (const double *)(b + h->off[P_DOC_K]);
+    p->text_off = (const uint32_t *)(b + h->off[P_TEXT_OFF]);
+    p->text = b + h->off[P_TEXT];
+    p->term_post = (const uint64_t *)(b + h->off[P_TERM_POST]);
+    p->term_blk = (const uint64_t *)(b + h->off[P_TERM_BLK]);
+    p->term_idf = (const double *)(b + h->off[P_TERM_IDF]);
+    p->term_max = (const double *)(b + h->off[P_TERM_MAX]);
+    p->term_sum = (const uint64_t *)(b + h->off[P_TERM_SUM]);
+    p->post_doc = (const uint32_t *)(b + h->off[P_POST_DOC]);
+    p->post_f2 = (const uint16_t *)(b + h->off[P_POST_F2]);
+    p->blk_last = (const uint32_t *)(b + h->off[P_BLK_LAST]);
+    p->blk_max = (const double *)(b + h->off[P_BLK_MAX]);
+}
+
+/* The term table: texts ascending, counts, idf (as bm25_prepare). */
+static void fill_terms(char *blob, const uint32_t *order, const uint64_t *df)
+{
+    post_head *h = (post_head *)blob;
+    postings p;
+    point(&p, blob);
+    uint32_t *text_off = (uint32_t *)p.text_off;
+    uint64_t *term_post = (uint64_t *)p.term_post, *term_blk = (uint64_t *)p.term_blk;
+    double *idf = (double *)p.term_idf;
+    char *text = (char *)p.text;
+    uint64_t at = 0, post = 0, blk = 0;
+    for (uint64_t r = 0; r < h->n_terms; r++) {
+        size_t l = strlen(sort_keys[order[r]]) + 1;
+        text_off[r] = (uint32_t)at;
+        memcpy(text + at, sort_keys[order[r]], l);
+        at += l;
+        term_post[r] = post;
+        term_blk[r] = blk;
+        int64_t n_row = h->n_row, n_hit = (int64_t)df[r];
+        double v = log((n_row - n_hit + 0.5) / (n_hit + 0.5));
+        idf[r] = v <= 0.0 ? 1e-6 : v;
+        post += df[r];
+        blk += (df[r] + POST_BLOCK - 1) / POST_BLOCK;
+    }
+    text_off[h->n_terms] = (uint32_t)at;
+    term_post[h->n_terms] = post;
+    term_blk[h->n_terms] = blk;
+}
+
+/* Postings by term (rows ascending), then each block's last row and
+ * maximum. -1 when out of memory. */
+static int fill_postings(build *b, char *blob, const uint32_t *rank)
+{
+    post_head *h = (post_head *)blob;
+    postings p;
+    point(&p, blob);
+    uint32_t *doc = (uint32_t *)p.post_doc;
+    uint16_t *f2 = (uint16_t *)p.post_f2;
+    uint64_t *fill = malloc((h->n_terms + 1) * sizeof *fill);
+    if (!fill)
+        return -1;
+    memcpy(fill, p.term_post, (h->n_terms + 1) * sizeof *fill);
+    for (size_t d = 0; d < b->n_docs; d++)
+        for (uint64_t i = b->row_off[d]; i < b->row_off[d + 1]; i++) {
+            uint64_t at = fill[rank[b->tid[i]]]++;
+            doc[at] = (uint32_t)d;
+            f2[at] = (uint16_t)b->f2[i];
+        }
+    free(fill);
+    uint64_t *sum = (uint64_t *)p.term_sum;
+    for (uint64_t t = 0; t < h->n_terms; t++)
+        sum[t] = list_sum(doc + p.term_post[t], f2 + p.term_post[t],
+                          p.term_post[t + 1] - p.term_post[t]);
+    uint32_t *last = (uint32_t *)p.blk_last;
+    double *bmax = (double *)p.blk_max, *tmax = (double *)p.term_max;
+    for (uint64_t t = 0; t < h->n_terms; t++) {
+        tmax[t] = 0.0;
+        for (uint64_t i = p.term_post[t], k = p.term_blk[t]; i < p.term_post[t + 1]; k++) {
+            uint64_t end =
+                i + POST_BLOCK < p.term_post[t + 1] ? i + POST_BLOCK : p.term_post[t + 1];
+            double m = 0.0;
+            for (; i < end; i++) {
+                double c = term_score(p.term_idf[t], f2[i], p.doc_k[doc[i]]);
+                m = c > m ? c : m;
+            }
+            last[k] = doc[end - 1];
+            bmax[k] = m;
+            tmax[t] = m > tmax[t] ? m : tmax[t];
+        }
+    }
+    return 0;
+}
+
+/* The blob of what b read. */
+static void *assemble(build *b, int64_t n_row, int64_t n_token, size_t *out_len)
+{
+    size_t nt = b->v.n;
+    uint32_t *order = malloc((nt + 1) * sizeof *order), *rank = malloc((nt + 1) * sizeof *rank);
+    char **keys = malloc((nt + 1) * sizeof *keys);
+    uint64_t *df = calloc(nt + 1, sizeof *df);
+    void *blob = NULL;
+    if (order && rank && keys && df) {
+        for (size_t j = 0; j < b->v.cap; j++)
+            if (b->v.key[j])
+                keys[b->v.id[j]] = b->v.key[j];
+        for (size_t t = 0; t < nt; t++)
+            order[t] = (uint32_t)t;
+        sort_keys = keys;
+        qsort(order, nt, sizeof *order, by_text);
+        for (size_t r = 0; r < nt; r++)
+            rank[order[r]] = (uint32_t)r;
+        for (size_t i = 0; i < b->n_tmp; i++)
+            df[rank[b->tid[i]]]++;
+        post_head h = {.magic = POST_MAGIC, .block = POST_BLOCK, .n_docs = b->n_docs};
+        h.n_terms = nt;
+        h.n_post = b->n_tmp;
+        for (size_t r = 0; r < nt; r++)
+            h.n_blocks += (df[r] + POST_BLOCK - 1) / POST_BLOCK;
+        h.text_len = b->v.text_len;
+        h.n_row = n_row;
+        h.n_token = n_token;
+        h.avgdl = b->avgdl;
+        *out_len = layout(&h);
+        if ((blob = calloc(1, *out_len))) {
+            memcpy(blob, &h, sizeof h);
+            postings p;
+            point(&p, blob);
+            memcpy((void *)p.doc_snap, b->doc_snap, b->n_docs * 4);
+            memcpy((void *)p.doc_k, b->doc_k, b->n_docs * 8);
+            fill_terms(blob, order, df);
+            if (fill_postings(b, blob, rank)) {
+                free(blob);
+                blob = NULL;
+            }
+        }
+    }
+    free(order);
+    free(rank);
+    free(keys);
+    free(df);
+    return blob;
+}
+
+static void build_free(build *b)
+{
+    vocab_free(&b->v);
+    free(b->tid);
+    free(b->f2);
+    free(b->row_off);
+    free(b->doc_snap);
+    free(b->doc_k);
+    free(b->stamp);
+    free(b->slot);
+}
+
+void *postings_build(store *s, const snapshot *sn, size_t *len, size_t *lists)
+{
+    int64_t n_row = 0, n_token = 0;
+    build b = {.s = s, .sn = sn};
+    void *blob = NULL;
+    if (store_fts_totals(s, &n_row, &n_token, NULL) || n_row <= 0 ||
+        store_doclen_get(s, &b.len, &b.len_base, &b.len_span))
+        return NULL;
+    b.avgdl = (double)n_token / (double)n_row;
+    if (store_scan_text(s, on_row, &b, NULL) == MS_OK && !b.bad && b.n_docs == (size_t)n_row &&
+        b.v.n < UINT32_MAX && b.v.text_len < UINT32_MAX) {
+        b.row_off[b.n_docs] = b.n_tmp;
+        blob = assemble(&b, n_row, n_token, len);
+    }
+    if (blob)
+        *lists = (size_t)((const post_head *)blob)->off[P_POST_DOC];
+    build_free(&b);
+    return blob;
+}
+
+/* ---- reading --------------------------------------------------------------- */
+
+static int ascending64(const uint64_t *v, uint64_t n, uint64_t last)
+{
+    if (v[0] != 0 || v[n] != last)
+        return 0;
+    for (uint64_t i = 0; i < n; i++)
+        if (v[i + 1] < v[i])
+            return 0;
+    return 1;
+}
+
+/* The term texts: NUL-terminated where the offsets say, strictly ascending. */
+static int texts_ok(const postings *p)
+{
+    const post_head *h = p->h;
+    if (p->text_off[0] != 0 || p->text_off[h->n_terms] != h->text_len)
+        return 0;
+    for (uint64_t t = 0; t < h->n_terms; t++) {
+        uint32_t a = p->text_off[t], b = p->text_off[t + 1];
+        if (b <= a || p->text[b - 1] != '\0' ||
+            (t && strcmp(p->text + p->text_off[t - 1], p->text + a) >= 0))
+            return 0;
+    }
+    return 1;
+}
+
+/* Each term's blocks are as many as its postings need. */
+static int blocks_ok(const postings *p)
+{
+    const post_head *h = p->h;
+    if (!ascending64(p->term_post, h->n_terms, h->n_post) ||
+        !ascending64(p->term_blk, h->n_terms, h->n_blocks))
+        return 0;
+    for (uint64_t t = 0; t < h->n_terms; t++) {
+        uint64_t df = p->term_post[t + 1] - p->term_post[t];
+        if (p->term_blk[t + 1] - p->term_blk[t] != (df + POST_BLOCK - 1) / POST_BLOCK)
+            return 0;
+    }
+    return 1;
+}
+
+postings *postings_open(const void *blob, size_t len, size_t n_snap, int64_t n_all)
+{
+    post_head h;
+    if (!blob || len < sizeof h)
+        return NULL;
+    memcpy(&h, blob, sizeof h);
+    post_head want = h;
+    if (h.magic != POST_MAGIC || h.block != POST_BLOCK || h.n_docs >= UINT32_MAX || n_all < 0 ||
+        h.n_docs != (uint64_t)n_all || h.n_terms >= UINT32_MAX || h.text_len >= UINT32_MAX ||
+        h.n_post > len || h.n_blocks > len || h.n_docs > len || h.n_terms > len ||
+        layout(&want) > len || memcmp(want.off, h.off, sizeof h.off) ||
+        memcmp(want.len, h.len, sizeof h.len))
+        return NULL;
+    postings *p = calloc(1, sizeof *p);
+    if (!p || !(p->checked = calloc(h.n_terms + 1, 1))) {
+        free(p);
+        return NULL;
+    }
+    point(p, blob);
+    int ok = texts_ok(p) && blocks_ok(p);
+    for (uint64_t d = 0; ok && d < h.n_docs; d++)
+        ok = p->doc_snap[d] >= -1 && p->doc_snap[d] < (int64_t)n_snap;
+    if (!ok) {
+        postings_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void postings_free(postings *p)
+{
+    if (p)
+        free(p->checked);
+    free(p);
+}
+
+/* Do term t's postings add up (checked the first time it is asked)? */
+static int term_sound(const postings *p, long t)
+{
+    if (!p->checked[t]) {
+        uint64_t a = p->term_post[t], n = p->term_post[t + 1] - a;
+        p->checked[t] = list_sum(p->post_doc + a, p->post_f2 + a, n) == p->term_sum[t] ? 1 : 2;
+    }
+    return p->checked[t] == 1;
+}
+
+long postings_term(const postings *p, const char *tok)
+{
+    size_t lo = 0, hi = p->h->n_terms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(p->text + p->text_off[mid], tok);
+        if (c == 0)
+            return (long)mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* ---- the search ------------------------------------------------------------ */
+
+/* One phrase's walk along its term's postings. */
+typedef struct cursor {
+    uint64_t i, end;     /* the next posting, the end of the term's */
+    uint64_t base, blk0; /* the term's first posting and block */
+    double idf, max;
+    int phrase; /* its place in the query: scores add up in that order */
+} cursor;
+
+/* The k best so far: a heap with the worst on top. */
+typedef struct topk {
+    uint32_t *doc;
+    double *score;
+    size_t n, k;
+} topk;
+
+static int worse(const topk *t, size_t a, size_t b)
+{
+    return t->score[a] < t->score[b] || (t->score[a] == t->score[b] && t->doc[a] > t->doc[b]);
+}
+
+static void topk_swap(topk *t, size_t a, size_t b)
+{
+    uint32_t d = t->doc[a];
+    double s = t->score[a];
+    t->doc[a] = t->doc[b];
+    t->score[a] = t->score[b];
+    t->doc[b] = d;
+    t->score[b] = s;
+}
+
+static void topk_down(topk *t, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < t->n && worse(t, l, m))
+            m = l;
+        if (r < t->n && worse(t, r, m))
+            m = r;
+        if (m == i)
+            return;
+        topk_swap(t, i, m);
+        i = m;
+    }
+}
+
+/* Add doc, which comes after every row held (rid order). */
+static void topk_add(topk *t, uint32_t doc, double score)
+{
+    if (t->n < t->k) {
+        size_t i = t->n++;
+        t->doc[i] = doc;
+        t->score[i] = score;
+        while (i && worse(t, i, (i - 1) / 2)) {
+            topk_swap(t, i, (i - 1) / 2);
+            i = (i - 1) / 2;
+        }
+        return;
+    }
+    t->doc[0] = doc;
+    t->score[0] = score;
+    topk_down(t, 0);
+}
+
+/* The score a row must beat to get in: below every score until k are held. */
+static double topk_bar(const topk *t)
+{
+    return t->n < t->k ? -1.0 : t->score[0];
+}
+
+/* The row at c, UINT32_MAX at the end or on a row out of range. */
+static uint32_t cur_doc(const postings *p, const cursor *c)
+{
+    if (c->i >= c->end)
+        return UINT32_MAX;
+    uint32_t d = p->post_doc[c->i];
+    return d < p->h->n_docs ? d : UINT32_MAX;
+}
+
+/* Move c to the block that holds its first row >= target, skipping whole
+ * blocks: that block's largest score, 0 when no row is left. */
+static double cur_block(const postings *p, cursor *c, uint32_t target)
+{
+    if (c->i >= c->end)
+        return 0.0;
+    uint64_t b = c->blk0 + (c->i - c->base) / POST_BLOCK;
+    uint64_t nb = c->blk0 + (c->end - c->base + POST_BLOCK - 1) / POST_BLOCK;
+    while (b < nb && p->blk_last[b] < target)
+        b++;
+    if (b == nb) {
+        c->i = c->end;
+        return 0.0;
+    }
+    uint64_t from = c->base + (b - c->blk0) * POST_BLOCK;
+    if (from > c->i)
+        c->i = from;
+    return p->blk_max[b];
+}
+
+/* Move c to its first row >= target, skipping whole blocks. */
+static void cur_seek(const postings *p, cursor *c, uint32_t target)
+{
+    if (c->i >= c->end || p->post_doc[c->i] >= target)
+        return;
+    uint64_t b = c->blk0 + (c->i - c->base) / POST_BLOCK;
+    uint64_t nb = c->blk0 + (c->end - c->base + POST_BLOCK - 1) / POST_BLOCK;
+    while (b < nb && p->blk_last[b] < target)
+        b++;
+    if (b == nb) {
+        c->i = c->end;
+        return;
+    }
+    uint64_t from = c->base + (b - c->blk0) * POST_BLOCK;
+    if (from > c->i)
+        c->i = from;
+    while (c->i < c->end && p->post_doc[c->i] < target)
+        c->i++;
+}
+
+static int by_max(const void *a, const void *b)
+{
+    const cursor *x = a, *y = b;
+    if (x->max != y->max)
+        return x->max < y->max ? -1 : 1;
+    return x->phrase - y->phrase;
+}
+
+/* The search's state: the cursors by maximum, the bounds of their prefixes. */
+typedef struct search {
+    const postings *p;
+    cursor c[QUERY_TERMS_MAX];
+    double ub[QUERY_TERMS_MAX + 1]; /* ub[j]: bound of the sum of c[0..j) */
+    int m, ne;                      /* cursors; the first ne are not walked */
+    double part[QUERY_TERMS_MAX];   /* the row's score from each phrase */
+    uint64_t has;                   /* phrases that hold the row */
+    topk top;
+    postings_stats *st;
+} search;
+
+/* The next row of the walked cursors, UINT32_MAX when none is left. */
+static uint32_t next_row(const search *s)
+{
+    uint32_t cur = UINT32_MAX;
+    for (int j = s->ne; j < s->m; j++) {
+        uint32_t d = cur_doc(s->p, &s->c[j]);
+        cur = d < cur ? d : cur;
+    }
+    return cur;
+}
+
+/* Add cursor j's score for row d when it holds it; what it added. */
+static double take(search *s, int j, uint32_t d)
+{
+    cursor *c = &s->c[j];
+    if (cur_doc(s->p, c) != d)
+        return 0.0;
+    double v = term_score(c->idf, s->p->post_f2[c->i], s->p->doc_k[d]);
+    s->part[c->phrase] = v;
+    s->has |= (uint64_t)1 << c->phrase;
+    c->i++;
+    return v;
+}
+
+/* Score row d: the walked cursors' part, then the others' from the
+ * largest, while the bound can still beat the bar. */
+static void score_row(search *s, uint32_t d)
+{
+    double sum = 0.0, bar = topk_bar(&s->top);
+    s->has = 0;
+    for (int j = s->ne; j < s->m; j++)
+        sum += take(s, j, d);
+    if (s->p->doc_snap[d] < 0)
+        return; /* another profile's */
+    for (int j = s->ne - 1; j >= 0; j--) {
+        if (sum * POST_SLACK + s->ub[j + 1] <= bar)
+            return;
+        double block = cur_block(s->p, &s->c[j], d);
+        if (sum * POST_SLACK + s->ub[j] + block * POST_SLACK <= bar)
+            return;
+        cur_seek(s->p, &s->c[j], d);
+        sum += take(s, j, d);
+    }
+    double score = 0.0;
+    for (int ph = 0; ph < QUERY_TERMS_MAX && s->has >> ph; ph++)
+        if (s->has >> ph & 1)
+            score += s->part[ph];
+    s->st->scored++;
+    if (score <= bar)
+        return;
+    topk_add(&s->top, d, score);
+    bar = topk_bar(&s->top);
+    while (s->ne < s->m && s->ub[s->ne + 1] <= bar)
+        s->ne++;
+}
+
+/* The cursors of the phrases whose term the index holds, by maximum; -1
+ * when a term's postings do not add up. */
+static int search_init(search *s, const char *const *tok, int n)
+{
+    const postings *p = s->p;
+    for (int ph = 0; ph < n && ph < QUERY_TERMS_MAX; ph++) {
+        long t = tok[ph] ? postings_term(p, tok[ph]) : -1;
+        if (t < 0)
+            continue;
+        if (!term_sound(p, t))
+            return -1;
+        cursor *c = &s->c[s->m++];
+        c->i = c->base = p->term_post[t];
+        c->end = p->term_post[t + 1];
+        c->blk0 = p->term_blk[t];
+        c->idf = p->term_idf[t];
+        c->max = p->term_max[t];
+        c->phrase = ph;
+    }
+    qsort(s->c, (size_t)s->m, sizeof *s->c, by_max);
+    double sum = 0.0;
+    s->ub[0] = 0.0;
+    for (int j = 0; j < s->m; j++) {
+        sum += s->c[j].max;
+        s->ub[j + 1] = sum * POST_SLACK;
+    }
+    return 0;
+}
+
+int postings_search(const postings *p, const char *const *tok, int n, size_t k, ranked_list *out,
+                    postings_stats *st)
+{
+    postings_stats none;
+    search *s = calloc(1, sizeof *s);
+    if (!st)
+        st = &none;
+    memset(st, 0, sizeof *st);
+    if (!s)
+        return -1;
+    s->p = p;
+    s->st = st;
+    s->top.k = k;
+    s->top.doc = malloc((k + 1) * sizeof *s->top.doc);
+    s->top.score = malloc((k + 1) * sizeof *s->top.score);
+    int rc = s->top.doc && s->top.score ? 0 : -1;
+    if (!rc && k > 0 && search_init(s, tok, n))
+        rc = 1;
+    if (!rc && k > 0) {
+        for (uint32_t d; (d = next_row(s)) != UINT32_MAX;) {
+            st->rows++;
+            score_row(s, d);
+        }
+    }
+    for (size_t i = 0; !rc && i < s->top.n; i++)
+        rc = ranked_push(out, (uint32_t)p->doc_snap[s->top.doc[i]], s->top.score[i]);
+    free(s->top.doc);
+    free(s->top.score);
+    free(s);
+    return rc;
+}

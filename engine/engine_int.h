@@ -8,6 +8,7 @@
 #include "dates.h"
 #include "embed.h"
 #include "engine.h"
+#include "lexicon.h"
 
 /* ---- snapshot: the profile in memory ------------------------------------ */
 
@@ -287,6 +288,9 @@ typedef struct query {
     int asks_number;     /* the answer is a number: "how many", "how much", "how old" */
     int focus;           /* the predicate term naming what is asked ("salary" in "what was
                             Jon's salary"), -1 when the question's form names none */
+    char kind[48];       /* the noun the answer is a kind of ("city" in "which city does she
+                            live in"), "" when none (query.c) */
+    int kind_which;      /* asked with "which": the answer names one in particular */
     int about_now;       /* asks how things are now (query.c): the latest fact wins */
     int asks_newest;     /* says latest, most recent(ly), recently, last time: the newest */
     double pred_idf_sum; /* sum of their idf */
@@ -447,6 +451,9 @@ typedef struct floor_in {
     const char *focus;            /* the word naming what is asked ("salary"), or NULL */
     int holds_focus;              /* the memory holds it */
     int context_focus;            /* it or a pooled memory an edge joins it to holds it */
+    const char *kind;             /* the noun the answer is a kind of ("city"), or NULL */
+    int kind_which;               /* asked with "which" */
+    int holds_kind;               /* it or a pooled memory an edge joins it to names one */
 } floor_in;
 
 /* Can the lexical rule pass at all: the query names something the store
@@ -473,6 +480,32 @@ int floor_needs_focus(const char *by);
  * Melanie"), each into a buffer of cap bytes. */
 void floor_describe(const query *q, uint64_t held, char *predicate, char *unheld, char *subject,
                     size_t cap);
+
+/* The kinds of the noun a question asks for (query.kind): the words
+ * WordNet files below its senses, to tell whether a memory names one
+ * ("which city" -> "rome"). Only for a noun of a class whose members are
+ * named (an artifact, a place, an organisation, a person...: floor.c). */
+typedef struct floor_kinds floor_kinds;
+
+#define FLOOR_KIND_SENSES 3     /* the noun's most frequent senses */
+#define FLOOR_KIND_SYNSETS 4096 /* a noun with more below it names no kind worth checking */
+
+/* The kinds for q from lx, or NULL: no kind asked, no lexicon, a noun of
+ * another class or too broad, or out of memory. Free with
+ * floor_kinds_free (NULL is fine). */
+floor_kinds *floor_kinds_new(const query *q, const lexicon *lx);
+void floor_kinds_free(floor_kinds *k);
+
+/* What text holds (its words and pairs of words, in their base forms):
+ * FLOOR_KIND_BELOW when it names a kind below the noun ("clarinet"),
+ * FLOOR_KIND_OWN when it says the noun itself (or a synonym); both may be
+ * set; 0 for none, or k NULL. */
+#define FLOOR_KIND_BELOW 1
+#define FLOOR_KIND_OWN 2
+int floor_kinds_held(const floor_kinds *k, const char *text);
+
+/* Does the question ask "which" (one in particular)? 0 for k NULL. */
+int floor_kinds_which(const floor_kinds *k);
 
 /* ---- adaptive learning (adaptive.c) ------------------------------------- */
 

@@ -4,7 +4,7 @@
  * names and a pin each pass, and say so with their numbers; a query with no
  * predicate; a query naming nothing the store knows; a question asking for a
  * name or a number that the memory does not hold; the word the question
- * asks about. Links only libcore. */
+ * asks about; the kind of thing it asks which of. Links only libcore. */
 #include <string.h>
 
 #include "engine/engine_int.h"
@@ -127,6 +127,18 @@ static void test_floor_focus(void)
     ok(floor_answer_held(&ask), "holding a number it may");
     floor_in plain = {0};
     ok(floor_answer_held(&plain), "a question asking no kind of answer: held");
+    in.context_focus = 0;
+    in.focus = NULL;
+    in.kind = "city";
+    in.kind_which = 1;
+    ok(floor_judge(&in, why, sizeof why) == NULL && strstr(why, "it names no particular \"city\""),
+       "a cut memory naming no city, asked which, says so (%s)", why);
+    in.kind_which = 0;
+    ok(floor_judge(&in, why, sizeof why) == NULL && strstr(why, "it names no kind of \"city\""),
+       "asked what city: no kind of city (%s)", why);
+    in.holds_kind = 1;
+    ok(floor_judge(&in, why, sizeof why) == NULL && !strstr(why, "city"),
+       "naming one, the cut does not blame the kind (%s)", why);
 }
 
 int main(void)

@@ -599,6 +599,7 @@ static const char *floor_pass(run *x, uint32_t i, recall_hit *h, floor_in *seen)
         .has_date = x->q.n_dates > 0,
         .asks_name = x->q.asks_name,
         .asks_number = x->q.asks_number,
+        .amount = x->q.amount,
         .holds_name = h->holds_name,
         .holds_number = h->holds_number,
         .names_known = x->q.n_named + x->q.n_qents > 0,
@@ -680,7 +681,8 @@ static void floor_measure(run *x, uint32_t i, recall_hit *h)
     h->cosine = semantic_cosine(x->e->sn, x->q.qvec, i);
     h->rcosine = semantic_cosine(x->e->sn, x->q.rvec, i);
     h->holds_name = x->q.asks_name && holds_other_name(x->e->sn, &x->q, i);
-    h->holds_number = x->q.asks_number && holds_number(h->mem.content);
+    h->holds_number = x->q.asks_number && holds_number(h->mem.content) &&
+                      floor_holds_amount(x->q.amount, h->mem.content);
     h->holds_kind = names_kind(x, i, h->mem.content);
 }
 

@@ -268,6 +268,13 @@ typedef struct query_synonym {
     double weight; /* of its features in the query vector */
 } query_synonym;
 
+/* The kind of number a question asks for (query.c, floor.c). */
+typedef enum amount_kind {
+    AMOUNT_ANY,   /* "how many", "how much" */
+    AMOUNT_MONEY, /* "how much" with cost, price, paid, raise, worth...: a sum of money */
+    AMOUNT_AGE    /* "how old": an age */
+} amount_kind;
+
 typedef struct query {
     const char *text;
     query_type type;
@@ -286,6 +293,7 @@ typedef struct query {
     int n_pred;          /* predicate terms */
     int asks_name;       /* the answer is a name: "the name of", "called", "named" */
     int asks_number;     /* the answer is a number: "how many", "how much", "how old" */
+    amount_kind amount;  /* what kind of number: a price for "how much ... cost", an age */
     int focus;           /* the predicate term naming what is asked ("salary" in "what was
                             Jon's salary"), -1 when the question's form names none */
     char kind[48];       /* the noun the answer is a kind of ("city" in "which city does she
@@ -422,8 +430,9 @@ const weight_profile *profile_for(query_type t);
     "a memory passes when it is pinned, holds at least the lexical threshold of the "              \
     "idf-weighted predicate (the query's words beyond the speakers it names), has a "              \
     "remainder cosine >= the cosine threshold, or falls on the date the query names; "             \
-    "or when an edge joins it to one that passes. A question asking for a name, a number or "      \
-    "a word (its focus) needs a memory that holds one. Naming a speaker is not evidence"
+    "or when an edge joins it to one that passes. A question asking for a name, a number, "        \
+    "a word (its focus) or a kind of thing needs a memory that holds one. Naming a speaker is "    \
+    "not evidence"
 
 /* Bit t set: query term t occurs in text (as FTS5 tokenizes it; the first
  * 64 terms). */
@@ -433,6 +442,13 @@ uint64_t floor_terms_in(store *s, const query *q, const char *text);
  * predicate terms, among those set in seen. 0 when there are none. */
 double floor_coverage(const query *q, uint64_t seen);
 double floor_predicate_coverage(const query *q, uint64_t seen);
+
+/* Does text say an amount of the kind asked: for AMOUNT_MONEY a number
+ * beside a currency sign or word ("$40", "forty dollars", "2 million
+ * euros"); for AMOUNT_AGE an age ("34 years old", "a one-year-old", "aged
+ * 6", "turned five", "her 30th birthday", "in his twenties"). AMOUNT_ANY:
+ * 1 (the caller's number rule applies). */
+int floor_holds_amount(amount_kind kind, const char *text);
 
 /* What the floor knows about one memory. */
 typedef struct floor_in {
@@ -444,6 +460,7 @@ typedef struct floor_in {
     double rcosine, cosine_min;   /* remainder cosine and its threshold */
     int has_date;                 /* the query names a date */
     int asks_name, asks_number;   /* the query asks for a name, a number */
+    amount_kind amount;           /* the kind of number asked for */
     int holds_name, holds_number; /* it or a memory joined to it holds one */
     int on_date;                  /* falls on a date the query names */
     int pred_known;               /* every predicate word occurs in the store */

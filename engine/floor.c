@@ -96,7 +96,9 @@ static const char *missing_answer(const floor_in *in)
     if (in->asks_name && !in->holds_name)
         return "a name";
     if (in->asks_number && !in->holds_number)
-        return "a number";
+        return in->amount == AMOUNT_MONEY ? "a sum of money"
+               : in->amount == AMOUNT_AGE ? "an age"
+                                          : "a number";
     return NULL;
 }
 
@@ -350,4 +352,130 @@ int floor_kinds_held(const floor_kinds *k, const char *text)
 int floor_kinds_which(const floor_kinds *k)
 {
     return k && k->which;
+}
+
+/* ---- amounts: money and ages --------------------------------------------- */
+
+#define AMOUNT_TOKENS 512
+
+typedef struct tokens {
+    char w[AMOUNT_TOKENS][24]; /* lower case; digits kept with letters: "30th", "5k" */
+    int sign[AMOUNT_TOKENS];   /* a currency sign right before it ("$40") */
+    int n;
+} tokens;
+
+/* Split text into runs of letters and digits (hyphens and spaces part
+ * them: "one-year-old" is three); note a currency sign before a run. */
+static void tokenize(const char *text, tokens *t)
+{
+    t->n = 0;
+    int sign = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p && t->n < AMOUNT_TOKENS;) {
+        if (!isalnum(*p)) {
+            /* $, and the UTF-8 of pound and euro signs */
+            sign = *p == '$' || (p[0] == 0xc2 && p[1] == 0xa3) ||
+                   (p[0] == 0xe2 && p[1] == 0x82 && p[2] == 0xac) ||
+                   (sign && (*p == ' ' || *p >= 0x80));
+            p++;
+            continue;
+        }
+        size_t n = 0;
+        for (; isalnum(*p); p++)
+            if (n + 1 < sizeof t->w[0])
+                t->w[t->n][n++] = (char)tolower(*p);
+        t->w[t->n][n] = '\0';
+        t->sign[t->n++] = sign;
+        sign = 0;
+    }
+}
+
+static int word_in(const char *w, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(w, *list) == 0)
+            return 1;
+    return 0;
+}
+
+/* A number: digits ("40", "2.5" is two), or a number word. */
+static int is_number(const char *w)
+{
+    static const char *const words[] = {
+        "one",      "two",     "three",     "four",     "five",     "six",      "seven",
+        "eight",    "nine",    "ten",       "eleven",   "twelve",   "thirteen", "fourteen",
+        "fifteen",  "sixteen", "seventeen", "eighteen", "nineteen", "twenty",   "thirty",
+        "forty",    "fifty",   "sixty",     "seventy",  "eighty",   "ninety",   "hundred",
+        "thousand", "million", "billion",   NULL};
+    if (isdigit((unsigned char)w[0])) {
+        for (; *w; w++)
+            if (!isdigit((unsigned char)*w))
+                return 0;
+        return 1;
+    }
+    return strcmp(w, "a") != 0 && word_in(w, words);
+}
+
+static int money_at(const tokens *t, int i)
+{
+    static const char *const currency[] = {"dollar", "dollars", "buck",  "bucks", "pound", "pounds",
+                                           "quid",   "euro",    "euros", "cent",  "cents", "pence",
+                                           "grand",  "usd",     "gbp",   "eur",   NULL};
+    if (isdigit((unsigned char)t->w[i][0]) && t->sign[i])
+        return 1;
+    /* a number, maybe "million" or "thousand" after it, then the currency */
+    if (!is_number(t->w[i]))
+        return 0;
+    int j = i + 1;
+    while (j < t->n && is_number(t->w[j]))
+        j++;
+    return j < t->n && word_in(t->w[j], currency);
+}
+
+/* An ordinal before "birthday": "30th", "fifth". */
+static int is_ordinal(const char *w)
+{
+    static const char *const words[] = {
+        "first",     "second",    "third",    "fourth",   "fifth",    "sixth",     "seventh",
+        "eighth",    "ninth",     "tenth",    "eleventh", "twelfth",  "sixteenth", "eighteenth",
+        "twentieth", "thirtieth", "fortieth", "fiftieth", "sixtieth", NULL};
+    size_t n = strlen(w);
+    if (n > 2 && isdigit((unsigned char)w[0]))
+        return strcmp(w + n - 2, "st") == 0 || strcmp(w + n - 2, "nd") == 0 ||
+               strcmp(w + n - 2, "rd") == 0 || strcmp(w + n - 2, "th") == 0;
+    return word_in(w, words);
+}
+
+static int age_at(const tokens *t, int i)
+{
+    static const char *const unit[] = {"year", "years", "yr", "yrs", "month", "months", NULL};
+    static const char *const turn[] = {"turn", "turns", "turned", "turning", "aged", "age", NULL};
+    static const char *const poss[] = {"my", "his", "her", "their", "our", "your", NULL};
+    static const char *const decade[] = {"teens",   "twenties",  "thirties", "forties",  "fifties",
+                                         "sixties", "seventies", "eighties", "nineties", NULL};
+    const char *w = t->w[i];
+    const char *next = i + 1 < t->n ? t->w[i + 1] : "";
+    if (is_number(w) && word_in(next, unit) && i + 2 < t->n && strcmp(t->w[i + 2], "old") == 0)
+        return 1;
+    if (word_in(w, turn) &&
+        (is_number(next) || (strcmp(next, "of") == 0 && i + 2 < t->n && is_number(t->w[i + 2]))))
+        return 1;
+    if (is_ordinal(w) && strcmp(next, "birthday") == 0)
+        return 1;
+    return strcmp(w, "in") == 0 && word_in(next, poss) && i + 2 < t->n &&
+           word_in(t->w[i + 2], decade);
+}
+
+int floor_holds_amount(amount_kind kind, const char *text)
+{
+    if (kind == AMOUNT_ANY)
+        return 1;
+    tokens *t = malloc(sizeof *t);
+    if (!t)
+        return 1; /* out of memory: no cut */
+    tokenize(text ? text : "", t);
+    int found = 0;
+    for (int i = 0; i < t->n && !found; i++)
+        found = kind == AMOUNT_MONEY ? money_at(t, i) : age_at(t, i);
+    free(t);
+    return found;
 }

@@ -204,8 +204,19 @@ static void answer_type(const char *folded, query *q)
                                            " what city ",  " which country ", " what country ",
                                            " which town ", " what town ",     NULL};
     static const char *const number_any[] = {" how many ", " how much ", " how old ", NULL};
+    /* "how much" with a word of buying, selling or giving asks a price */
+    static const char *const money_any[] = {
+        " cost ",   " costs ",   " price ",  " money ",  " pay ",    " paid ",    " spend ",
+        " spent ",  " raise ",   " raised ", " worth ",  " earn ",   " earned ",  " earns ",
+        " charge ", " charged ", " fee ",    " salary ", " donate ", " donated ", " sell ",
+        " sold ",   " buy ",     " bought ", " afford ", " budget ", " owe ",     NULL};
     q->asks_name = has_any(folded, name_any);
     q->asks_number = has_any(folded, number_any);
+    q->amount =
+        has_any(folded, (const char *const[]){" how old ", NULL}) ? AMOUNT_AGE
+        : has_any(folded, (const char *const[]){" how much ", NULL}) && has_any(folded, money_any)
+            ? AMOUNT_MONEY
+            : AMOUNT_ANY;
 }
 
 /* ---- terms --------------------------------------------------------------- */

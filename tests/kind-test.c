@@ -5,7 +5,9 @@
  * the noun itself, or for "which" the noun beside a name. When none does,
  * it abstains and says what found no support; the trace of a cut memory
  * says which rule cut it. A noun of a class whose members are not named
- * things (a technique) is not checked. WordNet is the small database in
+ * things (a technique) is not checked. A question asking how much
+ * something cost needs a sum of money, one asking how old an age: any
+ * number is not enough. WordNet is the small database in
  * tests/data/wordnet ($MEMSCOPE_WORDNET), so the test needs no installed
  * package. Builds its stores in a temporary directory it removes. Links
  * only libcore. */
@@ -29,7 +31,8 @@ typedef struct spec {
 /* Music and painting: each memory in its own session (no edges) but the
  * last two, a question and its answer in the next turn. */
 static const spec music[] = {
-    {"k1", "Leah", "s1", "2025-03-01T10:00:00Z", "Leah: I play the clarinet in a band every Friday."},
+    {"k1", "Leah", "s1", "2025-03-01T10:00:00Z",
+     "Leah: I play the clarinet in a band every Friday."},
     {"k2", "Sam", "s2", "2025-03-02T10:00:00Z",
      "Sam: I use a wet technique for painting skies over the harbour."},
     {"k3", "Sam", "s3", "2025-03-03T10:00:00Z",
@@ -51,6 +54,16 @@ static const spec named[] = {
     {"c1", "Sam", "s1", "2025-05-01T10:00:00Z",
      "Sam: My sister runs a shop called Tidewater near the station."},
     {"c2", "Leah", "s2", "2025-05-02T10:00:00Z", "Leah: We planted tomatoes and beans this year."},
+};
+
+/* Prices and ages, with other numbers beside them. */
+static const spec amounts[] = {
+    {"a1", "Leah", "s1", "2025-06-01T10:00:00Z", "Leah: My new bike cost 300 pounds in the sale."},
+    {"a2", "Sam", "s2", "2025-06-02T10:00:00Z",
+     "Sam: The bake sale raised money for the shelter, 40 people came."},
+    {"a3", "Leah", "s3", "2025-06-03T10:00:00Z", "Leah: My nephew Finn turned 6 in May."},
+    {"a4", "Sam", "s4", "2025-06-04T10:00:00Z",
+     "Sam: My daughter started at a school with 20 other kids."},
 };
 
 #define N(a) (sizeof a / sizeof *a)
@@ -161,6 +174,27 @@ static void test_shops(engine *e, engine *named_e)
     recall_free(r);
 }
 
+/* "How much ... cost" asks a sum of money, "how old" an age: any number
+ * is not one. */
+static void test_amounts(engine *e)
+{
+    recall_result *r = ask(e, "How much did Leah's new bike cost?");
+    ok(r && !r->abstained && returned(r, "a1"), "how much did the bike cost: 300 pounds");
+    recall_free(r);
+    r = ask(e, "How much money did Sam's bake sale raise for the shelter?");
+    ok(r && r->abstained, "how much money did the bake sale raise: 40 people is no sum, abstains");
+    ok(strstr(miss_why(r, "a2"), "asks for a sum of money") != NULL,
+       "the cut memory says what it lacks (%s)", miss_why(r, "a2"));
+    recall_free(r);
+    r = ask(e, "How old is Leah's nephew Finn?");
+    ok(r && !r->abstained && returned(r, "a3"), "how old is her nephew: he turned 6");
+    recall_free(r);
+    r = ask(e, "How old is Sam's daughter?");
+    ok(r && r->abstained && strstr(miss_why(r, "a4"), "asks for an age"),
+       "how old is his daughter: 20 other kids is no age, abstains (%s)", miss_why(r, "a4"));
+    recall_free(r);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -170,20 +204,22 @@ int main(void)
     setenv("MEMSCOPE_WORDNET", "tests/data/wordnet", 1);
     ms_error err;
     embedder *emb = embed_open(NULL, &err);
-    store *s[3] = {emb ? build(emb, "music.db", music, N(music)) : NULL,
+    store *s[4] = {emb ? build(emb, "music.db", music, N(music)) : NULL,
                    emb ? build(emb, "shops.db", shops, N(shops)) : NULL,
-                   emb ? build(emb, "named.db", named, N(named)) : NULL};
-    engine *e[3] = {NULL, NULL, NULL};
+                   emb ? build(emb, "named.db", named, N(named)) : NULL,
+                   emb ? build(emb, "amounts.db", amounts, N(amounts)) : NULL};
+    engine *e[4] = {NULL, NULL, NULL, NULL};
     int bad = 0;
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         bad |= !s[k] || engine_open(s[k], NULL, &e[k], &err) != MS_OK;
     if (bad)
         printf("Bail out! cannot build the test stores\n");
     else {
         test_music(e[0]);
         test_shops(e[1], e[2]);
+        test_amounts(e[3]);
     }
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         engine_close(e[k]);
         store_close(s[k]);
     }

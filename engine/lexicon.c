@@ -436,50 +436,73 @@ int lexicon_noun_class(const lexicon *lx, const char *word, size_t n)
     return atoi(f);
 }
 
-/* The walk below a noun's senses: synsets to visit and visited. */
+/* The walk below a noun's senses: synsets to visit, and a hash set of
+ * those seen (open addressing, offset + 1, 0 empty; at least 2 x max
+ * slots, a power of two). */
 typedef struct kind_walk {
     long *todo, *seen;
-    size_t n_todo, n_seen, max;
+    size_t n_todo, n_seen, max, mask;
     int over;
 } kind_walk;
 
 static int kind_push(kind_walk *w, long off)
 {
-    for (size_t k = 0; k < w->n_seen; k++)
-        if (w->seen[k] == off)
+    size_t h = ((size_t)off * 2654435761u) & w->mask;
+    for (; w->seen[h]; h = (h + 1) & w->mask)
+        if (w->seen[h] == off + 1)
             return 0;
     if (w->n_seen == w->max) {
         w->over = 1;
         return -1;
     }
-    w->seen[w->n_seen++] = off;
+    w->seen[h] = off + 1;
+    w->n_seen++;
     w->todo[w->n_todo++] = off;
     return 0;
 }
 
+/* The next space-separated field of *p (its length in *n), moving *p past
+ * it; NULL at the end of the line. */
+static const char *next_field(const char **p, size_t *n)
+{
+    const char *f = *p;
+    while (*f == ' ')
+        f++;
+    if (!*f || *f == '\n')
+        return NULL;
+    *n = strcspn(f, " \n");
+    *p = f + *n;
+    return f;
+}
+
 /* Give the words of synset line l (own as said) and push its hyponyms and
- * instances ("~", "~i"). Non-zero when fn asked to stop. */
+ * instances ("~", "~i"), reading the line once. Non-zero when fn asked to
+ * stop. */
 static int kind_synset(kind_walk *w, const char *l, int own, lexicon_kind_fn fn, void *ctx)
 {
     size_t n;
-    const char *f = field(l, 3, &n);
+    const char *f = NULL;
+    for (int k = 0; k < 4; k++) /* offset, lex_filenum, ss_type, w_cnt */
+        f = next_field(&l, &n);
     int words = f ? (int)strtol(f, NULL, 16) : 0;
     for (int k = 0; k < words; k++) {
-        if (!(f = field(l, 4 + 2 * k, &n)) || n >= WORD_MAX)
-            continue;
+        if (!(f = next_field(&l, &n)))
+            return 0;
         char low[WORD_MAX];
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n && n < WORD_MAX; i++)
             low[i] = (char)(f[i] >= 'A' && f[i] <= 'Z' ? f[i] + 32 : f[i]);
-        if (fn(ctx, low, n, own))
+        if (n < WORD_MAX && fn(ctx, low, n, own))
             return 1;
+        next_field(&l, &n); /* lex_id */
     }
-    f = field(l, 4 + 2 * words, &n);
+    f = next_field(&l, &n);
     int ptrs = f ? atoi(f) : 0;
     for (int k = 0; k < ptrs && !w->over; k++) {
-        const char *sym = field(l, 5 + 2 * words + 4 * k, &n);
-        size_t on;
-        const char *o = field(l, 6 + 2 * words + 4 * k, &on);
-        if (sym && o && sym[0] == '~' && (n == 1 || (n == 2 && sym[1] == 'i')))
+        size_t on, pn, tn;
+        const char *sym = next_field(&l, &n), *o = next_field(&l, &on);
+        if (!next_field(&l, &pn) || !next_field(&l, &tn))
+            break;
+        if (sym[0] == '~' && (n == 1 || (n == 2 && sym[1] == 'i')))
             kind_push(w, atol(o));
     }
     return 0;
@@ -494,12 +517,13 @@ int lexicon_kinds(const lexicon *lx, const char *word, size_t n, int senses, int
         return -1;
     int k = sense_offsets(sorted_find(&lx->index[NOUN], b[0], strlen(b[0])), off,
                           senses < LEXICON_SENSES_MAX ? senses : LEXICON_SENSES_MAX);
-    kind_walk w = {malloc((size_t)max * sizeof(long)),
-                   malloc((size_t)max * sizeof(long)),
-                   0,
-                   0,
-                   (size_t)max,
-                   0};
+    size_t slots = 2;
+    while (slots < 2 * (size_t)max)
+        slots *= 2;
+    kind_walk w = {.todo = malloc((size_t)max * sizeof(long)),
+                   .seen = calloc(slots, sizeof(long)),
+                   .max = (size_t)max,
+                   .mask = slots - 1};
     char *l = malloc(KIND_LINE_MAX);
     int stop = !w.todo || !w.seen || !l;
     for (int s = 0; s < k && !stop; s++)

@@ -325,6 +325,8 @@ typedef struct run {
     double adapt_delta[CH_COUNT]; /* learned channel nudges for this query type */
     int adapt_on;
     const char *explain_passed_by; /* how the explained memory passed the floor, if pooled */
+    floor_kinds *kinds;            /* the kinds of the noun asked for, NULL when none (floor.c) */
+    int kind_cut;                  /* the kind rule cut a memory that passed */
 } run;
 
 /* The query type's profile, with --weights and --rrf-k on top. The temporal
@@ -628,12 +630,16 @@ static const char *floor_pass(run *x, uint32_t i, recall_hit *h, floor_in *seen)
         .has_date = x->q.n_dates > 0,
         .asks_name = x->q.asks_name,
         .asks_number = x->q.asks_number,
+        .amount = x->q.amount,
         .holds_name = h->holds_name,
         .holds_number = h->holds_number,
         .names_known = x->q.n_named + x->q.n_qents > 0,
         .focus = x->q.focus >= 0 ? x->q.terms[x->q.focus].surface : NULL,
         .holds_focus = x->q.focus >= 0 && ((h->terms_held >> x->q.focus) & 1),
         .context_focus = x->q.focus >= 0 && (((h->terms_held | h->context_held) >> x->q.focus) & 1),
+        .kind = x->kinds ? x->q.kind : NULL,
+        .kind_which = x->q.kind_which,
+        .holds_kind = h->holds_kind,
     };
     if (seen)
         *seen = in;
@@ -684,6 +690,19 @@ static int holds_number(const char *text)
     return 0;
 }
 
+/* Does memory i name a kind of the noun the question asks for: one below
+ * it ("clarinet" for "instrument"), or, unless the question asks "which"
+ * one, the noun itself ("a small shop by the station" for "what shop");
+ * for "which", the noun beside a name ("a shop called Tidewater")? */
+static int names_kind(run *x, uint32_t i, const char *text)
+{
+    int held = floor_kinds_held(x->kinds, text);
+    if (held & FLOOR_KIND_BELOW)
+        return 1;
+    return (held & FLOOR_KIND_OWN) &&
+           (!floor_kinds_which(x->kinds) || holds_other_name(x->e->sn, &x->q, i));
+}
+
 /* A pooled memory's floor numbers: term coverage and both cosines. */
 static void floor_measure(run *x, uint32_t i, recall_hit *h)
 {
@@ -693,7 +712,9 @@ static void floor_measure(run *x, uint32_t i, recall_hit *h)
     h->cosine = semantic_cosine(x->e->sn, x->q.qvec, i);
     h->rcosine = semantic_cosine(x->e->sn, x->q.rvec, i);
     h->holds_name = x->q.asks_name && holds_other_name(x->e->sn, &x->q, i);
-    h->holds_number = x->q.asks_number && holds_number(h->mem.content);
+    h->holds_number = x->q.asks_number && holds_number(h->mem.content) &&
+                      floor_holds_amount(x->q.amount, h->mem.content);
+    h->holds_kind = names_kind(x, i, h->mem.content);
 }
 
 /* Evidence by association: a memory without evidence of its own passes when
@@ -829,16 +850,19 @@ static void floor_neighbours(run *x, recall_hit *hs, size_t n)
     const snapshot *sn = x->e->sn;
     uint64_t *held = calloc(n + 1, sizeof *held);
     int *names = calloc(n + 1, sizeof *names), *numbers = calloc(n + 1, sizeof *numbers);
-    if (!held || !names || !numbers) {
+    int *kinds = calloc(n + 1, sizeof *kinds);
+    if (!held || !names || !numbers || !kinds) {
         free(held);
         free(names);
         free(numbers);
+        free(kinds);
         return;
     }
     for (size_t t = 0; t < n; t++) {
         held[t] = hs[t].terms_held;
         names[t] = hs[t].holds_name;
         numbers[t] = hs[t].holds_number;
+        kinds[t] = hs[t].holds_kind;
         const snap_edge *ed = NULL;
         size_t ne = 0;
         snapshot_edges(sn, x->fused.v[t].idx, &ed, &ne); /* unreadable: no edge */
@@ -848,6 +872,7 @@ static void floor_neighbours(run *x, recall_hit *hs, size_t n)
                     held[t] |= hs[u].terms_held;
                     names[t] |= hs[u].holds_name;
                     numbers[t] |= hs[u].holds_number;
+                    kinds[t] |= hs[u].holds_kind;
                 }
     }
     for (size_t t = 0; t < n; t++) {
@@ -855,10 +880,12 @@ static void floor_neighbours(run *x, recall_hit *hs, size_t n)
         hs[t].context_held = held[t];
         hs[t].holds_name = names[t];
         hs[t].holds_number = numbers[t];
+        hs[t].holds_kind = kinds[t];
     }
     free(held);
     free(names);
     free(numbers);
+    free(kinds);
 }
 
 /* Floor one pooled memory (index i, hit h), noting its numbers in the
@@ -871,7 +898,8 @@ static void floor_one(run *x, uint32_t i, recall_hit *h)
     h->passed_by = x->o->no_floor ? "no_floor" : own;
     r->floor_other_pass |= own && !floor_needs_focus(own);
     r->floor_pool_ok[r->floor_pool_n] = floor_answer_held(&in);
-    r->floor_pool_focus[r->floor_pool_n] = !in.focus || in.context_focus;
+    r->floor_pool_focus[r->floor_pool_n] =
+        (!in.focus || in.context_focus) && (!in.kind || in.holds_kind);
     r->floor_pool_cov[r->floor_pool_n] = fmax(h->pred_coverage, h->context_coverage);
     r->floor_pool_cos[r->floor_pool_n++] = h->rcosine;
     if (!r->floor_best_id || h->rcosine > r->floor_best_value) {
@@ -910,6 +938,44 @@ static void floor_focus(run *x, recall_hit *hs, size_t n)
     }
 }
 
+/* The kind asked for must be named: when the question asks which or what
+ * kind of a nameable thing ("which city", "what instrument") and no memory
+ * passing by overlap or meaning names one, itself or with a memory an edge
+ * joins it to, those passes are cut: the pool talks about her city and
+ * never says which. */
+static void floor_kind(run *x, recall_hit *hs, size_t n)
+{
+    if (x->o->no_floor || !x->kinds)
+        return;
+    for (size_t t = 0; t < n; t++)
+        if (floor_needs_focus(hs[t].passed_by) && hs[t].holds_kind) {
+            x->r->floor_kind_supported = 1;
+            return;
+        }
+    for (size_t t = 0; t < n; t++) {
+        if (!floor_needs_focus(hs[t].passed_by))
+            continue;
+        char was[160];
+        snprintf(was, sizeof was, "%s", hs[t].floor_why);
+        snprintf(hs[t].floor_why, sizeof hs[t].floor_why,
+                 "%.100s (%.12s), but no memory that passes names %s \"%.32s\", what the "
+                 "question asks for",
+                 was, hs[t].passed_by, x->q.kind_which ? "which" : "a kind of", x->q.kind);
+        hs[t].passed_by = NULL;
+        x->kind_cut = 1;
+    }
+}
+
+/* r->floor_no_support: nothing about LEAD"WHAT" for the subject. */
+static void no_support(recall_result *r, const char *lead, const char *what)
+{
+    int len = snprintf(r->floor_no_support, sizeof r->floor_no_support, "nothing about %s\"%s\"",
+                       lead, what);
+    if (r->floor_subject[0] && len > 0 && (size_t)len < sizeof r->floor_no_support)
+        snprintf(r->floor_no_support + len, sizeof r->floor_no_support - (size_t)len, " for %s",
+                 r->floor_subject);
+}
+
 /* What the pool says about the predicate; and, when nothing passed, the
  * part of the question that found no support. */
 static void floor_summary(run *x, const recall_hit *hs, size_t n)
@@ -940,17 +1006,21 @@ static void floor_summary(run *x, const recall_hit *hs, size_t n)
         snprintf(r->floor_focus, sizeof r->floor_focus, "%s", x->q.terms[x->q.focus].surface);
         r->floor_focus_held = (held >> x->q.focus) & 1;
     }
+    if (x->kinds) {
+        snprintf(r->floor_kind, sizeof r->floor_kind, "%s", x->q.kind);
+        r->floor_kind_which = x->q.kind_which;
+    }
     if (any)
         return;
-    /* the asked word when no memory holds it, else the whole predicate */
-    const char *what = r->floor_focus[0] && !r->floor_focus_held ? r->floor_focus
-                       : r->floor_predicate[0]                   ? r->floor_predicate
-                                                                 : r->query;
-    int len =
-        snprintf(r->floor_no_support, sizeof r->floor_no_support, "nothing about \"%s\"", what);
-    if (r->floor_subject[0] && len > 0 && (size_t)len < sizeof r->floor_no_support)
-        snprintf(r->floor_no_support + len, sizeof r->floor_no_support - (size_t)len, " for %s",
-                 r->floor_subject);
+    /* which kind when the kind rule cut, the asked word when no memory
+     * holds it, else the whole predicate */
+    if (x->kind_cut)
+        no_support(r, x->q.kind_which ? "which " : "what ", x->q.kind);
+    else
+        no_support(r, "",
+                   r->floor_focus[0] && !r->floor_focus_held ? r->floor_focus
+                   : r->floor_predicate[0]                   ? r->floor_predicate
+                                                             : r->query);
 }
 
 /* Build, adjust, hydrate and floor the pool; fill hits and misses. */
@@ -965,6 +1035,7 @@ static ms_status select_hits(run *x, ms_error *err)
     if (!hs)
         return ms_fail(err, MS_NOMEM, "out of memory");
     ms_status st = floor_setup(x, pool, err);
+    x->kinds = x->q.kind[0] ? floor_kinds_new(&x->q, lexicon_default()) : NULL;
     for (size_t t = 0; !st && t < pool; t++) {
         uint32_t i = x->fused.v[t].idx;
         recall_hit *h = &hs[t];
@@ -984,13 +1055,18 @@ static ms_status select_hits(run *x, ms_error *err)
         for (size_t t = 0; t < pool; t++)
             store_memory_clear(&hs[t].mem);
         free(hs);
+        floor_kinds_free(x->kinds);
+        x->kinds = NULL;
         return st;
     }
     rerank(x, hs, pool);
     floor_focus(x, hs, pool);
+    floor_kind(x, hs, pool);
     if (!x->o->no_floor)
         floor_associate(x, hs, pool);
     floor_summary(x, hs, pool);
+    floor_kinds_free(x->kinds);
+    x->kinds = NULL;
     for (size_t t = 0; x->o->explain_id && t < pool; t++)
         if (strcmp(hs[t].mem.id, x->o->explain_id) == 0)
             x->explain_passed_by = hs[t].passed_by;

@@ -137,6 +137,8 @@ typedef struct recall_hit {
     uint64_t context_held;             /* ... in it or a pooled memory joined to it */
     int holds_name, holds_number;      /* it (or a pooled memory joined to it) holds a name
                                           other than the query's, a number */
+    int holds_kind;                    /* it (or a pooled memory joined to it) names a kind of
+                                          the noun the question asks for (floor.c) */
     const char *passed_by;             /* "pinned", "subject", "lexical", "context",
                                           "semantic", "temporal", "association", "no_floor",
                                           or NULL (cut) */
@@ -221,6 +223,10 @@ typedef struct recall_result {
     int floor_focus_held; /* some pooled memory holds it */
     int floor_focus_supported;  /* some memory passing by overlap or meaning holds it, itself
                                    or with a memory an edge joins it to */
+    char floor_kind[48];        /* the noun the answer is a kind of ("city"), "" when none or
+                                   not checked (floor.c: WordNet, a nameable class) */
+    int floor_kind_which;       /* asked with "which" */
+    int floor_kind_supported;   /* a memory passing by overlap or meaning names one */
     char floor_no_support[640]; /* when it abstains on the floor: what found no support,
                                    "nothing about \"blood type\" for Caroline" */
     /* query analysis */

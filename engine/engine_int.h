@@ -8,6 +8,7 @@
 #include "dates.h"
 #include "embed.h"
 #include "engine.h"
+#include "lexicon.h"
 
 /* ---- snapshot: the profile in memory ------------------------------------ */
 
@@ -291,6 +292,13 @@ typedef struct query_synonym {
     double weight; /* of its features in the query vector */
 } query_synonym;
 
+/* The kind of number a question asks for (query.c, floor.c). */
+typedef enum amount_kind {
+    AMOUNT_ANY,   /* "how many", "how much" */
+    AMOUNT_MONEY, /* "how much" with cost, price, paid, raise, worth...: a sum of money */
+    AMOUNT_AGE    /* "how old": an age */
+} amount_kind;
+
 typedef struct query {
     const char *text;
     query_type type;
@@ -309,8 +317,12 @@ typedef struct query {
     int n_pred;          /* predicate terms */
     int asks_name;       /* the answer is a name: "the name of", "called", "named" */
     int asks_number;     /* the answer is a number: "how many", "how much", "how old" */
+    amount_kind amount;  /* what kind of number: a price for "how much ... cost", an age */
     int focus;           /* the predicate term naming what is asked ("salary" in "what was
                             Jon's salary"), -1 when the question's form names none */
+    char kind[48];       /* the noun the answer is a kind of ("city" in "which city does she
+                            live in"), "" when none (query.c) */
+    int kind_which;      /* asked with "which": the answer names one in particular */
     int about_now;       /* asks how things are now (query.c): the latest fact wins */
     int asks_newest;     /* says latest, most recent(ly), recently, last time: the newest */
     double pred_idf_sum; /* sum of their idf */
@@ -481,8 +493,9 @@ const weight_profile *profile_for(query_type t);
     "a memory passes when it is pinned, holds at least the lexical threshold of the "              \
     "idf-weighted predicate (the query's words beyond the speakers it names), has a "              \
     "remainder cosine >= the cosine threshold, or falls on the date the query names; "             \
-    "or when an edge joins it to one that passes. A question asking for a name, a number or "      \
-    "a word (its focus) needs a memory that holds one. Naming a speaker is not evidence"
+    "or when an edge joins it to one that passes. A question asking for a name, a number, "        \
+    "a word (its focus) or a kind of thing needs a memory that holds one. Naming a speaker is "    \
+    "not evidence"
 
 /* Bit t set: query term t occurs in text (as FTS5 tokenizes it; the first
  * 64 terms). */
@@ -492,6 +505,13 @@ uint64_t floor_terms_in(store *s, const query *q, const char *text);
  * predicate terms, among those set in seen. 0 when there are none. */
 double floor_coverage(const query *q, uint64_t seen);
 double floor_predicate_coverage(const query *q, uint64_t seen);
+
+/* Does text say an amount of the kind asked: for AMOUNT_MONEY a number
+ * beside a currency sign or word ("$40", "forty dollars", "2 million
+ * euros"); for AMOUNT_AGE an age ("34 years old", "a one-year-old", "aged
+ * 6", "turned five", "her 30th birthday", "in his twenties"). AMOUNT_ANY:
+ * 1 (the caller's number rule applies). */
+int floor_holds_amount(amount_kind kind, const char *text);
 
 /* What the floor knows about one memory. */
 typedef struct floor_in {
@@ -503,6 +523,7 @@ typedef struct floor_in {
     double rcosine, cosine_min;   /* remainder cosine and its threshold */
     int has_date;                 /* the query names a date */
     int asks_name, asks_number;   /* the query asks for a name, a number */
+    amount_kind amount;           /* the kind of number asked for */
     int holds_name, holds_number; /* it or a memory joined to it holds one */
     int on_date;                  /* falls on a date the query names */
     int pred_known;               /* every predicate word occurs in the store */
@@ -510,6 +531,9 @@ typedef struct floor_in {
     const char *focus;            /* the word naming what is asked ("salary"), or NULL */
     int holds_focus;              /* the memory holds it */
     int context_focus;            /* it or a pooled memory an edge joins it to holds it */
+    const char *kind;             /* the noun the answer is a kind of ("city"), or NULL */
+    int kind_which;               /* asked with "which" */
+    int holds_kind;               /* it or a pooled memory an edge joins it to names one */
 } floor_in;
 
 /* Can the lexical rule pass at all: the query names something the store
@@ -536,6 +560,32 @@ int floor_needs_focus(const char *by);
  * Melanie"), each into a buffer of cap bytes. */
 void floor_describe(const query *q, uint64_t held, char *predicate, char *unheld, char *subject,
                     size_t cap);
+
+/* The kinds of the noun a question asks for (query.kind): the words
+ * WordNet files below its senses, to tell whether a memory names one
+ * ("which city" -> "rome"). Only for a noun of a class whose members are
+ * named (an artifact, a place, an organisation, a person...: floor.c). */
+typedef struct floor_kinds floor_kinds;
+
+#define FLOOR_KIND_SENSES 3     /* the noun's most frequent senses */
+#define FLOOR_KIND_SYNSETS 4096 /* a noun with more below it names no kind worth checking */
+
+/* The kinds for q from lx, or NULL: no kind asked, no lexicon, a noun of
+ * another class or too broad, or out of memory. Free with
+ * floor_kinds_free (NULL is fine). */
+floor_kinds *floor_kinds_new(const query *q, const lexicon *lx);
+void floor_kinds_free(floor_kinds *k);
+
+/* What text holds (its words and pairs of words, in their base forms):
+ * FLOOR_KIND_BELOW when it names a kind below the noun ("clarinet"),
+ * FLOOR_KIND_OWN when it says the noun itself (or a synonym); both may be
+ * set; 0 for none, or k NULL. */
+#define FLOOR_KIND_BELOW 1
+#define FLOOR_KIND_OWN 2
+int floor_kinds_held(const floor_kinds *k, const char *text);
+
+/* Does the question ask "which" (one in particular)? 0 for k NULL. */
+int floor_kinds_which(const floor_kinds *k);
 
 /* ---- adaptive learning (adaptive.c) ------------------------------------- */
 

@@ -34,8 +34,12 @@
  * risk-coverage tables are in docs/QUALITY.md. */
 #include "engine_int.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "lexicon.h"
 
 struct cover_ctx {
     const query *q;
@@ -96,7 +100,9 @@ static const char *missing_answer(const floor_in *in)
     if (in->asks_name && !in->holds_name)
         return "a name";
     if (in->asks_number && !in->holds_number)
-        return "a number";
+        return in->amount == AMOUNT_MONEY ? "a sum of money"
+               : in->amount == AMOUNT_AGE ? "an age"
+                                          : "a number";
     return NULL;
 }
 
@@ -150,6 +156,9 @@ const char *floor_judge(const floor_in *in, char *why, size_t len)
     if (in->focus && !in->context_focus)
         snprintf(focus, sizeof focus, "; it holds no \"%.40s\", what the question asks for",
                  in->focus);
+    else if (in->kind && !in->holds_kind)
+        snprintf(focus, sizeof focus, "; it names no %s \"%.40s\"",
+                 in->kind_which ? "particular" : "kind of", in->kind);
     snprintf(why, len,
              "predicate coverage %.3f (with its neighbours %.3f)%s%.2f%s, remainder cosine %.3f < "
              "%.2f%s%s%s",
@@ -196,4 +205,287 @@ void floor_describe(const query *q, uint64_t held, char *predicate, char *unheld
             append_word(subject, cap, "and");
         append_word(subject, cap, name);
     }
+}
+
+/* ---- the kind asked for ---------------------------------------------------- */
+
+typedef struct kind_word {
+    char *w;           /* owned */
+    unsigned char own; /* a word of the noun's own senses ("city", "metropolis") */
+} kind_word;
+
+struct floor_kinds {
+    kind_word *v; /* sorted by word and distinct once built */
+    size_t n, cap;
+    const lexicon *lx; /* not owned */
+    int which;         /* the question asks "which": one in particular */
+    int failed;        /* out of memory while collecting */
+};
+
+/* WordNet's noun classes whose members are things one can name: animals,
+ * artifacts, body parts, foods, groups (organisations), locations,
+ * natural objects, people, plants, substances. A kind of act, attribute,
+ * event or idea (a technique, a disaster) is said in other words. */
+static int concrete_class(int c)
+{
+    static const int named[] = {5, 6, 8, 13, 14, 15, 17, 18, 20, 27};
+    for (size_t k = 0; k < sizeof named / sizeof *named; k++)
+        if (c == named[k])
+            return 1;
+    return 0;
+}
+
+static int kind_add(void *p, const char *lemma, size_t n, int own)
+{
+    floor_kinds *k = p;
+    if (k->n == k->cap) {
+        size_t cap = k->cap ? k->cap * 2 : 256;
+        kind_word *v = realloc(k->v, cap * sizeof *v);
+        if (!v) {
+            k->failed = 1;
+            return 1;
+        }
+        k->v = v;
+        k->cap = cap;
+    }
+    if (!(k->v[k->n].w = strndup(lemma, n))) {
+        k->failed = 1;
+        return 1;
+    }
+    k->v[k->n++].own = (unsigned char)own;
+    return 0;
+}
+
+static int by_word(const void *a, const void *b)
+{
+    return strcmp(((const kind_word *)a)->w, ((const kind_word *)b)->w);
+}
+
+/* Sort the words and merge duplicates; a word is own when any copy is. */
+static void kinds_sort(floor_kinds *k)
+{
+    qsort(k->v, k->n, sizeof *k->v, by_word);
+    size_t m = 0;
+    for (size_t i = 0; i < k->n; i++) {
+        if (m > 0 && strcmp(k->v[m - 1].w, k->v[i].w) == 0) {
+            k->v[m - 1].own |= k->v[i].own;
+            free(k->v[i].w);
+            continue;
+        }
+        k->v[m++] = k->v[i];
+    }
+    k->n = m;
+}
+
+void floor_kinds_free(floor_kinds *k)
+{
+    if (!k)
+        return;
+    for (size_t i = 0; i < k->n; i++)
+        free(k->v[i].w);
+    free(k->v);
+    free(k);
+}
+
+floor_kinds *floor_kinds_new(const query *q, const lexicon *lx)
+{
+    if (!lx || !q->kind[0] || !concrete_class(lexicon_noun_class(lx, q->kind, strlen(q->kind))))
+        return NULL;
+    floor_kinds *k = calloc(1, sizeof *k);
+    if (!k)
+        return NULL;
+    k->lx = lx;
+    k->which = q->kind_which;
+    int visited = lexicon_kinds(lx, q->kind, strlen(q->kind), FLOOR_KIND_SENSES, FLOOR_KIND_SYNSETS,
+                                kind_add, k);
+    if (visited < 0 || k->failed) {
+        floor_kinds_free(k);
+        return NULL;
+    }
+    kinds_sort(k);
+    return k;
+}
+
+/* What a text holds of the kinds: bit 1 a word below the noun's senses
+ * ("clarinet"), bit 2 one of their own words ("instrument"). */
+struct held_ctx {
+    const floor_kinds *k;
+    int held;
+};
+
+static int kind_look(void *p, const char *w, size_t n)
+{
+    struct held_ctx *c = p;
+    char key[64];
+    if (n >= sizeof key)
+        return 0;
+    memcpy(key, w, n);
+    key[n] = '\0';
+    kind_word probe = {key, 0};
+    const kind_word *hit = bsearch(&probe, c->k->v, c->k->n, sizeof probe, by_word);
+    if (hit)
+        c->held |= hit->own ? 2 : 1;
+    return 0;
+}
+
+/* Look a word (or two joined by '_') up, as it is and in its base forms. */
+static void kind_word_in(struct held_ctx *c, const char *w, size_t n)
+{
+    kind_look(c, w, n);
+    lexicon_noun_bases(c->k->lx, w, n, kind_look, c);
+}
+
+int floor_kinds_held(const floor_kinds *k, const char *text)
+{
+    struct held_ctx c = {k, 0};
+    char prev[64] = "", cur[64], pair[130];
+    for (const char *p = text; k && p && *p;) {
+        if (!isalpha((unsigned char)*p)) {
+            p++;
+            continue;
+        }
+        size_t n = 0;
+        for (; isalpha((unsigned char)*p); p++)
+            if (n + 1 < sizeof cur)
+                cur[n++] = (char)tolower((unsigned char)*p);
+        cur[n] = '\0';
+        kind_word_in(&c, cur, n);
+        if (prev[0]) {
+            int m = snprintf(pair, sizeof pair, "%s_%s", prev, cur);
+            kind_word_in(&c, pair, (size_t)m);
+        }
+        memcpy(prev, cur, n + 1);
+    }
+    return c.held;
+}
+
+int floor_kinds_which(const floor_kinds *k)
+{
+    return k && k->which;
+}
+
+/* ---- amounts: money and ages --------------------------------------------- */
+
+#define AMOUNT_TOKENS 512
+
+typedef struct tokens {
+    char w[AMOUNT_TOKENS][24]; /* lower case; digits kept with letters: "30th", "5k" */
+    int sign[AMOUNT_TOKENS];   /* a currency sign right before it ("$40") */
+    int n;
+} tokens;
+
+/* Split text into runs of letters and digits (hyphens and spaces part
+ * them: "one-year-old" is three); note a currency sign before a run. */
+static void tokenize(const char *text, tokens *t)
+{
+    t->n = 0;
+    int sign = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p && t->n < AMOUNT_TOKENS;) {
+        if (!isalnum(*p)) {
+            /* $, and the UTF-8 of pound and euro signs */
+            sign = *p == '$' || (p[0] == 0xc2 && p[1] == 0xa3) ||
+                   (p[0] == 0xe2 && p[1] == 0x82 && p[2] == 0xac) ||
+                   (sign && (*p == ' ' || *p >= 0x80));
+            p++;
+            continue;
+        }
+        size_t n = 0;
+        for (; isalnum(*p); p++)
+            if (n + 1 < sizeof t->w[0])
+                t->w[t->n][n++] = (char)tolower(*p);
+        t->w[t->n][n] = '\0';
+        t->sign[t->n++] = sign;
+        sign = 0;
+    }
+}
+
+static int word_in(const char *w, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(w, *list) == 0)
+            return 1;
+    return 0;
+}
+
+/* A number: digits ("40", "2.5" is two), or a number word. */
+static int is_number(const char *w)
+{
+    static const char *const words[] = {
+        "one",      "two",     "three",     "four",     "five",     "six",      "seven",
+        "eight",    "nine",    "ten",       "eleven",   "twelve",   "thirteen", "fourteen",
+        "fifteen",  "sixteen", "seventeen", "eighteen", "nineteen", "twenty",   "thirty",
+        "forty",    "fifty",   "sixty",     "seventy",  "eighty",   "ninety",   "hundred",
+        "thousand", "million", "billion",   NULL};
+    if (isdigit((unsigned char)w[0])) {
+        for (; *w; w++)
+            if (!isdigit((unsigned char)*w))
+                return 0;
+        return 1;
+    }
+    return strcmp(w, "a") != 0 && word_in(w, words);
+}
+
+static int money_at(const tokens *t, int i)
+{
+    static const char *const currency[] = {"dollar", "dollars", "buck",  "bucks", "pound", "pounds",
+                                           "quid",   "euro",    "euros", "cent",  "cents", "pence",
+                                           "grand",  "usd",     "gbp",   "eur",   NULL};
+    if (isdigit((unsigned char)t->w[i][0]) && t->sign[i])
+        return 1;
+    /* a number, maybe "million" or "thousand" after it, then the currency */
+    if (!is_number(t->w[i]))
+        return 0;
+    int j = i + 1;
+    while (j < t->n && is_number(t->w[j]))
+        j++;
+    return j < t->n && word_in(t->w[j], currency);
+}
+
+/* An ordinal before "birthday": "30th", "fifth". */
+static int is_ordinal(const char *w)
+{
+    static const char *const words[] = {
+        "first",     "second",    "third",    "fourth",   "fifth",    "sixth",     "seventh",
+        "eighth",    "ninth",     "tenth",    "eleventh", "twelfth",  "sixteenth", "eighteenth",
+        "twentieth", "thirtieth", "fortieth", "fiftieth", "sixtieth", NULL};
+    size_t n = strlen(w);
+    if (n > 2 && isdigit((unsigned char)w[0]))
+        return strcmp(w + n - 2, "st") == 0 || strcmp(w + n - 2, "nd") == 0 ||
+               strcmp(w + n - 2, "rd") == 0 || strcmp(w + n - 2, "th") == 0;
+    return word_in(w, words);
+}
+
+static int age_at(const tokens *t, int i)
+{
+    static const char *const unit[] = {"year", "years", "yr", "yrs", "month", "months", NULL};
+    static const char *const turn[] = {"turn", "turns", "turned", "turning", "aged", "age", NULL};
+    static const char *const poss[] = {"my", "his", "her", "their", "our", "your", NULL};
+    static const char *const decade[] = {"teens",   "twenties",  "thirties", "forties",  "fifties",
+                                         "sixties", "seventies", "eighties", "nineties", NULL};
+    const char *w = t->w[i];
+    const char *next = i + 1 < t->n ? t->w[i + 1] : "";
+    if (is_number(w) && word_in(next, unit) && i + 2 < t->n && strcmp(t->w[i + 2], "old") == 0)
+        return 1;
+    if (word_in(w, turn) &&
+        (is_number(next) || (strcmp(next, "of") == 0 && i + 2 < t->n && is_number(t->w[i + 2]))))
+        return 1;
+    if (is_ordinal(w) && strcmp(next, "birthday") == 0)
+        return 1;
+    return strcmp(w, "in") == 0 && word_in(next, poss) && i + 2 < t->n &&
+           word_in(t->w[i + 2], decade);
+}
+
+int floor_holds_amount(amount_kind kind, const char *text)
+{
+    if (kind == AMOUNT_ANY)
+        return 1;
+    tokens *t = malloc(sizeof *t);
+    if (!t)
+        return 1; /* out of memory: no cut */
+    tokenize(text ? text : "", t);
+    int found = 0;
+    for (int i = 0; i < t->n && !found; i++)
+        found = kind == AMOUNT_MONEY ? money_at(t, i) : age_at(t, i);
+    free(t);
+    return found;
 }

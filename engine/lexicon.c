@@ -378,3 +378,174 @@ int lexicon_synonyms(const lexicon *lx, const char *word, size_t n, int senses, 
     free(c);
     return given;
 }
+
+/* ---- kinds ------------------------------------------------------------------ */
+
+#define NOUN 0
+#define ADJ 2
+#define KIND_LINE_MAX 16384 /* WordNet 3.0's longest noun synset line is 12972 bytes */
+
+int lexicon_is_noun(const lexicon *lx, const char *word, size_t n)
+{
+    base_form b[8];
+    return lx && n > 0 && n < WORD_MAX && lx->index[NOUN].text &&
+           base_forms(lx, NOUN, word, n, b, 8) > 0;
+}
+
+int lexicon_is_adjective(const lexicon *lx, const char *word, size_t n)
+{
+    base_form b[8];
+    return lx && n > 0 && n < WORD_MAX && lx->index[ADJ].text &&
+           base_forms(lx, ADJ, word, n, b, 8) > 0;
+}
+
+/* The offset of the first sense of word's first noun base form, or -1. */
+static long first_noun_sense(const lexicon *lx, const char *word, size_t n, base_form *b)
+{
+    long off;
+    if (!lx || n == 0 || n >= WORD_MAX || !lx->index[NOUN].text ||
+        base_forms(lx, NOUN, word, n, b, 1) < 1)
+        return -1;
+    return sense_offsets(sorted_find(&lx->index[NOUN], b[0], strlen(b[0])), &off, 1) == 1 ? off
+                                                                                          : -1;
+}
+
+/* The synset line at byte off of data.noun into l (cap bytes), its
+ * newline cut; 0, or -1 when it cannot be read. */
+static int noun_line(const lexicon *lx, long off, char *l, size_t cap)
+{
+    ssize_t got = pread(lx->data[NOUN], l, cap - 1, off);
+    if (got <= 0)
+        return -1;
+    l[got] = '\0';
+    char *nl = strchr(l, '\n');
+    if (nl)
+        nl[0] = '\0';
+    return 0;
+}
+
+int lexicon_noun_class(const lexicon *lx, const char *word, size_t n)
+{
+    base_form b[1];
+    long off = first_noun_sense(lx, word, n, b);
+    char l[64];
+    size_t fl;
+    const char *f;
+    if (off < 0 || noun_line(lx, off, l, sizeof l) || !(f = field(l, 1, &fl)))
+        return -1;
+    return atoi(f);
+}
+
+/* The walk below a noun's senses: synsets to visit, and a hash set of
+ * those seen (open addressing, offset + 1, 0 empty; at least 2 x max
+ * slots, a power of two). */
+typedef struct kind_walk {
+    long *todo, *seen;
+    size_t n_todo, n_seen, max, mask;
+    int over;
+} kind_walk;
+
+static int kind_push(kind_walk *w, long off)
+{
+    size_t h = ((size_t)off * 2654435761u) & w->mask;
+    for (; w->seen[h]; h = (h + 1) & w->mask)
+        if (w->seen[h] == off + 1)
+            return 0;
+    if (w->n_seen == w->max) {
+        w->over = 1;
+        return -1;
+    }
+    w->seen[h] = off + 1;
+    w->n_seen++;
+    w->todo[w->n_todo++] = off;
+    return 0;
+}
+
+/* The next space-separated field of *p (its length in *n), moving *p past
+ * it; NULL at the end of the line. */
+static const char *next_field(const char **p, size_t *n)
+{
+    const char *f = *p;
+    while (*f == ' ')
+        f++;
+    if (!*f || *f == '\n')
+        return NULL;
+    *n = strcspn(f, " \n");
+    *p = f + *n;
+    return f;
+}
+
+/* Give the words of synset line l (own as said) and push its hyponyms and
+ * instances ("~", "~i"), reading the line once. Non-zero when fn asked to
+ * stop. */
+static int kind_synset(kind_walk *w, const char *l, int own, lexicon_kind_fn fn, void *ctx)
+{
+    size_t n;
+    const char *f = NULL;
+    for (int k = 0; k < 4; k++) /* offset, lex_filenum, ss_type, w_cnt */
+        f = next_field(&l, &n);
+    int words = f ? (int)strtol(f, NULL, 16) : 0;
+    for (int k = 0; k < words; k++) {
+        if (!(f = next_field(&l, &n)))
+            return 0;
+        char low[WORD_MAX];
+        for (size_t i = 0; i < n && n < WORD_MAX; i++)
+            low[i] = (char)(f[i] >= 'A' && f[i] <= 'Z' ? f[i] + 32 : f[i]);
+        if (n < WORD_MAX && fn(ctx, low, n, own))
+            return 1;
+        next_field(&l, &n); /* lex_id */
+    }
+    f = next_field(&l, &n);
+    int ptrs = f ? atoi(f) : 0;
+    for (int k = 0; k < ptrs && !w->over; k++) {
+        size_t on, pn, tn;
+        const char *sym = next_field(&l, &n), *o = next_field(&l, &on);
+        if (!next_field(&l, &pn) || !next_field(&l, &tn))
+            break;
+        if (sym[0] == '~' && (n == 1 || (n == 2 && sym[1] == 'i')))
+            kind_push(w, atol(o));
+    }
+    return 0;
+}
+
+int lexicon_kinds(const lexicon *lx, const char *word, size_t n, int senses, int max,
+                  lexicon_kind_fn fn, void *ctx)
+{
+    base_form b[1];
+    long off[LEXICON_SENSES_MAX];
+    if (first_noun_sense(lx, word, n, b) < 0 || max <= 0)
+        return -1;
+    int k = sense_offsets(sorted_find(&lx->index[NOUN], b[0], strlen(b[0])), off,
+                          senses < LEXICON_SENSES_MAX ? senses : LEXICON_SENSES_MAX);
+    size_t slots = 2;
+    while (slots < 2 * (size_t)max)
+        slots *= 2;
+    kind_walk w = {.todo = malloc((size_t)max * sizeof(long)),
+                   .seen = calloc(slots, sizeof(long)),
+                   .max = (size_t)max,
+                   .mask = slots - 1};
+    char *l = malloc(KIND_LINE_MAX);
+    int stop = !w.todo || !w.seen || !l;
+    for (int s = 0; s < k && !stop; s++)
+        kind_push(&w, off[s]);
+    for (size_t at = 0; !stop && !w.over && at < w.n_todo; at++)
+        stop = !noun_line(lx, w.todo[at], l, KIND_LINE_MAX) &&
+               kind_synset(&w, l, at < (size_t)k, fn, ctx);
+    int visited = w.over || !w.todo || !w.seen || !l ? -1 : (int)w.n_seen;
+    free(w.todo);
+    free(w.seen);
+    free(l);
+    return visited;
+}
+
+int lexicon_noun_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn, void *ctx)
+{
+    base_form b[8];
+    int nb = lx && n > 0 && n < WORD_MAX && lx->index[NOUN].text
+                 ? base_forms(lx, NOUN, word, n, b, 8)
+                 : 0;
+    for (int k = 0; k < nb; k++)
+        if (fn(ctx, b[k], strlen(b[k])))
+            return k + 1;
+    return nb;
+}

@@ -51,4 +51,35 @@ int lexicon_synonyms(const lexicon *lx, const char *word, size_t n, int senses, 
  * (0 when WordNet does not know it). */
 int lexicon_senses(const lexicon *lx, const char *word, size_t n);
 
+/* Is word[0..n) (lower case) a noun, or an adjective, WordNet knows, in
+ * some base form? */
+int lexicon_is_noun(const lexicon *lx, const char *word, size_t n);
+int lexicon_is_adjective(const lexicon *lx, const char *word, size_t n);
+
+/* WordNet's lexicographer class of the most frequent noun sense of
+ * word[0..n) (lexnames: 5 noun.animal, 6 noun.artifact, 14 noun.group,
+ * 15 noun.location, 18 noun.person, ...), or -1 when it is no noun
+ * WordNet knows. */
+int lexicon_noun_class(const lexicon *lx, const char *word, size_t n);
+
+/* Called with each word naming a kind of a noun (lexicon_kinds): lower
+ * case, multi-word lemmas joined by '_' ("guinea_pig"), n bytes; own is 1
+ * for the words of the noun's own senses ("city", "metropolis"), 0 for
+ * those below them. Return non-zero to stop. */
+typedef int (*lexicon_kind_fn)(void *ctx, const char *lemma, size_t n, int own);
+
+/* Call fn for the words of the first `senses` noun senses of word[0..n)
+ * and of every synset below them: hyponyms and instances, transitively
+ * ("instrument" -> "clarinet", "city" -> "rome"). Visits at most max
+ * synsets: returns how many were visited, or -1 when there were more (a
+ * noun as broad as "thing"; fn was called for some of them) or WordNet
+ * does not know it as a noun. */
+int lexicon_kinds(const lexicon *lx, const char *word, size_t n, int senses, int max,
+                  lexicon_kind_fn fn, void *ctx);
+
+/* Call fn for each noun base form of word[0..n) that WordNet knows,
+ * the word itself included when it is one ("dogs" -> "dog"; multi-word
+ * forms joined by '_'). Returns how many were given. */
+int lexicon_noun_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn, void *ctx);
+
 #endif

@@ -216,8 +216,19 @@ static void answer_type(const char *folded, query *q)
                                            " what city ",  " which country ", " what country ",
                                            " which town ", " what town ",     NULL};
     static const char *const number_any[] = {" how many ", " how much ", " how old ", NULL};
+    /* "how much" with a word of buying, selling or giving asks a price */
+    static const char *const money_any[] = {
+        " cost ",   " costs ",   " price ",  " money ",  " pay ",    " paid ",    " spend ",
+        " spent ",  " raise ",   " raised ", " worth ",  " earn ",   " earned ",  " earns ",
+        " charge ", " charged ", " fee ",    " salary ", " donate ", " donated ", " sell ",
+        " sold ",   " buy ",     " bought ", " afford ", " budget ", " owe ",     NULL};
     q->asks_name = has_any(folded, name_any);
     q->asks_number = has_any(folded, number_any) && !asks_span(folded);
+    q->amount =
+        has_any(folded, (const char *const[]){" how old ", NULL}) ? AMOUNT_AGE
+        : has_any(folded, (const char *const[]){" how much ", NULL}) && has_any(folded, money_any)
+            ? AMOUNT_MONEY
+            : AMOUNT_ANY;
 }
 
 /* ---- terms --------------------------------------------------------------- */
@@ -521,12 +532,11 @@ static const char *focus_word(char (*w)[FOCUS_LEN], int n)
     return "";
 }
 
-/* q->focus: the predicate term of the focus word of folded, or -1. */
-static void find_focus(const char *folded, query *q)
+/* The space-separated words of folded into w (those shorter than
+ * FOCUS_LEN, the first FOCUS_WORDS); returns how many. */
+static int split_words(const char *folded, char (*w)[FOCUS_LEN])
 {
-    char w[FOCUS_WORDS][FOCUS_LEN];
     int n = 0;
-    q->focus = -1;
     for (const char *p = folded; *p && n < FOCUS_WORDS;) {
         while (*p == ' ')
             p++;
@@ -538,10 +548,77 @@ static void find_focus(const char *folded, query *q)
             w[n++][p - b] = '\0';
         }
     }
+    return n;
+}
+
+/* q->focus: the predicate term of the focus word of folded, or -1. */
+static void find_focus(const char *folded, query *q)
+{
+    char w[FOCUS_WORDS][FOCUS_LEN];
+    int n = split_words(folded, w);
+    q->focus = -1;
     const char *f = asks_span(folded) ? "" : focus_word(w, n);
     for (int t = 0; f[0] && t < q->n_terms; t++)
         if (q->terms[t].predicate && strcmp(q->terms[t].surface, f) == 0)
             q->focus = t;
+}
+
+/* ---- the kind asked for ---------------------------------------------------- */
+
+/* The head noun of the noun phrase at word i of w[0..n): its last word
+ * that WordNet knows as a noun or an adjective, before a word that ends it
+ * (as phrase_head: an auxiliary, a preposition, a determiner, a possessive,
+ * a verb form in -ed or -ing after its first word) or a word it does not
+ * know as either ("which fashion magazine gave ..."). A slot noun hands it
+ * to the phrase after its "of" ("what kind of dog"). "" when none. */
+static const char *kind_head(const lexicon *lx, char (*w)[FOCUS_LEN], int n, int i)
+{
+    int last = -1;
+    for (; i < n && !in_list(w[i], focus_aux) && !in_list(w[i], focus_stop) &&
+           !in_list(w[i], focus_det) && !ends_with(w[i], "'s");
+         i++) {
+        size_t len = strlen(w[i]);
+        if (last >= 0 &&
+            (ends_with(w[i], "ed") || ends_with(w[i], "ing") || in_list(w[i], focus_participle)))
+            break;
+        if (!lexicon_is_noun(lx, w[i], len) && !lexicon_is_adjective(lx, w[i], len))
+            break;
+        last = i;
+    }
+    if (last < 0)
+        return "";
+    if (in_list(w[last], focus_slot)) {
+        if (i + 1 < n && strcmp(w[i], "of") == 0) {
+            for (i++; i < n && in_list(w[i], focus_det); i++)
+                ;
+            return kind_head(lx, w, n, i);
+        }
+        return "";
+    }
+    return lexicon_is_noun(lx, w[last], strlen(w[last])) ? w[last] : "";
+}
+
+/* q->kind: the noun of "which|what NOUN <verb> ..." ("which city does she
+ * live in", "what instrument does he play", "what kind of dog is Shadow"):
+ * the answer is a kind of it, and q->kind_which is 1 for "which", that asks
+ * for one in particular. Not the copula forms ("what is her job", the
+ * focus). Needs WordNet (lexicon.h); "" without it. */
+static void find_kind(const char *folded, query *q)
+{
+    char w[FOCUS_WORDS][FOCUS_LEN];
+    int n = split_words(folded, w);
+    static const char *const prep[] = {"in", "on", "at", "for", "from", "to", "with", "by", NULL};
+    int s = n > 0 && in_list(w[0], prep) ? 1 : 0;
+    q->kind[0] = '\0';
+    if (s + 2 >= n || (strcmp(w[s], "what") != 0 && strcmp(w[s], "which") != 0) ||
+        in_list(w[s + 1], focus_aux) || in_list(w[s + 1], focus_stop) ||
+        in_list(w[s + 1], focus_det))
+        return;
+    const lexicon *lx = lexicon_default(); /* only for this form: reading it takes time */
+    if (!lx)
+        return;
+    snprintf(q->kind, sizeof q->kind, "%s", kind_head(lx, w, n, s + 1));
+    q->kind_which = strcmp(w[s], "which") == 0;
 }
 
 /* ---- the query vector ----------------------------------------------------- */
@@ -734,6 +811,7 @@ ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char 
     q->type = classify(folded, q->n_terms);
     answer_type(folded, q);
     find_focus(folded, q);
+    find_kind(folded, q);
     q->about_now = about_now(folded, q);
     static const char *const newest[] = {" latest ", " most recent ", " most recently ",
                                          " last time ", NULL};

@@ -136,6 +136,9 @@ static cJSON *floor_json(const recall_result *r, int trace)
     cJSON_AddStringToObject(pr, "unheld", r->floor_unheld);
     cJSON_AddStringToObject(pr, "subject", r->floor_subject);
     add_str_or_null(pr, "focus", r->floor_focus[0] ? r->floor_focus : NULL);
+    add_str_or_null(pr, "kind", r->floor_kind[0] ? r->floor_kind : NULL);
+    if (r->floor_kind[0])
+        cJSON_AddBoolToObject(pr, "kind_which", r->floor_kind_which);
     cJSON_AddNumberToObject(pr, "best_coverage", r->floor_best_coverage);
     cJSON *terms = cJSON_AddArrayToObject(pr, "terms");
     for (int t = 0; t < r->n_floor_terms; t++) {

@@ -4,7 +4,8 @@
  * names and a pin each pass, and say so with their numbers; a query with no
  * predicate; a query naming nothing the store knows; a question asking for a
  * name or a number that the memory does not hold; the word the question
- * asks about. Links only libcore. */
+ * asks about; the kind of thing it asks which of; the kinds of number (a
+ * sum of money, an age). Links only libcore. */
 #include <string.h>
 
 #include "engine/engine_int.h"
@@ -138,11 +139,69 @@ static void test_floor_focus(void)
     ok(floor_answer_held(&ask), "holding a number it may");
     floor_in plain = {0};
     ok(floor_answer_held(&plain), "a question asking no kind of answer: held");
+    in.context_focus = 0;
+    in.focus = NULL;
+    in.kind = "city";
+    in.kind_which = 1;
+    ok(floor_judge(&in, why, sizeof why) == NULL && strstr(why, "it names no particular \"city\""),
+       "a cut memory naming no city, asked which, says so (%s)", why);
+    in.kind_which = 0;
+    ok(floor_judge(&in, why, sizeof why) == NULL && strstr(why, "it names no kind of \"city\""),
+       "asked what city: no kind of city (%s)", why);
+    in.holds_kind = 1;
+    ok(floor_judge(&in, why, sizeof why) == NULL && !strstr(why, "city"),
+       "naming one, the cut does not blame the kind (%s)", why);
+}
+
+/* The kinds of number: a sum of money, an age; any number otherwise. */
+static void test_amounts(void)
+{
+    static const struct {
+        amount_kind kind;
+        const char *text;
+        int held;
+    } cases[] = {
+        {AMOUNT_MONEY, "The new bike cost $300 in the sale.", 1},
+        {AMOUNT_MONEY, "We paid $ 45 for it.", 1},
+        {AMOUNT_MONEY, "It was forty dollars, can you believe it?", 1},
+        {AMOUNT_MONEY, "The fund raised 2 million euros.", 1},
+        {AMOUNT_MONEY,
+         "Tickets were \xc2\xa3"
+         "15 each.",
+         1},
+        {AMOUNT_MONEY, "Dinner came to 30 quid.", 1},
+        {AMOUNT_MONEY, "I ran a 5K for the shelter with 40 people.", 0},
+        {AMOUNT_MONEY, "The grand opening was packed.", 0},
+        {AMOUNT_MONEY, "We raised a lot of money.", 0},
+        {AMOUNT_AGE, "Finn is 6 years old now.", 1},
+        {AMOUNT_AGE, "Our one-year-old is teething.", 1},
+        {AMOUNT_AGE, "She started school aged 5.", 1},
+        {AMOUNT_AGE, "He turned forty last week.", 1},
+        {AMOUNT_AGE, "We threw her 30th birthday party.", 1},
+        {AMOUNT_AGE, "He learned to surf in his twenties.", 1},
+        {AMOUNT_AGE, "We met 5 years ago at work.", 0},
+        {AMOUNT_AGE, "A 30 minute walk, and an old dog.", 0},
+        {AMOUNT_ANY, "nothing countable here", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        ok(floor_holds_amount(cases[i].kind, cases[i].text) == cases[i].held, "%s '%s': %s",
+           cases[i].kind == AMOUNT_MONEY ? "money"
+           : cases[i].kind == AMOUNT_AGE ? "age"
+                                         : "any",
+           cases[i].text, cases[i].held ? "held" : "not held");
+    char why[256];
+    floor_in ask = {.n_pred = 1, .asks_number = 1, .amount = AMOUNT_MONEY};
+    ok(floor_judge(&ask, why, sizeof why) == NULL && strstr(why, "asks for a sum of money"),
+       "a price question cut for want of one says so (%s)", why);
+    ask.amount = AMOUNT_AGE;
+    ok(floor_judge(&ask, why, sizeof why) == NULL && strstr(why, "asks for an age"),
+       "and an age question (%s)", why);
 }
 
 int main(void)
 {
     test_floor_rules();
     test_floor_focus();
+    test_amounts();
     return done_testing();
 }

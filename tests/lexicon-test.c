@@ -3,7 +3,9 @@
  * tests in WordNet's file format, so the tests need no installed package):
  * synsets, base forms by rule and by exception list, the sense limit,
  * multi-word and hyphenated lemmas left out, adjective markers and capitals,
- * and a missing or empty directory. Links only engine/lexicon.c. */
+ * and a missing or empty directory; and the kinds of a noun (its hyponyms
+ * and instances, transitively), its class, its base forms. Links only
+ * engine/lexicon.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,84 @@ static const char *syns(const lexicon *lx, const char *word, int senses)
     return g.words;
 }
 
+typedef struct kinds_got {
+    char words[512];
+    int stop_after, n;
+} kinds_got;
+
+static int kind_collect(void *ctx, const char *lemma, size_t n, int own)
+{
+    kinds_got *g = ctx;
+    size_t len = strlen(g->words);
+    snprintf(g->words + len, sizeof g->words - len, "%s%s%.*s", len ? " " : "", own ? "=" : "",
+             (int)n, lemma);
+    return g->stop_after && ++g->n >= g->stop_after;
+}
+
+/* The kinds of word, own senses' words marked "=", and the count. */
+static const char *kinds(const lexicon *lx, const char *word, int max, int *visited)
+{
+    static kinds_got g;
+    memset(&g, 0, sizeof g);
+    *visited = lexicon_kinds(lx, word, strlen(word), 3, max, kind_collect, &g);
+    return g.words;
+}
+
+static int base_collect(void *ctx, const char *w, size_t n)
+{
+    kinds_got *g = ctx;
+    size_t len = strlen(g->words);
+    snprintf(g->words + len, sizeof g->words - len, "%s%.*s", len ? " " : "", (int)n, w);
+    return 0;
+}
+
+/* The kinds below a noun, its class and its base forms. */
+static void test_kinds(const lexicon *lx)
+{
+    int v;
+    is_str(kinds(lx, "instrument", 100, &v),
+           "=musical_instrument =instrument clarinet drum membranophone bass_clarinet",
+           "the kinds of instrument: its own words, then below, transitively");
+    ok(v == 4, "four synsets visited (%d)", v);
+    is_str(kinds(lx, "instruments", 100, &v),
+           "=musical_instrument =instrument clarinet drum "
+           "membranophone bass_clarinet",
+           "a plural finds the noun");
+    is_str(kinds(lx, "city", 100, &v), "=city =metropolis rome roma eternal_city leeds",
+           "instances count as kinds, lower-cased");
+    is_str(kinds(lx, "clarinet", 100, &v), "=clarinet bass_clarinet",
+           "a hypernym is not a kind (the walk goes down only)");
+    kinds(lx, "instrument", 2, &v);
+    ok(v == -1, "more synsets below than allowed: -1");
+    kinds(lx, "zebra", 100, &v);
+    ok(v == -1, "an unknown noun: -1");
+    kinds(lx, "big", 100, &v);
+    ok(v == -1, "an adjective has no kinds");
+    kinds_got g = {.stop_after = 2};
+    lexicon_kinds(lx, "instrument", 10, 3, 100, kind_collect, &g);
+    is_str(g.words, "=musical_instrument =instrument", "the callback stops the walk");
+    ok(lexicon_noun_class(lx, "instrument", 10) == 6, "instrument: noun.artifact (6)");
+    ok(lexicon_noun_class(lx, "cities", 6) == 15, "cities: noun.location (15)");
+    ok(lexicon_noun_class(lx, "technique", 9) == 9, "technique: noun.cognition (9)");
+    ok(lexicon_noun_class(lx, "zebra", 5) == -1, "an unknown word: -1");
+    ok(lexicon_is_noun(lx, "drums", 5) && !lexicon_is_noun(lx, "large", 5),
+       "drums is a noun, large is not");
+    ok(lexicon_is_adjective(lx, "large", 5) && !lexicon_is_adjective(lx, "drum", 4),
+       "large is an adjective, drum is not");
+    memset(&g, 0, sizeof g);
+    ok(lexicon_noun_bases(lx, "clarinets", 9, base_collect, &g) == 1 &&
+           strcmp(g.words, "clarinet") == 0,
+       "the base form of clarinets (%s)", g.words);
+    memset(&g, 0, sizeof g);
+    ok(lexicon_noun_bases(lx, "bass_clarinets", 14, base_collect, &g) == 1 &&
+           strcmp(g.words, "bass_clarinet") == 0,
+       "a joined pair finds its base form too (%s)", g.words);
+    ok(lexicon_noun_bases(lx, "zebras", 6, base_collect, &g) == 0, "an unknown word has none");
+    ok(lexicon_kinds(NULL, "city", 4, 3, 100, kind_collect, &g) == -1 &&
+           lexicon_noun_class(NULL, "city", 4) == -1 && !lexicon_is_noun(NULL, "city", 4),
+       "no lexicon: no kinds, no class, no noun");
+}
+
 int main(void)
 {
     lexicon *lx = lexicon_open(DIR);
@@ -67,6 +147,7 @@ int main(void)
     ok(lexicon_senses(lx, "kid", 3) == 3, "kid has three senses");
     ok(lexicon_senses(lx, "colleagues", 10) == 2, "colleagues: the senses of its base form");
     ok(lexicon_senses(lx, "zebra", 5) == 0, "an unknown word: none");
+    test_kinds(lx);
     lexicon_close(lx);
 
     ok(lexicon_open("tests/data/no-such-dir") == NULL, "a missing directory: no lexicon");

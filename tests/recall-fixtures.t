@@ -22,6 +22,9 @@ my $tmp = tempdir("memscope-fixtures-XXXXXX", TMPDIR => 1, CLEANUP => 1);
 delete @ENV{qw(MEMSCOPE_DB MEMSCOPE_PROFILE)};
 $ENV{HOME} = $tmp;
 $ENV{XDG_DATA_HOME} = "$tmp/xdg";
+# The small WordNet written for the tests (tests/data/wordnet), whether or
+# not wordnet-base is installed: the evidence floor's kind rule reads it.
+$ENV{MEMSCOPE_WORDNET} = "$here/data/wordnet";
 
 my $n = 0;
 my $failed = 0;

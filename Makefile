@@ -21,7 +21,8 @@ OPT      ?= -O2 -g
 SAN      ?=
 PKGS      = ncursesw sqlite3 libcjson libedit zlib
 DEB_PKGS  = build-essential pkg-config libncurses-dev libsqlite3-dev libcjson-dev \
-            libedit-dev zlib1g-dev sqlite3 tmux perl python3 clang clang-format   # also in tools/demo.sh, .ci/run
+            libedit-dev zlib1g-dev sqlite3 tmux perl python3 clang clang-format \
+            wordnet-base   # also in tools/demo.sh, .ci/run
 Q         = $(if $(V),,@)
 
 PKG_CFLAGS := $(filter-out -D_XOPEN_SOURCE=% -D_DEFAULT_SOURCE,\

@@ -6,7 +6,7 @@
 set -e
 cd "$(dirname "$0")/.."
 pkgs="build-essential pkg-config libncurses-dev libsqlite3-dev libcjson-dev libedit-dev
-      zlib1g-dev sqlite3 tmux perl python3 clang"
+      zlib1g-dev sqlite3 tmux perl python3 clang wordnet-base"
 missing=""
 for p in $pkgs; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -137,6 +137,7 @@ typedef struct recall_hit {
     uint64_t context_held;             /* ... in it or a pooled memory joined to it */
     int holds_name, holds_number;      /* it (or a pooled memory joined to it) holds a name
                                           other than the query's, a number */
+    int on_date;                       /* it falls on a date the query names */
     const char *passed_by;             /* "pinned", "subject", "lexical", "context",
                                           "semantic", "temporal", "association", "no_floor",
                                           or NULL (cut) */

@@ -922,6 +922,33 @@ static void floor_summary(run *x, const recall_hit *hs, size_t n)
                  r->floor_subject);
 }
 
+/* The pool's n memories (the first n of the fused list) into hs[t].mem,
+ * and their edges into the snapshot (what the floor's neighbours and
+ * association follow), in batched reads (store_get_rids,
+ * snapshot_edges_preload); on failure every hs[t].mem is still safe to
+ * clear. */
+static ms_status hydrate(run *x, recall_hit *hs, size_t n, ms_error *err)
+{
+    int64_t *rid = malloc((n + 1) * sizeof *rid);
+    uint32_t *idx = malloc((n + 1) * sizeof *idx);
+    store_memory *mem = calloc(n + 1, sizeof *mem);
+    ms_status st = rid && idx && mem ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
+    for (size_t t = 0; !st && t < n; t++) {
+        idx[t] = x->fused.v[t].idx;
+        rid[t] = x->e->sn->rid[idx[t]];
+    }
+    if (!st)
+        st = store_get_rids(x->e->s, rid, n, mem, err);
+    for (size_t t = 0; mem && t < n; t++)
+        hs[t].mem = mem[t]; /* owned by the hit now */
+    if (!st)
+        snapshot_edges_preload(x->e->sn, idx, n);
+    free(rid);
+    free(idx);
+    free(mem);
+    return st;
+}
+
 /* Build, adjust, hydrate and floor the pool; fill hits and misses. */
 static ms_status select_hits(run *x, ms_error *err)
 {
@@ -934,14 +961,13 @@ static ms_status select_hits(run *x, ms_error *err)
     if (!hs)
         return ms_fail(err, MS_NOMEM, "out of memory");
     ms_status st = floor_setup(x, pool, err);
+    if (!st)
+        st = hydrate(x, hs, pool, err);
     for (size_t t = 0; !st && t < pool; t++) {
         uint32_t i = x->fused.v[t].idx;
-        recall_hit *h = &hs[t];
-        trace_hit(x, i, h);
-        adjust(x, i, h);
-        st = store_get(x->e->s, NULL, x->e->sn->rid[i], &h->mem, err);
-        if (!st)
-            floor_measure(x, i, h);
+        trace_hit(x, i, &hs[t]);
+        adjust(x, i, &hs[t]);
+        floor_measure(x, i, &hs[t]);
     }
     if (!st)
         floor_neighbours(x, hs, pool);

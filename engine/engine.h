@@ -115,7 +115,7 @@ typedef struct trace_adjustment {
 } trace_adjustment;
 
 typedef struct recall_hit {
-    store_memory mem; /* the memory (content, times, speaker, trust...) */
+    store_memory mem; /* the memory (content, times, speaker, trust...; not its entities) */
     trace_channel ch[CH_COUNT];
     double fused;     /* sum of contributions */
     int eg_spoken;    /* spoken by a speaker the query names */

@@ -213,6 +213,10 @@ typedef struct snap_edge {
  * recall's read transaction) and kept with the snapshot. 0, or -1 when they
  * cannot be read (then *n is 0). */
 int snapshot_edges(const snapshot *sn, size_t i, const snap_edge **out, size_t *n);
+/* Read the edges of those of the n distinct memories idx[] that
+ * snapshot_edges has not read yet, in batched reads (store_edges_of_rids),
+ * as it would read them one by one. On failure they are left to it. */
+void snapshot_edges_preload(const snapshot *sn, const uint32_t *idx, size_t n);
 void snapshot_edges_free(snapshot_lazy *lz, size_t n);
 
 /* ---- term counts (terms.c) ------------------------------------------------ */

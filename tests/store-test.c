@@ -2168,7 +2168,9 @@ static void test_cache_key(void)
     store *a = open_new("key.db"), *b = NULL;
     ms_error err;
     ms_error_clear(&err);
-    store_key k0, k1, k2, k3, kb;
+    /* zeroed: an ok() argument that prints one may be read before the key_of
+     * call that fills it (the order arguments are evaluated in is unset) */
+    store_key k0 = {0}, k1 = {0}, k2 = {0}, k3 = {0}, kb = {0};
     ok(a && key_of(a, &k0) == -1, "a new store has no key: nothing may be kept for it");
     if (!a)
         return;

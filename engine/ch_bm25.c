@@ -12,6 +12,7 @@
  * first (query.c). raw = -bm25(), larger is better. */
 #include "engine_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,6 +140,52 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
     return st;
 }
 
+/* ---- the floor's lexical rule -------------------------------------------- */
+
+/* The query's terms the memory holds, as the index tokenises it, and their
+ * idf-weighted share. */
+static void floor_measure(const floor_ctx *c, uint32_t i, recall_hit *h)
+{
+    (void)i;
+    h->terms_held = floor_terms_in(c->s, c->q, h->mem.content);
+    h->coverage = floor_coverage(c->q, h->terms_held);
+    h->pred_coverage = floor_predicate_coverage(c->q, h->terms_held);
+}
+
+/* lexical: the memory's predicate coverage reaches the lexical threshold;
+ * context: it does with the terms of the pooled memories joined to it. */
+static const char *floor_judge_lexical(const floor_in *in, char *why, size_t len)
+{
+    if (in->n_pred > 0 && in->pred_coverage >= in->lexical_min && floor_lexical_open(in)) {
+        snprintf(why, len, "predicate coverage %.3f >= %.2f", in->pred_coverage, in->lexical_min);
+        return "lexical";
+    }
+    if (in->n_pred > 0 && in->context_coverage >= in->lexical_min && floor_lexical_open(in)) {
+        snprintf(why, len,
+                 "predicate coverage with the memories joined to it %.3f >= %.2f (own %.3f)",
+                 in->context_coverage, in->lexical_min, in->pred_coverage);
+        return "context";
+    }
+    snprintf(why, len, "predicate coverage %.3f (with its neighbours %.3f)%s%.2f%s",
+             in->pred_coverage, in->context_coverage,
+             in->context_coverage >= in->lexical_min ? " >= " : " < ", in->lexical_min,
+             floor_lexical_open(in)
+                 ? ""
+                 : " (names nothing the store knows, and a word it never holds)");
+    return NULL;
+}
+
+static const char *const floor_names[] = {"lexical", "context", NULL};
+
+static const floor_rule floor_evidence = {
+    .ask = 1,
+    .tell = 1,
+    .needs_focus = 1,
+    .names = floor_names,
+    .measure = floor_measure,
+    .judge = floor_judge_lexical,
+};
+
 const channel_ops ch_bm25_ops = {
     .name = "bm25",
     .short_name = "bm25",
@@ -147,4 +194,5 @@ const channel_ops ch_bm25_ops = {
     .applies = NULL,
     .health = health,
     .produce = produce,
+    .floor = &floor_evidence,
 };

@@ -15,6 +15,7 @@
 #include "engine_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,6 +187,37 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
     return st;
 }
 
+/* ---- the floor's semantic rule -------------------------------------------- */
+
+/* The cosines of the query and of its remainder with memory i. */
+static void floor_measure(const floor_ctx *c, uint32_t i, recall_hit *h)
+{
+    h->cosine = semantic_cosine(c->sn, c->q->qvec, i);
+    h->rcosine = semantic_cosine(c->sn, c->q->rvec, i);
+}
+
+/* semantic: the remainder cosine reaches the cosine threshold. */
+static const char *floor_judge_semantic(const floor_in *in, char *why, size_t len)
+{
+    if (in->rcosine >= in->cosine_min) {
+        snprintf(why, len, "remainder cosine %.3f >= %.2f", in->rcosine, in->cosine_min);
+        return "semantic";
+    }
+    snprintf(why, len, "remainder cosine %.3f < %.2f", in->rcosine, in->cosine_min);
+    return NULL;
+}
+
+static const char *const floor_names[] = {"semantic", NULL};
+
+static const floor_rule floor_evidence = {
+    .ask = 3,
+    .tell = 2,
+    .needs_focus = 1,
+    .names = floor_names,
+    .measure = floor_measure,
+    .judge = floor_judge_semantic,
+};
+
 const channel_ops ch_semantic_ops = {
     .name = "semantic",
     .short_name = "sem",
@@ -194,4 +226,5 @@ const channel_ops ch_semantic_ops = {
     .applies = NULL,
     .health = semantic_health,
     .produce = produce,
+    .floor = &floor_evidence,
 };

@@ -523,6 +523,40 @@ static int applies(const query *q)
     return temporal_mode(q) != TEMPORAL_NONE;
 }
 
+/* ---- the floor's temporal rule -------------------------------------------- */
+
+/* Does memory i fall on a date the query names? The date list's raw is
+ * minus the distance in days, minus the bm25 rank / 1000. */
+static void floor_measure(const floor_ctx *c, uint32_t i, recall_hit *h)
+{
+    (void)i;
+    h->on_date = temporal_mode(c->q) == TEMPORAL_DATE && h->ch[CH_TEMPORAL].ranked &&
+                 h->ch[CH_TEMPORAL].raw > -1.0;
+}
+
+/* temporal: the memory falls on the date the query names, and every
+ * predicate word occurs in the store. */
+static const char *floor_judge_temporal(const floor_in *in, char *why, size_t len)
+{
+    if (in->on_date && floor_date_open(in)) {
+        snprintf(why, len, "falls on the date the query names");
+        return "temporal";
+    }
+    snprintf(why, len, "%s", in->on_date ? "on the date but about nothing the store knows" : "");
+    return NULL;
+}
+
+static const char *const floor_names[] = {"temporal", NULL};
+
+static const floor_rule floor_evidence = {
+    .ask = 2,
+    .tell = 3,
+    .needs_focus = 0,
+    .names = floor_names,
+    .measure = floor_measure,
+    .judge = floor_judge_temporal,
+};
+
 const channel_ops ch_temporal_ops = {
     .name = "temporal",
     .short_name = "temp",
@@ -531,4 +565,5 @@ const channel_ops ch_temporal_ops = {
     .applies = applies,
     .health = health,
     .produce = produce,
+    .floor = &floor_evidence,
 };

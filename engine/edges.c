@@ -28,20 +28,15 @@ static int by_key(const void *a, const void *b)
     return (x->type > y->type) - (x->type < y->type);
 }
 
-/* Read memory i's edges from the store. */
-static snap_adj *adj_load(const snapshot *sn, size_t i)
+/* Memory i's edges from the n store edges v touching it (sorted here, in
+ * place), or NULL when out of memory. */
+static snap_adj *adj_make(const snapshot *sn, size_t i, store_edge *v, size_t n)
 {
-    store_edge *v = NULL;
-    size_t n = 0;
-    if (store_edges_of(sn->s, sn->rid[i], &v, &n, NULL))
-        return NULL;
     if (n > 1) /* qsort(NULL, 0) is undefined (UBSan) */
         qsort(v, n, sizeof *v, by_key);
     snap_adj *a = n ? malloc(sizeof *a + n * sizeof a->e[0]) : &no_edges;
-    if (!a) {
-        free(v);
+    if (!a)
         return NULL;
-    }
     size_t k = 0;
     for (size_t j = 0; j < n; j++) {
         long other = snapshot_find(sn, v[j].src == sn->rid[i] ? v[j].dst : v[j].src);
@@ -51,8 +46,43 @@ static snap_adj *adj_load(const snapshot *sn, size_t i)
     }
     if (n)
         a->n = k;
+    return a;
+}
+
+/* Read memory i's edges from the store. */
+static snap_adj *adj_load(const snapshot *sn, size_t i)
+{
+    store_edge *v = NULL;
+    size_t n = 0;
+    if (store_edges_of(sn->s, sn->rid[i], &v, &n, NULL))
+        return NULL;
+    snap_adj *a = adj_make(sn, i, v, n);
     free(v);
     return a;
+}
+
+void snapshot_edges_preload(const snapshot *sn, const uint32_t *idx, size_t n)
+{
+    snapshot_lazy *lz = sn->lazy;
+    if (!sn->has_edges || (!lz->adj && !(lz->adj = calloc(sn->n, sizeof *lz->adj))))
+        return;
+    uint32_t *want = malloc((n + 1) * sizeof *want);
+    int64_t *rid = malloc((n + 1) * sizeof *rid);
+    size_t m = 0;
+    for (size_t t = 0; want && rid && t < n; t++)
+        if (idx[t] < sn->n && !lz->adj[idx[t]]) {
+            want[m] = idx[t];
+            rid[m++] = sn->rid[idx[t]];
+        }
+    store_edge *v = NULL;
+    size_t *first = NULL;
+    if (m && !store_edges_of_rids(sn->s, rid, m, &v, &first, NULL))
+        for (size_t k = 0; k < m; k++)
+            lz->adj[want[k]] = adj_make(sn, want[k], v + first[k], first[k + 1] - first[k]);
+    free(v);
+    free(first);
+    free(want);
+    free(rid);
 }
 
 int snapshot_edges(const snapshot *sn, size_t i, const snap_edge **out, size_t *n)

@@ -31,7 +31,7 @@
 #define MISSES_MAX 5
 
 #define CH_ENTRY(id, name) [CH_##id] = &ch_##name##_ops,
-static const channel_ops *const channels[CH_COUNT] = {ENGINE_CHANNELS(CH_ENTRY)};
+const channel_ops *const engine_channels[CH_COUNT] = {ENGINE_CHANNELS(CH_ENTRY)};
 #undef CH_ENTRY
 
 struct engine {
@@ -51,21 +51,21 @@ struct engine {
 
 const char *engine_channel_name(int ch)
 {
-    return (unsigned)ch < CH_COUNT ? channels[ch]->name : "?";
+    return (unsigned)ch < CH_COUNT ? engine_channels[ch]->name : "?";
 }
 
 const char *engine_channel_short_name(int ch)
 {
-    return (unsigned)ch < CH_COUNT ? channels[ch]->short_name : "?";
+    return (unsigned)ch < CH_COUNT ? engine_channels[ch]->short_name : "?";
 }
 
 int engine_channel_order_ok(void)
 {
     for (int c = 0; c < CH_COUNT; c++)
         for (int i = 0; i < CH_COUNT; i++)
-            if ((channels[c]->inputs & CH_MASK(i)) &&
-                !(channels[i]->stage < channels[c]->stage ||
-                  (channels[i]->stage == channels[c]->stage && i < c)))
+            if ((engine_channels[c]->inputs & CH_MASK(i)) &&
+                !(engine_channels[i]->stage < engine_channels[c]->stage ||
+                  (engine_channels[i]->stage == engine_channels[c]->stage && i < c)))
                 return 0;
     return 1;
 }
@@ -73,7 +73,7 @@ int engine_channel_order_ok(void)
 int engine_channel_parse(const char *name)
 {
     for (int c = 0; c < CH_COUNT; c++)
-        if (strcmp(name, channels[c]->name) == 0)
+        if (strcmp(name, engine_channels[c]->name) == 0)
             return c;
     return -1;
 }
@@ -369,7 +369,7 @@ static void channel_health(run *x)
         if (x->o->disabled & CH_MASK(c))
             cs->reason = "disabled";
         else
-            cs->reason = channels[c]->health(sn, x->e->emb);
+            cs->reason = engine_channels[c]->health(sn, x->e->emb);
         cs->active = cs->reason == NULL;
         cs->note = model_note(sn, cs->reason);
     }
@@ -381,8 +381,8 @@ static ms_status require_channels(run *x, ms_error *err)
         if ((x->o->require & CH_MASK(c)) && !x->r->ch[c].active)
             return ms_fail(err, MS_CHANNEL,
                            "required channel %s is inactive (%s%s%s); not answering with fewer",
-                           channels[c]->name, x->r->ch[c].reason, x->r->ch[c].note ? ": " : "",
-                           x->r->ch[c].note ? x->r->ch[c].note : "");
+                           engine_channels[c]->name, x->r->ch[c].reason,
+                           x->r->ch[c].note ? ": " : "", x->r->ch[c].note ? x->r->ch[c].note : "");
     return MS_OK;
 }
 
@@ -391,7 +391,7 @@ static ms_status require_channels(run *x, ms_error *err)
 static void input_lists(const run *x, int c, ranked_list view[CH_COUNT])
 {
     for (int i = 0; i < CH_COUNT; i++)
-        view[i] = (channels[c]->inputs & CH_MASK(i)) ? x->lists[i] : (ranked_list){0};
+        view[i] = (engine_channels[c]->inputs & CH_MASK(i)) ? x->lists[i] : (ranked_list){0};
 }
 
 static ms_status run_channel(run *x, int c, size_t top_n, ms_error *err)
@@ -403,7 +403,7 @@ static ms_status run_channel(run *x, int c, size_t top_n, ms_error *err)
     input_lists(x, c, in);
     channel_ctx ctx = {x->e->s, x->e->sn, &x->q, x->o, x->e->emb, top_n, in, &x->seeds};
     double t0 = mono_ms();
-    ms_status st = channels[c]->produce(&ctx, &x->lists[c], &cs->note, err);
+    ms_status st = engine_channels[c]->produce(&ctx, &x->lists[c], &cs->note, err);
     cs->ms = mono_ms() - t0;
     cs->candidates = (int)x->lists[c].n;
     return st;
@@ -416,7 +416,7 @@ static ms_status run_channels(run *x, ms_error *err)
     int one[CH_COUNT], all[CH_COUNT], n_one = 0;
     for (int c = 0; c < CH_COUNT; c++) {
         all[c] = c;
-        if (channels[c]->stage == 1)
+        if (engine_channels[c]->stage == 1)
             one[n_one++] = c;
     }
     for (int j = 0; !st && j < n_one; j++)
@@ -427,7 +427,7 @@ static ms_status run_channels(run *x, ms_error *err)
     if (!st)
         st = fuse(x->e->sn, x->lists, one, n_one, x->w, x->k, &x->seeds, acc, err);
     for (int c = 0; !st && c < CH_COUNT; c++)
-        if (channels[c]->stage == 2)
+        if (engine_channels[c]->stage == 2)
             st = run_channel(x, c, top_n, err);
     if (!st)
         st = fuse(x->e->sn, x->lists, all, CH_COUNT, x->w, x->k, &x->fused, acc, err);
@@ -475,7 +475,8 @@ static void enhance(run *x)
     ranked_finish(&x->fused, x->e->sn, x->fused.n);
     double best = 0;
     for (int c = 0; c < CH_COUNT; c++)
-        if (x->r->ch[c].active && (!channels[c]->applies || channels[c]->applies(&x->q)))
+        if (x->r->ch[c].active &&
+            (!engine_channels[c]->applies || engine_channels[c]->applies(&x->q)))
             best += x->w[c] / (x->k + 1);
     x->max_boosted = best * (1 + (x->q.n_named ? x->prof->eg_speaker : 0)) *
                      (1 + (x->q.n_qents ? x->prof->eg_mention : 0));
@@ -608,12 +609,13 @@ static int predicate_known(const query *q)
 }
 
 /* A memory's own evidence, or NULL (see floor.c); h->floor_why gets the
- * rule and its numbers. h's coverage and cosines are set. *seen, when not
+ * rule and its numbers. h is measured (floor_measure). *seen, when not
  * NULL, gets what the floor knew. */
 static const char *floor_pass(run *x, uint32_t i, recall_hit *h, floor_in *seen)
 {
     const recall_result *r = x->r;
     floor_in in = {
+        .hit = h,
         .pinned = x->e->sn->pinned[i],
         .names_subject = h->eg_spoken || links_speaker_named(x->e->sn, &x->q, i),
         .n_pred = x->q.n_pred,
@@ -622,10 +624,7 @@ static const char *floor_pass(run *x, uint32_t i, recall_hit *h, floor_in *seen)
         .lexical_min = r->floor_lexical,
         .rcosine = h->rcosine,
         .cosine_min = r->floor_threshold,
-        /* the temporal list's raw is minus the distance in days, minus bm25
-         * rank / 1000 */
-        .on_date = temporal_mode(&x->q) == TEMPORAL_DATE && h->ch[CH_TEMPORAL].ranked &&
-                   h->ch[CH_TEMPORAL].raw > -1.0,
+        .on_date = h->on_date,
         .pred_known = predicate_known(&x->q),
         .has_date = x->q.n_dates > 0,
         .asks_name = x->q.asks_name,
@@ -703,14 +702,15 @@ static int names_kind(run *x, uint32_t i, const char *text)
            (!floor_kinds_which(x->kinds) || holds_other_name(x->e->sn, &x->q, i));
 }
 
-/* A pooled memory's floor numbers: term coverage and both cosines. */
+/* A memory's floor numbers (its trace and content set): each channel's
+ * rule measures its own (coverage, cosines, the date), then whether it
+ * holds a name or a number when the query asks for one. */
 static void floor_measure(run *x, uint32_t i, recall_hit *h)
 {
-    h->terms_held = floor_terms_in(x->e->s, &x->q, h->mem.content);
-    h->coverage = floor_coverage(&x->q, h->terms_held);
-    h->pred_coverage = floor_predicate_coverage(&x->q, h->terms_held);
-    h->cosine = semantic_cosine(x->e->sn, x->q.qvec, i);
-    h->rcosine = semantic_cosine(x->e->sn, x->q.rvec, i);
+    floor_ctx c = {x->e->s, x->e->sn, &x->q};
+    for (int ch = 0; ch < CH_COUNT; ch++)
+        if (engine_channels[ch]->floor && engine_channels[ch]->floor->measure)
+            engine_channels[ch]->floor->measure(&c, i, h);
     h->holds_name = x->q.asks_name && holds_other_name(x->e->sn, &x->q, i);
     h->holds_number = x->q.asks_number && holds_number(h->mem.content) &&
                       floor_holds_amount(x->q.amount, h->mem.content);
@@ -1023,6 +1023,33 @@ static void floor_summary(run *x, const recall_hit *hs, size_t n)
                                                              : r->query);
 }
 
+/* The pool's n memories (the first n of the fused list) into hs[t].mem,
+ * and their edges into the snapshot (what the floor's neighbours and
+ * association follow), in batched reads (store_get_rids,
+ * snapshot_edges_preload); on failure every hs[t].mem is still safe to
+ * clear. */
+static ms_status hydrate(run *x, recall_hit *hs, size_t n, ms_error *err)
+{
+    int64_t *rid = malloc((n + 1) * sizeof *rid);
+    uint32_t *idx = malloc((n + 1) * sizeof *idx);
+    store_memory *mem = calloc(n + 1, sizeof *mem);
+    ms_status st = rid && idx && mem ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
+    for (size_t t = 0; !st && t < n; t++) {
+        idx[t] = x->fused.v[t].idx;
+        rid[t] = x->e->sn->rid[idx[t]];
+    }
+    if (!st)
+        st = store_get_rids(x->e->s, rid, n, mem, err);
+    for (size_t t = 0; mem && t < n; t++)
+        hs[t].mem = mem[t]; /* owned by the hit now */
+    if (!st)
+        snapshot_edges_preload(x->e->sn, idx, n);
+    free(rid);
+    free(idx);
+    free(mem);
+    return st;
+}
+
 /* Build, adjust, hydrate and floor the pool; fill hits and misses. */
 static ms_status select_hits(run *x, ms_error *err)
 {
@@ -1036,14 +1063,13 @@ static ms_status select_hits(run *x, ms_error *err)
         return ms_fail(err, MS_NOMEM, "out of memory");
     ms_status st = floor_setup(x, pool, err);
     x->kinds = x->q.kind[0] ? floor_kinds_new(&x->q, lexicon_default()) : NULL;
+    if (!st)
+        st = hydrate(x, hs, pool, err);
     for (size_t t = 0; !st && t < pool; t++) {
         uint32_t i = x->fused.v[t].idx;
-        recall_hit *h = &hs[t];
-        trace_hit(x, i, h);
-        adjust(x, i, h);
-        st = store_get(x->e->s, NULL, x->e->sn->rid[i], &h->mem, err);
-        if (!st)
-            floor_measure(x, i, h);
+        trace_hit(x, i, &hs[t]);
+        adjust(x, i, &hs[t]);
+        floor_measure(x, i, &hs[t]);
     }
     if (!st)
         floor_neighbours(x, hs, pool);
@@ -1122,15 +1148,12 @@ static ms_status explain(run *x, ms_error *err)
     }
     ex->found = 1;
     long i = snapshot_find(x->e->sn, m.rid);
-    uint64_t held = floor_terms_in(x->e->s, &x->q, m.content);
-    int number = x->q.asks_number && holds_number(m.content);
-    ex->coverage = floor_coverage(&x->q, held);
-    store_memory_clear(&m);
     if (i < 0) {
+        ex->coverage = floor_coverage(&x->q, floor_terms_in(x->e->s, &x->q, m.content));
+        store_memory_clear(&m);
         ex->verdict = "not_a_candidate";
         return MS_OK;
     }
-    ex->cosine = semantic_cosine(x->e->sn, x->q.qvec, (size_t)i);
     int in_any_top = 0;
     ms_status st = MS_OK;
     for (int c = 0; c < CH_COUNT && !st; c++) {
@@ -1139,14 +1162,14 @@ static ms_status explain(run *x, ms_error *err)
         if (rank) {
             ex->in_top_n[c] = 1;
             in_any_top = 1;
-        } else if (x->r->ch[c].active && channels[c]->stage == 1) {
+        } else if (x->r->ch[c].active && engine_channels[c]->stage == 1) {
             /* a stage-one channel's full list: its rank beyond the top N */
             ranked_list full = {0}, in[CH_COUNT];
             input_lists(x, c, in);
             channel_ctx ctx = {x->e->s,   x->e->sn,    &x->q, x->o,
                                x->e->emb, x->e->sn->n, in,    &x->seeds};
             const char *note = NULL;
-            st = channels[c]->produce(&ctx, &full, &note, err);
+            st = engine_channels[c]->produce(&ctx, &full, &note, err);
             rank = st ? 0 : ranked_rank(&full, (uint32_t)i);
             if (rank)
                 ex->ch[c].raw = full.v[rank - 1].raw;
@@ -1164,23 +1187,21 @@ static ms_status explain(run *x, ms_error *err)
         }
     }
     ex->fused_rank = ranked_rank(&x->fused, (uint32_t)i);
-    recall_hit h = {0};
+    recall_hit h = {.mem = m};
     trace_hit(x, (uint32_t)i, &h);
     adjust(x, (uint32_t)i, &h);
     ex->boosted = h.boosted;
-    h.terms_held = held;
-    h.pred_coverage = floor_predicate_coverage(&x->q, held);
+    floor_measure(x, (uint32_t)i, &h);
+    ex->coverage = h.coverage;
+    ex->cosine = h.cosine;
     h.context_coverage = h.pred_coverage; /* its neighbours count only in the pool */
-    h.context_held = held;
-    h.holds_name = x->q.asks_name && holds_other_name(x->e->sn, &x->q, (uint32_t)i);
-    h.holds_number = number;
-    h.cosine = ex->cosine;
-    h.rcosine = semantic_cosine(x->e->sn, x->q.rvec, (size_t)i);
+    h.context_held = h.terms_held;
     const char *own = floor_pass(x, (uint32_t)i, &h, NULL);
     /* a pass by overlap or meaning needs the asked word in the evidence */
     if (floor_needs_focus(own) && x->q.focus >= 0 && !x->r->floor_focus_supported &&
-        !((held >> x->q.focus) & 1))
+        !((h.terms_held >> x->q.focus) & 1))
         own = NULL;
+    store_memory_clear(&h.mem);
     ex->passes_floor = own != NULL || x->explain_passed_by != NULL;
     ex->ranking_score = h.ranking_score;
     ex->relevance_score = h.relevance_score;
@@ -1419,7 +1440,7 @@ static ms_status health_fill(engine *e, engine_health *h, int full, ms_error *er
     if (!full)
         h->counts.memories = (int64_t)e->sn->n;
     for (int c = 0; c < CH_COUNT; c++) {
-        h->ch[c].reason = channels[c]->health(e->sn, e->emb);
+        h->ch[c].reason = engine_channels[c]->health(e->sn, e->emb);
         h->ch[c].active = h->ch[c].reason == NULL;
         h->ch[c].note = model_note(e->sn, h->ch[c].reason);
     }

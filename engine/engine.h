@@ -115,7 +115,7 @@ typedef struct trace_adjustment {
 } trace_adjustment;
 
 typedef struct recall_hit {
-    store_memory mem; /* the memory (content, times, speaker, trust...) */
+    store_memory mem; /* the memory (content, times, speaker, trust...; not its entities) */
     trace_channel ch[CH_COUNT];
     double fused;     /* sum of contributions */
     int eg_spoken;    /* spoken by a speaker the query names */
@@ -139,6 +139,7 @@ typedef struct recall_hit {
                                           other than the query's, a number */
     int holds_kind;                    /* it (or a pooled memory joined to it) names a kind of
                                           the noun the question asks for (floor.c) */
+    int on_date;                       /* it falls on a date the query names */
     const char *passed_by;             /* "pinned", "subject", "lexical", "context",
                                           "semantic", "temporal", "association", "no_floor",
                                           or NULL (cut) */

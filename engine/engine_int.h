@@ -238,6 +238,10 @@ typedef struct snap_edge {
  * recall's read transaction) and kept with the snapshot. 0, or -1 when they
  * cannot be read (then *n is 0). */
 int snapshot_edges(const snapshot *sn, size_t i, const snap_edge **out, size_t *n);
+/* Read the edges of those of the n distinct memories idx[] that
+ * snapshot_edges has not read yet, in batched reads (store_edges_of_rids),
+ * as it would read them one by one. On failure they are left to it. */
+void snapshot_edges_preload(const snapshot *sn, const uint32_t *idx, size_t n);
 void snapshot_edges_free(snapshot_lazy *lz, size_t n);
 
 /* ---- term counts (terms.c) ------------------------------------------------ */
@@ -419,6 +423,8 @@ typedef struct channel_ctx {
     const ranked_list *seed_fusion;
 } channel_ctx;
 
+typedef struct floor_rule floor_rule; /* a channel's evidence rule (the floor, below) */
+
 typedef struct channel_ops {
     const char *name;       /* "semantic": the trace, the JSON, health, --weights */
     const char *short_name; /* at most 4 columns, for narrow status lines: "sem" */
@@ -442,11 +448,17 @@ typedef struct channel_ops {
     /* Fill out with (index, raw score), best first, at most top_n. *note may
      * explain an empty answer. */
     ms_status (*produce)(const channel_ctx *c, ranked_list *out, const char **note, ms_error *err);
+    /* The channel's evidence rule for the floor (floor.c asks it about every
+     * pooled memory), or NULL when the channel brings none. */
+    const floor_rule *floor;
 } channel_ops;
 
 #define CH_EXTERN(id, name) extern const channel_ops ch_##name##_ops;
 ENGINE_CHANNELS(CH_EXTERN)
 #undef CH_EXTERN
+
+/* Every channel's ops, by channel id (engine.c). */
+extern const channel_ops *const engine_channels[CH_COUNT];
 
 /* Cosine of the query vector with memory i (0 without vectors). */
 double semantic_cosine(const snapshot *sn, const float *qvec, size_t i);
@@ -515,6 +527,7 @@ int floor_holds_amount(amount_kind kind, const char *text);
 
 /* What the floor knows about one memory. */
 typedef struct floor_in {
+    const recall_hit *hit; /* the memory: its trace and the channels' measures */
     int pinned;
     int names_subject; /* spoken by or naming a speaker the query names */
     int n_pred;        /* predicate terms of the query */
@@ -540,10 +553,45 @@ typedef struct floor_in {
  * knows (a speaker or another entity), or every predicate word occurs in
  * the store? */
 int floor_lexical_open(const floor_in *in);
+/* May a memory on the date the query names pass the temporal rule: every
+ * predicate word occurs in the store, or the query names someone the store
+ * knows and the word it asks about, if any, is held (floor.c's header). */
+int floor_date_open(const floor_in *in);
 
-/* The rule that lets the memory pass ("pinned", "subject", "lexical",
- * "context", "semantic", "temporal"), or NULL when it is cut; why gets the rule and
- * its numbers either way. */
+/* What a channel's floor rule may read to measure a pooled memory. */
+typedef struct floor_ctx {
+    store *s;
+    const snapshot *sn;
+    const query *q;
+} floor_ctx;
+
+/* A channel's evidence rule (channel_ops.floor): does a pooled memory pass
+ * the floor by the channel's own evidence, with what numbers, and why? The
+ * floor first applies the rules that belong to no channel (pinned, subject,
+ * the kind of answer asked for: floor.c), then asks the channels' rules in
+ * ascending `ask`; the first that passes names the pass. When none does, the
+ * cut memory's why joins each rule's clause in ascending `tell`, with ", ". */
+struct floor_rule {
+    int ask, tell;
+    /* A pass by it needs the word the question asks about (floor_in.focus)
+     * in the pool: a rule of overlap or meaning (floor_needs_focus). */
+    int needs_focus;
+    /* The names its passes carry (passed_by), NULL-terminated. */
+    const char *const *names;
+    /* Put the numbers the rule judges by into h (bm25: the terms held and
+     * their coverage; semantic: the cosines; temporal: on_date), for memory
+     * i, whose trace (h->ch) and content (h->mem.content) are set. Called for
+     * every pooled memory before any rule judges. NULL: it measures nothing. */
+    void (*measure)(const floor_ctx *c, uint32_t i, recall_hit *h);
+    /* One of names when the memory passes, with why[len] its numbers; NULL
+     * when it does not, with why[len] the rule's clause for a cut ("" when
+     * it has nothing to say). */
+    const char *(*judge)(const floor_in *in, char *why, size_t len);
+};
+
+/* The rule that lets the memory pass ("pinned", "subject", or the name a
+ * channel's rule gives: "lexical", "context", "temporal", "semantic"), or
+ * NULL when it is cut; why gets the rule and its numbers either way. */
 const char *floor_judge(const floor_in *in, char *why, size_t len);
 
 /* Does the memory (with its neighbours) hold the kind of value the query
@@ -552,7 +600,8 @@ const char *floor_judge(const floor_in *in, char *why, size_t len);
 int floor_answer_held(const floor_in *in);
 
 /* Does a pass by this rule need the word the question asks about
- * (floor_in.focus) in the pool: is the rule one of overlap or meaning? */
+ * (floor_in.focus) in the pool: is it a channel's rule of overlap or
+ * meaning (floor_rule.needs_focus)? */
 int floor_needs_focus(const char *by);
 
 /* The query's predicate words (surface forms, space separated), those of

@@ -5,33 +5,49 @@
  * type"). Naming the subject is not evidence: nearly every memory of a
  * conversation is spoken by or names one of its speakers, so a rule that
  * counted it let every on-topic question through, answerable or not. A
- * memory passes when something in it supports the predicate:
- *   - pinned: the user said it always matters;
- *   - lexical: the idf-weighted share of the predicate's terms it holds,
- *     sum idf(t in m) / sum idf(t in predicate), reaches the lexical
- *     threshold. A term no memory holds weighs the most and is never held;
- *   - context: the same share reaches it when the terms of the pooled
- *     memories an edge joins it to count too (the words of a question are
- *     often in the turn before the answer). For both: a query that names
- *     nothing the store knows (no speaker, no other entity) must at least
- *     be about the store, so overlap counts only when every predicate word
- *     occurs in the store somewhere;
- *   - temporal: the query names a date (the date is part of what it asks),
- *     the memory falls on it, and every predicate word occurs somewhere in
- *     the store, or the query names someone the store knows and the word
- *     it asks about, if any, is held: "What major achievement did Joanna
- *     have in January 2022?" asks what her memories of that month say,
- *     whatever their words, but "What is the title of the book she
- *     finished in October?" asks for a title no memory holds;
- *   - semantic: the cosine of the remainder (the query with the speakers'
- *     names blanked) with the memory reaches the cosine threshold;
- *   - subject: the query asks nothing beyond the speakers it names (no
- *     predicate word, no date: "Caroline", "tell me about Leah"), so a
+ * memory passes when something in it supports the predicate. The rules, in
+ * the order they are applied, and where each lives:
+ *   - pinned (here): the user said it always matters;
+ *   - subject (here): the query asks nothing beyond the speakers it names
+ *     (no predicate word, no date: "Caroline", "tell me about Leah"), so a
  *     memory spoken by or naming one of them passes;
- *   - association (engine.c): an edge joins it to a pooled memory that
- *     passes by one of the rules above.
- * The speaker boost stays a ranking signal. Defaults and their
- * risk-coverage tables are in docs/QUALITY.md. */
+ *   - the answer's type (here): a query asking for a name, a number, a sum
+ *     of money or an age cuts a memory that holds none, itself or with the
+ *     pooled memories an edge joins it to, unless it falls on the date the
+ *     query names;
+ * then each channel's own rule (channel_ops.floor, asked in ascending
+ * floor_rule.ask; a sixth channel brings its own):
+ *   - lexical (ch_bm25.c): the idf-weighted share of the predicate's terms
+ *     it holds, sum idf(t in m) / sum idf(t in predicate), reaches the
+ *     lexical threshold. A term no memory holds weighs the most and is never
+ *     held;
+ *   - context (ch_bm25.c): the same share reaches it when the terms of the
+ *     pooled memories an edge joins it to count too (the words of a question
+ *     are often in the turn before the answer). For both: a query that names
+ *     nothing the store knows (no speaker, no other entity) must at least be
+ *     about the store, so overlap counts only when every predicate word
+ *     occurs in the store somewhere;
+ *   - temporal (ch_temporal.c): the query names a date (the date is part of
+ *     what it asks), the memory falls on it, and every predicate word occurs
+ *     somewhere in the store, or the query names someone the store knows and
+ *     the word it asks about, if any, is held (floor_date_open): "What major
+ *     achievement did Joanna have in January 2022?" asks what her memories
+ *     of that month say, whatever their words, but "What is the title of the
+ *     book she finished in October?" asks for a title no memory holds;
+ *   - semantic (ch_semantic.c): the cosine of the remainder (the query with
+ *     the speakers' names blanked) with the memory reaches the cosine
+ *     threshold;
+ * and after all of them, over the pool (engine.c):
+ *   - focus: when the question's form names the word it asks about, a pass
+ *     by a rule of overlap or meaning (floor_rule.needs_focus) stands only
+ *     if some such pass holds that word;
+ *   - association: an edge joins it to a pooled memory that passes by one of
+ *     the rules above (stage2.c: or it supersedes one).
+ * Each channel's rule measures its own numbers for every pooled memory
+ * (floor_rule.measure: the terms held, the cosines, the date) and says why
+ * it passes or, for a cut, its clause of the reason. The speaker boost stays
+ * a ranking signal. Defaults and their risk-coverage tables are in
+ * docs/QUALITY.md. */
 #include "engine_int.h"
 
 #include <ctype.h>
@@ -106,8 +122,7 @@ static const char *missing_answer(const floor_in *in)
     return NULL;
 }
 
-/* May a memory on the date the query names pass? (see the header) */
-static int date_open(const floor_in *in)
+int floor_date_open(const floor_in *in)
 {
     return in->pred_known || (in->names_known && (!in->focus || in->context_focus));
 }
@@ -115,6 +130,60 @@ static int date_open(const floor_in *in)
 int floor_answer_held(const floor_in *in)
 {
     return !missing_answer(in) || in->on_date;
+}
+
+/* The ids of the channels that bring a floor rule into order[], in
+ * ascending ask (or tell) and, on a tie, in the table's order; the count. */
+static int rules_in_order(int by_tell, int order[CH_COUNT])
+{
+    int n = 0;
+    for (int c = 0; c < CH_COUNT; c++)
+        if (engine_channels[c]->floor)
+            order[n++] = c;
+    for (int a = 1; a < n; a++)
+        for (int b = a; b > 0; b--) {
+            const floor_rule *x = engine_channels[order[b]]->floor;
+            const floor_rule *y = engine_channels[order[b - 1]]->floor;
+            if ((by_tell ? x->tell < y->tell : x->ask < y->ask) == 0)
+                break;
+            int t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    return n;
+}
+
+/* Append src to dst (capacity cap) after sep, unless dst is empty. */
+static void append_clause(char *dst, size_t cap, const char *sep, const char *src)
+{
+    size_t n = strlen(dst);
+    if (src[0] && n + 1 < cap)
+        snprintf(dst + n, cap - n, "%s%s", n ? sep : "", src);
+}
+
+/* Why a memory no rule passes is cut: each channel rule's clause, the
+ * asked word it lacks, and that naming the speaker is not evidence. */
+static void cut_reason(const floor_in *in, char *why, size_t len)
+{
+    int order[CH_COUNT], n = rules_in_order(1, order);
+    why[0] = '\0';
+    for (int k = 0; k < n; k++) {
+        char clause[256];
+        clause[0] = '\0';
+        engine_channels[order[k]]->floor->judge(in, clause, sizeof clause);
+        append_clause(why, len, ", ", clause);
+    }
+    char focus[96] = "";
+    if (in->focus && !in->context_focus)
+        snprintf(focus, sizeof focus, "; it holds no \"%.40s\", what the question asks for",
+                 in->focus);
+    else if (in->kind && !in->holds_kind)
+        snprintf(focus, sizeof focus, "; it names no %s \"%.40s\"",
+                 in->kind_which ? "particular" : "kind of", in->kind);
+    size_t at = strlen(why);
+    if (at + 1 < len)
+        snprintf(why + at, len - at, "%s%s", focus,
+                 in->names_subject ? "; naming the speaker is not evidence" : "");
 }
 
 const char *floor_judge(const floor_in *in, char *why, size_t len)
@@ -134,48 +203,25 @@ const char *floor_judge(const floor_in *in, char *why, size_t len)
                  missing);
         return NULL;
     }
-    if (in->n_pred > 0 && in->pred_coverage >= in->lexical_min && floor_lexical_open(in)) {
-        snprintf(why, len, "predicate coverage %.3f >= %.2f", in->pred_coverage, in->lexical_min);
-        return "lexical";
+    int order[CH_COUNT], n = rules_in_order(0, order);
+    for (int k = 0; k < n; k++) {
+        const char *by = engine_channels[order[k]]->floor->judge(in, why, len);
+        if (by)
+            return by;
     }
-    if (in->n_pred > 0 && in->context_coverage >= in->lexical_min && floor_lexical_open(in)) {
-        snprintf(why, len,
-                 "predicate coverage with the memories joined to it %.3f >= %.2f (own %.3f)",
-                 in->context_coverage, in->lexical_min, in->pred_coverage);
-        return "context";
-    }
-    if (in->on_date && date_open(in)) {
-        snprintf(why, len, "falls on the date the query names");
-        return "temporal";
-    }
-    if (in->rcosine >= in->cosine_min) {
-        snprintf(why, len, "remainder cosine %.3f >= %.2f", in->rcosine, in->cosine_min);
-        return "semantic";
-    }
-    char focus[96] = "";
-    if (in->focus && !in->context_focus)
-        snprintf(focus, sizeof focus, "; it holds no \"%.40s\", what the question asks for",
-                 in->focus);
-    else if (in->kind && !in->holds_kind)
-        snprintf(focus, sizeof focus, "; it names no %s \"%.40s\"",
-                 in->kind_which ? "particular" : "kind of", in->kind);
-    snprintf(why, len,
-             "predicate coverage %.3f (with its neighbours %.3f)%s%.2f%s, remainder cosine %.3f < "
-             "%.2f%s%s%s",
-             in->pred_coverage, in->context_coverage,
-             in->context_coverage >= in->lexical_min ? " >= " : " < ", in->lexical_min,
-             floor_lexical_open(in) ? ""
-                                    : " (names nothing the store knows, and a word it never holds)",
-             in->rcosine, in->cosine_min,
-             in->on_date ? ", on the date but about nothing the store knows" : "", focus,
-             in->names_subject ? "; naming the speaker is not evidence" : "");
+    cut_reason(in, why, len);
     return NULL;
 }
 
 int floor_needs_focus(const char *by)
 {
-    return by && (strcmp(by, "lexical") == 0 || strcmp(by, "context") == 0 ||
-                  strcmp(by, "semantic") == 0);
+    for (int c = 0; by && c < CH_COUNT; c++) {
+        const floor_rule *r = engine_channels[c]->floor;
+        for (int k = 0; r && r->names[k]; k++)
+            if (strcmp(by, r->names[k]) == 0)
+                return r->needs_focus;
+    }
+    return 0;
 }
 
 /* Append src to dst (capacity cap), with a space before it unless first. */

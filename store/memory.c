@@ -980,6 +980,49 @@ ms_status store_get(store *s, const char *id, int64_t rid, store_memory *out, ms
     return fill_entities(s, out, 0, err);
 }
 
+/* store_get_rids for one chunk of n <= STORE_GET_BATCH rids. */
+static ms_status get_chunk(store *s, const int64_t *rid, size_t n, store_memory *out, ms_error *err)
+{
+    sqlite3_stmt *st = store_stmt(s, ST_GET_RIDS, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    for (size_t k = 0; k < STORE_GET_BATCH; k++)
+        if (k < n)
+            sqlite3_bind_int64(st, (int)k + 2, rid[k]);
+        else
+            sqlite3_bind_null(st, (int)k + 2); /* matches nothing */
+    int rc;
+    ms_status code = MS_OK;
+    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t got = sqlite3_column_int64(st, 0);
+        size_t k = 0;
+        while (k < n && (rid[k] != got || out[k].id))
+            k++;
+        if (k < n && row_to_memory(s, st, &out[k]))
+            code = ms_fail(err, MS_NOMEM, "out of memory reading a memory");
+    }
+    if (!code && rc != SQLITE_DONE)
+        code = store_sql_fail(s, rc, "reading memories", err);
+    sqlite3_reset(st);
+    for (size_t k = 0; !code && k < n; k++)
+        if (!out[k].id)
+            code = ms_fail(err, MS_NOT_FOUND, "no memory #%lld in profile \"%s\"",
+                           (long long)rid[k], s->profile);
+    return code;
+}
+
+ms_status store_get_rids(store *s, const int64_t *rid, size_t n, store_memory *out, ms_error *err)
+{
+    for (size_t k = 0; k < n; k++)
+        store_memory_init(&out[k]);
+    ms_status code = MS_OK;
+    for (size_t at = 0; !code && at < n; at += STORE_GET_BATCH)
+        code = get_chunk(s, rid + at, n - at < STORE_GET_BATCH ? n - at : STORE_GET_BATCH, out + at,
+                         err);
+    return code;
+}
+
 /* The names of the entities given with memory rid, into m (owned). */
 static ms_status given_entities(store *s, int64_t rid, store_memory *m, ms_error *err)
 {
@@ -1562,6 +1605,85 @@ ms_status store_edges_of(store *s, int64_t rid, store_edge **out, size_t *n, ms_
     }
     *out = v;
     *n = len;
+    return MS_OK;
+}
+
+/* An edge of the k-th rid asked for (store_edges_of_rids). */
+typedef struct owned_edge {
+    size_t k;
+    store_edge e;
+} owned_edge;
+
+typedef struct edge_rows {
+    owned_edge *v;
+    size_t n, cap;
+} edge_rows;
+
+/* The rows of one chunk of n <= STORE_GET_BATCH rids (positions from at)
+ * appended to rows. */
+static ms_status edges_chunk(store *s, const int64_t *rid, size_t n, size_t at, edge_rows *rows,
+                             ms_error *err)
+{
+    sqlite3_stmt *st = store_stmt(s, ST_EDGES_OF_RIDS, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    for (size_t k = 0; k < n; k++)
+        sqlite3_bind_int64(st, (int)k + 2, rid[k]); /* the others are NULL: they match nothing */
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_edge e = {sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+                        sqlite3_column_int(st, 3), sqlite3_column_double(st, 4)};
+        int64_t end = sqlite3_column_int(st, 0) ? e.dst : e.src;
+        size_t k = 0;
+        while (k < n && rid[k] != end)
+            k++;
+        if (k == n)
+            continue;
+        if (rows->n == rows->cap) {
+            size_t cap = rows->cap ? 2 * rows->cap : 64;
+            owned_edge *g = realloc(rows->v, cap * sizeof *g);
+            if (!g) {
+                sqlite3_reset(st);
+                return ms_fail(err, MS_NOMEM, "out of memory");
+            }
+            rows->v = g;
+            rows->cap = cap;
+        }
+        rows->v[rows->n++] = (owned_edge){at + k, e};
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? MS_OK : store_sql_fail(s, rc, "reading edges", err);
+}
+
+ms_status store_edges_of_rids(store *s, const int64_t *rid, size_t n, store_edge **out,
+                              size_t **first, ms_error *err)
+{
+    *out = NULL;
+    *first = NULL;
+    edge_rows rows = {0};
+    ms_status code = MS_OK;
+    for (size_t at = 0; !code && at < n; at += STORE_GET_BATCH)
+        code = edges_chunk(s, rid + at, n - at < STORE_GET_BATCH ? n - at : STORE_GET_BATCH, at,
+                           &rows, err);
+    size_t *f = code ? NULL : calloc(n + 2, sizeof *f);
+    store_edge *v = code ? NULL : malloc((rows.n + 1) * sizeof *v);
+    if (!code && (!f || !v))
+        code = ms_fail(err, MS_NOMEM, "out of memory");
+    if (code) {
+        free(f);
+        free(v);
+        free(rows.v);
+        return code;
+    }
+    for (size_t j = 0; j < rows.n; j++) /* a counting sort by the rid asked for */
+        f[rows.v[j].k + 2]++;
+    for (size_t k = 2; k < n + 2; k++)
+        f[k] += f[k - 1];
+    for (size_t j = 0; j < rows.n; j++)
+        v[f[rows.v[j].k + 1]++] = rows.v[j].e;
+    free(rows.v);
+    *out = v;
+    *first = f;
     return MS_OK;
 }
 

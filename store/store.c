@@ -168,6 +168,17 @@ static ms_status (*const code_migrations[STORE_SCHEMA_VERSION])(store *, ms_erro
     [5] = add_v6_columns,
 };
 
+/* The STORE_GET_BATCH parameters ?2..?65 of ST_GET_RIDS and ST_EDGES_OF_RIDS.
+ * ST_GET_RIDS reads memories NOT INDEXED: with a list of rids SQLite would
+ * otherwise walk the profile's index, every memory of it (rowid lookups
+ * are still made). */
+#define GET_RIDS_IN                                                                                \
+    "?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,"                                 \
+    "?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,"                                 \
+    "?34,?35,?36,?37,?38,?39,?40,?41,?42,?43,?44,?45,?46,?47,?48,"                                 \
+    "?49,?50,?51,?52,?53,?54,?55,?56,?57,?58,?59,?60,?61,?62,?63,"                                 \
+    "?64,?65"
+
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_INSERT] = "INSERT INTO memories(profile, id, content, ptag, created_at, created_ts,"
                   " event_time, event_ts, speaker, session, source, memory_confidence,"
@@ -184,6 +195,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_FIND_ID] = "SELECT rid FROM memories WHERE profile=?1 AND id=?2",
     [ST_GET_ID] = "SELECT " STORE_MEM_COLS " FROM memories WHERE profile=?1 AND id=?2",
     [ST_GET_RID] = "SELECT " STORE_MEM_COLS " FROM memories WHERE profile=?1 AND rid=?2",
+    [ST_GET_RIDS] = "SELECT " STORE_MEM_COLS
+                    " FROM memories NOT INDEXED WHERE profile=?1 AND rid IN (" GET_RIDS_IN ")",
     [ST_DELETE] = "DELETE FROM memories WHERE profile=?1 AND id=?2",
     [ST_SESSION_PREV] = "SELECT rid FROM memories WHERE profile=?1 AND session=?2 AND rid<?3"
                         " ORDER BY rid DESC LIMIT 2",
@@ -216,6 +229,11 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_EDGES_OF] = "SELECT src, dst, type, weight FROM edges WHERE src=?1"
                     " UNION ALL SELECT src, dst, type, weight FROM edges WHERE dst=?1"
                     " ORDER BY 3, 4 DESC, 1, 2",
+    /* the first column says which end is the rid asked for */
+    [ST_EDGES_OF_RIDS] =
+        "SELECT 0, src, dst, type, weight FROM edges WHERE src IN (" GET_RIDS_IN ")"
+        " UNION ALL SELECT 1, src, dst, type, weight FROM edges WHERE dst IN"
+        " (" GET_RIDS_IN ")",
     /* ms_bm25 (bm25.c) is the rank, bm25(1.0, 0.5, 0.0), computed faster */
     [ST_FTS] = "SELECT rowid, -ms_bm25(memories_fts) AS score FROM memories_fts"
                " WHERE memories_fts MATCH ?1 ORDER BY score DESC, rowid LIMIT ?2",
@@ -251,6 +269,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 static const char *const stmt_sql_v5[ST_COUNT] = {
     [ST_GET_ID] = "SELECT " STORE_MEM_COLS_V5 " FROM memories WHERE profile=?1 AND id=?2",
     [ST_GET_RID] = "SELECT " STORE_MEM_COLS_V5 " FROM memories WHERE profile=?1 AND rid=?2",
+    [ST_GET_RIDS] = "SELECT " STORE_MEM_COLS_V5
+                    " FROM memories NOT INDEXED WHERE profile=?1 AND rid IN (" GET_RIDS_IN ")",
 };
 
 /* ---- helpers ----------------------------------------------------------- */

@@ -200,6 +200,16 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
  * into *out, which the caller clears. MS_NOT_FOUND when absent. */
 ms_status store_get(store *s, const char *id, int64_t rid, store_memory *out, ms_error *err);
 
+/* Fetch the memories of the current profile with the n distinct rids
+ * rid[0..n) into out[0..n), in that order: every field store_get fills but
+ * the entities, which are left empty (what recall shows of a memory needs
+ * none). One query per STORE_GET_BATCH rids, where store_get takes two per
+ * memory. Every out[k] is initialised and the caller clears them all, also
+ * on failure. MS_NOT_FOUND, naming the first rid of a chunk that is not in
+ * the profile, when one is missing. */
+#define STORE_GET_BATCH 64
+ms_status store_get_rids(store *s, const int64_t *rid, size_t n, store_memory *out, ms_error *err);
+
 /* Delete one memory (and its links, edges, vector) by id. */
 ms_status store_delete(store *s, const char *id, ms_error *err);
 
@@ -406,6 +416,14 @@ ms_status store_add_edge(store *s, int64_t a, int64_t b, int type, double weight
 
 /* Edges touching rid, either end. Caller frees *out with free(). */
 ms_status store_edges_of(store *s, int64_t rid, store_edge **out, size_t *n, ms_error *err);
+
+/* The edges touching each of the n distinct rids rid[0..n), either end, as
+ * store_edges_of gives them for each but in no set order: those of rid[k]
+ * are (*out)[(*first)[k] .. (*first)[k + 1]) (an edge between two of them
+ * is in both). One query per STORE_GET_BATCH rids. The caller frees *out
+ * and *first with free(); both are NULL on failure. */
+ms_status store_edges_of_rids(store *s, const int64_t *rid, size_t n, store_edge **out,
+                              size_t **first, ms_error *err);
 
 /* Does the current profile hold any edge? */
 ms_status store_has_edges(store *s, int *yes, ms_error *err);

@@ -4,7 +4,10 @@
  * adds `toy` to ENGINE_CHANNELS, and defines the channel here: a stage-one
  * channel that declares bm25 as its input and ranks bm25's list backwards.
  * It must then appear in fusion, the trace, the JSON, --weights and health
- * without any other edit, and see only the list it declared. */
+ * without any other edit, and see only the list it declared. It brings its
+ * own floor evidence rule too, asked before every other channel's: a
+ * memory it ranks first passes by "toy", which the trace and the JSON give
+ * as that memory's passed_by. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -48,6 +51,39 @@ static ms_status toy_produce(const channel_ctx *c, ranked_list *out, const char 
     return MS_OK;
 }
 
+static int toy_measured; /* pooled memories its floor rule measured */
+
+static void toy_floor_measure(const floor_ctx *c, uint32_t i, recall_hit *h)
+{
+    (void)c;
+    (void)i;
+    (void)h;
+    toy_measured++;
+}
+
+/* Passes the memory the toy channel ranks first. */
+static const char *toy_floor_judge(const floor_in *in, char *why, size_t len)
+{
+    const trace_channel *tc = &in->hit->ch[CH_TOY];
+    if (tc->ranked && tc->rank == 1) {
+        snprintf(why, len, "the toy channel ranks it first");
+        return "toy";
+    }
+    snprintf(why, len, "toy rank %d", tc->ranked ? tc->rank : 0);
+    return NULL;
+}
+
+static const char *const toy_floor_names[] = {"toy", NULL};
+
+static const floor_rule toy_floor = {
+    .ask = 0, /* before bm25's lexical rule (1) */
+    .tell = 9,
+    .needs_focus = 0,
+    .names = toy_floor_names,
+    .measure = toy_floor_measure,
+    .judge = toy_floor_judge,
+};
+
 const channel_ops ch_toy_ops = {
     .name = "toy",
     .short_name = "toy",
@@ -55,6 +91,7 @@ const channel_ops ch_toy_ops = {
     .inputs = CH_MASK(CH_BM25),
     .health = toy_health,
     .produce = toy_produce,
+    .floor = &toy_floor,
 };
 
 static const char *const texts[] = {
@@ -104,6 +141,55 @@ static void test_names(void)
        "a weight list sets its weight");
 }
 
+/* The hit the toy channel ranks first, or NULL. */
+static const recall_hit *toy_first(const recall_result *r)
+{
+    for (size_t t = 0; t < r->n_hits; t++)
+        if (r->hits[t].ch[CH_TOY].ranked && r->hits[t].ch[CH_TOY].rank == 1)
+            return &r->hits[t];
+    return NULL;
+}
+
+/* The toy's floor rule passes the memory it ranks first, before bm25's
+ * lexical rule could; the others pass by the rules they passed by before. */
+static void test_floor(const recall_result *r)
+{
+    const recall_hit *first = toy_first(r);
+    ok(toy_measured >= (int)r->n_hits, "its floor rule measured every pooled memory (%d)",
+       toy_measured);
+    ok(first && first->passed_by && strcmp(first->passed_by, "toy") == 0,
+       "the memory it ranks first passes the floor by its rule (%s)",
+       first && first->passed_by ? first->passed_by : "none");
+    is_str(first ? first->floor_why : "", "the toy channel ranks it first",
+           "with the rule's own why");
+    int others = 0, lexical = 0;
+    for (size_t t = 0; t < r->n_hits; t++)
+        if (&r->hits[t] != first) {
+            others++;
+            lexical += r->hits[t].passed_by && strcmp(r->hits[t].passed_by, "lexical") == 0;
+        }
+    ok(others > 0 && lexical == others, "the other hits still pass by lexical (%d of %d)", lexical,
+       others);
+}
+
+/* The JSON trace of the toy's first memory names the toy rule. */
+static void test_floor_json(const cJSON *j, const recall_result *r)
+{
+    const recall_hit *first = toy_first(r);
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(j, "results"), *item;
+    const char *by = NULL;
+    cJSON_ArrayForEach(item, res)
+    {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(item, "id");
+        if (first && cJSON_IsString(id) && strcmp(id->valuestring, first->mem.id) == 0) {
+            char *one = cJSON_PrintUnformatted(item);
+            by = one && strstr(one, "\"passed_by\":\"toy\"") ? "toy" : "other";
+            free(one);
+        }
+    }
+    is_str(by ? by : "absent", "toy", "its JSON trace gives passed_by \"toy\"");
+}
+
 static void test_recall(engine *e)
 {
     recall_opts o;
@@ -135,9 +221,11 @@ static void test_recall(engine *e)
        "the top hit's trace has a toy contribution (%.6f)", h->ch[CH_TOY].contribution);
     ok(fabs(sum - h->fused) < 1e-12, "fusion sums all six contributions (%.9f = %.9f)", sum,
        h->fused);
+    test_floor(r);
     char *text = recall_json(r, 1);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     ok(j && strstr(text, "\"toy\""), "the JSON names the toy channel");
+    test_floor_json(j, r);
     const cJSON *res = cJSON_GetObjectItemCaseSensitive(j, "results");
     const cJSON *first = cJSON_IsArray(res) ? cJSON_GetArrayItem(res, 0) : NULL;
     char *one = first ? cJSON_PrintUnformatted(first) : NULL;

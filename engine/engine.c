@@ -728,8 +728,11 @@ static void floor_associate(run *x, recall_hit *hs, size_t n)
             continue;
         long i = snapshot_find(sn, hs[t].mem.rid);
         for (size_t u = 0; i >= 0 && u < n && !hs[t].passed_by; u++) {
+            /* Evidence spreads from a memory that supports the query;
+             * a pinned one passes because the user said it matters, which
+             * says nothing about what is next to it. */
             const char *by = hs[u].passed_by;
-            if (!by || strcmp(by, "association") == 0)
+            if (!by || strcmp(by, "association") == 0 || strcmp(by, "pinned") == 0)
                 continue;
             long j = snapshot_find(sn, hs[u].mem.rid);
             const snap_edge *ed = NULL;

@@ -42,7 +42,7 @@
  *     by a rule of overlap or meaning (floor_rule.needs_focus) stands only
  *     if some such pass holds that word;
  *   - association: an edge joins it to a pooled memory that passes by one of
- *     the rules above (stage2.c: or it supersedes one).
+ *     the rules above other than pinned (stage2.c: or it supersedes one).
  * Each channel's rule measures its own numbers for every pooled memory
  * (floor_rule.measure: the terms held, the cosines, the date) and says why
  * it passes or, for a cut, its clause of the reason. The speaker boost stays

@@ -339,28 +339,31 @@ for size in "120 36" "80 24"; do
 done
 
 before_e=$(sha "$T/e.db")
-start 80 24 xterm-256color env EDITOR="$T/ed-bad.sh" "$MEMSCOPE" --db "$T/e.db"
-wait_for "Query ▸"
-type_text "$Q"
-keys Enter
-wait_for "Trace of"
-keys Down Up e
-wait_for "no field 'bogus'"
-grep -Eq "no field 'bogus' \(/[^ ]*memscope-edit-[^ ]*\.txt:6:1\)" "$T/screen"
-ok $? "80x24: a bad line in the edited file is named with FILE:LINE:COL"
-is "$(field "$top" speaker)" "$speaker0" "and nothing was written"
-keys C-c
-wait_rc >/dev/null
-start 80 24 xterm-256color env EDITOR="$T/ed-same.sh" "$MEMSCOPE" --db "$T/e.db"
-wait_for "Query ▸"
-type_text "$Q"
-keys Enter
-wait_for "Trace of"
-keys Down Up e
-wait_for "unchanged: nothing written"
-ok $? "80x24: an editor that changes nothing writes nothing"
-keys C-c
-wait_rc >/dev/null
+for size in "80 24" "120 36"; do
+    read -r cols rows_ <<<"$size"
+    start "$cols" "$rows_" xterm-256color env EDITOR="$T/ed-bad.sh" "$MEMSCOPE" --db "$T/e.db"
+    wait_for "Query ▸"
+    type_text "$Q"
+    keys Enter
+    wait_for "Trace of"
+    keys Down Up e
+    wait_for "no field 'bogus'"
+    grep -Eq "no field 'bogus' \(/[^ ]*memscope-edit-[^ ]*\.txt:6:1\)" "$T/screen"
+    ok $? "${cols}x${rows_}: a bad line in the edited file is named with FILE:LINE:COL"
+    is "$(field "$top" speaker)" "$speaker0" "${cols}x${rows_}: and nothing was written"
+    keys C-c
+    wait_rc >/dev/null
+    start "$cols" "$rows_" xterm-256color env EDITOR="$T/ed-same.sh" "$MEMSCOPE" --db "$T/e.db"
+    wait_for "Query ▸"
+    type_text "$Q"
+    keys Enter
+    wait_for "Trace of"
+    keys Down Up e
+    wait_for "unchanged: nothing written"
+    ok $? "${cols}x${rows_}: an editor that changes nothing writes nothing"
+    keys C-c
+    wait_rc >/dev/null
+done
 is "$(sha "$T/e.db")" "$before_e" "the store's bytes after a bad and an empty edit are the same"
 
 # ---- inline edit: one field on the prompt line, checked, one transaction, undone --------------
@@ -589,39 +592,42 @@ done
 
 # ---- why-not: a non-candidate, a missing id, an empty line, a short screen ------------------
 
-start 80 30 xterm-256color "$MEMSCOPE" --db "$DB"
-wait_for "Query ▸"
-type_text "$Q"
-keys Enter
-wait_for "Trace of"
-keys i
-wait_for "Pin id ▸"
-type_text m9999
-keys Enter
-wait_for "nothing pinned"
-ok $? "80x30: i m9999 says there is no such memory and pins nothing"
-grep -q "Why not m9999" "$T/screen"
-ok $((!$?)) "80x30: no why-not block for it"
-keys i
-type_text m0300
-keys Enter
-wait_for "Why not m0300?"
-grep -q "^ Why not m0300? not_a_candidate (p, or i and an empty line, unpins)" "$T/screen"
-ok $? "80x30: the pane title names the why-not block and its verdict"
-grep -q "not among the [0-9]* fused candidates" "$T/screen"
-ok $? "80x30: a non-candidate has no fused position (no 'position 0 of')"
-grep -q "position 0 of" "$T/screen"
-ok $((!$?)) "80x30: 'position 0 of' is gone"
-grep -q "^ Trace of m[0-9]*, rank 1" "$T/screen" && grep -q "^spreading  active" "$T/screen" &&
-    grep -q "^fused " "$T/screen"
-ok $? "80x30: the selected row's trace still shows below it: every channel and the fused sum"
-keys i Enter
-wait_for "unpinned"
-screen
-grep -q "Why not" "$T/screen"
-ok $((!$?)) "80x30: i with an empty line unpins"
-keys C-c
-wait_rc >/dev/null
+for size in "80 30" "120 36"; do
+    read -r cols rows_ <<<"$size"
+    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$DB"
+    wait_for "Query ▸"
+    type_text "$Q"
+    keys Enter
+    wait_for "Trace of"
+    keys i
+    wait_for "Pin id ▸"
+    type_text m9999
+    keys Enter
+    wait_for "nothing pinned"
+    ok $? "${cols}x${rows_}: i m9999 says there is no such memory and pins nothing"
+    grep -q "Why not m9999" "$T/screen"
+    ok $((!$?)) "${cols}x${rows_}: no why-not block for it"
+    keys i
+    type_text m0300
+    keys Enter
+    wait_for "Why not m0300?"
+    grep -q "^ Why not m0300? not_a_candidate (p, or i and an empty line, unpins)" "$T/screen"
+    ok $? "${cols}x${rows_}: the pane title names the why-not block and its verdict"
+    grep -q "not among the [0-9]* fused candidates" "$T/screen"
+    ok $? "${cols}x${rows_}: a non-candidate has no fused position (no 'position 0 of')"
+    grep -q "position 0 of" "$T/screen"
+    ok $((!$?)) "${cols}x${rows_}: 'position 0 of' is gone"
+    grep -q "^ Trace of m[0-9]*, rank 1" "$T/screen" && grep -q "^spreading  active" "$T/screen" &&
+        grep -q "^fused " "$T/screen"
+    ok $? "${cols}x${rows_}: the selected row's trace still shows below it: every channel and the fused sum"
+    keys i Enter
+    wait_for "unpinned"
+    screen
+    grep -q "Why not" "$T/screen"
+    ok $((!$?)) "${cols}x${rows_}: i with an empty line unpins"
+    keys C-c
+    wait_rc >/dev/null
+done
 
 # ---- feedback --reset asks first ------------------------------------------------------------
 

@@ -2168,15 +2168,13 @@ static void test_cache_key(void)
     store *a = open_new("key.db"), *b = NULL;
     ms_error err;
     ms_error_clear(&err);
-    /* zeroed: an ok() argument that prints one may be read before the key_of
-     * call that fills it (the order arguments are evaluated in is unset) */
+    /* The keys are zeroed, and the checks read a key before ok() formats
+     * it: the order arguments are evaluated in is unset. */
     store_key k0 = {0}, k1 = {0}, k2 = {0}, k3 = {0}, kb = {0};
     ok(a && key_of(a, &k0) == -1, "a new store has no key: nothing may be kept for it");
     if (!a)
         return;
     int64_t r1 = put_simple(a, "k1", "Ana: the first note", "Ana", "s1");
-    /* The key is read before ok() formats it: an argument's order of
-     * evaluation is unspecified. */
     int got = r1 ? key_of(a, &k1) : -2;
     ok(got == 0 && strlen(k1.uid) == 32 && k1.generation == 1 && k1.schema == STORE_SCHEMA_VERSION,
        "its first write gives it an id and generation 1 (%lld)",

@@ -106,6 +106,9 @@ ms_status snapshot_load(store *s, snapshot **out, ms_error *err);
 void snapshot_free(snapshot *sn);
 /* Index of rid, or -1. */
 long snapshot_find(const snapshot *sn, int64_t rid);
+
+/* The index of eid in the ascending eids[0..n), or -1. */
+long snapshot_find_eid(const int64_t *eids, size_t n, int64_t eid);
 /* Is memory i superseded? Then *text says by what and since when (valid
  * while sn is) and *by whether a memory replaced it. */
 int snapshot_superseded(const snapshot *sn, size_t i, const char **text, int *by);

@@ -337,23 +337,10 @@ typedef struct link_read {
     int oom;
 } link_read;
 
-static long eid_index(const int64_t *eids, size_t n, int64_t eid)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (eids[mid] < eid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && eids[lo] == eid ? (long)lo : -1;
-}
-
 static int read_link(void *p, int64_t rid, int64_t eid)
 {
     link_read *l = p;
-    long m = snapshot_find(l->sn, rid), e = eid_index(l->eid, l->n_ent, eid);
+    long m = snapshot_find(l->sn, rid), e = snapshot_find_eid(l->eid, l->n_ent, eid);
     if (m < 0 || e < 0)
         return 0;
     if (l->n == l->cap) {

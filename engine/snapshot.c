@@ -369,7 +369,7 @@ typedef struct pair {
     uint32_t mem, ent;
 } pair;
 
-static long find_eid(const int64_t *eids, size_t n, int64_t eid)
+long snapshot_find_eid(const int64_t *eids, size_t n, int64_t eid)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -385,7 +385,7 @@ static long find_eid(const int64_t *eids, size_t n, int64_t eid)
 static int load_link(void *p, int64_t rid, int64_t eid)
 {
     struct link_ctx *c = p;
-    long m = snapshot_find(c->sn, rid), e = find_eid(c->eids, c->sn->n_ent, eid);
+    long m = snapshot_find(c->sn, rid), e = snapshot_find_eid(c->eids, c->sn->n_ent, eid);
     if (m < 0 || e < 0)
         return 0;
     pair *pr = grow_push(&c->pairs);

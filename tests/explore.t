@@ -223,4 +223,29 @@ for size in 120x36 80x24; do
     is "$(wait_rc)" 0 "$size: Ctrl-C quits"
 done
 
+# ---- while the first screen loads, a line says so, and is gone after -------------------
+# The browser's stderr is the pane here (run.sh sends it to a file): what the
+# pane is sent is logged from before the browser starts.
+tm kill-server 2>/dev/null
+rm -f "$T/rc" "$T/pane.log"
+for ((try = 0; try < 50; try++)); do
+    tm new-session -d -s t -x 100 -y 24 "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE --db $BIG; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
+    sleep 0.1
+done
+tm pipe-pane -t t -o "cat >>$T/pane.log"
+wait_for "Query ▸"
+grep -qF "memscope: opening $BIG (reading its memories) ..." "$T/pane.log"
+ok $? "a line on the terminal says what the browser is opening before its first screen"
+keys C-c
+is "$(wait_rc)" 0 "Ctrl-C quits"
+screen
+grep -q "memscope: opening" "$T/screen"
+ok $((!$?)) "the line is erased: nothing of it is left on the terminal"
+start 80 24 "$MEMSCOPE" --db "$BIG"
+wait_for "Query ▸"
+keys C-c
+wait_rc >/dev/null
+grep -q "opening" "$T/stderr"
+ok $((!$?)) "with stderr not a terminal, nothing is written to it"
+
 tap_done

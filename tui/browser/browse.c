@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -432,6 +433,27 @@ static int browse_can_address(void)
     return ok;
 }
 
+/* The first screen waits for the store and its snapshot: seconds on a
+ * million memories with no current snapshot file, or while another
+ * process holds the store locked. Until curses takes the screen, a line on
+ * the terminal (stderr, when it is one) says what it waits for;
+ * browse_opened erases it before anything else is printed, so an error
+ * stays one line and nothing is left above the shell's prompt when the
+ * browser ends. */
+static void browse_opening(const cli_common *c)
+{
+    cli_printf(stderr, "memscope: opening %s (reading its memories) ...", cli_db_path(c));
+    fflush(stderr);
+}
+
+static void browse_opened(void)
+{
+    struct winsize ws;
+    int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col - 1 : 79;
+    cli_printf(stderr, "\r%*s\r", cols, "");
+    fflush(stderr);
+}
+
 int browse_run(cli_common *c, int tour)
 {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
@@ -447,13 +469,19 @@ int browse_run(cli_common *c, int tour)
     store *s = cli_open(c, 0, NULL);
     if (!s)
         return EXIT_RUNTIME;
+    int say = isatty(STDERR_FILENO);
+    if (say)
+        browse_opening(c);
     engine *e = NULL;
     ms_error err;
     ms_error_clear(&err);
     static browse b; /* large; one browser per process */
     memset(&b, 0, sizeof b);
     int status = EXIT_RUNTIME;
-    if (engine_open(s, NULL, &e, &err) || view_model_init(&b.vm, e, s, cli_db_path(c), &err))
+    int bad = engine_open(s, NULL, &e, &err) || view_model_init(&b.vm, e, s, cli_db_path(c), &err);
+    if (say)
+        browse_opened();
+    if (bad)
         cli_fail(&err);
     else
         status = browse_start(&b, c, tour);

@@ -223,6 +223,31 @@ for size in 120x36 80x24; do
     is "$(wait_rc)" 0 "$size: Ctrl-C quits"
 done
 
+# ---- a 100k store: the first screen lists at once, and pages ---------------------------
+HUGE="$T/huge.db"
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "{\"id\":\"h%06d\",\"content\":\"note %d about the depot, the rota and bus %d\",\"speaker\":\"%s\",\"session\":\"s%04d\",\"created_at\":\"2024-%02d-%02dT%02d:%02d:00Z\"}\n", i, i, i % 311, (i % 2 ? "Ana" : "Bo"), int(i / 40), 1 + int(i / 8400) % 12, 1 + int(i / 300) % 28, int(i / 13) % 24, i % 60 }' >"$T/huge.jsonl"
+"$MEMSCOPE" import --db "$HUGE" "$T/huge.jsonl" >/dev/null 2>&1 || bail "cannot build the 100k store"
+rm -f "$T/huge.jsonl"
+hfirst=$(sql "$HUGE" "SELECT id FROM memories $ORDER_DATE LIMIT 1")
+hlast=$(sql "$HUGE" "SELECT id FROM memories ORDER BY created_ts DESC, rid DESC LIMIT 1")
+for size in 80x24 120x36; do
+    rows=${size#*x}
+    start "${size%x*}" "$rows" "$MEMSCOPE" --db "$HUGE" --read-only
+    wait_for "Every memory (100000), by date"
+    ok $? "$size: a 100k store opens on the listing of every memory"
+    row_of "$hfirst" >/dev/null
+    ok $? "$size: its first row is the oldest memory ($hfirst)"
+    keys Escape NPage NPage
+    at=$(sql "$HUGE" "SELECT id FROM memories $ORDER_DATE LIMIT 1 OFFSET $((2 * (rows - 7)))")
+    wait_for "$at"
+    ok $? "$size: two PgDn page down to position $((2 * (rows - 7))) ($at)"
+    keys G
+    wait_for "$hlast"
+    ok $? "$size: End shows the newest of the 100,000 ($hlast)"
+    keys C-c
+    is "$(wait_rc)" 0 "$size: Ctrl-C quits"
+done
+
 # ---- while the first screen loads, a line says so, and is gone after -------------------
 # The browser's stderr is the pane here (run.sh sends it to a file): what the
 # pane is sent is logged from before the browser starts.

@@ -912,6 +912,41 @@ static void floor_one(run *x, uint32_t i, recall_hit *h)
     }
 }
 
+/* Passes by a rule of overlap or meaning (floor_rule.needs_focus) stand
+ * only when one of them supports what the question asks (held): else each
+ * is cut, its reason what it was, its rule, and "but no memory that passes
+ * " what lacks says. -1 when one is held, else the number cut. */
+static int cut_unheld(const run *x, recall_hit *hs, size_t n,
+                      int (*held)(const run *, const recall_hit *), const char *lacks)
+{
+    for (size_t t = 0; t < n; t++)
+        if (floor_needs_focus(hs[t].passed_by) && held(x, &hs[t]))
+            return -1;
+    int cut = 0;
+    for (size_t t = 0; t < n; t++) {
+        if (!floor_needs_focus(hs[t].passed_by))
+            continue;
+        char was[128];
+        snprintf(was, sizeof was, "%s", hs[t].floor_why);
+        snprintf(hs[t].floor_why, sizeof hs[t].floor_why,
+                 "%.100s (%.12s), but no memory that passes %s", was, hs[t].passed_by, lacks);
+        hs[t].passed_by = NULL;
+        cut++;
+    }
+    return cut;
+}
+
+static int holds_focus(const run *x, const recall_hit *h)
+{
+    return ((h->terms_held | h->context_held) >> x->q.focus) & 1;
+}
+
+static int holds_kind(const run *x, const recall_hit *h)
+{
+    (void)x;
+    return h->holds_kind;
+}
+
 /* The asked word must be supported: when the question's form names what it
  * asks ("which city ..."), and no memory that passes by overlap or meaning
  * holds that word, itself or with a memory an edge joins it to, those
@@ -919,26 +954,12 @@ static void floor_one(run *x, uint32_t i, recall_hit *h)
  * its city. */
 static void floor_focus(run *x, recall_hit *hs, size_t n)
 {
-    int f = x->q.focus;
-    if (x->o->no_floor || f < 0)
+    if (x->o->no_floor || x->q.focus < 0)
         return;
-    for (size_t t = 0; t < n; t++)
-        if (floor_needs_focus(hs[t].passed_by) &&
-            (((hs[t].terms_held | hs[t].context_held) >> f) & 1)) {
-            x->r->floor_focus_supported = 1;
-            return;
-        }
-    for (size_t t = 0; t < n; t++) {
-        if (!floor_needs_focus(hs[t].passed_by))
-            continue;
-        char was[128];
-        snprintf(was, sizeof was, "%s", hs[t].floor_why);
-        snprintf(hs[t].floor_why, sizeof hs[t].floor_why,
-                 "%s (%s), but no memory that passes holds \"%.40s\", the word the question asks "
-                 "about",
-                 was, hs[t].passed_by, x->q.terms[f].surface);
-        hs[t].passed_by = NULL;
-    }
+    char lacks[96];
+    snprintf(lacks, sizeof lacks, "holds \"%.40s\", the word the question asks about",
+             x->q.terms[x->q.focus].surface);
+    x->r->floor_focus_supported = cut_unheld(x, hs, n, holds_focus, lacks) < 0;
 }
 
 /* The kind asked for must be named: when the question asks which or what
@@ -950,23 +971,12 @@ static void floor_kind(run *x, recall_hit *hs, size_t n)
 {
     if (x->o->no_floor || !x->kinds)
         return;
-    for (size_t t = 0; t < n; t++)
-        if (floor_needs_focus(hs[t].passed_by) && hs[t].holds_kind) {
-            x->r->floor_kind_supported = 1;
-            return;
-        }
-    for (size_t t = 0; t < n; t++) {
-        if (!floor_needs_focus(hs[t].passed_by))
-            continue;
-        char was[160];
-        snprintf(was, sizeof was, "%s", hs[t].floor_why);
-        snprintf(hs[t].floor_why, sizeof hs[t].floor_why,
-                 "%.100s (%.12s), but no memory that passes names %s \"%.32s\", what the "
-                 "question asks for",
-                 was, hs[t].passed_by, x->q.kind_which ? "which" : "a kind of", x->q.kind);
-        hs[t].passed_by = NULL;
-        x->kind_cut = 1;
-    }
+    char lacks[96];
+    snprintf(lacks, sizeof lacks, "names %s \"%.32s\", what the question asks for",
+             x->q.kind_which ? "which" : "a kind of", x->q.kind);
+    int cut = cut_unheld(x, hs, n, holds_kind, lacks);
+    x->r->floor_kind_supported = cut < 0;
+    x->kind_cut |= cut > 0;
 }
 
 /* r->floor_no_support: nothing about LEAD"WHAT" for the subject. */

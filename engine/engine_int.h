@@ -107,6 +107,20 @@ void snapshot_free(snapshot *sn);
 /* Index of rid, or -1. */
 long snapshot_find(const snapshot *sn, int64_t rid);
 
+/* A growable array for loading a snapshot (snapshot.c, snapgrow.c): zero
+ * it with .size the element's size; snap_grow_push gives room for one more
+ * element at the end, or NULL when out of memory (p stays valid). */
+typedef struct snap_grow {
+    void *p;
+    size_t n, cap, size;
+} snap_grow;
+void *snap_grow_push(snap_grow *g);
+
+/* A link of memory index mem and entity index ent. */
+typedef struct snap_pair {
+    uint32_t mem, ent;
+} snap_pair;
+
 /* The index of eid in the ascending eids[0..n), or -1. */
 long snapshot_find_eid(const int64_t *eids, size_t n, int64_t eid);
 /* Is memory i superseded? Then *text says by what and since when (valid

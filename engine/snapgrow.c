@@ -332,8 +332,7 @@ typedef struct link_read {
     const snapshot *sn;
     const int64_t *eid;
     size_t n_ent;
-    uint32_t *mem, *ent; /* [n] pairs in rid, eid order */
-    size_t n, cap;
+    snap_grow pairs; /* snap_pair, in rid, eid order */
     int oom;
 } link_read;
 
@@ -343,22 +342,12 @@ static int read_link(void *p, int64_t rid, int64_t eid)
     long m = snapshot_find(l->sn, rid), e = snapshot_find_eid(l->eid, l->n_ent, eid);
     if (m < 0 || e < 0)
         return 0;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 1024;
-        uint32_t *mem = realloc(l->mem, cap * sizeof *mem);
-        if (mem)
-            l->mem = mem;
-        uint32_t *ent = realloc(l->ent, cap * sizeof *ent);
-        if (ent)
-            l->ent = ent;
-        if (!mem || !ent) {
-            l->oom = 1;
-            return 1;
-        }
-        l->cap = cap;
+    snap_pair *pr = snap_grow_push(&l->pairs);
+    if (!pr) {
+        l->oom = 1;
+        return 1;
     }
-    l->mem[l->n] = (uint32_t)m;
-    l->ent[l->n++] = (uint32_t)e;
+    *pr = (snap_pair){(uint32_t)m, (uint32_t)e};
     return 0;
 }
 
@@ -366,17 +355,19 @@ static int read_link(void *p, int64_t rid, int64_t eid)
  * in rid, eid order). */
 static int grow_mem_lists(snapshot *sn, const snapshot *old, const link_read *l)
 {
+    const snap_pair *pr = l->pairs.p;
+    size_t np = l->pairs.n;
     size_t n0 = old->n, have = old->me_off[n0];
     sn->me_off = malloc((sn->n + 1) * sizeof *sn->me_off);
-    sn->me_ent = malloc((have + l->n + 1) * sizeof *sn->me_ent);
+    sn->me_ent = malloc((have + np + 1) * sizeof *sn->me_ent);
     if (!sn->me_off || !sn->me_ent)
         return -1;
     memcpy(sn->me_off, old->me_off, (n0 + 1) * sizeof *sn->me_off);
     memcpy(sn->me_ent, old->me_ent, have * sizeof *sn->me_ent);
     size_t k = 0;
     for (size_t i = n0; i < sn->n; i++) {
-        for (; k < l->n && l->mem[k] == i; k++)
-            sn->me_ent[have + k] = l->ent[k];
+        for (; k < np && pr[k].mem == i; k++)
+            sn->me_ent[have + k] = pr[k].ent;
         sn->me_off[i + 1] = (uint32_t)(have + k);
     }
     return 0;
@@ -386,16 +377,18 @@ static int grow_mem_lists(snapshot *sn, const snapshot *old, const link_read *l)
  * (ascending, as the new pairs are). */
 static int grow_ent_lists(snapshot *sn, const snapshot *old, const link_read *l)
 {
+    const snap_pair *pr = l->pairs.p;
+    size_t np = l->pairs.n;
     size_t ne = sn->n_ent;
     sn->em_off = calloc(ne + 1, sizeof *sn->em_off);
-    sn->em_mem = malloc((old->em_off[old->n_ent] + l->n + 1) * sizeof *sn->em_mem);
+    sn->em_mem = malloc((old->em_off[old->n_ent] + np + 1) * sizeof *sn->em_mem);
     uint32_t *fill = calloc(ne + 1, sizeof *fill);
     if (!sn->em_off || !sn->em_mem || !fill) {
         free(fill);
         return -1;
     }
-    for (size_t k = 0; k < l->n; k++)
-        fill[l->ent[k]]++; /* new memories of each entity */
+    for (size_t k = 0; k < np; k++)
+        fill[pr[k].ent]++; /* new memories of each entity */
     for (size_t e = 0; e < ne; e++) {
         uint32_t had = e < old->n_ent ? old->em_off[e + 1] - old->em_off[e] : 0;
         sn->em_off[e + 1] = sn->em_off[e] + had + fill[e];
@@ -403,8 +396,8 @@ static int grow_ent_lists(snapshot *sn, const snapshot *old, const link_read *l)
             memcpy(sn->em_mem + sn->em_off[e], old->em_mem + old->em_off[e], had * sizeof *fill);
         fill[e] = sn->em_off[e] + had; /* where its new ones go */
     }
-    for (size_t k = 0; k < l->n; k++)
-        sn->em_mem[fill[l->ent[k]]++] = l->mem[k];
+    for (size_t k = 0; k < np; k++)
+        sn->em_mem[fill[pr[k].ent]++] = pr[k].mem;
     free(fill);
     return 0;
 }
@@ -441,15 +434,14 @@ static ms_status grow_entities(store *s, snapshot *sn, const snapshot *old, cons
         free(r.eid);
         return ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
     }
-    link_read l = {.sn = sn, .eid = r.eid, .n_ent = r.n};
+    link_read l = {.sn = sn, .eid = r.eid, .n_ent = r.n, .pairs = {.size = sizeof(snap_pair)}};
     if (!st && *same)
         st = store_scan_links_after(s, old->rid[old->n - 1], read_link, &l, err);
     if (!st && *same && l.oom)
         st = ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
     if (!st && *same && (grow_mem_lists(sn, old, &l) || grow_ent_lists(sn, old, &l)))
         st = ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
-    free(l.mem);
-    free(l.ent);
+    free(l.pairs.p);
     free(r.eid);
     if (!st && *same)
         st = snapshot_map_entities(sn, err);

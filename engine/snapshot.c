@@ -10,13 +10,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* Growable arrays used while loading. */
-typedef struct grow {
-    void *p;
-    size_t n, cap, size;
-} grow;
+typedef snap_grow grow;
 
-static void *grow_push(grow *g)
+void *snap_grow_push(snap_grow *g)
 {
     if (g->n == g->cap) {
         size_t cap = g->cap ? 2 * g->cap : 1024;
@@ -109,7 +105,7 @@ struct load_ctx {
 static int load_memory(void *p, const store_meta *m)
 {
     struct load_ctx *c = p;
-    mem_row *r = grow_push(&c->rows);
+    mem_row *r = snap_grow_push(&c->rows);
     if (!r) {
         c->oom = 1;
         return 1;
@@ -365,9 +361,7 @@ struct link_ctx {
     int64_t *eids; /* entity index -> eid, sorted */
 };
 
-typedef struct pair {
-    uint32_t mem, ent;
-} pair;
+typedef snap_pair pair;
 
 long snapshot_find_eid(const int64_t *eids, size_t n, int64_t eid)
 {
@@ -388,7 +382,7 @@ static int load_link(void *p, int64_t rid, int64_t eid)
     long m = snapshot_find(c->sn, rid), e = snapshot_find_eid(c->eids, c->sn->n_ent, eid);
     if (m < 0 || e < 0)
         return 0;
-    pair *pr = grow_push(&c->pairs);
+    pair *pr = snap_grow_push(&c->pairs);
     if (!pr) {
         c->oom = 1;
         return 1;
@@ -464,9 +458,9 @@ typedef struct ent_rows {
 static int load_entity(void *p, const store_entity *e)
 {
     ent_rows *r = p;
-    int64_t *eid = grow_push(&r->eid);
-    char **norm = grow_push(&r->norm);
-    uint8_t *kind = grow_push(&r->kind);
+    int64_t *eid = snap_grow_push(&r->eid);
+    char **norm = snap_grow_push(&r->norm);
+    uint8_t *kind = snap_grow_push(&r->kind);
     if (!eid || !norm || !kind || !(*norm = strdup(e->norm ? e->norm : ""))) {
         if (norm && r->norm.n)
             r->norm.n--; /* the slot holds no string */

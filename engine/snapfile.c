@@ -36,7 +36,7 @@
 
 #define SNAPFILE_MIN 10000 /* memories: below this the tables load in a few ms */
 #define SNAP_MAGIC "MSSNAP\r\n"
-#define SNAP_FORMAT 2
+#define SNAP_FORMAT 3
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_HEAD 4096 /* bytes of header; the sections follow */
 #define SNAP_ALIGN 64
@@ -89,7 +89,7 @@ typedef struct snap_head {
     int64_t generation, schema;
     char profile[STORE_PROFILE_MAX + 8];
     uint64_t n, n_all, rid_base, rid_span, n_sup, n_ent, n_vec, ent_map_cap, file_bytes;
-    int64_t newest;
+    int64_t newest, newest_created;
     int32_t dim, has_edges;
     int64_t doclen_base;
     uint64_t off[S_COUNT], len[S_COUNT];
@@ -361,6 +361,7 @@ static void head_of(const snapshot *sn, const store_key *key, const snap_more *x
     h->n_vec = sn->n_vec;
     h->ent_map_cap = sn->ent_map_cap;
     h->newest = sn->newest;
+    h->newest_created = sn->newest_created;
     h->dim = sn->dim;
     h->has_edges = sn->has_edges;
     h->doclen_base = x->doclen_base;
@@ -616,6 +617,7 @@ static void scalars_of(snapshot *sn, const snap_head *h)
     sn->n_vec = h->n_vec;
     sn->ent_map_cap = h->ent_map_cap;
     sn->newest = h->newest;
+    sn->newest_created = h->newest_created;
     sn->dim = h->dim;
     sn->has_edges = h->has_edges;
     sn->stage_blk = SIZE_MAX;

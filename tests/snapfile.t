@@ -63,6 +63,15 @@ ok "$(cmp -s off.txt first.txt && cmp -s off.txt mapped.txt; echo $?)" \
 ok "$([ ! -s mapped.txt.err ] && [ ! -s first.txt.err ]; echo $?)" "and says nothing on stderr"
 is "$(sha demo.db)" "$demo_sha" "the store is byte-for-byte unchanged"
 gen0=$(generation demo.db.snap)
+# Without --as-of, recency counts from the profile's newest memory, so the
+# file carries that time too (it did not: a mapped store ranked the latest
+# news against 1970 and a second process answered otherwise).
+ASOF=()
+answers demo.db off-now.txt MEMSCOPE_SNAPSHOT=off
+answers demo.db mapped-now.txt MEMSCOPE_SNAPSHOT=always
+ok "$(cmp -s off-now.txt mapped-now.txt; echo $?)" \
+    "without --as-of too, the mapped file answers byte for byte as the tables"
+ASOF=(--as-of 2025-01-01T00:00:00Z)
 
 # ---- a write makes it stale ----------------------------------------------
 

@@ -24,7 +24,25 @@
  * memory still ranks above it, the old one gets `yields` = 0.95 times the
  * ratio of the two ranking scores, so it lands just below. Both trace the
  * other memory and the relation's reason. A successor with no evidence of
- * its own passes the floor by association with the memory it replaces. */
+ * its own passes the floor by association with the memory it replaces.
+ *
+ * The asked attribute. A question about now that asks an attribute the
+ * supersession detector knows (store_attr_asked: "where does my sister
+ * work" an employer, "where do I live" a residence, "who is in charge of
+ * Kestrel" a lead) is answered by a memory that states that attribute of
+ * the subject asked about, with the detector's own cues (store_states):
+ * each such pooled memory gets `states` = STATES_FACTOR, before `latest`, so
+ * that a supersession's pair rises together above the memories that state
+ * neither, and the older one still yields to the newer. The subject: the
+ * entities the question names, else a speaker for "I", "my manager", else
+ * someone who is not a speaker for "my sister"; any when it says none.
+ *
+ * The newest word. A question about now of type recency ("How is my knee
+ * now?", "What is the latest on the boiler?") that asks no such attribute is answered by the latest
+ * memory on what it asks about: the newest pooled memory that passes the floor and holds every word
+ * of the predicate gets `newest` = the best-ranked such memory's ranking score over its own (at
+ * most LATEST_MAX), times NEWEST_TIE so that it lands just above it. The recency factor of a
+ * now-question is a light prior, and cannot tell February from April. */
 #include "engine_int.h"
 
 #include <math.h>
@@ -33,6 +51,11 @@
 #include <string.h>
 
 #define LATEST_MAX 8.0
+/* as much as the entity enhancement gives a memory naming what the query
+ * names (1 + eg_mention at its default 1): the memory holds what is asked */
+#define STATES_FACTOR 2.0
+#define STATES_ENTS 32
+#define NEWEST_TIE 1.0001 /* the newest ranks just above the one whose place it takes */
 
 static void add(recall_hit *h, const char *name, double factor, const char *detail)
 {
@@ -203,10 +226,103 @@ static void latest(const stage2_in *in, recall_hit *hs, const uint32_t *idx, con
     free(v);
 }
 
+/* The question's attribute and subject, for store_states' callback. */
+typedef struct asked {
+    const snapshot *sn;
+    const query *q;
+    int attr, who;
+} asked;
+
+/* Is the subject (a match form) what the question asks about (1), someone
+ * else (-1), or neither (0)? A name the question names is; else for "I" a
+ * speaker is; for "my sister" a speaker is not (-1: a statement of the
+ * detector's that might be about a speaker is not about her sister). */
+static int asked_about(const char *subject, void *arg)
+{
+    const asked *a = arg;
+    const query *q = a->q;
+    if (q->n_named + q->n_qents > 0) {
+        for (int k = 0; k < q->n_named; k++)
+            if (strcmp(a->sn->ent_norm[q->named[k]], subject) == 0)
+                return 1;
+        for (int k = 0; k < q->n_qents; k++)
+            if (strcmp(a->sn->ent_norm[q->qents[k]], subject) == 0)
+                return 1;
+        return 0;
+    }
+    if (a->who == STORE_WHO_ANY)
+        return 1;
+    long e = snapshot_entity(a->sn, subject);
+    int speaker = e >= 0 && a->sn->ent_speaker[e];
+    if (a->who == STORE_WHO_SELF)
+        return speaker;
+    return speaker ? -1 : 1;
+}
+
+/* The asked attribute: `states` for each pooled memory stating it. */
+static int states(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n)
+{
+    asked a = {in->sn, in->q, -1, STORE_WHO_ANY};
+    a.attr = store_attr_asked(in->q->text, &a.who);
+    if (a.attr < 0)
+        return 0;
+    for (size_t t = 0; t < n; t++) {
+        const snapshot *sn = in->sn;
+        char *ents[STATES_ENTS], phrase[64], d[96];
+        size_t ne = 0;
+        for (uint32_t p = sn->me_off[idx[t]]; p < sn->me_off[idx[t] + 1] && ne < STATES_ENTS; p++)
+            ents[ne++] = sn->ent_norm[sn->me_ent[p]];
+        if (!store_states(hs[t].mem.content, hs[t].mem.speaker, ents, ne, a.attr, asked_about, &a,
+                          phrase, sizeof phrase))
+            continue;
+        snprintf(d, sizeof d, "states the %s asked: \"%.60s\"", store_attr_name(a.attr), phrase);
+        add(&hs[t], "states", STATES_FACTOR, d);
+    }
+    return 1;
+}
+
+/* Does hit h hold every predicate term of q (and q has one)? */
+static int holds_predicate(const query *q, const recall_hit *h)
+{
+    int any = 0;
+    for (int k = 0; k < q->n_terms && k < 64; k++)
+        if (q->terms[k].predicate) {
+            if (!((h->terms_held >> k) & 1))
+                return 0;
+            any = 1;
+        }
+    return any;
+}
+
+/* A question about now that asks no attribute: the newest pooled memory
+ * holding every word of the predicate takes the place of the best-ranked
+ * one that does (the latest word on it is how it is now). */
+static void newest(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n)
+{
+    long top = -1, newer = -1;
+    for (size_t t = 0; t < n; t++) {
+        if (!hs[t].passed_by || !holds_predicate(in->q, &hs[t]))
+            continue;
+        if (top < 0 || ranking_now(&hs[t]) > ranking_now(&hs[top]))
+            top = (long)t;
+        if (newer < 0 || in->sn->when[idx[t]] > in->sn->when[idx[newer]])
+            newer = (long)t;
+    }
+    if (top < 0 || newer == top || hs[newer].boosted <= 0)
+        return;
+    double f = fmin(LATEST_MAX, ranking_now(&hs[top]) / ranking_now(&hs[newer]));
+    char d[96];
+    snprintf(d, sizeof d, "the newest holding the question's words: takes the place of %.24s",
+             hs[top].mem.id);
+    add(&hs[newer], "newest", f * NEWEST_TIE, d);
+}
+
 ms_status stage2_apply(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n,
                        ms_error *err)
 {
     int now = in->q->about_now && in->sn->n_succ > 0;
+    if (in->q->about_now && !states(in, hs, idx, n) && in->q->type == QT_RECENCY)
+        newest(in, hs, idx, n);
     if ((!in->q->n_named && !now) || n == 0)
         return MS_OK;
     pooled *sorted = malloc(n * sizeof *sorted);

@@ -495,6 +495,49 @@ ms_status store_clear_relation(store *s, int64_t a_rid, int64_t b_rid, int kind,
  * transaction. */
 ms_status store_detect_supersession(store *s, int64_t after, uint64_t *found, ms_error *err);
 
+/* The attributes supersession knows (store/supersede.c): what a memory may
+ * state of a subject, and a question may ask. */
+enum {
+    STORE_ATTR_EMPLOYER,
+    STORE_ATTR_RESIDENCE,
+    STORE_ATTR_MANAGER,
+    STORE_ATTR_ROLE,
+    STORE_ATTR_ALLERGY,
+    STORE_ATTR_DATE,
+    STORE_ATTR_LEAD,
+    STORE_ATTR_COUNT
+};
+
+/* Whom a question asks about, as far as its words say. */
+enum {
+    STORE_WHO_ANY,   /* the question does not say */
+    STORE_WHO_SELF,  /* "I", "me", "my manager", "my job title": a speaker */
+    STORE_WHO_OTHER, /* "my sister", "my dad": someone who is not a speaker */
+};
+
+/* The attribute a question asks (STORE_ATTR_*), or -1: "where ... work",
+ * "work for", "employer" an employer; "where ... live", "address" a
+ * residence; "manager", "boss" a manager; "job title", "role", "position"
+ * a role; "allergic" an allergy; "in charge of", "who leads" a lead.
+ * *who gets whom it asks about (STORE_WHO_*). */
+int store_attr_asked(const char *question, int *who);
+
+/* "employer", "residence", ...; "?" out of range. Static. */
+const char *store_attr_name(int attr);
+
+/* Does a memory (its content, its speaker or NULL, the match forms of the
+ * entities linked to it) state attribute attr (or reject a value of it:
+ * "he's not allergic to shellfish") of the subject asked about? Each of a
+ * statement's subjects (match forms as the detector makes them: a linked
+ * name, the speaker, "leah's sister") goes to about(subject, arg): > 0 it
+ * is the one asked about, < 0 the statement is about someone else, 0 it
+ * says neither; a statement counts with a yes and no veto. With the same
+ * cues the import detector reads. phrase (cap bytes) gets the statement
+ * as written, "" when none. */
+int store_states(const char *content, const char *speaker, char *const *ents, size_t n_ents,
+                 int attr, int (*about)(const char *subject, void *arg), void *arg, char *phrase,
+                 size_t cap);
+
 /* The largest rid of any memory (0 for an empty store): what
  * store_detect_supersession is given before a write. */
 ms_status store_max_rid(store *s, int64_t *rid, ms_error *err);

@@ -27,10 +27,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum attr { A_EMPLOYER, A_RESIDENCE, A_MANAGER, A_ROLE, A_ALLERGY, A_DATE, A_COUNT };
+enum attr {
+    A_EMPLOYER = STORE_ATTR_EMPLOYER,
+    A_RESIDENCE = STORE_ATTR_RESIDENCE,
+    A_MANAGER = STORE_ATTR_MANAGER,
+    A_ROLE = STORE_ATTR_ROLE,
+    A_ALLERGY = STORE_ATTR_ALLERGY,
+    A_DATE = STORE_ATTR_DATE,
+    A_LEAD = STORE_ATTR_LEAD,
+    A_COUNT = STORE_ATTR_COUNT
+};
 
-static const char *const attr_name[A_COUNT] = {"employer", "residence", "manager",
-                                               "role",     "allergy",   "date"};
+static const char *const attr_name[A_COUNT] = {"employer", "residence", "manager", "role",
+                                               "allergy",  "date",      "lead"};
 
 typedef struct cue {
     const char *text; /* lower case, matched at word boundaries */
@@ -38,28 +47,35 @@ typedef struct cue {
     int before;  /* the value is the word before the cue */
     int speaker; /* the cue itself says the subject is the speaker ("my manager") */
     int then_at; /* a role; " at X" / " for X" later in the sentence is the employer */
+    int after;   /* the subject is the name after the cue, the value the name before it
+                    ("Priya has taken over Kestrel": who leads Kestrel) */
+    int address; /* the value is the first word after the cue written with a capital or
+                    a digit, across a colon ("the new address: 12 Wedmore Row") */
 } cue;
 
 static const cue cues[] = {
-    {"works at", A_EMPLOYER, 0, 0, 0},      {"work at", A_EMPLOYER, 0, 0, 0},
-    {"working at", A_EMPLOYER, 0, 0, 0},    {"works for", A_EMPLOYER, 0, 0, 0},
-    {"work for", A_EMPLOYER, 0, 0, 0},      {"working for", A_EMPLOYER, 0, 0, 0},
-    {"job at", A_EMPLOYER, 0, 0, 0},        {"starts at", A_EMPLOYER, 0, 0, 0},
-    {"started at", A_EMPLOYER, 0, 0, 0},    {"employed by", A_EMPLOYER, 0, 0, 0},
-    {"employed at", A_EMPLOYER, 0, 0, 0},   {"hired by", A_EMPLOYER, 0, 0, 0},
-    {"lives in", A_RESIDENCE, 0, 0, 0},     {"live in", A_RESIDENCE, 0, 0, 0},
-    {"living in", A_RESIDENCE, 0, 0, 0},    {"moved to", A_RESIDENCE, 0, 0, 0},
-    {"moving to", A_RESIDENCE, 0, 0, 0},    {"relocate to", A_RESIDENCE, 0, 0, 0},
-    {"relocated to", A_RESIDENCE, 0, 0, 0}, {"relocating to", A_RESIDENCE, 0, 0, 0},
-    {"flat in", A_RESIDENCE, 0, 0, 0},      {"house in", A_RESIDENCE, 0, 0, 0},
-    {"based in", A_RESIDENCE, 0, 0, 0},     {"is my manager", A_MANAGER, 1, 1, 0},
-    {"my manager is", A_MANAGER, 0, 1, 0},  {"is my boss", A_MANAGER, 1, 1, 0},
-    {"my boss is", A_MANAGER, 0, 1, 0},     {"reports to", A_MANAGER, 0, 0, 0},
-    {"works as", A_ROLE, 0, 0, 1},          {"work as", A_ROLE, 0, 0, 1},
-    {"working as", A_ROLE, 0, 0, 1},        {"promoted to", A_ROLE, 0, 0, 0},
-    {"allergic to", A_ALLERGY, 0, 0, 0},    {"rescheduled to", A_DATE, 0, 0, 0},
-    {"postponed to", A_DATE, 0, 0, 0},      {"pushed back to", A_DATE, 0, 0, 0},
-    {"go-live is", A_DATE, 0, 0, 0},        {"goes live on", A_DATE, 0, 0, 0},
+    {"works at", A_EMPLOYER, 0, 0, 0, 0, 0},      {"work at", A_EMPLOYER, 0, 0, 0, 0, 0},
+    {"working at", A_EMPLOYER, 0, 0, 0, 0, 0},    {"works for", A_EMPLOYER, 0, 0, 0, 0, 0},
+    {"work for", A_EMPLOYER, 0, 0, 0, 0, 0},      {"working for", A_EMPLOYER, 0, 0, 0, 0, 0},
+    {"job at", A_EMPLOYER, 0, 0, 0, 0, 0},        {"starts at", A_EMPLOYER, 0, 0, 0, 0, 0},
+    {"started at", A_EMPLOYER, 0, 0, 0, 0, 0},    {"employed by", A_EMPLOYER, 0, 0, 0, 0, 0},
+    {"employed at", A_EMPLOYER, 0, 0, 0, 0, 0},   {"hired by", A_EMPLOYER, 0, 0, 0, 0, 0},
+    {"lives in", A_RESIDENCE, 0, 0, 0, 0, 0},     {"live in", A_RESIDENCE, 0, 0, 0, 0, 0},
+    {"living in", A_RESIDENCE, 0, 0, 0, 0, 0},    {"moved to", A_RESIDENCE, 0, 0, 0, 0, 0},
+    {"moving to", A_RESIDENCE, 0, 0, 0, 0, 0},    {"relocate to", A_RESIDENCE, 0, 0, 0, 0, 0},
+    {"relocated to", A_RESIDENCE, 0, 0, 0, 0, 0}, {"relocating to", A_RESIDENCE, 0, 0, 0, 0, 0},
+    {"flat in", A_RESIDENCE, 0, 0, 0, 0, 0},      {"house in", A_RESIDENCE, 0, 0, 0, 0, 0},
+    {"based in", A_RESIDENCE, 0, 0, 0, 0, 0},     {"is my manager", A_MANAGER, 1, 1, 0, 0, 0},
+    {"my manager is", A_MANAGER, 0, 1, 0, 0, 0},  {"is my boss", A_MANAGER, 1, 1, 0, 0, 0},
+    {"my boss is", A_MANAGER, 0, 1, 0, 0, 0},     {"reports to", A_MANAGER, 0, 0, 0, 0, 0},
+    {"works as", A_ROLE, 0, 0, 1, 0, 0},          {"work as", A_ROLE, 0, 0, 1, 0, 0},
+    {"working as", A_ROLE, 0, 0, 1, 0, 0},        {"promoted to", A_ROLE, 0, 0, 0, 0, 0},
+    {"allergic to", A_ALLERGY, 0, 0, 0, 0, 0},    {"rescheduled to", A_DATE, 0, 0, 0, 0, 0},
+    {"postponed to", A_DATE, 0, 0, 0, 0, 0},      {"pushed back to", A_DATE, 0, 0, 0, 0, 0},
+    {"go-live is", A_DATE, 0, 0, 0, 0, 0},        {"goes live on", A_DATE, 0, 0, 0, 0, 0},
+    {"new address", A_RESIDENCE, 0, 0, 0, 0, 1},  {"my address", A_RESIDENCE, 0, 1, 0, 0, 1},
+    {"taken over", A_LEAD, 0, 0, 0, 1, 0},        {"took over", A_LEAD, 0, 0, 0, 1, 0},
+    {"takes over", A_LEAD, 0, 0, 0, 1, 0},        {"in charge of", A_LEAD, 0, 0, 0, 1, 0},
 };
 
 static const char *const corrections[] = {"correction",  "actually",  "not any more",
@@ -337,6 +353,106 @@ static int push_fact(facts *fs, const fact *f)
     return 0;
 }
 
+/* The speaker's match form into sp (cap KEY_MAX), "" when none. */
+static void speaker_key(const mem_text *m, char *sp)
+{
+    sp[0] = '\0';
+    if (m->speaker)
+        store_entity_norm(m->speaker, strlen(m->speaker), sp, KEY_MAX);
+}
+
+/* The first name linked to m that [a, b) holds, not the speaker's, into
+ * out; where it is in *at. 0 when none. */
+static int first_name(const mem_text *m, const char *sp, const char *a, const char *b, char *out,
+                      size_t cap, const char **at)
+{
+    const char *best = NULL;
+    for (size_t i = 0; i < m->n_ents; i++) {
+        const char *p = strcmp(m->ents[i], sp) != 0 ? find_word(a, b, m->ents[i]) : NULL;
+        if (p && (!best || p < best)) {
+            best = p;
+            snprintf(out, cap, "%s", m->ents[i]);
+        }
+    }
+    *at = best;
+    return best != NULL;
+}
+
+/* The first word of [a, b) that m's text writes with a capital, into out;
+ * where it is, or NULL. */
+static const char *capital_word(const mem_text *m, const char *lower, const char *a, const char *b,
+                                char *out, size_t cap)
+{
+    for (const char *p = a; p < b; p++)
+        if ((p == lower || !word_byte((unsigned char)p[-1])) &&
+            isupper((unsigned char)m->content[p - lower])) {
+            size_t n = 0;
+            while (p + n < b && word_byte((unsigned char)p[n]) && n + 1 < cap)
+                n++;
+            snprintf(out, cap, "%.*s", (int)n, p);
+            return p;
+        }
+    return NULL;
+}
+
+/* A lead: "Priya Shah has taken over Kestrel", "I'm in charge of Kestrel".
+ * The subject is the name after the cue, the value who leads it: the name
+ * before the cue, or the speaker for "I ...". */
+static int lead_fact(const mem_text *m, const char *lower, const char *s, const char *c,
+                     const char *e, const cue *k, fact *f, facts *fs)
+{
+    char sp[KEY_MAX], subj[KEY_MAX], w1[32], w2[32];
+    static const char *const first[] = {"i", "i've", "i'm", "we", "we've", "we're", NULL};
+    speaker_key(m, sp);
+    const char *after = c + strlen(k->text), *subj_at, *from = c;
+    if (!first_name(m, sp, after, e, subj, sizeof subj, &subj_at))
+        return 0;
+    prev_word(s, c, w1, sizeof w1);
+    const char *b1 = c;
+    while (b1 > s && b1[-1] == ' ')
+        b1--;
+    b1 -= strlen(w1);
+    prev_word(s, b1, w2, sizeof w2);
+    if (*sp && (in_list(w1, first) || in_list(w2, first)))
+        snprintf(f->value, sizeof f->value, "%s", sp);
+    else if (!first_name(m, sp, s, c, f->value, sizeof f->value, &from) &&
+             !(from = capital_word(m, lower, s, c, f->value, sizeof f->value)))
+        return 0;
+    size_t off = (size_t)(from - lower), len = (size_t)(subj_at - from) + strlen(subj);
+    snprintf(f->phrase, sizeof f->phrase, "%.*s", (int)(len < 60 ? len : 60), m->content + off);
+    add_subject(f, subj);
+    return push_fact(fs, f);
+}
+
+/* An address: the first word after the cue that begins with a capital or a
+ * digit, up to the end of the next sentence but for a colon; the subject is
+ * whoever subjects() finds, else the speaker (who asks to keep their own). */
+static int address_fact(const mem_text *m, const char *lower, const char *s, const char *c,
+                        const cue *k, fact *f, facts *fs)
+{
+    const char *p = c + strlen(k->text);
+    while (*p && *p != '.' && *p != '!' && *p != '?' && *p != '\n') {
+        unsigned char o = (unsigned char)m->content[p - lower];
+        if ((isupper(o) || isdigit(o)) && (p == lower || !word_byte((unsigned char)p[-1])))
+            break;
+        p++;
+    }
+    size_t n = 0;
+    while (word_byte((unsigned char)p[n]) && n + 1 < sizeof f->value)
+        n++;
+    if (!n)
+        return 0;
+    snprintf(f->value, sizeof f->value, "%.*s", (int)n, p);
+    size_t off = (size_t)(c - lower), len = (size_t)(p - c) + n;
+    snprintf(f->phrase, sizeof f->phrase, "%.*s", (int)(len < 60 ? len : 60), m->content + off);
+    subjects(m, lower, s, c, k, f);
+    char sp[KEY_MAX];
+    speaker_key(m, sp);
+    if (!f->n_subj && *sp)
+        add_subject(f, sp);
+    return f->n_subj ? push_fact(fs, f) : 0;
+}
+
 /* One cue occurrence at c in sentence [s, e) of m's lower-case text. */
 static int one_fact(const mem_text *m, const char *lower, const char *s, const char *c,
                     const char *e, const cue *k, int correction, facts *fs)
@@ -349,6 +465,10 @@ static int one_fact(const mem_text *m, const char *lower, const char *s, const c
     f.correction = correction;
     f.negated = ends_with_negation(s, c);
     const char *after = c + strlen(k->text);
+    if (k->after)
+        return lead_fact(m, lower, s, c, e, k, &f, fs);
+    if (k->address)
+        return address_fact(m, lower, s, c, k, &f, fs);
     if (k->before)
         prev_word(s, c, f.value, sizeof f.value);
     else
@@ -458,6 +578,133 @@ static int supersedes(const fact *n, const fact *o, char *reason, size_t cap)
         return 1;
     }
     return 0;
+}
+
+/* ---- what a memory states, what a question asks ------------------------------ */
+
+const char *store_attr_name(int attr)
+{
+    return attr >= 0 && attr < A_COUNT ? attr_name[attr] : "?";
+}
+
+int store_states(const char *content, const char *speaker, char *const *ents, size_t n_ents,
+                 int attr, int (*about)(const char *subject, void *arg), void *arg, char *phrase,
+                 size_t cap)
+{
+    mem_text m = {0, 0, content, speaker, (char **)ents, n_ents};
+    facts fs = {0};
+    int found = 0;
+    phrase[0] = '\0';
+    char *lower = content ? lower_copy(content) : NULL;
+    if (lower && any_cue(lower) && memory_facts(&m, &fs) == 0)
+        for (size_t i = 0; i < fs.n && !found; i++) {
+            int yes = 0, veto = 0;
+            for (int j = 0; fs.v[i].attr == attr && j < fs.v[i].n_subj; j++) {
+                int v = about(fs.v[i].subj[j], arg);
+                yes |= v > 0;
+                veto |= v < 0;
+            }
+            if ((found = yes && !veto))
+                snprintf(phrase, cap, "%s", fs.v[i].phrase);
+        }
+    free(lower);
+    free(fs.v);
+    return found;
+}
+
+/* Does the lower-case, space-padded text hold any of the words or phrases? */
+static int holds_any(const char *padded, const char *const *list)
+{
+    for (int i = 0; list[i]; i++) {
+        char w[40];
+        snprintf(w, sizeof w, " %s ", list[i]);
+        if (strstr(padded, w))
+            return 1;
+    }
+    return 0;
+}
+
+/* The question's words: lower case, punctuation but "'" and "&" as spaces,
+ * padded with a space each side. Caller frees. */
+static char *question_words(const char *q)
+{
+    size_t n = strlen(q);
+    char *w = malloc(n + 3);
+    if (!w)
+        return NULL;
+    w[0] = ' ';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)q[i];
+        w[i + 1] = (char)(isalnum(c) || c >= 0x80 || c == '\'' || c == '-' ? tolower(c) : ' ');
+    }
+    w[n + 1] = ' ';
+    w[n + 2] = '\0';
+    return w;
+}
+
+/* The attribute the question's words ask, or -1 (the first rule that holds). */
+static int attr_of_words(const char *w)
+{
+    static const char *const lead[] = {"in charge", "leads",      "runs", "heads",
+                                       "took over", "taken over", NULL};
+    static const char *const manager[] = {"manager", "boss", "report to", "reports to", NULL};
+    static const char *const allergy[] = {"allergic", "allergy", "allergies", NULL};
+    static const char *const role[] = {"job title", "role",     "position",
+                                       "work as",   "works as", NULL};
+    static const char *const live[] = {"live", "lives", "living", "based", NULL};
+    static const char *const work[] = {"work", "works", "working", NULL};
+    static const char *const employer[] = {"work for", "works for", "employer", "which company",
+                                           NULL};
+    static const char *const where[] = {"where", NULL};
+    static const char *const address[] = {"address", NULL};
+    if (holds_any(w, lead) && strncmp(w, " who ", 5) == 0)
+        return A_LEAD;
+    if (holds_any(w, manager))
+        return A_MANAGER;
+    if (holds_any(w, allergy))
+        return A_ALLERGY;
+    if (holds_any(w, role))
+        return A_ROLE;
+    if (holds_any(w, address) || (holds_any(w, where) && holds_any(w, live)))
+        return A_RESIDENCE;
+    if (holds_any(w, employer) || (holds_any(w, where) && holds_any(w, work)))
+        return A_EMPLOYER;
+    return -1;
+}
+
+/* Whom the question's words ask about: "my X" for a noun X that is not the
+ * attribute's own word ("my sister") someone else; "I", "me", "my job" the
+ * speaker. */
+static int who_of_words(const char *w)
+{
+    static const char *const own[] = {"job",   "title",    "role",    "position", "manager",
+                                      "boss",  "employer", "address", "home",     "current",
+                                      "new",   "allergy",  "age",     "team",     "company",
+                                      "place", NULL};
+    static const char *const self[] = {"i", "i'm", "me", "am", NULL};
+    const char *my = strstr(w, " my ");
+    if (my) {
+        char x[32];
+        size_t n = 0;
+        for (const char *p = my + 4; *p && *p != ' ' && n + 1 < sizeof x; p++)
+            x[n++] = *p;
+        x[n] = '\0';
+        return in_list(x, own) ? STORE_WHO_SELF : STORE_WHO_OTHER;
+    }
+    return holds_any(w, self) ? STORE_WHO_SELF : STORE_WHO_ANY;
+}
+
+int store_attr_asked(const char *question, int *who)
+{
+    *who = STORE_WHO_ANY;
+    char *w = question ? question_words(question) : NULL;
+    if (!w)
+        return -1;
+    int attr = attr_of_words(w);
+    if (attr >= 0)
+        *who = who_of_words(w);
+    free(w);
+    return attr;
 }
 
 /* ---- reading the profile --------------------------------------------------- */

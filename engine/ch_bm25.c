@@ -118,15 +118,14 @@ static const char *health(const snapshot *sn, embedder *emb)
     return sn->n == 0 ? "store_empty" : NULL;
 }
 
-static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note, ms_error *err)
+/* bm25 over q's terms: the postings when they can answer, else FTS5. */
+static ms_status search(const channel_ctx *c, const query *q, ranked_list *out, ms_error *err)
 {
-    if (c->q->n_terms == 0) {
-        *note = "no content words in the query";
-        return MS_OK;
-    }
     ms_status st = MS_OK;
-    if (!from_postings(c, out, &st, err)) {
-        char *match = bm25_match(c->q);
+    channel_ctx cq = *c;
+    cq.q = q;
+    if (!from_postings(&cq, out, &st, err)) {
+        char *match = bm25_match(q);
         if (!match)
             return ms_fail(err, MS_NOMEM, "out of memory");
         struct hits h = {c->sn, out, 0};
@@ -137,6 +136,18 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
     }
     if (!st)
         ranked_finish(out, c->sn, c->top_n);
+    return st;
+}
+
+static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note, ms_error *err)
+{
+    if (c->q->n_terms == 0) {
+        *note = "no content words in the query";
+        return MS_OK;
+    }
+    ms_status st = search(c, c->q, out, err);
+    if (!st)
+        st = firststage_extend(c, search, out, err);
     return st;
 }
 

@@ -84,6 +84,28 @@ static void through_entities(const snapshot *sn, uint32_t u, double a, spread *s
     }
 }
 
+/* How far down the seed fusion seeds are taken: SPREAD_SEEDS, or with the
+ * first-stage option seeds=N:S (firststage.c) N, where a seed below
+ * SPREAD_SEEDS counts only when it is the first of its session (S times
+ * its activation). */
+static size_t diverse_seeds(const channel_ctx *c)
+{
+    const first_stage_opts *f = &c->o->first_stage;
+    if (f->seeds > SPREAD_SEEDS && f->seed_scale > 0 && firststage_applies(f, c->q))
+        return (size_t)f->seeds;
+    return SPREAD_SEEDS;
+}
+
+/* Is seed r the first of the seed fusion's list in its session? */
+static int fresh_session(const snapshot *sn, const ranked_list *seeds, size_t r)
+{
+    int32_t s = sn->session[seeds->v[r].idx];
+    for (size_t p = 0; s >= 0 && p < r; p++)
+        if (sn->session[seeds->v[p].idx] == s)
+            return 0;
+    return s >= 0;
+}
+
 static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note, ms_error *err)
 {
     const snapshot *sn = c->sn;
@@ -100,9 +122,16 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
     }
     for (size_t r = 0; r < seeds->n && r < SPREAD_SEEDS; r++)
         give(&sp, seeds->v[r].idx, 1.0 / sqrt((double)r + 1.0));
-    for (size_t r = 0; r < seeds->n && r < SPREAD_SEEDS; r++) {
+    size_t n_seeds = diverse_seeds(c);
+    for (size_t r = 0; r < seeds->n && r < n_seeds; r++) {
         uint32_t u = seeds->v[r].idx;
         double a = 1.0 / sqrt((double)r + 1.0);
+        if (r >= SPREAD_SEEDS) {
+            if (!fresh_session(sn, seeds, r))
+                continue;
+            a *= c->o->first_stage.seed_scale;
+            give(&sp, u, a);
+        }
         if (along_edges(sn, u, a, &sp)) {
             st = ms_fail(err, MS_SQL, "cannot read the edges of memory #%lld",
                          (long long)sn->rid[u]);

@@ -401,7 +401,8 @@ static ms_status run_channel(run *x, int c, size_t top_n, ms_error *err)
         return MS_OK;
     ranked_list in[CH_COUNT];
     input_lists(x, c, in);
-    channel_ctx ctx = {x->e->s, x->e->sn, &x->q, x->o, x->e->emb, top_n, in, &x->seeds};
+    channel_ctx ctx = {x->e->s, x->e->sn, &x->q,     x->o,           x->e->emb,
+                       top_n,   in,       &x->seeds, cs->first_stage};
     double t0 = mono_ms();
     ms_status st = engine_channels[c]->produce(&ctx, &x->lists[c], &cs->note, err);
     cs->ms = mono_ms() - t0;
@@ -1179,8 +1180,8 @@ static ms_status explain(run *x, ms_error *err)
             /* a stage-one channel's full list: its rank beyond the top N */
             ranked_list full = {0}, in[CH_COUNT];
             input_lists(x, c, in);
-            channel_ctx ctx = {x->e->s,   x->e->sn,    &x->q, x->o,
-                               x->e->emb, x->e->sn->n, in,    &x->seeds};
+            channel_ctx ctx = {x->e->s,     x->e->sn, &x->q,     x->o, x->e->emb,
+                               x->e->sn->n, in,       &x->seeds, NULL};
             const char *note = NULL;
             st = engine_channels[c]->produce(&ctx, &full, &note, err);
             rank = st ? 0 : ranked_rank(&full, (uint32_t)i);

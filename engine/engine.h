@@ -72,6 +72,25 @@ void engine_close(engine *e);
 #define ENGINE_LIMIT_MAX 1000 /* results per recall */
 #define ENGINE_TOPN_MAX 5000  /* candidates per channel */
 
+/* First-stage lists beyond bm25's one query (docs/QUALITY.md, "First-stage
+ * lists"; engine/firststage.c), all off by default: measured on LoCoMo and
+ * none gains on both halves. */
+typedef struct first_stage_opts {
+    int prf_docs, prf_terms; /* pseudo-relevance feedback: terms of bm25's top docs */
+    double prf_weight;       /* the weight of their list in bm25's; 0 off */
+    double sessions;         /* the weight of the best-turn-per-session list; 0 off */
+    double aspects;          /* the weight of the one-query-per-predicate-word lists; 0 off */
+    int seeds;               /* spreading also seeds from the best turn of each session
+                                not yet seeded down to this rank of its seeds */
+    double seed_scale;       /* ... at this share of their activation; 0 off */
+    int lists_only;          /* only for questions of the multi_hop and aggregation types */
+} first_stage_opts;
+
+/* Parse "prf=K:T:W,sessions=W,aspects=W,seeds=N:S,lists" (any of them, in
+ * any order) into *out (zeroed first): 0, or -1 when spec is malformed or
+ * a number out of range (K 1-64, T 1-32, N 11-200, weights and S 0-10). */
+int engine_first_stage_parse(const char *spec, first_stage_opts *out);
+
 typedef struct recall_opts {
     const char *query;
     int limit;                /* results returned (default 10) */
@@ -79,18 +98,19 @@ typedef struct recall_opts {
     double rrf_k;             /* < 0: the query type's default */
     double weights[CH_COUNT]; /* overrides where weights_set has the bit */
     unsigned weights_set;
-    unsigned disabled;      /* channels switched off */
-    unsigned require;       /* channels that must be active, else MS_CHANNEL */
-    int no_floor;           /* keep candidates without evidence */
-    double floor_threshold; /* cosine threshold of the floor; < 0: default */
-    double floor_lexical;   /* predicate-coverage threshold of the floor; < 0: default */
-    int64_t as_of;          /* "now" for relative dates; STORE_TS_NONE: now */
-    int no_adaptive;        /* ignore learned feedback */
-    int no_rerank;          /* skip the reranker */
-    double synonyms;        /* weight of WordNet synonyms in the query vector
-                               (docs/QUALITY.md); 0: none (the default) */
-    const char *reranker;   /* "cmd:PROGRAM": rerank with it (kept for later recalls) */
-    const char *explain_id; /* also explain where this memory was cut */
+    unsigned disabled;            /* channels switched off */
+    unsigned require;             /* channels that must be active, else MS_CHANNEL */
+    int no_floor;                 /* keep candidates without evidence */
+    double floor_threshold;       /* cosine threshold of the floor; < 0: default */
+    double floor_lexical;         /* predicate-coverage threshold of the floor; < 0: default */
+    int64_t as_of;                /* "now" for relative dates; STORE_TS_NONE: now */
+    int no_adaptive;              /* ignore learned feedback */
+    int no_rerank;                /* skip the reranker */
+    double synonyms;              /* weight of WordNet synonyms in the query vector
+                                     (docs/QUALITY.md); 0: none (the default) */
+    first_stage_opts first_stage; /* off (all 0) by default */
+    const char *reranker;         /* "cmd:PROGRAM": rerank with it (kept for later recalls) */
+    const char *explain_id;       /* also explain where this memory was cut */
 } recall_opts;
 
 /* Defaults: limit 10, top_n 200, everything else off or from the profile. */
@@ -148,6 +168,8 @@ typedef struct recall_hit {
     int rank_position;                 /* 1-based in results (0 for misses) */
 } recall_hit;
 
+#define CHANNEL_FIRST_STAGE_MAX 192
+
 typedef struct channel_status {
     int active;
     const char *reason; /* when inactive: disabled, no_vectors, ... */
@@ -155,6 +177,8 @@ typedef struct channel_status {
                            when inactive for its vectors: their model */
     int candidates;
     double ms;
+    char first_stage[CHANNEL_FIRST_STAGE_MAX]; /* what --first-stage added to the channel's list
+                              ("prf 5:10:0.5 pottery kiln; sessions 0.5"), "" when nothing */
 } channel_status;
 
 /* Why a memory was or was not returned (recall_opts.explain_id). */

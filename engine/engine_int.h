@@ -438,7 +438,20 @@ typedef struct channel_ctx {
      * the fusion of stage one */
     const ranked_list *lists; /* [CH_COUNT] */
     const ranked_list *seed_fusion;
+    char *first_stage; /* [CHANNEL_FIRST_STAGE_MAX] the channel's account of what
+                          --first-stage added, or NULL (explain's rerun) */
 } channel_ctx;
+
+/* A bm25 search for the terms of q (only its terms are read), into out
+ * best first, at most c->top_n (ch_bm25.c). */
+typedef ms_status (*fs_search_fn)(const channel_ctx *c, const query *q, ranked_list *out,
+                                  ms_error *err);
+/* The first-stage lists the options ask for fused into bm25's list bm
+ * (firststage.c); bm unchanged when none is asked for. */
+ms_status firststage_extend(const channel_ctx *c, fs_search_fn search, ranked_list *bm,
+                            ms_error *err);
+/* Do the first-stage options o act on query q (their `lists` restriction)? */
+int firststage_applies(const first_stage_opts *o, const query *q);
 
 typedef struct floor_rule floor_rule; /* a channel's evidence rule (the floor, below) */
 

@@ -50,6 +50,8 @@ static cJSON *channels_json(const recall_result *r)
             cJSON_AddStringToObject(ch, "reason", cs->reason);
         if (cs->note && cs->candidates == 0)
             cJSON_AddStringToObject(ch, "note", cs->note);
+        if (cs->first_stage[0])
+            cJSON_AddStringToObject(ch, "first_stage", cs->first_stage);
         cJSON_AddNumberToObject(ch, "candidates", cs->candidates);
         cJSON_AddNumberToObject(ch, "ms", round(cs->ms * 1000) / 1000);
     }

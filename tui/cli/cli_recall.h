@@ -21,6 +21,7 @@ enum {
     OPT_NO_ADAPTIVE,
     OPT_NO_RERANK,
     OPT_SYNONYMS,
+    OPT_FIRST_STAGE,
     OPT_RECALL_END, /* commands number their other options from here */
 };
 
@@ -39,6 +40,7 @@ enum {
         {"no-rerank", no_argument, NULL, OPT_NO_RERANK},                                           \
         {"no-adaptive", no_argument, NULL, OPT_NO_ADAPTIVE},                                       \
         {"synonyms", required_argument, NULL, OPT_SYNONYMS},                                       \
+        {"first-stage", required_argument, NULL, OPT_FIRST_STAGE},                                 \
     {                                                                                              \
         "embedder", required_argument, NULL, OPT_EMBEDDER                                          \
     }

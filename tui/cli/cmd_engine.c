@@ -68,6 +68,12 @@ int cli_recall_option(const cli_command *cmd, int opt, const char *arg, recall_o
             return cli_usage(cmd, "--synonyms takes a weight from 0 to 10"), -1;
         ro->synonyms = v;
         return 1;
+    case OPT_FIRST_STAGE:
+        if (engine_first_stage_parse(arg, &ro->first_stage))
+            return cli_usage(cmd, "--first-stage takes prf=K:T:W, sessions=W, aspects=W, "
+                                  "seeds=N:S and lists, comma-separated (docs/QUALITY.md)"),
+                   -1;
+        return 1;
     case OPT_AS_OF:
         if (store_parse_time(arg, &ro->as_of))
             return cli_usage(cmd, "--as-of takes an ISO 8601 time"), -1;
@@ -99,7 +105,8 @@ static const char recall_usage[] =
     "                       [--require-channels ch,...|all] [--no-floor] [--floor X]\n"
     "                       [--as-of TIME] [--top-n N] [--explain ID] [--audit]\n"
     "                       [--embedder hash|cmd:PROGRAM] [--reranker cmd:PROGRAM]\n"
-    "                       [--no-rerank] [--no-adaptive] [--synonyms W] QUERY...\n"
+    "                       [--no-rerank] [--no-adaptive] [--synonyms W]\n"
+    "                       [--first-stage SPEC] QUERY...\n"
     "\n"
     "Recall memories for QUERY. Channels: semantic, bm25, temporal, hopfield,\n"
     "spreading. --json prints the Retrieval Score Contract v2 response; --trace adds\n"
@@ -113,7 +120,9 @@ static const char recall_usage[] =
     "candidate pool with an external program (an adjustment of ranking_score);\n"
     "--no-adaptive ignores what `memscope feedback` taught. --synonyms W adds the\n"
     "WordNet synonyms of the question's words to its vector at weight W (off by\n"
-    "default; needs wordnet-base). Recall never writes.\n";
+    "default; needs wordnet-base). --first-stage SPEC adds lists to bm25's first\n"
+    "stage (prf=K:T:W pseudo-relevance feedback, sessions=W, aspects=W, seeds=N:S,\n"
+    "lists; off by default, docs/QUALITY.md). Recall never writes.\n";
 
 static int run_recall(cli_common *c, int argc, char **argv);
 const cli_command cmd_recall = {"recall", "recall memories for a query (Score Contract v2)",

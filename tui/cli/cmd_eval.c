@@ -497,7 +497,7 @@ static const char eval_usage[] =
     "evidence marked relevant; in memory only, nothing is written) and score the\n"
     "rest; compare with --no-adaptive.\n"
     "Recall options: --limit --top-n --weights --rrf-k --disable --no-floor --floor\n"
-    "--floor-lexical --as-of --embedder --synonyms, as for recall.\n";
+    "--floor-lexical --as-of --embedder --synonyms --first-stage, as for recall.\n";
 
 static int run_eval(cli_common *c, int argc, char **argv);
 const cli_command cmd_eval = {"eval", "score recall on query files (Recall@k, MRR)", eval_usage,

@@ -1,0 +1,471 @@
+/* firststage.c - lists of the bm25 channel's first stage beyond its one
+ * query (recall_opts.first_stage, `--first-stage`; docs/QUALITY.md,
+ * "First-stage lists"), each off by default:
+ *
+ *   prf      pseudo-relevance feedback (RM3 by rank): the T terms that
+ *            weigh most in bm25's top K memories (each term's share of a
+ *            memory's words times the memory's share of the K scores,
+ *            times the term's idf; the query's terms, stop words, numbers
+ *            and terms only one memory holds left out), asked as a bm25
+ *            query of their own;
+ *   sessions candidates per session: bm25's list round by round, the best
+ *            turn of every session in the order of those best turns, then
+ *            every second best, ...;
+ *   aspects  one bm25 query per predicate word (with the words of the
+ *            speakers' names the query gives), so that one word's strong
+ *            matches do not crowd out another's.
+ *
+ * Each list is fused into bm25's own by rank, w / (FS_K + rank) with bm25's
+ * list at weight 1; the channel's list is that fusion (raw = the fused
+ * score) and its account (channel_status.first_stage) names what was
+ * added. The option's `seeds` acts in ch_spreading.c, and `lists` keeps
+ * them all to multi_hop and aggregation questions (firststage_applies). */
+#include "engine_int.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stopwords.h"
+
+#define FS_K 15.0
+#define PRF_CAND_MAX 512
+#define PRF_WORDS_MAX 256
+#define PRF_DOCS_MAX 64
+
+/* ---- the option ------------------------------------------------------------ */
+
+/* n numbers separated by ':' from v into x[0..n), each in [lo, hi]. */
+static int numbers(const char *v, int n, double *x, double lo, double hi)
+{
+    for (int i = 0; i < n; i++) {
+        char *end;
+        x[i] = strtod(v, &end);
+        if (end == v || x[i] < lo || x[i] > hi || *end != (i + 1 < n ? ':' : '\0'))
+            return -1;
+        v = end + 1;
+    }
+    return 0;
+}
+
+static int whole(double x)
+{
+    return x == floor(x);
+}
+
+static int fs_item(const char *item, first_stage_opts *o)
+{
+    double x[3];
+    if (strncmp(item, "prf=", 4) == 0) {
+        if (numbers(item + 4, 3, x, 0, 64) || !whole(x[0]) || !whole(x[1]) || x[0] < 1 ||
+            x[1] < 1 || x[1] > 32 || x[2] > 10)
+            return -1;
+        o->prf_docs = (int)x[0];
+        o->prf_terms = (int)x[1];
+        o->prf_weight = x[2];
+    } else if (strncmp(item, "sessions=", 9) == 0) {
+        if (numbers(item + 9, 1, x, 0, 10))
+            return -1;
+        o->sessions = x[0];
+    } else if (strncmp(item, "aspects=", 8) == 0) {
+        if (numbers(item + 8, 1, x, 0, 10))
+            return -1;
+        o->aspects = x[0];
+    } else if (strncmp(item, "seeds=", 6) == 0) {
+        if (numbers(item + 6, 2, x, 0, 200) || !whole(x[0]) || x[0] < 11 || x[1] > 10)
+            return -1;
+        o->seeds = (int)x[0];
+        o->seed_scale = x[1];
+    } else if (strcmp(item, "lists") == 0) {
+        o->lists_only = 1;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+int engine_first_stage_parse(const char *spec, first_stage_opts *out)
+{
+    memset(out, 0, sizeof *out);
+    char buf[256];
+    if (!spec || !*spec || strlen(spec) >= sizeof buf)
+        return -1;
+    memcpy(buf, spec, strlen(spec) + 1);
+    for (char *item = buf, *next; item; item = next) {
+        next = strchr(item, ',');
+        if (next)
+            *next++ = '\0';
+        if (fs_item(item, out))
+            return -1;
+    }
+    return 0;
+}
+
+int firststage_applies(const first_stage_opts *o, const query *q)
+{
+    return !o->lists_only || q->type == QT_MULTI_HOP || q->type == QT_AGGREGATION;
+}
+
+/* Append fmt's text to the channel's account (when it keeps one). */
+static void account(const channel_ctx *c, const char *fmt, ...)
+{
+    if (!c->first_stage)
+        return;
+    size_t n = strlen(c->first_stage);
+    if (n + 1 >= CHANNEL_FIRST_STAGE_MAX)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->first_stage + n, CHANNEL_FIRST_STAGE_MAX - n, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- pseudo-relevance feedback --------------------------------------------- */
+
+typedef struct prf_cand {
+    char tok[64];
+    char surface[64];
+    double w;
+} prf_cand;
+
+typedef struct prf_doc {
+    const query *q;
+    prf_cand *c;
+    int n;
+    char (*tok)[64]; /* this memory's tokens */
+    char (*sur)[64];
+    int nt, cap;
+} prf_doc;
+
+static int in_query(const query *q, const char *tok)
+{
+    for (int i = 0; i < q->n_terms; i++)
+        if (strcmp(q->terms[i].text, tok) == 0)
+            return 1;
+    return 0;
+}
+
+static int all_digits(const char *s)
+{
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s))
+            return 0;
+    return 1;
+}
+
+static prf_cand *cand_of(prf_doc *d, const char *tok, const char *surface)
+{
+    for (int i = 0; i < d->n; i++)
+        if (strcmp(d->c[i].tok, tok) == 0)
+            return &d->c[i];
+    if (d->n >= PRF_CAND_MAX)
+        return NULL;
+    prf_cand *c = &d->c[d->n++];
+    snprintf(c->tok, sizeof c->tok, "%s", tok);
+    snprintf(c->surface, sizeof c->surface, "%s", surface);
+    c->w = 0;
+    return c;
+}
+
+struct word_ctx {
+    prf_doc *d;
+    const char *text;
+};
+
+static int take_surface(void *p, const char *tok, int len, int start, int end)
+{
+    struct word_ctx *w = p;
+    prf_doc *d = w->d;
+    int sn = end - start;
+    if (len <= 2 || len >= 64 || sn <= 2 || sn >= 64 || d->nt >= d->cap)
+        return 0;
+    char surface[64];
+    for (int i = 0; i < sn; i++)
+        surface[i] = (char)tolower((unsigned char)w->text[start + i]);
+    surface[sn] = '\0';
+    if (stopword_is(surface, (size_t)sn))
+        return 0;
+    memcpy(d->tok[d->nt], tok, (size_t)len);
+    d->tok[d->nt][len] = '\0';
+    memcpy(d->sur[d->nt], surface, (size_t)sn + 1);
+    d->nt++;
+    return 0;
+}
+
+/* Add memory text's words, weighted by its share pw of the feedback. */
+static void prf_add_doc(store *s, prf_doc *d, const char *text, double pw)
+{
+    d->nt = 0;
+    struct word_ctx w = {d, text};
+    if (store_tokenize(s, text, (int)strlen(text), take_surface, &w, NULL))
+        return;
+    if (d->nt == 0)
+        return;
+    for (int t = 0; t < d->nt; t++) {
+        if (in_query(d->q, d->tok[t]) || all_digits(d->tok[t]))
+            continue;
+        prf_cand *c = cand_of(d, d->tok[t], d->sur[t]);
+        if (c)
+            c->w += pw / d->nt;
+    }
+}
+
+static int by_weight(const void *a, const void *b)
+{
+    const prf_cand *x = a, *y = b;
+    if (x->w != y->w)
+        return x->w > y->w ? -1 : 1;
+    return strcmp(x->tok, y->tok);
+}
+
+/* The words of bm's top k memories into d, each memory weighted by its
+ * share of their scores. */
+static ms_status prf_words(const channel_ctx *c, const ranked_list *bm, size_t k, prf_doc *d,
+                           ms_error *err)
+{
+    int64_t rid[PRF_DOCS_MAX];
+    store_memory mem[PRF_DOCS_MAX];
+    double sum = 0;
+    for (size_t r = 0; r < k; r++) {
+        rid[r] = c->sn->rid[bm->v[r].idx];
+        sum += bm->v[r].raw;
+    }
+    ms_status st = store_get_rids(c->s, rid, k, mem, err);
+    for (size_t r = 0; !st && r < k; r++)
+        prf_add_doc(c->s, d, mem[r].content ? mem[r].content : "",
+                    sum > 0 ? bm->v[r].raw / sum : 1.0 / (double)k);
+    for (size_t r = 0; r < k; r++)
+        store_memory_clear(&mem[r]);
+    return st;
+}
+
+/* Each candidate's weight times its idf; 0 for a term one memory holds. */
+static ms_status prf_idf(const channel_ctx *c, prf_doc *d, ms_error *err)
+{
+    double n = (double)(c->sn->n_all > 0 ? c->sn->n_all : 1);
+    for (int i = 0; i < d->n; i++) {
+        int64_t df = 0;
+        ms_status st = snapshot_term_docs(c->sn, c->s, d->c[i].tok, &df, err);
+        if (st)
+            return st;
+        double idf = log((n - (double)df + 0.5) / ((double)df + 0.5) + 1.0);
+        d->c[i].w = df >= 2 ? d->c[i].w * idf : 0;
+    }
+    return MS_OK;
+}
+
+/* The expansion query of bm's top K memories into eq (its terms only). */
+static ms_status prf_query(const channel_ctx *c, const ranked_list *bm, query *eq, ms_error *err)
+{
+    const first_stage_opts *f = &c->o->first_stage;
+    size_t k = bm->n < (size_t)f->prf_docs ? bm->n : (size_t)f->prf_docs;
+    memset(eq, 0, sizeof *eq);
+    if (k == 0)
+        return MS_OK;
+    if (k > PRF_DOCS_MAX)
+        k = PRF_DOCS_MAX;
+    prf_doc d = {c->q,
+                 calloc(PRF_CAND_MAX, sizeof(prf_cand)),
+                 0,
+                 malloc(PRF_WORDS_MAX * 64),
+                 malloc(PRF_WORDS_MAX * 64),
+                 0,
+                 PRF_WORDS_MAX};
+    ms_status st = d.c && d.tok && d.sur ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
+    if (!st)
+        st = prf_words(c, bm, k, &d, err);
+    if (!st)
+        st = prf_idf(c, &d, err);
+    if (!st)
+        qsort(d.c, (size_t)d.n, sizeof *d.c, by_weight);
+    for (int i = 0; !st && i < d.n && d.c[i].w > 0 && eq->n_terms < f->prf_terms; i++) {
+        query_term *t = &eq->terms[eq->n_terms++];
+        snprintf(t->text, sizeof t->text, "%s", d.c[i].tok);
+        snprintf(t->surface, sizeof t->surface, "%s", d.c[i].surface);
+        t->predicate = 1;
+    }
+    free(d.c);
+    free(d.tok);
+    free(d.sur);
+    return st;
+}
+
+/* ---- sessions ---------------------------------------------------------------- */
+
+typedef struct sess_row {
+    uint32_t idx;
+    double raw;
+    int64_t key;  /* the session, or -(index + 2) for a memory without one */
+    double score; /* its session's: its best turn's raw */
+    int nth;      /* its place within its session, 0 first */
+} sess_row;
+
+static int by_key_raw(const void *a, const void *b)
+{
+    const sess_row *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->raw > y->raw ? -1 : x->raw < y->raw ? 1 : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Round by round (every session's best turn, then every second best...),
+ * sessions in the order of their best turns. */
+static int by_round(const void *a, const void *b)
+{
+    const sess_row *x = a, *y = b;
+    if (x->nth != y->nth)
+        return x->nth - y->nth;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+/* bm's memories round by round over their sessions into out. */
+static ms_status session_list(const channel_ctx *c, const ranked_list *bm, ranked_list *out,
+                              ms_error *err)
+{
+    sess_row *v = malloc((bm->n + 1) * sizeof *v);
+    if (!v)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    for (size_t r = 0; r < bm->n; r++) {
+        uint32_t i = bm->v[r].idx;
+        int32_t s = c->sn->session[i];
+        v[r] = (sess_row){i, bm->v[r].raw, s >= 0 ? (int64_t)s : -(int64_t)i - 2, 0, 0};
+    }
+    qsort(v, bm->n, sizeof *v, by_key_raw);
+    for (size_t a = 0, b; a < bm->n; a = b) {
+        for (b = a; b < bm->n && v[b].key == v[a].key; b++) {
+            v[b].nth = (int)(b - a);
+            v[b].score = v[a].raw;
+        }
+    }
+    qsort(v, bm->n, sizeof *v, by_round);
+    ms_status st = MS_OK;
+    for (size_t r = 0; !st && r < bm->n; r++)
+        if (ranked_push(out, v[r].idx, (double)(bm->n - r)))
+            st = ms_fail(err, MS_NOMEM, "out of memory");
+    free(v);
+    return st;
+}
+
+/* ---- aspects and the fusion ------------------------------------------------------ */
+
+static int fold_in(const ranked_list *l, double w, double *acc, uint8_t *seen, ranked_list *all)
+{
+    for (size_t r = 0; r < l->n; r++) {
+        uint32_t i = l->v[r].idx;
+        if (!seen[i] && ranked_push(all, i, 0))
+            return -1;
+        seen[i] = 1;
+        acc[i] += w / (FS_K + (double)(r + 1));
+    }
+    return 0;
+}
+
+/* One list per predicate word (with the subject's names), each at w / n for
+ * n of them, fused in; nothing when there are fewer than two (*added 0). */
+static ms_status aspect_lists(const channel_ctx *c, fs_search_fn search, double w, double *acc,
+                              uint8_t *seen, ranked_list *all, int *added, ms_error *err)
+{
+    const query *q = c->q;
+    int n_asp = 0;
+    for (int i = 0; i < q->n_terms; i++)
+        n_asp += q->terms[i].predicate;
+    *added = n_asp >= 2;
+    if (n_asp < 2)
+        return MS_OK;
+    account(c, "%saspects %g (%d)", c->first_stage && c->first_stage[0] ? "; " : "", w, n_asp);
+    query *aq = calloc(1, sizeof *aq);
+    if (!aq)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    ms_status st = MS_OK;
+    for (int i = 0; !st && i < q->n_terms; i++) {
+        if (!q->terms[i].predicate)
+            continue;
+        aq->n_terms = 0;
+        for (int j = 0; j < q->n_terms; j++)
+            if (j == i || q->terms[j].in_subject)
+                aq->terms[aq->n_terms++] = q->terms[j];
+        ranked_list l = {0};
+        st = search(c, aq, &l, err);
+        if (!st && fold_in(&l, w / n_asp, acc, seen, all))
+            st = ms_fail(err, MS_NOMEM, "out of memory");
+        ranked_free(&l);
+    }
+    free(aq);
+    return st;
+}
+
+/* The expansion list of pseudo-relevance feedback, fused in. */
+static ms_status add_prf(const channel_ctx *c, fs_search_fn search, const ranked_list *bm,
+                         double *acc, uint8_t *seen, ranked_list *all, ms_error *err)
+{
+    query *eq = calloc(1, sizeof *eq);
+    ms_status st = eq ? prf_query(c, bm, eq, err) : ms_fail(err, MS_NOMEM, "out of memory");
+    ranked_list l = {0};
+    const first_stage_opts *f = &c->o->first_stage;
+    if (!st)
+        account(c, "%sprf %d:%d:%g", c->first_stage && c->first_stage[0] ? "; " : "", f->prf_docs,
+                f->prf_terms, f->prf_weight);
+    for (int i = 0; !st && i < eq->n_terms; i++)
+        account(c, " %s", eq->terms[i].surface);
+    if (!st && eq->n_terms > 0)
+        st = search(c, eq, &l, err);
+    if (!st && fold_in(&l, f->prf_weight, acc, seen, all))
+        st = ms_fail(err, MS_NOMEM, "out of memory");
+    ranked_free(&l);
+    free(eq);
+    return st;
+}
+
+static ms_status add_sessions(const channel_ctx *c, const ranked_list *bm, double *acc,
+                              uint8_t *seen, ranked_list *all, ms_error *err)
+{
+    ranked_list l = {0};
+    ms_status st = session_list(c, bm, &l, err);
+    if (!st)
+        account(c, "%ssessions %g", c->first_stage && c->first_stage[0] ? "; " : "",
+                c->o->first_stage.sessions);
+    if (!st && fold_in(&l, c->o->first_stage.sessions, acc, seen, all))
+        st = ms_fail(err, MS_NOMEM, "out of memory");
+    ranked_free(&l);
+    return st;
+}
+
+ms_status firststage_extend(const channel_ctx *c, fs_search_fn search, ranked_list *bm,
+                            ms_error *err)
+{
+    const first_stage_opts *f = &c->o->first_stage;
+    int prf = f->prf_docs > 0 && f->prf_terms > 0 && f->prf_weight > 0;
+    if ((!prf && !(f->sessions > 0) && !(f->aspects > 0)) || bm->n == 0 ||
+        !firststage_applies(f, c->q))
+        return MS_OK;
+    double *acc = calloc(c->sn->n + 1, sizeof *acc);
+    uint8_t *seen = calloc(c->sn->n + 1, 1);
+    ranked_list all = {0};
+    ms_status st = acc && seen ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
+    if (!st && fold_in(bm, 1.0, acc, seen, &all))
+        st = ms_fail(err, MS_NOMEM, "out of memory");
+    if (!st && prf)
+        st = add_prf(c, search, bm, acc, seen, &all, err);
+    if (!st && f->sessions > 0)
+        st = add_sessions(c, bm, acc, seen, &all, err);
+    int aspects = 0;
+    if (!st && f->aspects > 0)
+        st = aspect_lists(c, search, f->aspects, acc, seen, &all, &aspects, err);
+    if (!st && (prf || f->sessions > 0 || aspects)) {
+        for (size_t t = 0; t < all.n; t++)
+            all.v[t].raw = acc[all.v[t].idx];
+        ranked_finish(&all, c->sn, c->top_n);
+        ranked_free(bm);
+        *bm = all;
+        all = (ranked_list){0};
+    }
+    ranked_free(&all);
+    free(acc);
+    free(seen);
+    return st;
+}

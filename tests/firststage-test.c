@@ -1,0 +1,447 @@
+/* firststage-test.c - the first-stage options (recall_opts.first_stage,
+ * `--first-stage`; engine/firststage.c and ch_spreading.c), on small stores
+ * written here:
+ *   - the option's grammar: what parses, what is refused;
+ *   - prf: the terms of bm25's top K memories that are not the query's and
+ *     that more than one memory holds are asked as a query of their own, so
+ *     a memory holding none of the question's words enters bm25's list; the
+ *     channel's account names them;
+ *   - sessions: the best turn of a second session passes the second turn of
+ *     the first;
+ *   - aspects: bm25's list fused with one list per predicate word, exactly
+ *     as a reference fusion computes it;
+ *   - every list the same through the snapshot's postings and through FTS5;
+ *   - seeds: spreading also seeds from the first turn of a session below
+ *     its ten seeds, at the scale asked, and `lists` keeps every option off
+ *     for a question that is not multi_hop or aggregation;
+ *   - engine_recall reports the account in the JSON's channels.
+ * Links the store and the engine. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "engine/engine_int.h"
+#include "store/store.h"
+#include "tests/tap.h"
+
+static char tmpdir[] = "/tmp/memscope-firststage-test-XXXXXX";
+#include "tests/testdir.h"
+
+typedef struct mem_row {
+    const char *id, *session, *created, *content;
+} mem_row;
+
+/* Pottery is a hobby twice; a third memory fires pottery in a kiln without
+ * the word. Session s4 holds two turns that say hobby most. */
+static const mem_row hobby[] = {
+    {"p1", "s1", "2025-01-01T10:00:00Z", "Our hobby is pottery."},
+    {"p2", "s2", "2025-01-02T10:00:00Z", "Pottery became my hobby this year."},
+    {"p3", "s3", "2025-01-03T10:00:00Z", "The kiln fired the pottery bowls."},
+    {"f1", "s5", "2025-01-04T10:00:00Z", "The train was crowded."},
+    {"f2", "s5", "2025-01-04T10:01:00Z", "Rain all day again."},
+    {"f3", "s6", "2025-01-05T10:00:00Z", "Dinner was late tonight."},
+    {"f4", "s6", "2025-01-05T10:01:00Z", "The meeting moved to Friday."},
+    {"f5", "s7", "2025-01-06T10:00:00Z", "My sister called about the car."},
+    {"f6", "s7", "2025-01-06T10:01:00Z", "The car needs new tyres."},
+};
+
+static const mem_row sessions[] = {
+    {"c1", "s4", "2025-02-01T10:00:00Z", "Hobby, hobby, hobby: my hobby."},
+    {"c2", "s4", "2025-02-01T10:01:00Z", "The hobby hobby club."},
+    {"c3", "s4", "2025-02-01T10:02:00Z", "See you there."},
+    {"a1", "s1", "2025-02-02T10:00:00Z", "A hobby of mine is chess at the club on Sundays."},
+    {"a2", "s2", "2025-02-03T10:00:00Z", "My hobby is knitting."},
+    {"f1", "s5", "2025-02-04T10:00:00Z", "The train was crowded."},
+    {"f2", "s5", "2025-02-04T10:01:00Z", "Rain all day again."},
+    {"f3", "s6", "2025-02-05T10:00:00Z", "Dinner was late tonight."},
+};
+
+static store *make(const char *name, const mem_row *v, size_t n)
+{
+    store *s = NULL;
+    ms_error err;
+    ms_error_clear(&err);
+    if (store_open(tpath(name), 0, &s, &err) || store_begin(s, &err)) {
+        diag("%s: %s", name, err.msg);
+        return s;
+    }
+    for (size_t i = 0; i < n; i++) {
+        store_memory m;
+        store_memory_init(&m);
+        m.id = strdup(v[i].id);
+        m.session = strdup(v[i].session);
+        m.created_at = strdup(v[i].created);
+        m.content = strdup(v[i].content);
+        if (store_put(s, &m, STORE_DUP_ERROR, NULL, &err))
+            diag("put %s: %s", v[i].id, err.msg);
+        store_memory_clear(&m);
+    }
+    if (store_end(s, &err))
+        diag("%s: %s", name, err.msg);
+    return s;
+}
+
+/* A store read for recall: its snapshot, and its postings (used when on). */
+typedef struct fixture {
+    store *s;
+    snapshot *sn;
+    void *blob;
+    postings *post;
+} fixture;
+
+static int fixture_open(fixture *f, const char *name, const mem_row *v, size_t n)
+{
+    memset(f, 0, sizeof *f);
+    ms_error err;
+    f->s = make(name, v, n);
+    if (!f->s || store_read_begin(f->s, &err) || snapshot_load(f->s, &f->sn, &err))
+        return -1;
+    size_t len, lists;
+    f->blob = postings_build(f->s, f->sn, &len, &lists);
+    f->post = f->blob ? postings_open(f->blob, len, f->sn->n, f->sn->n_all) : NULL;
+    return f->post ? 0 : -1;
+}
+
+static void fixture_close(fixture *f)
+{
+    if (f->sn)
+        f->sn->post = NULL;
+    postings_free(f->post);
+    free(f->blob);
+    snapshot_free(f->sn);
+    if (f->s) {
+        store_rollback(f->s);
+        store_close(f->s);
+    }
+}
+
+/* bm25's list for text under the first-stage spec (NULL: none), through
+ * the postings when with_post; *account gets the channel's account. */
+static ms_status bm25_list(fixture *f, const char *text, const char *spec, int with_post,
+                           ranked_list *out, char account[CHANNEL_FIRST_STAGE_MAX])
+{
+    recall_opts o;
+    recall_opts_init(&o);
+    if (spec && engine_first_stage_parse(spec, &o.first_stage))
+        return MS_USAGE;
+    query q;
+    ms_error err;
+    ms_status st = query_analyse(f->s, f->sn, NULL, text, 0, 0, &q, &err);
+    if (st)
+        return st;
+    f->sn->post = with_post ? f->post : NULL;
+    account[0] = '\0';
+    channel_ctx c = {0};
+    c.s = f->s;
+    c.sn = f->sn;
+    c.q = &q;
+    c.o = &o;
+    c.top_n = 200;
+    c.first_stage = account;
+    const char *note = NULL;
+    st = ch_bm25_ops.produce(&c, out, &note, &err);
+    f->sn->post = NULL;
+    query_clear(&q);
+    return st;
+}
+
+static int rank_of(const fixture *f, const ranked_list *l, const char *id)
+{
+    ms_error err;
+    store_memory m;
+    store_memory_init(&m);
+    int rank = 0;
+    if (store_get(f->s, id, 0, &m, &err) == MS_OK) {
+        long i = snapshot_find(f->sn, m.rid);
+        rank = i >= 0 ? ranked_rank(l, (uint32_t)i) : 0;
+    }
+    store_memory_clear(&m);
+    return rank;
+}
+
+static int same_list(const ranked_list *a, const ranked_list *b)
+{
+    int same = a->n == b->n && a->n > 0;
+    for (size_t r = 0; same && r < a->n; r++)
+        same = a->v[r].idx == b->v[r].idx && a->v[r].raw == b->v[r].raw;
+    return same;
+}
+
+/* ---- the grammar ------------------------------------------------------------ */
+
+static void test_parse(void)
+{
+    first_stage_opts o;
+    ok(engine_first_stage_parse("prf=5:10:0.5", &o) == 0 && o.prf_docs == 5 && o.prf_terms == 10 &&
+           o.prf_weight == 0.5 && o.sessions == 0 && !o.lists_only,
+       "prf=5:10:0.5 parses to K 5, T 10, W 0.5 and nothing else");
+    ok(engine_first_stage_parse("sessions=0.25,aspects=1,seeds=30:0.5,lists", &o) == 0 &&
+           o.sessions == 0.25 && o.aspects == 1 && o.seeds == 30 && o.seed_scale == 0.5 &&
+           o.lists_only && o.prf_docs == 0,
+       "sessions, aspects, seeds and lists parse together");
+    static const char *const bad[] = {
+        "",           "prf",         "prf=5:10",    "prf=0:10:1",  "prf=5:0:1",   "prf=5:33:1",
+        "prf=65:5:1", "prf=5.5:5:1", "prf=5:5:11",  "sessions=-1", "sessions=11", "aspects=x",
+        "seeds=10:1", "seeds=30",    "seeds=30:11", "lists=1",     "sessions=1,", "bogus",
+        "prf=5:10:1x"};
+    int refused = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int r = engine_first_stage_parse(bad[i], &o);
+        if (r != -1)
+            diag("accepted: \"%s\"", bad[i]);
+        refused += r == -1;
+    }
+    ok(refused == (int)(sizeof bad / sizeof *bad), "%d malformed specs refused (of %zu)", refused,
+       sizeof bad / sizeof *bad);
+}
+
+/* ---- prf ----------------------------------------------------------------------- */
+
+static void test_prf(void)
+{
+    fixture f;
+    if (fixture_open(&f, "hobby.db", hobby, sizeof hobby / sizeof *hobby)) {
+        ok(0, "the hobby store opens with postings");
+        fixture_close(&f);
+        return;
+    }
+    ranked_list plain = {0}, prf = {0}, prf_post = {0};
+    char acc0[CHANNEL_FIRST_STAGE_MAX], acc[CHANNEL_FIRST_STAGE_MAX], acc2[CHANNEL_FIRST_STAGE_MAX];
+    ms_status st = bm25_list(&f, "What is the hobby?", NULL, 0, &plain, acc0);
+    st = st ? st : bm25_list(&f, "What is the hobby?", "prf=2:3:1", 0, &prf, acc);
+    st = st ? st : bm25_list(&f, "What is the hobby?", "prf=2:3:1", 1, &prf_post, acc2);
+    ok(!st && plain.n == 2 && rank_of(&f, &plain, "p3") == 0 && acc0[0] == '\0',
+       "without prf bm25 lists the two memories saying hobby, not the kiln (%zu listed)", plain.n);
+    ok(!st && rank_of(&f, &prf, "p3") == 3 && rank_of(&f, &prf, "p1") <= 2 &&
+           rank_of(&f, &prf, "p2") <= 2,
+       "with prf=2:3:1 the kiln memory, sharing only pottery, enters third (rank %d)",
+       rank_of(&f, &prf, "p3"));
+    is_str(acc, "prf 2:3:1 pottery",
+           "the account names the one expansion term: not the query's hobby, not became or year "
+           "(one memory each)");
+    ok(same_list(&prf, &prf_post) && strcmp(acc, acc2) == 0,
+       "the same list and account through the postings as through FTS5");
+    ranked_free(&plain);
+    ranked_free(&prf);
+    ranked_free(&prf_post);
+    fixture_close(&f);
+}
+
+/* ---- sessions and aspects ---------------------------------------------------------- */
+
+static void test_sessions(void)
+{
+    fixture f;
+    if (fixture_open(&f, "sessions.db", sessions, sizeof sessions / sizeof *sessions)) {
+        ok(0, "the sessions store opens with postings");
+        fixture_close(&f);
+        return;
+    }
+    ranked_list plain = {0}, ses = {0}, ses_post = {0};
+    char a0[CHANNEL_FIRST_STAGE_MAX], a1[CHANNEL_FIRST_STAGE_MAX], a2[CHANNEL_FIRST_STAGE_MAX];
+    ms_status st = bm25_list(&f, "hobby", NULL, 0, &plain, a0);
+    st = st ? st : bm25_list(&f, "hobby", "sessions=1", 0, &ses, a1);
+    st = st ? st : bm25_list(&f, "hobby", "sessions=1", 1, &ses_post, a2);
+    int c1 = rank_of(&f, &plain, "c1"), c2 = rank_of(&f, &plain, "c2");
+    int x1 = rank_of(&f, &plain, "a1"), x2 = rank_of(&f, &plain, "a2");
+    ok(!st && c1 == 1 && c2 == 2 && x2 == 3 && x1 > 3,
+       "bm25 alone: session s4's two turns first (c1 %d, c2 %d), then a2 %d, a1 %d", c1, c2, x2,
+       x1);
+    ok(rank_of(&f, &ses, "c1") == 1 && rank_of(&f, &ses, "a2") == 2 &&
+           rank_of(&f, &ses, "c2") == 3 && rank_of(&f, &ses, "a1") == 4,
+       "sessions=1: the best turn of s2 passes s4's second turn (a2 %d, c2 %d)",
+       rank_of(&f, &ses, "a2"), rank_of(&f, &ses, "c2"));
+    is_str(a1, "sessions 1", "the account says so");
+    ok(same_list(&ses, &ses_post), "the same list through the postings");
+
+    /* aspects: the reference is bm25's list plus, at w / 2, each word's own */
+    ranked_list asp = {0}, asp_post = {0}, w1 = {0}, w2 = {0}, both = {0};
+    st = bm25_list(&f, "hobby club", NULL, 0, &both, a0);
+    st = st ? st : bm25_list(&f, "hobby", NULL, 0, &w1, a0);
+    st = st ? st : bm25_list(&f, "club", NULL, 0, &w2, a0);
+    st = st ? st : bm25_list(&f, "hobby club", "aspects=1", 0, &asp, a1);
+    st = st ? st : bm25_list(&f, "hobby club", "aspects=1", 1, &asp_post, a2);
+    int agree = !st && asp.n == both.n && asp.n > 0;
+    for (size_t r = 0; agree && r < asp.n; r++) {
+        uint32_t i = asp.v[r].idx;
+        double want = 1.0 / (15.0 + ranked_rank(&both, i));
+        int r1 = ranked_rank(&w1, i), r2 = ranked_rank(&w2, i);
+        want += (r1 ? 0.5 / (15.0 + r1) : 0) + (r2 ? 0.5 / (15.0 + r2) : 0);
+        agree = fabs(asp.v[r].raw - want) < 1e-12 && (r == 0 || asp.v[r - 1].raw >= asp.v[r].raw);
+    }
+    ok(agree,
+       "aspects=1: each memory scores 1/(15 + bm25 rank) + 0.5/(15 + its rank for each "
+       "word), best first (%zu memories)",
+       asp.n);
+    is_str(a1, "aspects 1 (2)", "the account names the weight and the two aspects");
+    ok(same_list(&asp, &asp_post), "the same list through the postings");
+    ranked_list one = {0};
+    st = bm25_list(&f, "hobby", "aspects=1", 0, &one, a1);
+    ok(!st && same_list(&one, &plain) && a1[0] == '\0',
+       "one predicate word is one aspect: bm25's list unchanged");
+    ranked_free(&one);
+    ranked_free(&asp);
+    ranked_free(&asp_post);
+    ranked_free(&w1);
+    ranked_free(&w2);
+    ranked_free(&both);
+    ranked_free(&plain);
+    ranked_free(&ses);
+    ranked_free(&ses_post);
+    fixture_close(&f);
+}
+
+/* ---- seeds -------------------------------------------------------------------- */
+
+/* Session A of twelve turns, session B of three, a year apart (no temporal
+ * edges between them). */
+static store *seeds_store(void)
+{
+    mem_row v[15];
+    static char id[15][8], created[15][32];
+    for (int i = 0; i < 15; i++) {
+        int b = i >= 12;
+        snprintf(id[i], sizeof id[i], "%c%d", b ? 'b' : 'a', b ? i - 12 : i);
+        snprintf(created[i], sizeof created[i], "%d-03-01T10:%02d:00Z", b ? 2024 : 2025, i);
+        v[i] = (mem_row){id[i], b ? "B" : "A", created[i], b ? "Turn of B." : "Turn of A."};
+    }
+    return make("seeds.db", v, 15);
+}
+
+static ms_status spread(store *s, const snapshot *sn, const char *text, const char *spec,
+                        const ranked_list *seeds, ranked_list *out)
+{
+    recall_opts o;
+    recall_opts_init(&o);
+    if (spec && engine_first_stage_parse(spec, &o.first_stage))
+        return MS_USAGE;
+    query q;
+    ms_error err;
+    ms_status st = query_analyse(s, sn, NULL, text, 0, 0, &q, &err);
+    channel_ctx c = {0};
+    c.s = s;
+    c.sn = sn;
+    c.q = &q;
+    c.o = &o;
+    c.top_n = 200;
+    c.seed_fusion = seeds;
+    const char *note = NULL;
+    if (!st)
+        st = ch_spreading_ops.produce(&c, out, &note, &err);
+    query_clear(&q);
+    return st;
+}
+
+static double raw_of(const ranked_list *l, uint32_t i)
+{
+    int r = ranked_rank(l, i);
+    return r ? l->v[r - 1].raw : 0;
+}
+
+static void test_seeds(void)
+{
+    store *s = seeds_store();
+    snapshot *sn = NULL;
+    ms_error err;
+    if (!s || store_read_begin(s, &err) || snapshot_load(s, &sn, &err)) {
+        ok(0, "the seeds store opens");
+        store_close(s);
+        return;
+    }
+    /* indices by rid order: a0..a11 are 0..11, b0..b2 12..14. The seed
+     * fusion: a0..a9, then b0 (the first of B), b1 */
+    ranked_list seeds = {0};
+    for (uint32_t i = 0; i < 12; i++)
+        ranked_push(&seeds, i < 10 ? i : i + 2, 1.0 - 0.01 * i);
+    ranked_list plain = {0}, s1 = {0}, s_half = {0}, lists = {0}, lists_mh = {0};
+    ms_status st = spread(s, sn, "turn", NULL, &seeds, &plain);
+    st = st ? st : spread(s, sn, "turn", "seeds=12:1", &seeds, &s1);
+    st = st ? st : spread(s, sn, "turn", "seeds=12:0.5", &seeds, &s_half);
+    st = st ? st : spread(s, sn, "turn", "seeds=12:1,lists", &seeds, &lists);
+    st = st ? st
+            : spread(s, sn, "Which turns do A and B both take?", "seeds=12:1,lists", &seeds,
+                     &lists_mh);
+    ok(!st && ranked_rank(&plain, 12) == 0 && ranked_rank(&plain, 14) == 0 && plain.n > 0,
+       "ten seeds: nothing of session B is activated");
+    ok(ranked_rank(&s1, 12) && ranked_rank(&s1, 13) && ranked_rank(&s1, 14),
+       "seeds=12:1: b0, the first of B below the ten, seeds, and passes on to b1 and b2");
+    double a = 1.0 / sqrt(11.0);
+    ok(fabs(raw_of(&s1, 12) - a) < 1e-12 && fabs(raw_of(&s_half, 12) - 0.5 * a) < 1e-12,
+       "b0 starts at 1/sqrt(11) (%.6f) and at half that with scale 0.5 (%.6f)", raw_of(&s1, 12),
+       raw_of(&s_half, 12));
+    ok(raw_of(&s1, 13) > 0 && fabs(raw_of(&s1, 13) - 2 * raw_of(&s_half, 13)) < 1e-12,
+       "b1, the second of B, is no seed: all it gets is b0's (halved with b0)");
+    ok(same_list(&lists, &plain), "lists: a question that is not multi_hop keeps ten seeds");
+    ok(same_list(&lists_mh, &s1), "lists: a multi_hop question (\"both\") seeds as seeds=12:1");
+    ranked_free(&seeds);
+    ranked_free(&plain);
+    ranked_free(&s1);
+    ranked_free(&s_half);
+    ranked_free(&lists);
+    ranked_free(&lists_mh);
+    snapshot_free(sn);
+    store_rollback(s);
+    store_close(s);
+}
+
+/* ---- through engine_recall ------------------------------------------------------------ */
+
+static void test_recall_account(void)
+{
+    store *s = NULL;
+    engine *e = NULL;
+    ms_error err;
+    recall_result *r = NULL;
+    recall_opts o;
+    recall_opts_init(&o);
+    o.query = "What is the hobby?";
+    o.no_floor = 1;
+    engine_first_stage_parse("prf=2:3:1", &o.first_stage);
+    int opened = store_open(tpath("hobby.db"), 0, &s, &err) == MS_OK &&
+                 engine_open(s, NULL, &e, &err) == MS_OK;
+    ms_status st = opened ? engine_recall(e, &o, &r, &err) : MS_IO;
+    char *text = st ? NULL : recall_json(r, 1);
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    const cJSON *bm =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "channels"), "bm25");
+    const cJSON *fs = cJSON_GetObjectItemCaseSensitive(bm, "first_stage");
+    is_str(cJSON_IsString(fs) ? fs->valuestring : "(none)", "prf 2:3:1 pottery",
+           "recall --json: channels.bm25.first_stage is the account");
+    int found = 0;
+    for (size_t i = 0; r && i < r->n_hits; i++)
+        found |= strcmp(r->hits[i].mem.id, "p3") == 0;
+    ok(found, "and the kiln memory is among the results");
+    recall_free(r);
+    r = NULL;
+    o.first_stage = (first_stage_opts){0};
+    st = opened ? engine_recall(e, &o, &r, &err) : MS_IO;
+    cJSON_Delete(j);
+    free(text);
+    text = st ? NULL : recall_json(r, 1);
+    j = text ? cJSON_Parse(text) : NULL;
+    bm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "channels"), "bm25");
+    ok(bm && !cJSON_GetObjectItemCaseSensitive(bm, "first_stage"),
+       "off by default: no first_stage in the channels");
+    cJSON_Delete(j);
+    free(text);
+    recall_free(r);
+    engine_close(e);
+    store_close(s);
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmpdir)) {
+        printf("1..0 # SKIP no temporary directory\n");
+        return 0;
+    }
+    test_parse();
+    test_prf();
+    test_sessions();
+    test_seeds();
+    test_recall_account();
+    remove_tmpdir();
+    return done_testing();
+}

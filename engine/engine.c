@@ -47,6 +47,7 @@ struct engine {
     char snap_note[PATH_MAX + 128]; /* what was wrong with the snapshot file, or "" */
     int snap_unsaved;               /* sn was read from the tables under snap_key: write */
     store_key snap_key;             /* its file at engine_close */
+    snap_progress pg;               /* said while a snapshot is read from the tables */
 };
 
 const char *engine_channel_name(int ch)
@@ -175,6 +176,12 @@ ms_status engine_open(store *s, const char *embedder_spec, engine **out, ms_erro
     return MS_OK;
 }
 
+void engine_set_progress(engine *e, engine_progress_fn fn, void *ctx)
+{
+    e->pg.fn = fn;
+    e->pg.ctx = ctx;
+}
+
 /* Write the snapshot read from the tables to its file, if the store is
  * still as it was read: after the answers, so that no recall waits for it. */
 static void save_snapshot(engine *e)
@@ -249,7 +256,7 @@ static ms_status refresh(engine *e, ms_error *err)
     if (!sn && keyed && (sn = grown(e, &key)))
         unsaved = snapfile_wanted(sn->n);
     if (!sn) {
-        st = snapshot_load(e->s, &sn, err);
+        st = snapshot_load_with(e->s, &e->pg, &sn, err);
         unsaved = !st && keyed && snapfile_wanted(sn->n);
     }
     if (!st)

@@ -66,6 +66,17 @@ ms_status engine_open(store *s, const char *embedder_spec, engine **out, ms_erro
  * snapshot file that later processes map (docs/ENGINE.md). */
 void engine_close(engine *e);
 
+/* How far a snapshot read from the store's tables has got (seconds at a
+ * million memories; a current snapshot file is mapped in milliseconds):
+ * what names the part being read ("memories", "vectors", "entity links",
+ * in that order), percent goes 0..100 within each part, each value at most
+ * once. Called inside engine_recall and the other calls that load the
+ * snapshot; it must not call e. */
+typedef void (*engine_progress_fn)(void *ctx, const char *what, int percent);
+/* Call fn(ctx, ...) while e reads a snapshot from the tables from now on;
+ * fn NULL: no longer. */
+void engine_set_progress(engine *e, engine_progress_fn fn, void *ctx);
+
 /* ---- options ----------------------------------------------------------- */
 
 #define ENGINE_QUERY_MAX 4096 /* bytes of query text */

@@ -103,6 +103,16 @@ typedef struct snapshot {
 /* Load the store's current profile. Call inside a read transaction so the
  * tables are read from one snapshot. */
 ms_status snapshot_load(store *s, snapshot **out, ms_error *err);
+/* How far a load has got (engine_progress_fn, engine.h): fn NULL for none. */
+typedef struct snap_progress {
+    engine_progress_fn fn;
+    void *ctx;
+    const char *what; /* the part being read */
+    int64_t span;     /* what its positions are counted against (rids, entities) */
+    int last;         /* the last percent said, -1 none yet */
+} snap_progress;
+/* snapshot_load, saying how far it has got through pg (may be NULL). */
+ms_status snapshot_load_with(store *s, snap_progress *pg, snapshot **out, ms_error *err);
 void snapshot_free(snapshot *sn);
 /* Index of rid, or -1. */
 long snapshot_find(const snapshot *sn, int64_t rid);

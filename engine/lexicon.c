@@ -1,10 +1,12 @@
 /* lexicon.c - synonyms from a WordNet database (WNDB files).
  *
  * The index files (index.POS: one line per lemma, sorted bytewise, the
- * licence as lines that start with two spaces) and the exception lists
- * (POS.exc: "inflected base...") are read into memory and searched by
- * bisection; a synset is read from data.POS at the byte offset its index
- * line gives (pread, so threads may share the lexicon). Base forms follow
+ * licence as lines that start with two spaces, which sort first) and the
+ * exception lists (POS.exc: "inflected base...") are mapped and searched
+ * by bisection over their bytes, so opening the lexicon reads none of them
+ * (the 6 MB of Debian's were read and indexed by line at every process's
+ * first which/what question); a synset is read from data.POS at the byte
+ * offset its index line gives (pread, so threads may share the lexicon). Base forms follow
  * WordNet's morphy: the exception list, else the word itself and the
  * detachment rules of its part of speech, each kept when the index holds
  * it. */
@@ -15,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef MEMSCOPE_WORDNET_DIR
@@ -28,12 +32,12 @@
 
 static const char *const pos_name[POS_N] = {"noun", "verb", "adj", "adv"};
 
-/* A sorted text file in memory, with the start of each searchable line. */
+/* A sorted text file in memory: mapped, or read when a mapping would not
+ * be followed by a NUL (a file of whole pages), text[len] == '\0' either way. */
 typedef struct sorted_file {
     char *text;
     size_t len;
-    size_t *line; /* offsets of the lines that do not start with "  " */
-    size_t n;
+    int mapped; /* text is a mapping of len bytes, else malloc'd */
 } sorted_file;
 
 struct lexicon {
@@ -70,53 +74,73 @@ static char *read_all(const char *path, size_t *len)
     return buf;
 }
 
-/* Load path into sf; 0, or -1 when it cannot be read. */
+/* Map (or read) path into sf; 0, or -1 when it cannot be read. The bytes
+ * past the end of a file up to its last page are zeros in a mapping, so
+ * text[len] is a NUL unless the file fills its last page. */
 static int sorted_load(sorted_file *sf, const char *path)
 {
     memset(sf, 0, sizeof *sf);
-    if (!(sf->text = read_all(path, &sf->len)))
-        return -1;
-    size_t cap = 1024;
-    if (!(sf->line = malloc(cap * sizeof *sf->line)))
-        return -1;
-    for (size_t p = 0; p < sf->len;) {
-        if (sf->text[p] != ' ') {
-            if (sf->n == cap) {
-                size_t *l = realloc(sf->line, (cap *= 2) * sizeof *l);
-                if (!l)
-                    return -1;
-                sf->line = l;
-            }
-            sf->line[sf->n++] = p;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    long page = sysconf(_SC_PAGESIZE);
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && page > 0 &&
+        st.st_size % page != 0) {
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m != MAP_FAILED) {
+            sf->text = m;
+            sf->len = (size_t)st.st_size;
+            sf->mapped = 1;
         }
-        const char *nl = memchr(sf->text + p, '\n', sf->len - p);
-        p = nl ? (size_t)(nl - sf->text) + 1 : sf->len;
     }
-    return 0;
+    if (fd >= 0)
+        close(fd);
+    if (!sf->text)
+        sf->text = read_all(path, &sf->len);
+    return sf->text ? 0 : -1;
 }
 
 static void sorted_free(sorted_file *sf)
 {
-    free(sf->text);
-    free(sf->line);
+    if (sf->mapped)
+        munmap(sf->text, sf->len);
+    else
+        free(sf->text);
 }
 
-/* The line whose first field is key[0..n), or NULL. */
+/* Compare the line at l with key[0..n) as its first field: <0, 0, >0. */
+static int line_cmp(const char *l, const char *end, const char *key, size_t n)
+{
+    size_t room = (size_t)(end - l);
+    int c = memcmp(l, key, n < room ? n : room);
+    if (c == 0 && room < n)
+        return -1; /* the file ends inside the key */
+    if (c == 0)
+        c = room > n && l[n] == ' ' ? 0 : 1;
+    return c;
+}
+
+/* The line whose first field is key[0..n), or NULL: bisection over the
+ * bytes, lo always the start of a line. A licence line (two spaces first)
+ * sorts before every key. */
 static const char *sorted_find(const sorted_file *sf, const char *key, size_t n)
 {
-    size_t lo = 0, hi = sf->n;
+    const char *t = sf->text, *end = sf->text + sf->len;
+    size_t lo = 0, hi = sf->len;
+    if (n == 0)
+        return NULL;
     while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const char *l = sf->text + sf->line[mid];
-        int c = strncmp(l, key, n);
+        size_t at = lo + (hi - lo) / 2;
+        while (at > lo && t[at - 1] != '\n')
+            at--;
+        int c = line_cmp(t + at, end, key, n);
         if (c == 0)
-            c = l[n] == ' ' ? 0 : 1;
-        if (c == 0)
-            return l;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
+            return t + at;
+        if (c > 0) {
+            hi = at;
+        } else {
+            const char *nl = memchr(t + at, '\n', sf->len - at);
+            lo = nl ? (size_t)(nl - t) + 1 : sf->len;
+        }
     }
     return NULL;
 }

@@ -12,7 +12,15 @@
  * every section but the int8 codes and bm25's posting lists (each checked
  * when first read, postings.c) are checksummed (a code out of place
  * changes an estimate, never an address) and every index is checked to be
- * in range.
+ * in range: once per file, not per process. A process that found the file
+ * sound writes FILE.seal, which names the file as it was checked (device,
+ * inode, size, change time, sums); a later process whose file still
+ * matches its seal checks only the header. Every write to the file, a
+ * truncate, a copy over it or a rename onto it moves its change time,
+ * which no process can set back, so a file that matches its seal is the
+ * file that was checked. A file changed less than SEAL_AGE seconds before
+ * it was opened is not sealed: a change in the same tick of the clock
+ * would keep the change time.
  *
  * Where: beside the store (PATH.snap, PATH.HHHHHHHH.snap for a profile but
  * the default) when the store file and its folder are writable by the
@@ -32,6 +40,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SNAPFILE_MIN 10000 /* memories: below this the tables load in a few ms */
@@ -44,6 +53,8 @@
  * generation of the snapshot this file's was extended from (snapgrow.c), 0
  * when it was read from the tables whole. Informational: nothing trusts it. */
 #define SNAP_GROWN_AT (SNAP_HEAD - 8)
+#define SEAL_MAGIC "MSSEAL\r\n"
+#define SEAL_AGE 2 /* seconds: a file changed more recently is checked but not sealed */
 
 enum snap_sec {
     S_RID,
@@ -98,6 +109,16 @@ typedef struct snap_head {
 } snap_head;
 
 _Static_assert(sizeof(snap_head) <= SNAP_HEAD, "the header fits its page");
+
+/* FILE.seal: the file as it was when a process checked it whole. No sum of
+ * its own: a torn or stale seal does not match the file's fields. */
+typedef struct snap_seal {
+    char magic[8];
+    uint32_t format, zero;
+    uint64_t dev, ino, size;
+    int64_t ctime_s, ctime_ns;
+    uint64_t head_sum, body_sum; /* the header's */
+} snap_seal;
 
 /* ---- checksums -------------------------------------------------------------- */
 
@@ -449,6 +470,66 @@ void snapfile_save(store *s, const snapshot *sn, const store_key *key)
     free(x.ent.text);
 }
 
+/* ---- the seal -------------------------------------------------------------- */
+
+static void seal_of(const struct stat *st, const snap_head *h, snap_seal *out)
+{
+    memset(out, 0, sizeof *out);
+    memcpy(out->magic, SEAL_MAGIC, 8);
+    out->format = SNAP_FORMAT;
+    out->dev = (uint64_t)st->st_dev;
+    out->ino = (uint64_t)st->st_ino;
+    out->size = (uint64_t)st->st_size;
+    out->ctime_s = (int64_t)st->st_ctim.tv_sec;
+    out->ctime_ns = (int64_t)st->st_ctim.tv_nsec;
+    out->head_sum = h->head_sum;
+    out->body_sum = h->body_sum;
+}
+
+/* Does path.seal say that the file st describes, with header h, was
+ * checked whole? */
+static int seal_holds(const char *path, const struct stat *st, const snap_head *h)
+{
+    char name[PATH_MAX + 8];
+    snprintf(name, sizeof name, "%s.seal", path);
+    int fd = open(name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    snap_seal want, got;
+    seal_of(st, h, &want);
+    int same = pread(fd, &got, sizeof got, 0) == (ssize_t)sizeof got &&
+               memcmp(&want, &got, sizeof got) == 0;
+    close(fd);
+    return same;
+}
+
+/* Seal the file st describes (checked whole, sound) when it is still at
+ * path: written into path.seal.tmp and renamed, like the file. */
+static void seal_write(const char *path, const struct stat *st, const snap_head *h)
+{
+    char name[PATH_MAX + 8], tmp[PATH_MAX + 16];
+    struct stat now;
+    if (stat(path, &now) || now.st_ino != st->st_ino || now.st_dev != st->st_dev)
+        return; /* replaced since: its own reader seals the new one */
+    snprintf(name, sizeof name, "%s.seal", path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", name);
+    int fd = open_tmp(tmp);
+    if (fd < 0)
+        return;
+    snap_seal seal;
+    seal_of(st, h, &seal);
+    if (write_all(fd, &seal, sizeof seal) || rename(tmp, name))
+        unlink(tmp);
+    close(fd);
+}
+
+/* Was the file st describes last changed at least SEAL_AGE seconds ago? */
+static int seal_old_enough(const struct stat *st)
+{
+    struct timespec now;
+    return clock_gettime(CLOCK_REALTIME, &now) == 0 && now.tv_sec - st->st_ctim.tv_sec >= SEAL_AGE;
+}
+
 /* ---- reading -------------------------------------------------------------- */
 
 /* Does the header describe a whole file of this format, made under key for
@@ -647,8 +728,10 @@ static int extras_of(snapshot *sn, store *s, const snap_head *h, const char *bas
 
 /* The snapshot in the mapped file at base, which it then owns (unmapped
  * by snapshot_free, also when this fails); why says what is wrong with it
- * when NULL. */
-static snapshot *snap_from(store *s, const snap_head *h, const char *base, const char **why)
+ * when NULL. sealed: the file was checked whole before (its seal holds),
+ * so its sections are not summed nor its indices checked again. */
+static snapshot *snap_from(store *s, const snap_head *h, const char *base, int sealed,
+                           const char **why)
 {
     snapshot *sn = calloc(1, sizeof *sn);
     if (!sn)
@@ -658,9 +741,9 @@ static snapshot *snap_from(store *s, const snap_head *h, const char *base, const
     scalars_of(sn, h);
     *why = "damaged (a section is not what its header says)";
     int ok = point_into(sn, h, base) == 0;
-    if (ok && body_sum(h, base) != h->body_sum)
+    if (ok && !sealed && body_sum(h, base) != h->body_sum)
         ok = 0;
-    if (ok && !indices_ok(sn)) {
+    if (ok && !sealed && !indices_ok(sn)) {
         *why = "damaged (an index is out of range)";
         ok = 0;
     }
@@ -729,8 +812,14 @@ static snapshot *map_file(store *s, const store_key *key, int as_base, int64_t *
     else if (st.st_size < SNAP_HEAD)
         why = "damaged (cut short)";
     close(fd);
-    if (base != MAP_FAILED)
-        sn = snap_from(s, &h, base, &why);
+    int sealed = 0, sealable = 0;
+    if (base != MAP_FAILED) {
+        sealed = seal_holds(path, &st, &h);
+        sealable = !sealed && seal_old_enough(&st); /* the clock read before the file is */
+        sn = snap_from(s, &h, base, sealed, &why);
+    }
+    if (sn && sealable)
+        seal_write(path, &st, &h);
     if (!sn && why)
         snprintf(note, cap, "snapshot file %s is %s; the tables were read instead", path, why);
     if (sn && generation)

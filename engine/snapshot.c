@@ -12,6 +12,37 @@
 
 typedef snap_grow grow;
 
+/* ---- how far a load has got ------------------------------------------------ */
+
+/* Begin part what, whose positions run up to span. */
+static void progress_part(snap_progress *pg, const char *what, int64_t span)
+{
+    if (!pg || !pg->fn)
+        return;
+    pg->what = what;
+    pg->span = span > 0 ? span : 1;
+    pg->last = 0;
+    pg->fn(pg->ctx, what, 0);
+}
+
+/* The part has reached position at (of its span). */
+static void progress_at(snap_progress *pg, int64_t at)
+{
+    if (!pg || !pg->fn || at <= 0)
+        return;
+    int pct = at >= pg->span ? 100 : (int)(at * 100 / pg->span);
+    if (pct > pg->last) {
+        pg->last = pct;
+        pg->fn(pg->ctx, pg->what, pct);
+    }
+}
+
+static void progress_done(snap_progress *pg)
+{
+    if (pg)
+        progress_at(pg, pg->span);
+}
+
 void *snap_grow_push(snap_grow *g)
 {
     if (g->n == g->cap) {
@@ -100,11 +131,13 @@ struct load_ctx {
     grow rows;
     interner sessions, speakers;
     int oom;
+    snap_progress *pg; /* by rid: the scan is in rid order */
 };
 
 static int load_memory(void *p, const store_meta *m)
 {
     struct load_ctx *c = p;
+    progress_at(c->pg, m->rid);
     mem_row *r = snap_grow_push(&c->rows);
     if (!r) {
         c->oom = 1;
@@ -233,10 +266,16 @@ void snapshot_index_rids(snapshot *sn)
     sn->rid_span = (size_t)span;
 }
 
-static ms_status load_memories(store *s, snapshot *sn, pending_speakers *ps, ms_error *err)
+static ms_status load_memories(store *s, snapshot *sn, pending_speakers *ps, snap_progress *pg,
+                               ms_error *err)
 {
-    struct load_ctx c = {.rows = {.size = sizeof(mem_row)}};
-    ms_status st = store_scan_meta(s, load_memory, &c, err);
+    struct load_ctx c = {.rows = {.size = sizeof(mem_row)}, .pg = pg};
+    int64_t last = 0;
+    ms_status st = pg && pg->fn ? store_max_rid(s, &last, err) : MS_OK;
+    progress_part(pg, "memories", last);
+    if (!st)
+        st = store_scan_meta(s, load_memory, &c, err);
+    progress_done(pg);
     if (!st && !c.oom && speaker_norms(&c.speakers, ps))
         c.oom = 1;
     interner_free(&c.sessions);
@@ -302,11 +341,13 @@ long snapshot_find(const snapshot *sn, int64_t rid)
 
 struct vec_ctx {
     snapshot *sn;
+    snap_progress *pg; /* by rid, as the memories */
 };
 
 static int load_vector(void *p, const store_qvec *v, int dim)
 {
     snapshot *sn = ((struct vec_ctx *)p)->sn;
+    progress_at(((struct vec_ctx *)p)->pg, v->rid);
     long i = snapshot_find(sn, v->rid);
     if (i < 0 || dim != sn->dim)
         return 0;
@@ -317,7 +358,7 @@ static int load_vector(void *p, const store_qvec *v, int dim)
 }
 
 /* The int8 forms of the vectors (vectors.c); exact ones come on demand. */
-static ms_status load_vectors(store *s, snapshot *sn, ms_error *err)
+static ms_status load_vectors(store *s, snapshot *sn, snap_progress *pg, ms_error *err)
 {
     const char *id;
     int dim;
@@ -340,8 +381,10 @@ static ms_status load_vectors(store *s, snapshot *sn, ms_error *err)
     sn->exact = vcache_new(dim, sn->n);
     if (lacking || !sn->exact || !sn->vec_embedder)
         return ms_fail(err, MS_NOMEM, "out of memory loading vectors (%zu x %d)", sn->n, dim);
-    struct vec_ctx c = {sn};
+    struct vec_ctx c = {sn, pg};
+    progress_part(pg, "vectors", sn->rid[sn->n - 1]);
     ms_status st = store_scan_qvectors(s, load_vector, &c, err);
+    progress_done(pg);
     vectors_done(sn);
     return st;
 }
@@ -358,7 +401,8 @@ struct link_ctx {
     snapshot *sn;
     grow pairs; /* (memory index, entity index) */
     int oom;
-    int64_t *eids; /* entity index -> eid, sorted */
+    int64_t *eids;     /* entity index -> eid, sorted */
+    snap_progress *pg; /* by entity index: the scan is in eid order */
 };
 
 typedef snap_pair pair;
@@ -382,6 +426,7 @@ static int load_link(void *p, int64_t rid, int64_t eid)
     long m = snapshot_find(c->sn, rid), e = snapshot_find_eid(c->eids, c->sn->n_ent, eid);
     if (m < 0 || e < 0)
         return 0;
+    progress_at(c->pg, e + 1);
     pair *pr = snap_grow_push(&c->pairs);
     if (!pr) {
         c->oom = 1;
@@ -472,7 +517,7 @@ static int load_entity(void *p, const store_entity *e)
     return 0;
 }
 
-static ms_status load_entities(store *s, snapshot *sn, ms_error *err)
+static ms_status load_entities(store *s, snapshot *sn, snap_progress *pg, ms_error *err)
 {
     ent_rows r = {{.size = sizeof(int64_t)}, {.size = sizeof(char *)}, {.size = 1}, 0};
     ms_status st = store_scan_entities(s, load_entity, &r, err);
@@ -482,11 +527,13 @@ static ms_status load_entities(store *s, snapshot *sn, ms_error *err)
     sn->n_ent = ne;
     sn->ent_norm = r.norm.p ? r.norm.p : calloc(1, sizeof *sn->ent_norm);
     sn->ent_kind = r.kind.p ? r.kind.p : calloc(1, 1);
-    struct link_ctx c = {sn, {.size = sizeof(pair)}, 0, r.eid.p};
+    struct link_ctx c = {sn, {.size = sizeof(pair)}, 0, r.eid.p, pg};
     if (!st && (!sn->ent_norm || !sn->ent_kind))
         st = ms_fail(err, MS_NOMEM, "out of memory loading entities");
+    progress_part(pg, "entity links", (int64_t)ne);
     if (!st)
         st = store_scan_links(s, load_link, &c, err);
+    progress_done(pg);
     if (!st && c.oom)
         st = ms_fail(err, MS_NOMEM, "out of memory loading entity links");
     if (!st && (build_csr(c.pairs.p, c.pairs.n, sn->n, 1, &sn->me_off, &sn->me_ent) ||
@@ -593,6 +640,11 @@ size_t snapshot_successors(const snapshot *sn, size_t i, const snap_succ **first
 
 ms_status snapshot_load(store *s, snapshot **out, ms_error *err)
 {
+    return snapshot_load_with(s, NULL, out, err);
+}
+
+ms_status snapshot_load_with(store *s, snap_progress *pg, snapshot **out, ms_error *err)
+{
     *out = NULL;
     snapshot *sn = calloc(1, sizeof *sn);
     if (!sn)
@@ -604,17 +656,17 @@ ms_status snapshot_load(store *s, snapshot **out, ms_error *err)
     snprintf(sn->profile, sizeof sn->profile, "%s", store_profile(s));
     sn->data_version = store_data_version(s);
     pending_speakers ps = {0};
-    ms_status st = load_memories(s, sn, &ps, err);
+    ms_status st = load_memories(s, sn, &ps, pg, err);
     if (!st)
         st = store_total(s, &sn->n_all, err);
     if (!st)
-        st = load_vectors(s, sn, err);
+        st = load_vectors(s, sn, pg, err);
     if (!st)
         st = load_edges(s, sn, err);
     if (!st)
         st = snapshot_load_successors(s, sn, err);
     if (!st)
-        st = load_entities(s, sn, err);
+        st = load_entities(s, sn, pg, err);
     if (!st)
         st = resolve_speakers(sn, &ps, err);
     pending_speakers_free(&ps);

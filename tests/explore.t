@@ -273,4 +273,61 @@ wait_rc >/dev/null
 grep -q "opening" "$T/stderr"
 ok $((!$?)) "with stderr not a terminal, nothing is written to it"
 
+# ---- the line says how far the load has got, at the terminal's width --------------------
+# MEMSCOPE_SNAPSHOT=off reads the snapshot from the tables, as a stale file
+# does; MEMSCOPE_BROWSE_LOAD_DELAY_MS=10 holds each step it shows 10 ms, so
+# that the 10k store loads for seconds.
+for size in 80x24 120x36; do
+    cols=${size%x*}
+    tm kill-server 2>/dev/null
+    rm -f "$T/rc" "$T/pane.log"
+    for ((try = 0; try < 50; try++)); do
+        tm new-session -d -s t -x "$cols" -y "${size#*x}" "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME MEMSCOPE_SNAPSHOT=off MEMSCOPE_BROWSE_LOAD_DELAY_MS=10 $MEMSCOPE --db $BIG; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
+        sleep 0.1
+    done
+    tm pipe-pane -t t -o "cat >>$T/pane.log"
+    seen=""
+    for ((i = 0; i < WAIT * 2; i++)); do
+        screen
+        seen=$(grep -E "^memscope: opening .* \(reading its vectors, [0-9]+ %\) \.\.\." "$T/screen") && break
+        sleep 0.05
+    done
+    ok "$([ -n "$seen" ]; echo $?)" "$size: while the vectors load, the line says how far: '$seen'"
+    is "$(python3 -c 'import sys, unicodedata; s = sys.argv[1].rstrip(); print(len(s) < int(sys.argv[2]))' "$seen" "$cols")" \
+        True "$size: the line is narrower than the terminal (it never wraps)"
+    if [ "$cols" -lt 100 ]; then
+        tail=${seen#memscope: opening ...}
+        tail=${tail%% (reading*}
+        ok "$([ "$tail" != "$seen" ] && [ ${#tail} -lt ${#BIG} ] && [ "${BIG: -${#tail}}" = "$tail" ]; echo $?)" \
+            "$size: the store's path is cut from its start to fit ('...$tail')"
+    else
+        ok "$(echo "$seen" | grep -qF "memscope: opening $BIG (reading"; echo $?)" "$size: the whole path fits"
+    fi
+    wait_for "Every memory (10000), by date"
+    ok $? "$size: then the first screen"
+    steps=$(python3 - "$T/pane.log" <<'PY'
+import re, sys
+text = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+parts, bad = [], []
+for m in re.finditer(r"reading its ([a-z ]+), (\d+) %", text):
+    what, pct = m.group(1), int(m.group(2))
+    if not parts or parts[-1][0] != what:
+        parts.append((what, []))
+    parts[-1][1].append(pct)
+names = [p[0] for p in parts]
+for what, v in parts:
+    if v[0] != 0 or v[-1] != 100 or any(b <= a for a, b in zip(v, v[1:])):
+        bad.append(what)
+print(" ".join(names).replace("entity links", "entity-links"), "bad:" + ",".join(bad) if bad else "rising")
+PY
+)
+    is "$steps" "memories vectors entity-links rising" \
+        "$size: memories, vectors and entity links, each from 0 % to 100 %, rising"
+    keys C-c
+    is "$(wait_rc)" 0 "$size: Ctrl-C quits"
+    screen
+    grep -q "memscope: opening" "$T/screen"
+    ok $((!$?)) "$size: nothing of the line is left"
+done
+
 tap_done

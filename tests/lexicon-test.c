@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/lexicon.h"
 #include "tests/tap.h"
@@ -118,6 +119,60 @@ static void test_kinds(const lexicon *lx)
        "no lexicon: no kinds, no class, no noun");
 }
 
+/* The bisection over a file's bytes: its first and last lines, keys
+ * before, after and between them, a prefix of a lemma. */
+static void test_ends(const lexicon *lx, const char *where)
+{
+    ok(lexicon_is_noun(lx, "anser", 5), "%s: the first lemma is found", where);
+    ok(lexicon_is_noun(lx, "youngster", 9), "%s: the last lemma is found", where);
+    ok(!lexicon_is_noun(lx, "aardvark", 8), "%s: a word before the first is not", where);
+    ok(!lexicon_is_noun(lx, "zyzzyva", 7), "%s: a word after the last is not", where);
+    ok(!lexicon_is_noun(lx, "anse", 4) && !lexicon_is_noun(lx, "youngsterz", 10),
+       "%s: a prefix of a lemma, or a lemma and more, is not", where);
+}
+
+/* The test database again, its index.noun grown by licence lines to fill
+ * whole pages (so it is read into memory, not mapped: a mapping would end
+ * without a NUL); the same lookups. */
+static void test_whole_pages(void)
+{
+    char dir[] = "/tmp/memscope-lexicon-XXXXXX", path[256], cmd[600];
+    long page = sysconf(_SC_PAGESIZE);
+    if (!mkdtemp(dir) || page <= 0) {
+        ok(0, "a temporary directory");
+        return;
+    }
+    snprintf(cmd, sizeof cmd, "cp " DIR "/data.noun " DIR "/noun.exc %s/", dir);
+    int bad = system(cmd) != 0;
+    FILE *in = fopen(DIR "/index.noun", "rb");
+    snprintf(path, sizeof path, "%s/index.noun", dir);
+    FILE *out = fopen(path, "wb");
+    char body[8192];
+    size_t n = in ? fread(body, 1, sizeof body, in) : 0;
+    long pad = page - (long)(n % (size_t)page);
+    for (; out && pad > 0; pad -= 64) /* licence lines of 64 bytes, the last shorter */
+        fprintf(out, "  %.*s\n", (int)((pad >= 64 ? 64 : pad) - 3),
+                "licence licence licence licence licence licence licence licence");
+    bad = bad || !in || !out || fwrite(body, 1, n, out) != n;
+    if (in)
+        fclose(in);
+    if (out)
+        bad = fclose(out) != 0 || bad;
+    FILE *f = fopen(path, "rb");
+    long size = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (f)
+        fclose(f);
+    ok(!bad && size > 0 && size % page == 0, "index.noun of whole pages (%ld bytes)", size);
+    lexicon *lx = lexicon_open(dir);
+    ok(lx != NULL, "a database with a whole-page index opens");
+    if (lx)
+        test_ends(lx, "whole pages");
+    lexicon_close(lx);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        diag("could not remove %s", dir);
+}
+
 int main(void)
 {
     lexicon *lx = lexicon_open(DIR);
@@ -148,7 +203,9 @@ int main(void)
     ok(lexicon_senses(lx, "colleagues", 10) == 2, "colleagues: the senses of its base form");
     ok(lexicon_senses(lx, "zebra", 5) == 0, "an unknown word: none");
     test_kinds(lx);
+    test_ends(lx, "mapped");
     lexicon_close(lx);
+    test_whole_pages();
 
     ok(lexicon_open("tests/data/no-such-dir") == NULL, "a missing directory: no lexicon");
     ok(lexicon_open("") == NULL, "an empty directory name: no lexicon");

@@ -84,6 +84,38 @@ ok "$(grep -q snapnew off2.txt && cmp -s off2.txt after.txt; echo $?)" \
 ok "$([ "$(generation demo.db.snap)" -gt "$gen0" ]; echo $?)" "and the file was rebuilt for the new generation"
 ok "$([ ! -s after.txt.err ]; echo $?)" "a stale file is rebuilt without a word"
 
+# ---- a file checked whole once is sealed -------------------------------------
+
+# seal_is FILE: "yes" when the seal beside FILE names it as stat sees it
+# now, else which of device, inode, size and change time differ.
+seal_is() {
+    python3 - "$1" <<'PY'
+import os, struct, sys
+f = sys.argv[1]
+try:
+    d = open(f + ".seal", "rb").read()
+except OSError:
+    sys.exit(print("no seal"))
+magic, fmt, zero, dev, ino, size, cs, cns = struct.unpack_from("<8sIIQQQqq", d)
+st = os.stat(f)
+want = {"device": st.st_dev, "inode": st.st_ino, "size": st.st_size,
+        "change time": (st.st_ctime_ns // 10**9, st.st_ctime_ns % 10**9)}
+got = {"device": dev, "inode": ino, "size": size, "change time": (cs, cns)}
+bad = [k for k in want if want[k] != got[k]]
+if magic != b"MSSEAL\r\n" or len(d) != 72:
+    bad.insert(0, "magic or length")
+print("differs: " + ", ".join(bad) if bad else "yes")
+PY
+}
+# A file changed in the last SEAL_AGE (2) seconds is checked but not sealed.
+sleep 2.1
+answers demo.db seal1.txt MEMSCOPE_SNAPSHOT=always
+is "$(seal_is demo.db.snap)" "yes" "a recall that checked the file whole writes demo.db.snap.seal naming it"
+ok "$([ ! -e demo.db.snap.seal.tmp ]; echo $?)" "and leaves no temporary seal"
+answers demo.db seal2.txt MEMSCOPE_SNAPSHOT=always
+ok "$(cmp -s off2.txt seal1.txt && cmp -s off2.txt seal2.txt && [ ! -s seal1.txt.err ] &&
+    [ ! -s seal2.txt.err ]; echo $?)" "recall from a sealed file answers as from the tables, silently"
+
 # ---- damaged files are never trusted ----------------------------------------
 
 cp demo.db.snap good.snap
@@ -102,6 +134,10 @@ damage() {
 flip() { # flip FILE OFFSET: invert one byte
     python3 -c 'import sys; f=open(sys.argv[1],"r+b"); o=int(sys.argv[2]); f.seek(o); b=f.read(1); f.seek(o); f.write(bytes([b[0]^0xff]))' "$1" "$2"
 }
+flip demo.db.snap 5000
+is "$(seal_is demo.db.snap)" "differs: change time" \
+    "a byte flipped in a sealed file: its seal names the same inode and size, not the change time"
+damage "a byte flipped in the rids, under the file's seal" "damaged"
 cp good.snap demo.db.snap && flip demo.db.snap 5000
 damage "a byte flipped in the rids" "damaged"
 cp good.snap demo.db.snap && flip demo.db.snap 70

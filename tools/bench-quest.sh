@@ -10,7 +10,9 @@
 # queries (`memscope bench --list-queries`) is answered by both, one process
 # each, alternating: `memscope recall --json --trace --as-of 2025-01-01T00:00:00Z`
 # and `quest -m 10` (BM25, top 10). OUT gets the wall-clock times (p50,
-# p95 in ms) and their ratio. xapian-tools and python3-xapian are installed
+# p95 in ms) and their ratio, and each process's CPU time (user + system,
+# from wait4) and that ratio, which a loaded machine distorts less: there a
+# process waits for the CPU more often the more of it it needs. xapian-tools and python3-xapian are installed
 # with apt-get when missing (this script only: never the product); when
 # they cannot be, the comparison is skipped with a message and OUT says so.
 #
@@ -93,19 +95,24 @@ ms_cmd = [memscope, "recall", "--db", store, "--json", "--trace",
 quest_cmd = ["quest", "-d", xdb, "-m", "10", "--"]
 
 def wall(cmd):
+    """Wall and CPU milliseconds of one run of cmd."""
     t = time.perf_counter()
-    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
     ms = (time.perf_counter() - t) * 1e3
-    if r.returncode != 0:
-        sys.exit("bench: %s failed: %s" % (cmd[0], r.stderr.decode(errors="replace").strip()))
-    return ms
+    if status != 0:
+        sys.exit("bench: %s failed: %s" % (cmd[0], err.decode(errors="replace").strip()))
+    return ms, (ru.ru_utime + ru.ru_stime) * 1e3
 
 wall(ms_cmd + [qs[0]])  # the page cache warm for both, as a second call finds it
 wall(quest_cmd + [qs[0]])
-mine, theirs = [], []
+mine, theirs, mine_cpu, theirs_cpu = [], [], [], []
 for q in qs:
-    mine.append(wall(ms_cmd + [q]))
-    theirs.append(wall(quest_cmd + [q]))
+    for cmd, w, c in ((ms_cmd, mine, mine_cpu), (quest_cmd, theirs, theirs_cpu)):
+        ms, cpu = wall(cmd + [q])
+        w.append(ms)
+        c.append(cpu)
 
 def pct(v, p):
     v = sorted(v)
@@ -116,8 +123,15 @@ r = {"memories": n, "queries": len(qs),
      "memscope_ms": {"p50": pct(mine, 50), "p95": pct(mine, 95)},
      "quest_ms": {"p50": pct(theirs, 50), "p95": pct(theirs, 95)},
      "ratio_p50": round(pct(mine, 50) / pct(theirs, 50), 2),
+     "memscope_cpu_ms": {"p50": pct(mine_cpu, 50), "p95": pct(mine_cpu, 95)},
+     "quest_cpu_ms": {"p50": pct(theirs_cpu, 50), "p95": pct(theirs_cpu, 95)},
+     "cpu_ratio_p50": round(pct(mine_cpu, 50) / max(pct(theirs_cpu, 50), 0.01), 2),
+     "load": [round(x, 1) for x in os.getloadavg()],
      "xapian_index_s": round(index_s, 2), "xapian_db_bytes": xbytes}
 json.dump(r, open(out, "w"))
-print("bench: quest at %d memories: memscope %.1f ms, quest %.1f ms (p50), x %.1f"
-      % (n, r["memscope_ms"]["p50"], r["quest_ms"]["p50"], r["ratio_p50"]), file=sys.stderr)
+print("bench: quest at %d memories: memscope %.1f ms, quest %.1f ms (p50), x %.1f; CPU %.1f "
+      "against %.1f ms, x %.1f"
+      % (n, r["memscope_ms"]["p50"], r["quest_ms"]["p50"], r["ratio_p50"],
+         r["memscope_cpu_ms"]["p50"], r["quest_cpu_ms"]["p50"], r["cpu_ratio_p50"]),
+      file=sys.stderr)
 EOF

@@ -155,17 +155,21 @@ if quests:
     L.append("tools/bench-quest.sh: the same texts indexed with Xapian (python3-xapian, English "
              "stemmer), the same queries, one process per query, alternating: "
              "`memscope recall --json --trace` against `quest -m 10` (BM25, top 10). Wall "
-             "clock, including the process start.")
+             "clock, including the process start, and each process's CPU (user + system, "
+             "from wait4), which a loaded machine distorts less.")
     L.append("")
-    L.append("| memories | queries | memscope p50 / p95 ms | quest p50 / p95 ms | memscope / quest (p50) |")
-    L.append("|---:|---:|---:|---:|---:|")
+    L.append("| memories | queries | memscope p50 / p95 ms | quest p50 / p95 ms | memscope / quest (p50) "
+             "| CPU p50 ms, memscope / quest | CPU ratio |")
+    L.append("|---:|---:|---:|---:|---:|---:|---:|")
     for q in quests:
         if "skipped" in q:
-            L.append(f"| - | - | - | - | skipped: {q['skipped']} |")
+            L.append(f"| - | - | - | - | skipped: {q['skipped']} | - | - |")
             continue
+        cpu = (f"{q['memscope_cpu_ms']['p50']:.1f} / {q['quest_cpu_ms']['p50']:.1f} | "
+               f"x {q['cpu_ratio_p50']:.1f}" if "cpu_ratio_p50" in q else "- | -")
         L.append(f"| {q['memories']:,} | {q['queries']} | {q['memscope_ms']['p50']:.1f} / "
                  f"{q['memscope_ms']['p95']:.1f} | {q['quest_ms']['p50']:.1f} / "
-                 f"{q['quest_ms']['p95']:.1f} | x {q['ratio_p50']:.1f} |")
+                 f"{q['quest_ms']['p95']:.1f} | x {q['ratio_p50']:.1f} | {cpu} |")
     L.append("")
 
 L.append("### Targets (issue 6)")

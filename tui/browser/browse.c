@@ -5,6 +5,7 @@
 #include <curses.h>
 #include <errno.h>
 #include <langinfo.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store/base/utf8.h"
 #include "tui/browser/action.h"
 #include "tui/browser/config.h"
 #include "engine/engine.h"
@@ -436,21 +438,88 @@ static int browse_can_address(void)
 /* The first screen waits for the store and its snapshot: seconds on a
  * million memories with no current snapshot file, or while another
  * process holds the store locked. Until curses takes the screen, a line on
- * the terminal (stderr, when it is one) says what it waits for;
- * browse_opened erases it before anything else is printed, so an error
- * stays one line and nothing is left above the shell's prompt when the
- * browser ends. */
-static void browse_opening(const cli_common *c)
+ * the terminal (stderr, when it is one) says what it waits for and, while
+ * the snapshot is read from the tables, how far that has got
+ * (engine_set_progress); browse_opened erases it before anything else is
+ * printed, so an error stays one line and nothing is left above the
+ * shell's prompt when the browser ends. The line is cut to the terminal's
+ * width, so that it never wraps. MEMSCOPE_BROWSE_LOAD_DELAY_MS (tests
+ * only, docs/BROWSER.md) sleeps that long at each step it shows, so that
+ * a small store loads slowly enough to watch. */
+typedef struct opening {
+    const char *path;
+    int cols;      /* of the terminal, less one */
+    long delay_ms; /* MEMSCOPE_BROWSE_LOAD_DELAY_MS */
+} opening;
+
+static int browse_line_cols(void)
 {
-    cli_printf(stderr, "memscope: opening %s (reading its memories) ...", cli_db_path(c));
+    struct winsize ws;
+    return ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col - 1 : 79;
+}
+
+/* Terminal columns of s. */
+static int browse_text_cols(const char *s)
+{
+    int w = 0;
+    unsigned cp;
+    for (size_t n = strlen(s), k; (k = (size_t)utf8_next(s, n, &cp)) > 0; s += k, n -= k)
+        w += utf8_cp_width(cp);
+    return w;
+}
+
+/* "memscope: opening PATH (reading its WHAT, N %) ..." (no N when pct < 0)
+ * into buf, PATH cut from its start to "...TAIL" when the line would be
+ * wider than cols. */
+static void browse_opening_line(char *buf, size_t cap, const opening *o, const char *what, int pct)
+{
+    char rest[96], num[24] = "";
+    if (pct >= 0)
+        snprintf(num, sizeof num, ", %d %%", pct);
+    snprintf(rest, sizeof rest, " (reading its %s%s) ...", what, num);
+    static const char lead[] = "memscope: opening ";
+    int room = o->cols - (int)strlen(lead) - (int)strlen(rest);
+    const char *p = o->path;
+    int cut = 0;
+    unsigned cp;
+    while (*p && browse_text_cols(p) + (cut ? 3 : 0) > room) {
+        p += utf8_next(p, strlen(p), &cp);
+        cut = 1;
+    }
+    snprintf(buf, cap, "%s%s%s%s", lead, cut ? "..." : "", p, rest);
+}
+
+static void browse_opening_say(const opening *o, const char *what, int pct)
+{
+    char line[PATH_MAX + 160];
+    browse_opening_line(line, sizeof line, o, what, pct);
+    int pad = o->cols - browse_text_cols(line);
+    cli_printf(stderr, "\r%s%*s", line, pad > 0 ? pad : 0, "");
     fflush(stderr);
+}
+
+static void browse_progress(void *ctx, const char *what, int percent)
+{
+    const opening *o = ctx;
+    browse_opening_say(o, what, percent);
+    if (o->delay_ms > 0) {
+        struct timespec ts = {o->delay_ms / 1000, o->delay_ms % 1000 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void browse_opening(opening *o, const cli_common *c)
+{
+    const char *delay = getenv("MEMSCOPE_BROWSE_LOAD_DELAY_MS");
+    o->path = cli_db_path(c);
+    o->cols = browse_line_cols();
+    o->delay_ms = delay ? strtol(delay, NULL, 10) : 0;
+    browse_opening_say(o, "memories", -1);
 }
 
 static void browse_opened(void)
 {
-    struct winsize ws;
-    int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col - 1 : 79;
-    cli_printf(stderr, "\r%*s\r", cols, "");
+    cli_printf(stderr, "\r%*s\r", browse_line_cols(), "");
     fflush(stderr);
 }
 
@@ -470,15 +539,21 @@ int browse_run(cli_common *c, int tour)
     if (!s)
         return EXIT_RUNTIME;
     int say = isatty(STDERR_FILENO);
+    opening o;
     if (say)
-        browse_opening(c);
+        browse_opening(&o, c);
     engine *e = NULL;
     ms_error err;
     ms_error_clear(&err);
     static browse b; /* large; one browser per process */
     memset(&b, 0, sizeof b);
     int status = EXIT_RUNTIME;
-    int bad = engine_open(s, NULL, &e, &err) || view_model_init(&b.vm, e, s, cli_db_path(c), &err);
+    int bad = engine_open(s, NULL, &e, &err);
+    if (!bad && say)
+        engine_set_progress(e, browse_progress, &o);
+    bad = bad || view_model_init(&b.vm, e, s, cli_db_path(c), &err);
+    if (e)
+        engine_set_progress(e, NULL, NULL); /* curses has the screen from here */
     if (say)
         browse_opened();
     if (bad)

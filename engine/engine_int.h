@@ -390,6 +390,22 @@ void ranked_finish(ranked_list *l, const snapshot *sn, size_t keep);
 void ranked_free(ranked_list *l);
 /* 1-based rank of idx in l, 0 when absent. */
 int ranked_rank(const ranked_list *l, uint32_t idx);
+/* A sum per memory for the memories a recall touches, sized by them and not
+ * by the store (fusion, spreading activation): an open-addressing table.
+ * Zero it with {0}; idx_sum_free when done. */
+typedef struct idx_sum {
+    uint32_t *key; /* memory index + 1, 0 = empty */
+    double *val;
+    size_t n, cap; /* held, slots (a power of 2, or 0) */
+} idx_sum;
+
+/* The sum of memory idx, added with 0 when m does not hold it yet (*added
+ * 1 then, 0 else; added may be NULL); NULL when out of memory. Valid until
+ * the next call. */
+double *idx_sum_at(idx_sum *m, uint32_t idx, int *added);
+/* The sum of memory idx, or NULL when m does not hold it. */
+const double *idx_sum_find(const idx_sum *m, uint32_t idx);
+void idx_sum_free(idx_sum *m);
 
 /* ---- bm25's postings (postings.c) ------------------------------------------ */
 

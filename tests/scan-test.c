@@ -263,6 +263,44 @@ static void test_extreme_dots(void)
     }
 }
 
+/* idx_sum, the per-recall sums of fusion and spreading: random additions
+ * (zeros among them) over a wide index range give the dense array's sums,
+ * hold exactly the indices added to, and say which were new. */
+static void test_idx_sum(void)
+{
+    enum { SPAN = 200000, ADDS = 50000 };
+    double *dense = calloc(SPAN, sizeof *dense);
+    uint8_t *held = calloc(SPAN, 1);
+    idx_sum m = {0};
+    size_t wrong = 0, n_held = 0;
+    for (int t = 0; dense && held && t < ADDS; t++) {
+        uint32_t i = rnd(8) ? rnd(3000) : rnd(SPAN); /* most in a few thousand, some anywhere */
+        double amount = rnd(10) ? (double)rnd(1000) / 7.0 : 0.0;
+        int added;
+        double *a = idx_sum_at(&m, i, &added);
+        if (!a) {
+            wrong++;
+            break;
+        }
+        wrong += added != !held[i];
+        n_held += !held[i];
+        held[i] = 1;
+        *a += amount;
+        dense[i] += amount;
+    }
+    for (uint32_t i = 0; dense && held && i < SPAN; i++) {
+        const double *a = idx_sum_find(&m, i);
+        wrong += held[i] ? !a || *a != dense[i] : a != NULL;
+    }
+    ok(dense && held && wrong == 0 && m.n == n_held,
+       "idx_sum: %d additions over %zu memories give the dense sums (%zu wrong)", ADDS, n_held,
+       wrong);
+    idx_sum_free(&m);
+    ok(m.n == 0 && idx_sum_find(&m, 5) == NULL, "idx_sum: empty after idx_sum_free");
+    free(dense);
+    free(held);
+}
+
 static void test_semantic_scan(void)
 {
     static const struct {
@@ -468,6 +506,7 @@ int main(void)
     }
     test_put_order();
     test_extreme_dots();
+    test_idx_sum();
     test_semantic_scan();
     test_temporal_index();
     remove_tmpdir();

@@ -79,78 +79,96 @@ static int maybe_push(maybe_list *l, uint32_t idx, double est, double bound)
     return 0;
 }
 
-/* The k-th largest of v[0..n) (k < n), reordering v: quickselect. */
-static double kth_largest(double *v, size_t n, size_t k)
+/* The keep largest lower bounds (est - bound) seen so far, a min-heap: once
+ * it is full, its root is a cut no memory beneath it can make the top keep
+ * over. */
+typedef struct low_heap {
+    double *v;
+    size_t n, keep;
+} low_heap;
+
+/* The current cut: the root of a full heap, -inf before. */
+static double heap_cut(const low_heap *h)
 {
-    size_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        double pivot = v[lo + (hi - lo) / 2];
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] > pivot)
-                i++;
-            while (v[j] < pivot)
-                j--;
-            if (i <= j) {
-                double t = v[i];
-                v[i] = v[j];
-                v[j] = t;
-                i++;
-                if (j == 0)
-                    break;
-                j--;
-            }
+    return h->keep && h->n == h->keep ? h->v[0] : -INFINITY;
+}
+
+static void heap_offer(low_heap *h, double lo)
+{
+    if (h->keep == 0)
+        return;
+    size_t i;
+    if (h->n < h->keep) { /* sift up */
+        i = h->n++;
+        while (i > 0 && h->v[(i - 1) / 2] > lo) {
+            h->v[i] = h->v[(i - 1) / 2];
+            i = (i - 1) / 2;
         }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return v[k];
+        h->v[i] = lo;
+        return;
     }
-    return v[k];
+    if (lo <= h->v[0])
+        return;
+    i = 0; /* replace the root, sift down */
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && h->v[c + 1] < h->v[c])
+            c++;
+        if (h->v[c] >= lo)
+            break;
+        h->v[i] = h->v[c];
+        i = c;
+    }
+    h->v[i] = lo;
 }
 
-/* The keep-th largest lower bound (est - bound) of the list: at least keep
- * memories are surely at or above it; -inf when there are fewer. */
-static double kth_lower(const maybe_list *l, size_t keep, ms_status *st, ms_error *err)
+/* The least |dot| with which a memory of a block whose cap is (slope, cap)
+ * may reach thr, less one for the rounding: a memory below it is passed
+ * over without its norms (the exact test follows for the others). */
+static int32_t block_floor(double slope, double cap, double thr)
 {
-    if (keep == 0 || l->n < keep)
-        return -INFINITY;
-    double *lo = malloc(l->n * sizeof *lo);
-    if (!lo) {
-        *st = ms_fail(err, MS_NOMEM, "out of memory");
-        return -INFINITY;
-    }
-    for (size_t k = 0; k < l->n; k++)
-        lo[k] = l->v[k].est - l->v[k].bound;
-    double v = kth_largest(lo, l->n, keep - 1);
-    free(lo);
-    return v;
+    if (cap >= thr)
+        return 0;
+    if (slope <= 0)
+        return INT32_MAX;
+    double t = (thr - cap) / slope - 1;
+    return t <= 0 ? 0 : t >= INT32_MAX ? INT32_MAX : (int32_t)t;
 }
 
-/* Pass 1: every memory that may reach SEMANTIC_MIN, by its estimate. A
- * block's bound (vectors_block_cap) passes over the memories that surely
- * cannot before their norms are read; the margin covers the rounding of
- * the two ways of computing it. */
-static ms_status estimate(const channel_ctx *c, maybe_list *l, ms_error *err)
+/* Pass 1: every memory that may reach SEMANTIC_MIN and the top keep, by
+ * its estimate, with h the keep best lower bounds among them: a memory
+ * whose estimate + bound is below a keep-th lower bound cannot be among
+ * the keep best, so the list leaves it out as pass 2 would. A block's
+ * bound (vectors_block_cap) passes over the memories that surely cannot
+ * before their norms are read; the margin covers the rounding of the two
+ * ways of computing it. */
+static ms_status estimate(const channel_ctx *c, maybe_list *l, low_heap *h, ms_error *err)
 {
     const snapshot *sn = c->sn;
-    int8_t codes[STORE_DIM_MAX];
+    int16_t codes[STORE_DIM_MAX];
     uint16_t nz_dim[STORE_DIM_MAX];
     int32_t dots[VEC_BLOCK];
     vec_query q;
     vectors_query(c->q->qvec, sn->dim, codes, nz_dim, &q);
-    const double lim = SEMANTIC_MIN - 1e-9;
     for (size_t b = 0; b * VEC_BLOCK < sn->n; b++) {
+        double cut = heap_cut(h);
+        double thr = cut > SEMANTIC_MIN ? cut : SEMANTIC_MIN;
         double slope, cap = vectors_block_cap(sn, &q, b, &slope);
+        int32_t least = block_floor(slope, cap, thr - 1e-9);
+        if (least == INT32_MAX)
+            continue;
         size_t m = vectors_block_dots(sn, &q, b, dots);
         for (size_t k = 0; k < m; k++) {
             size_t i = b * VEC_BLOCK + k;
-            if (slope * fabs((double)dots[k]) + cap < lim || !sn->has_vec[i])
+            if ((dots[k] < least && -dots[k] < least) || !sn->has_vec[i])
                 continue;
             double bound, est = vectors_estimate(sn, &q, i, dots[k], &bound);
-            if (est + bound >= SEMANTIC_MIN && maybe_push(l, (uint32_t)i, est, bound))
+            if (est + bound < SEMANTIC_MIN || est + bound < heap_cut(h))
+                continue;
+            heap_offer(h, est - bound);
+            if (maybe_push(l, (uint32_t)i, est, bound))
                 return ms_fail(err, MS_NOMEM, "out of memory");
         }
     }
@@ -165,9 +183,11 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
         return MS_OK;
     }
     maybe_list l = {0};
-    ms_status st = estimate(c, &l, err);
+    low_heap h = {malloc((c->top_n ? c->top_n : 1) * sizeof(double)), 0, c->top_n};
+    ms_status st = h.v ? estimate(c, &l, &h, err) : ms_fail(err, MS_NOMEM, "out of memory");
     /* Pass 2: exact cosines of those not surely beaten by top_n others. */
-    double cut = st ? 0 : kth_lower(&l, c->top_n, &st, err);
+    double cut = heap_cut(&h);
+    free(h.v);
     for (size_t k = 0; !st && k < l.n; k++) {
         if (l.v[k].est + l.v[k].bound < cut)
             continue;

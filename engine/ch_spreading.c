@@ -36,17 +36,35 @@ static const char *health(const snapshot *sn, embedder *emb)
     return edges || links ? NULL : "no_edges";
 }
 
+/* The activation of each memory reached, in the order first reached. */
 typedef struct spread {
-    double *act;
+    idx_sum act;
     uint32_t *touched;
-    size_t n;
+    size_t n, cap;
+    int oom;
 } spread;
 
 static void give(spread *sp, uint32_t v, double amount)
 {
-    if (sp->act[v] == 0)
+    int added;
+    double *a = sp->oom ? NULL : idx_sum_at(&sp->act, v, &added);
+    if (a && added && sp->n == sp->cap) {
+        size_t cap = sp->cap ? 2 * sp->cap : 256;
+        uint32_t *t = realloc(sp->touched, cap * sizeof *t);
+        if (t) {
+            sp->touched = t;
+            sp->cap = cap;
+        } else {
+            a = NULL;
+        }
+    }
+    if (!a) {
+        sp->oom = 1;
+        return;
+    }
+    if (added)
         sp->touched[sp->n++] = v;
-    sp->act[v] += amount;
+    *a += amount;
 }
 
 /* Along the seed's stored edges (session adjacency, temporal proximity,
@@ -114,12 +132,8 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
         *note = "no seeds: the other channels found nothing";
         return MS_OK;
     }
-    spread sp = {calloc(sn->n + 1, sizeof(double)), malloc((sn->n + 1) * sizeof(uint32_t)), 0};
+    spread sp = {0};
     ms_status st = MS_OK;
-    if (!sp.act || !sp.touched) {
-        st = ms_fail(err, MS_NOMEM, "out of memory");
-        goto done;
-    }
     for (size_t r = 0; r < seeds->n && r < SPREAD_SEEDS; r++)
         give(&sp, seeds->v[r].idx, 1.0 / sqrt((double)r + 1.0));
     size_t n_seeds = diverse_seeds(c);
@@ -143,13 +157,15 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
         for (size_t j = 0; j < k; j++)
             give(&sp, succ[j].newer, a);
     }
+    if (!st && sp.oom)
+        st = ms_fail(err, MS_NOMEM, "out of memory");
     for (size_t t = 0; t < sp.n && !st; t++)
-        if (ranked_push(out, sp.touched[t], sp.act[sp.touched[t]]))
+        if (ranked_push(out, sp.touched[t], *idx_sum_find(&sp.act, sp.touched[t])))
             st = ms_fail(err, MS_NOMEM, "out of memory");
     if (!st)
         ranked_finish(out, sn, c->top_n);
 done:
-    free(sp.act);
+    idx_sum_free(&sp.act);
     free(sp.touched);
     return st;
 }

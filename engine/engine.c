@@ -286,31 +286,25 @@ void recall_opts_init(recall_opts *o)
 /* ---- fusion -------------------------------------------------------------- */
 
 /* Weighted RRF of the lists of the channels in `which` (count n), into out
- * (raw = fused score), best first. */
+ * (raw = fused score), best first. acc holds the sums (a memory's is there
+ * once it is in out, even when its weight is 0) and is left empty. */
 static ms_status fuse(const snapshot *sn, const ranked_list *lists, const int *which, int n,
-                      const double *w, double k, ranked_list *out, double *acc, ms_error *err)
+                      const double *w, double k, ranked_list *out, idx_sum *acc, ms_error *err)
 {
-    /* acc[i] == 0 does not mean "not seen yet": a weight may be 0 */
-    uint8_t *seen = calloc(sn->n + 1, 1);
-    if (!seen)
-        return ms_fail(err, MS_NOMEM, "out of memory");
     for (int j = 0; j < n; j++) {
         const ranked_list *l = &lists[which[j]];
         for (size_t r = 0; r < l->n; r++) {
             uint32_t i = l->v[r].idx;
-            if (!seen[i] && ranked_push(out, i, 0)) {
-                free(seen);
+            int added;
+            double *a = idx_sum_at(acc, i, &added);
+            if (!a || (added && ranked_push(out, i, 0)))
                 return ms_fail(err, MS_NOMEM, "out of memory");
-            }
-            seen[i] = 1;
-            acc[i] += w[which[j]] / (k + (double)(r + 1));
+            *a += w[which[j]] / (k + (double)(r + 1));
         }
     }
-    free(seen);
-    for (size_t t = 0; t < out->n; t++) {
-        out->v[t].raw = acc[out->v[t].idx];
-        acc[out->v[t].idx] = 0;
-    }
+    for (size_t t = 0; t < out->n; t++)
+        out->v[t].raw = *idx_sum_find(acc, out->v[t].idx);
+    idx_sum_free(acc);
     ranked_finish(out, sn, out->n);
     return MS_OK;
 }
@@ -429,17 +423,15 @@ static ms_status run_channels(run *x, ms_error *err)
     }
     for (int j = 0; !st && j < n_one; j++)
         st = run_channel(x, one[j], top_n, err);
-    double *acc = st ? NULL : calloc(x->e->sn->n + 1, sizeof *acc);
-    if (!st && !acc)
-        st = ms_fail(err, MS_NOMEM, "out of memory");
+    idx_sum acc = {0};
     if (!st)
-        st = fuse(x->e->sn, x->lists, one, n_one, x->w, x->k, &x->seeds, acc, err);
+        st = fuse(x->e->sn, x->lists, one, n_one, x->w, x->k, &x->seeds, &acc, err);
     for (int c = 0; !st && c < CH_COUNT; c++)
         if (engine_channels[c]->stage == 2)
             st = run_channel(x, c, top_n, err);
     if (!st)
-        st = fuse(x->e->sn, x->lists, all, CH_COUNT, x->w, x->k, &x->fused, acc, err);
-    free(acc);
+        st = fuse(x->e->sn, x->lists, all, CH_COUNT, x->w, x->k, &x->fused, &acc, err);
+    idx_sum_free(&acc);
     return st;
 }
 

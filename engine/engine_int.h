@@ -217,9 +217,9 @@ void vectors_done(snapshot *sn);
 /* Code d of memory i's int8 form. */
 int8_t vectors_code_at(const snapshot *sn, size_t i, int d);
 
-/* A query vector's int8 form and what its error bounds need. */
+/* A query vector's int16 form and what its error bounds need. */
 typedef struct vec_query {
-    const int8_t *q;  /* [dim] codes (the caller's buffer) */
+    const int16_t *q; /* [dim] codes (the caller's buffer) */
     double scale;     /* q ~= scale * codes */
     double resid;     /* ||q - scale * codes|| */
     double norm;      /* ||q|| */
@@ -228,15 +228,21 @@ typedef struct vec_query {
     uint16_t *nz_dim; /* [nz] those dimensions, ascending (the caller's buffer) */
 } vec_query;
 
-/* The int8 form of qvec[dim] into codes[dim], and the list of its non-zero
- * dimensions into nz_dim[dim] (both the caller's buffers). */
-void vectors_query(const float *qvec, int dim, int8_t *codes, uint16_t *nz_dim, vec_query *out);
+/* The int16 form of qvec[dim] into codes[dim] (scaled so that the largest
+ * code's dot product with dim codes of 127 fits an int32: 32767 up to 516
+ * dimensions), and the list of its non-zero dimensions into nz_dim[dim]
+ * (both the caller's buffers). Finer than a memory's int8 form, so the
+ * query's own part of a bound is small. */
+void vectors_query(const float *qvec, int dim, int16_t *codes, uint16_t *nz_dim, vec_query *out);
 
 /* The integer dot products of the query's codes with the int8 forms of the
  * memories of block b, dots[k] for memory b * VEC_BLOCK + k (0 for one
  * without a vector); reads only the query's non-zero dimensions. Returns
  * how many memories the block has (VEC_BLOCK, fewer in the last). */
 size_t vectors_block_dots(const snapshot *sn, const vec_query *q, size_t b, int32_t *dots);
+/* on != 0: vectors_block_dots uses its portable loop even where the CPU has
+ * AVX2 (the tests compare the two; the integers are the same). */
+void vectors_scan_plain(int on);
 
 /* For every memory i of block b: estimate + bound <= *slope * max(dot, 0)
  * + return value, with estimate and bound those of vectors_estimate. */
@@ -394,6 +400,22 @@ void ranked_finish(ranked_list *l, const snapshot *sn, size_t keep);
 void ranked_free(ranked_list *l);
 /* 1-based rank of idx in l, 0 when absent. */
 int ranked_rank(const ranked_list *l, uint32_t idx);
+/* A sum per memory for the memories a recall touches, sized by them and not
+ * by the store (fusion, spreading activation): an open-addressing table.
+ * Zero it with {0}; idx_sum_free when done. */
+typedef struct idx_sum {
+    uint32_t *key; /* memory index + 1, 0 = empty */
+    double *val;
+    size_t n, cap; /* held, slots (a power of 2, or 0) */
+} idx_sum;
+
+/* The sum of memory idx, added with 0 when m does not hold it yet (*added
+ * 1 then, 0 else; added may be NULL); NULL when out of memory. Valid until
+ * the next call. */
+double *idx_sum_at(idx_sum *m, uint32_t idx, int *added);
+/* The sum of memory idx, or NULL when m does not hold it. */
+const double *idx_sum_find(const idx_sum *m, uint32_t idx);
+void idx_sum_free(idx_sum *m);
 
 /* ---- bm25's postings (postings.c) ------------------------------------------ */
 

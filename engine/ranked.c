@@ -101,3 +101,68 @@ int ranked_rank(const ranked_list *l, uint32_t idx)
             return (int)i + 1;
     return 0;
 }
+
+/* ---- sums per memory ---------------------------------------------------------- */
+
+static size_t idx_slot(const idx_sum *m, uint32_t idx)
+{
+    size_t mask = m->cap - 1, j = (size_t)((idx * 2654435761u) & mask);
+    while (m->key[j] && m->key[j] != idx + 1)
+        j = (j + 1) & mask;
+    return j;
+}
+
+/* Twice the slots, every entry moved; -1 when out of memory. */
+static int idx_grow(idx_sum *m)
+{
+    idx_sum g = {calloc(m->cap ? 2 * m->cap : 256, sizeof *g.key), NULL, m->n,
+                 m->cap ? 2 * m->cap : 256};
+    g.val = malloc(g.cap * sizeof *g.val);
+    if (!g.key || !g.val) {
+        free(g.key);
+        free(g.val);
+        return -1;
+    }
+    for (size_t j = 0; j < m->cap; j++)
+        if (m->key[j]) {
+            size_t k = idx_slot(&g, m->key[j] - 1);
+            g.key[k] = m->key[j];
+            g.val[k] = m->val[j];
+        }
+    free(m->key);
+    free(m->val);
+    *m = g;
+    return 0;
+}
+
+double *idx_sum_at(idx_sum *m, uint32_t idx, int *added)
+{
+    if (added)
+        *added = 0;
+    if ((m->n + 1) * 2 > m->cap && idx_grow(m))
+        return NULL;
+    size_t j = idx_slot(m, idx);
+    if (!m->key[j]) {
+        m->key[j] = idx + 1;
+        m->val[j] = 0;
+        m->n++;
+        if (added)
+            *added = 1;
+    }
+    return &m->val[j];
+}
+
+const double *idx_sum_find(const idx_sum *m, uint32_t idx)
+{
+    if (!m->cap)
+        return NULL;
+    size_t j = idx_slot(m, idx);
+    return m->key[j] ? &m->val[j] : NULL;
+}
+
+void idx_sum_free(idx_sum *m)
+{
+    free(m->key);
+    free(m->val);
+    *m = (idx_sum){0};
+}

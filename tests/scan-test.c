@@ -115,11 +115,12 @@ static void check_dots(store *s, const snapshot *sn, const char *name)
         return;
     }
     size_t codes_differ = 0, dots_differ = 0, caps_fail = 0, compared = 0;
+    size_t bounds_fail = 0, bounded = 0;
     for (size_t i = 0; i < sn->n; i++)
         for (int d = 0; d < dim; d++)
             codes_differ += vectors_code_at(sn, i, d) != (r.seen[i] ? r.codes[i * dim + d] : 0);
     float *qvec = malloc((size_t)dim * sizeof *qvec);
-    int8_t *qcodes = malloc((size_t)dim);
+    int16_t *qcodes = malloc((size_t)dim * sizeof *qcodes);
     uint16_t *nz = malloc((size_t)dim * sizeof *nz);
     int32_t dots[VEC_BLOCK];
     static const unsigned densities[] = {0, 10, 60, 300, 1000};
@@ -127,21 +128,29 @@ static void check_dots(store *s, const snapshot *sn, const char *name)
         random_vector(qvec, dim, densities[t % 5]);
         vec_query q;
         vectors_query(qvec, dim, qcodes, nz, &q);
+        vectors_scan_plain(t % 2); /* the AVX2 scan (where the CPU has it) and the plain one */
         for (size_t b = 0; b * VEC_BLOCK < sn->n; b++) {
             double slope, cap = vectors_block_cap(sn, &q, b, &slope);
             size_t m = vectors_block_dots(sn, &q, b, dots);
             for (size_t k = 0; k < m; k++) {
                 size_t i = b * VEC_BLOCK + k;
-                int32_t want = r.seen[i] ? vectors_idot(qcodes, r.codes + i * dim, dim) : 0;
+                int32_t want = 0;
+                for (int d = 0; r.seen[i] && d < dim; d++)
+                    want += qcodes[d] * r.codes[i * dim + d];
                 dots_differ += dots[k] != want;
                 compared++;
                 if (!sn->has_vec[i])
                     continue;
                 double bound, est = vectors_estimate(sn, &q, i, dots[k], &bound);
                 caps_fail += est + bound > slope * fabs((double)dots[k]) + cap + 1e-12;
+                if (t < 5 || i % 7 == 0) { /* the exact cosine, read from the store */
+                    bounds_fail += fabs(semantic_cosine(sn, qvec, i) - est) > bound;
+                    bounded++;
+                }
             }
         }
     }
+    vectors_scan_plain(0);
     ok(codes_differ == 0,
        "%s: every code in the dimension-major layout is the store's (%zu differ)", name,
        codes_differ);
@@ -150,6 +159,9 @@ static void check_dots(store *s, const snapshot *sn, const char *name)
        compared, dots_differ);
     ok(caps_fail == 0, "%s: each block's cap bounds its estimates (%zu exceed it)", name,
        caps_fail);
+    ok(bounded > 0 && bounds_fail == 0,
+       "%s: %zu exact cosines lie within the bound of their estimate (%zu outside)", name, bounded,
+       bounds_fail);
     free(qvec);
     free(qcodes);
     free(nz);
@@ -196,6 +208,97 @@ static void test_put_order(void)
     free(sn.q_resid);
     free(sn.q_norm);
     free(sn.blk_max);
+}
+
+/* The largest sums: every code 127 or -127 and a query of equal values at
+ * 512 dimensions (codes of 32767) and at STORE_DIM_MAX (smaller codes):
+ * both scans give the exact integers, no int32 overflow. */
+static void test_extreme_dots(void)
+{
+    static const int dims[] = {512, STORE_DIM_MAX};
+    for (size_t t = 0; t < sizeof dims / sizeof *dims; t++) {
+        snapshot sn = {0};
+        sn.n = 70; /* a partial strip of 64 */
+        sn.dim = dims[t];
+        float *qvec = malloc((size_t)sn.dim * sizeof *qvec);
+        int16_t *qcodes = malloc((size_t)sn.dim * sizeof *qcodes);
+        uint16_t *nz = malloc((size_t)sn.dim * sizeof *nz);
+        int8_t *row = malloc((size_t)sn.dim);
+        if (!qvec || !qcodes || !nz || !row || vectors_alloc(&sn, sn.n, sn.dim)) {
+            ok(0, "extreme dots: memory");
+            return;
+        }
+        for (size_t i = 0; i < sn.n; i++) {
+            memset(row, i % 2 ? -127 : 127, (size_t)sn.dim);
+            store_qvec v = {0, row, 1.0, 0.0, 1.0};
+            vectors_put(&sn, i, &v);
+        }
+        vectors_done(&sn);
+        for (int d = 0; d < sn.dim; d++)
+            qvec[d] = 1.0f;
+        vec_query q;
+        vectors_query(qvec, sn.dim, qcodes, nz, &q);
+        int64_t top = (int64_t)sn.dim * qcodes[0] * 127;
+        size_t wrong = 0;
+        int32_t dots[VEC_BLOCK];
+        for (int plain = 0; plain < 2; plain++) {
+            vectors_scan_plain(plain);
+            vectors_block_dots(&sn, &q, 0, dots);
+            for (size_t i = 0; i < sn.n; i++)
+                wrong += dots[i] != (i % 2 ? -top : top);
+        }
+        vectors_scan_plain(0);
+        ok(wrong == 0 && top > INT32_MAX / 2,
+           "dim %d: the largest dot products (%lld) are exact in both scans (%zu wrong)", sn.dim,
+           (long long)top, wrong);
+        free(qvec);
+        free(qcodes);
+        free(nz);
+        free(row);
+        free(sn.qv);
+        free(sn.q_scale);
+        free(sn.q_resid);
+        free(sn.q_norm);
+        free(sn.blk_max);
+    }
+}
+
+/* idx_sum, the per-recall sums of fusion and spreading: random additions
+ * (zeros among them) over a wide index range give the dense array's sums,
+ * hold exactly the indices added to, and say which were new. */
+static void test_idx_sum(void)
+{
+    enum { SPAN = 200000, ADDS = 50000 };
+    double *dense = calloc(SPAN, sizeof *dense);
+    uint8_t *held = calloc(SPAN, 1);
+    idx_sum m = {0};
+    size_t wrong = 0, n_held = 0;
+    for (int t = 0; dense && held && t < ADDS; t++) {
+        uint32_t i = rnd(8) ? rnd(3000) : rnd(SPAN); /* most in a few thousand, some anywhere */
+        double amount = rnd(10) ? (double)rnd(1000) / 7.0 : 0.0;
+        int added;
+        double *a = idx_sum_at(&m, i, &added);
+        if (!a) {
+            wrong++;
+            break;
+        }
+        wrong += added != !held[i];
+        n_held += !held[i];
+        held[i] = 1;
+        *a += amount;
+        dense[i] += amount;
+    }
+    for (uint32_t i = 0; dense && held && i < SPAN; i++) {
+        const double *a = idx_sum_find(&m, i);
+        wrong += held[i] ? !a || *a != dense[i] : a != NULL;
+    }
+    ok(dense && held && wrong == 0 && m.n == n_held,
+       "idx_sum: %d additions over %zu memories give the dense sums (%zu wrong)", ADDS, n_held,
+       wrong);
+    idx_sum_free(&m);
+    ok(m.n == 0 && idx_sum_find(&m, 5) == NULL, "idx_sum: empty after idx_sum_free");
+    free(dense);
+    free(held);
 }
 
 static void test_semantic_scan(void)
@@ -402,6 +505,8 @@ int main(void)
         return 1;
     }
     test_put_order();
+    test_extreme_dots();
+    test_idx_sum();
     test_semantic_scan();
     test_temporal_index();
     remove_tmpdir();

@@ -135,6 +135,11 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
      * the palette form. (Version 4's vectors_q8 was filled from vectors by
      * code; that fill is gone, since the table goes here.) */
     "DROP TABLE IF EXISTS vectors_q8;",
+    /* 8 -> 9: the memories that name a successor (superseded_by), in an
+     * index of only those: STORE_REL_SYNC_SQL, run by every import, reads
+     * them instead of every memory of the store. */
+    "CREATE INDEX IF NOT EXISTS memories_superseded ON memories(profile, superseded_by)"
+    " WHERE superseded_by IS NOT NULL;",
 };
 
 /* The columns of schema 6, each unless the table has it already (a store

@@ -84,7 +84,11 @@ enum stmt_id {
     ST_FTS_MATCH,
     ST_NEWER,
     ST_EDGE_ADD,
+    ST_EDGE_ADD2, /* the same for 2 and 4 rows in one statement (entity.c) */
+    ST_EDGE_ADD4,
     ST_LINK_ADD,
+    ST_LINK_ADD2,
+    ST_LINK_ADD4,
     ST_VECTOR_ADD,
     ST_RID_EXISTS,
     ST_LINKED_EIDS,

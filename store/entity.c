@@ -329,9 +329,68 @@ static void edge_note(entity_edges *x, int64_t other)
     x->w[x->n++] = 0.5;
 }
 
-static ms_status edge_write(store *s, int64_t a, int64_t b, double w, int fresh, ms_error *err)
+/* The links of an appended memory, written together (write_links). */
+typedef struct link_rows {
+    int64_t eid[STORE_ENTITIES_MAX];
+    int given[STORE_ENTITIES_MAX];
+    int n;
+} link_rows;
+
+/* How many of n rows the next statement writes (4, 2 or 1), and which
+ * statement: one of several rows costs SQLite less than that many. */
+static int rows_take(int n, enum stmt_id one, enum stmt_id *id)
 {
-    sqlite3_stmt *e = store_stmt(s, fresh ? ST_EDGE_ADD : ST_EDGE_UPSERT, err);
+    int take = n >= 4 ? 4 : n >= 2 ? 2 : 1;
+    *id = (enum stmt_id)(one + (take == 4 ? 2 : take == 2 ? 1 : 0));
+    return take;
+}
+
+/* Insert memory rid's links l (new rows: an appended memory has none). */
+static ms_status write_links(store *s, int64_t rid, const link_rows *l, ms_error *err)
+{
+    for (int k = 0; k < l->n;) {
+        enum stmt_id id;
+        int take = rows_take(l->n - k, ST_LINK_ADD, &id);
+        sqlite3_stmt *st = store_stmt(s, id, err);
+        if (!st)
+            return err ? err->code : MS_SQL;
+        for (int j = 0; j < take; j++, k++) {
+            sqlite3_bind_int64(st, 3 * j + 1, rid);
+            sqlite3_bind_int64(st, 3 * j + 2, l->eid[k]);
+            sqlite3_bind_int(st, 3 * j + 3, l->given[k]);
+        }
+        int rc = sqlite3_step(st);
+        if (rc != SQLITE_DONE)
+            return store_sql_fail(s, rc, "linking an entity", err);
+    }
+    return MS_OK;
+}
+
+/* Insert the entity edges x to memory rid (new rows, as for write_links). */
+static ms_status write_edges(store *s, int64_t rid, const entity_edges *x, ms_error *err)
+{
+    for (int k = 0; k < x->n;) {
+        enum stmt_id id;
+        int take = rows_take(x->n - k, ST_EDGE_ADD, &id);
+        sqlite3_stmt *st = store_stmt(s, id, err);
+        if (!st)
+            return err ? err->code : MS_SQL;
+        for (int j = 0; j < take; j++, k++) {
+            sqlite3_bind_int64(st, 4 * j + 1, x->other[k]);
+            sqlite3_bind_int64(st, 4 * j + 2, rid);
+            sqlite3_bind_int(st, 4 * j + 3, STORE_EDGE_ENTITY);
+            sqlite3_bind_double(st, 4 * j + 4, x->w[k]);
+        }
+        int rc = sqlite3_step(st);
+        if (rc != SQLITE_DONE)
+            return store_sql_fail(s, rc, "adding an entity edge", err);
+    }
+    return MS_OK;
+}
+
+static ms_status edge_write(store *s, int64_t a, int64_t b, double w, ms_error *err)
+{
+    sqlite3_stmt *e = store_stmt(s, ST_EDGE_UPSERT, err);
     if (!e)
         return err ? err->code : MS_SQL;
     sqlite3_bind_int64(e, 1, a);
@@ -345,25 +404,30 @@ static ms_status edge_write(store *s, int64_t a, int64_t b, double w, int fresh,
 }
 
 /* Link m to the entity; its edges to the newest earlier memories that
- * mention it are written at once (upserts), or, while appending, gathered
- * into *edges and written once each by the caller. */
+ * mention it are written at once (upserts), or, while appending, the link
+ * gathered into *links and the edges into *edges, for the caller to write
+ * together (a new memory has no links yet, and its entities differ). */
 static ms_status link_one(store *s, const store_memory *m, const found *f, int append,
-                          entity_edges *edges, ms_error *err)
+                          link_rows *links, entity_edges *edges, ms_error *err)
 {
     int64_t eid = 0;
     ms_status code = entity_id(s, f, &eid, err);
     if (code)
         return code;
-    /* appending: a new memory has no links yet, and its entities differ */
-    sqlite3_stmt *st = store_stmt(s, append ? ST_LINK_ADD : ST_LINK_INSERT, err);
-    if (!st)
-        return err ? err->code : MS_SQL;
-    sqlite3_bind_int64(st, 1, m->rid);
-    sqlite3_bind_int64(st, 2, eid);
-    sqlite3_bind_int(st, 3, f->given);
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "linking an entity", err);
+    if (append) {
+        links->eid[links->n] = eid;
+        links->given[links->n++] = f->given;
+    } else {
+        sqlite3_stmt *st = store_stmt(s, ST_LINK_INSERT, err);
+        if (!st)
+            return err ? err->code : MS_SQL;
+        sqlite3_bind_int64(st, 1, m->rid);
+        sqlite3_bind_int64(st, 2, eid);
+        sqlite3_bind_int(st, 3, f->given);
+        int rc = sqlite3_step(st);
+        if (rc != SQLITE_DONE)
+            return store_sql_fail(s, rc, "linking an entity", err);
+    }
     char norm[4 * NAME_MAX_BYTES + 8];
     store_entity_norm(f->name, strlen(f->name), norm, sizeof norm);
     int64_t prev[2];
@@ -378,7 +442,7 @@ static ms_status link_one(store *s, const store_memory *m, const found *f, int a
         if (append)
             edge_note(edges, prev[i]);
         else
-            code = edge_write(s, prev[i], m->rid, 0.5, 0, err);
+            code = edge_write(s, prev[i], m->rid, 0.5, err);
     }
     return code;
 }
@@ -415,12 +479,13 @@ ms_status store_link_entities(store *s, const store_memory *m, int append, ms_er
     free(w);
     find_quotes(text, len, &x);
     entity_edges edges = {.n = 0};
+    link_rows links = {.n = 0};
     ms_status code = MS_OK;
     for (size_t i = 0; !code && i < x.n; i++)
-        code = link_one(s, m, &x.v[i], append, &edges, err);
-    for (int k = 0; !code && k < edges.n; k++)
-        code = edge_write(s, edges.other[k], m->rid, edges.w[k], 1, err);
-    return code;
+        code = link_one(s, m, &x.v[i], append, &links, &edges, err);
+    if (!code)
+        code = write_links(s, m->rid, &links, err);
+    return code ? code : write_edges(s, m->rid, &edges, err);
 }
 
 /* Is norm linked to rid as a given entity? */

@@ -770,6 +770,8 @@ static int blank(const char *t, size_t n)
  * the thread, and nothing after it is written. */
 #define JQ_RECORDS 256
 #define JQ_BYTES (16 * 1024 * 1024)
+#define JQ_BATCH 32 /* records the writer takes from the queue at once */
+#define JQ_ROOM 64  /* a reader that found the queue full waits for this room */
 
 /* One parsed line: the memory, its profile, and the line itself (errors
  * from store_put point into it). */
@@ -866,6 +868,7 @@ typedef struct jqueue {
     pthread_cond_t can_put, can_take;
     jrec ring[JQ_RECORDS];
     size_t head, n, bytes;
+    int refill;   /* the reader waits for the queue to drain to half */
     int done;     /* the reader has stopped: the file's end, or an error */
     int stop;     /* the writer has stopped: the reader should too */
     ms_status st; /* the reader's error */
@@ -882,8 +885,10 @@ static void *jsonl_reader(void *p)
         int got = jsonl_next(&q->rd, &r, &st);
         pthread_mutex_lock(&q->mu);
         while (got == 1 && !q->stop && q->n > 0 &&
-               (q->n == JQ_RECORDS || q->bytes + r.len > JQ_BYTES))
+               (q->n == JQ_RECORDS || q->bytes + r.len > JQ_BYTES)) {
+            q->refill = 1;
             pthread_cond_wait(&q->can_put, &q->mu);
+        }
         if (got == 1 && !q->stop) {
             q->ring[(q->head + q->n) % JQ_RECORDS] = r;
             q->n++;
@@ -902,22 +907,45 @@ static void *jsonl_reader(void *p)
     }
 }
 
-/* The next record from the reader thread: 1; 0 when it has stopped. */
-static int jsonl_take(jqueue *q, jrec *r)
+/* Up to max records from the reader thread into r[], in file order: how
+ * many; 0 when it has stopped. A reader that found the queue full is woken
+ * once JQ_ROOM records (and a quarter of JQ_BYTES) are free, not for every
+ * record taken: waking it each time cost a futex wake and two context
+ * switches a memory. */
+static size_t jsonl_take(jqueue *q, jrec *r, size_t max)
 {
     pthread_mutex_lock(&q->mu);
     while (q->n == 0 && !q->done)
         pthread_cond_wait(&q->can_take, &q->mu);
-    int got = q->n > 0;
-    if (got) {
-        *r = q->ring[q->head];
+    size_t got = 0;
+    for (; got < max && q->n > 0; got++) {
+        r[got] = q->ring[q->head];
         q->head = (q->head + 1) % JQ_RECORDS;
         q->n--;
-        q->bytes -= r->len;
+        q->bytes -= r[got].len;
+    }
+    if (q->refill && q->n + JQ_ROOM <= JQ_RECORDS && q->bytes <= JQ_BYTES - JQ_BYTES / 4) {
+        q->refill = 0;
         pthread_cond_signal(&q->can_put);
     }
     pthread_mutex_unlock(&q->mu);
     return got;
+}
+
+/* Write the records r[0..n) in order, freeing each; stops at the
+ * first error, and frees the records after it too. */
+static ms_status jsonl_put_all(importer *im, const char *file, uint64_t base, jrec *r, size_t n)
+{
+    ms_status st = MS_OK;
+    for (size_t k = 0; k < n; k++) {
+        if (!st) {
+            im->stats->bytes = base + r[k].bytes;
+            place pl = {file, r[k].text, r[k].line};
+            st = put(im, &pl, r[k].text, r[k].len, 0, &r[k].m, r[k].profile, &r[k].rels);
+        }
+        jrec_free(&r[k]);
+    }
+    return st;
 }
 
 static ms_status import_jsonl(importer *im, const char *file, FILE *f)
@@ -937,17 +965,13 @@ static ms_status import_jsonl(importer *im, const char *file, FILE *f)
     int threaded = pthread_create(&th, NULL, jsonl_reader, q) == 0;
     uint64_t base = im->stats->bytes;
     ms_status st = MS_OK;
-    for (;;) {
-        jrec r;
-        int got = threaded ? jsonl_take(q, &r) : jsonl_next(&q->rd, &r, &q->st);
-        if (got <= 0)
+    jrec batch[JQ_BATCH];
+    while (!st) {
+        size_t got = threaded ? jsonl_take(q, batch, JQ_BATCH)
+                              : (size_t)(jsonl_next(&q->rd, &batch[0], &q->st) > 0);
+        if (!got)
             break;
-        im->stats->bytes = base + r.bytes;
-        place pl = {file, r.text, r.line};
-        st = put(im, &pl, r.text, r.len, 0, &r.m, r.profile, &r.rels);
-        jrec_free(&r);
-        if (st)
-            break;
+        st = jsonl_put_all(im, file, base, batch, got);
     }
     if (threaded) {
         pthread_mutex_lock(&q->mu);

@@ -135,6 +135,11 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
      * the palette form. (Version 4's vectors_q8 was filled from vectors by
      * code; that fill is gone, since the table goes here.) */
     "DROP TABLE IF EXISTS vectors_q8;",
+    /* 8 -> 9: the memories that name a successor (superseded_by), in an
+     * index of only those: STORE_REL_SYNC_SQL, run by every import, reads
+     * them instead of every memory of the store. */
+    "CREATE INDEX IF NOT EXISTS memories_superseded ON memories(profile, superseded_by)"
+    " WHERE superseded_by IS NOT NULL;",
 };
 
 /* The columns of schema 6, each unless the table has it already (a store
@@ -252,7 +257,18 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_OTHER_PROFILES] = "SELECT EXISTS (SELECT 1 FROM memories WHERE profile < ?1)"
                           " OR EXISTS (SELECT 1 FROM memories WHERE profile > ?1)",
     [ST_EDGE_ADD] = "INSERT INTO edges(src, dst, type, weight) VALUES (?1,?2,?3,?4)",
+    /* Several rows in one statement, OR FAIL: with the default ABORT a
+     * statement of several rows opens a statement journal, whose
+     * savepoint makes FTS5 flush its pending terms into a segment. A
+     * failure fails the put, and the caller rolls back. */
+    [ST_EDGE_ADD2] = "INSERT OR FAIL INTO edges(src, dst, type, weight)"
+                     " VALUES (?,?,?,?),(?,?,?,?)",
+    [ST_EDGE_ADD4] = "INSERT OR FAIL INTO edges(src, dst, type, weight)"
+                     " VALUES (?,?,?,?),(?,?,?,?),(?,?,?,?),(?,?,?,?)",
     [ST_LINK_ADD] = "INSERT INTO memory_entities(rid, eid, given) VALUES (?1,?2,?3)",
+    [ST_LINK_ADD2] = "INSERT OR FAIL INTO memory_entities(rid, eid, given) VALUES (?,?,?),(?,?,?)",
+    [ST_LINK_ADD4] = "INSERT OR FAIL INTO memory_entities(rid, eid, given)"
+                     " VALUES (?,?,?),(?,?,?),(?,?,?),(?,?,?)",
     [ST_VECTOR_ADD] = "INSERT INTO vectors(rid, vec) VALUES (?1, ?2)",
     [ST_NEWER] = "SELECT EXISTS (SELECT 1 FROM memories WHERE rid > ?1)",
     [ST_LINKED_EIDS] = "SELECT eid FROM memory_entities WHERE rid=?1",

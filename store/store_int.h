@@ -39,7 +39,9 @@ ms_status store_relations_forget(store *s, int64_t rid, const char *id, ms_error
 
 /* The supersedes relations that memories' superseded_by imply (it names a
  * memory of the same profile), added where missing: the 6 -> 7 migration
- * and store_relations_sync run it. */
+ * and store_relations_sync run it. From schema 9 it reads the memories
+ * that have a superseded_by through their own partial index
+ * (memories_superseded), not every memory. */
 #define STORE_REL_SYNC_SQL                                                                         \
     "INSERT OR IGNORE INTO relations(src, dst, kind, reason)"                                      \
     " SELECT n.rid, o.rid, 1, o.superseded_reason FROM memories o"                                 \
@@ -82,7 +84,11 @@ enum stmt_id {
     ST_FTS_MATCH,
     ST_NEWER,
     ST_EDGE_ADD,
+    ST_EDGE_ADD2, /* the same for 2 and 4 rows in one statement (entity.c) */
+    ST_EDGE_ADD4,
     ST_LINK_ADD,
+    ST_LINK_ADD2,
+    ST_LINK_ADD4,
     ST_VECTOR_ADD,
     ST_RID_EXISTS,
     ST_LINKED_EIDS,

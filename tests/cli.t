@@ -191,7 +191,7 @@ is "$(sqlite3 v4.db 'PRAGMA user_version')" "$schema" "and upgraded it to the cu
 # A schema-5 store (no metadata, no supersession columns) is read as it is
 # too; the first write adds them.
 "$MEMSCOPE" demo --db v5.db >/dev/null
-sqlite3 v5.db 'ALTER TABLE memories DROP COLUMN metadata; ALTER TABLE memories DROP COLUMN superseded_by;
+sqlite3 v5.db 'DROP INDEX memories_superseded; ALTER TABLE memories DROP COLUMN metadata; ALTER TABLE memories DROP COLUMN superseded_by;
 ALTER TABLE memories DROP COLUMN superseded_at; ALTER TABLE memories DROP COLUMN superseded_reason;
 PRAGMA user_version=5'
 before=$(sha v5.db)

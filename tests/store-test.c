@@ -243,7 +243,7 @@ static void test_schema5(void)
     put_simple(s, "old", "a memory from schema 5", NULL, NULL);
     store_close(s);
     is_int(raw_exec(tpath("v5.db"),
-                    "ALTER TABLE memories DROP COLUMN metadata;"
+                    "DROP INDEX memories_superseded; ALTER TABLE memories DROP COLUMN metadata;"
                     "ALTER TABLE memories DROP COLUMN superseded_by;"
                     "ALTER TABLE memories DROP COLUMN superseded_at;"
                     "ALTER TABLE memories DROP COLUMN superseded_reason; PRAGMA user_version=5"),
@@ -1820,6 +1820,46 @@ static int n_relations(store *s)
     return n;
 }
 
+/* The relations an import's superseded_by fields imply are found through
+ * the partial index of the memories that have one (schema 9), not a scan
+ * of every memory; an older memory naming one imported later still gets
+ * its relation. */
+static void test_relation_sync(void)
+{
+    store *s = open_new("relsync.db");
+    sqlite3_stmt *st;
+    char plan[512] = "";
+    if (sqlite3_prepare_v2(s->db, "EXPLAIN QUERY PLAN " STORE_REL_SYNC_SQL, -1, &st, NULL) ==
+        SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW && strlen(plan) < 400) {
+            strcat(plan, (const char *)sqlite3_column_text(st, 3));
+            strcat(plan, "; ");
+        }
+        sqlite3_finalize(st);
+    }
+    ok(strstr(plan, "SCAN o USING INDEX memories_superseded") != NULL,
+       "the sync reads only the memories that name a successor (%s)", plan);
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup("old");
+    m.content = strdup("The office is on Mill Street.");
+    m.superseded_by = strdup("new"); /* not in the store yet */
+    ms_error err;
+    ms_error_clear(&err);
+    ok(store_put(s, &m, STORE_DUP_ERROR, NULL, &err) == MS_OK, "old names new (%s)", err.msg);
+    store_memory_clear(&m);
+    int64_t new_rid = put_at(s, "new", "The office moved to Quay Road.", NULL);
+    uint64_t found = 0;
+    ok(new_rid && store_begin(s, &err) == MS_OK &&
+           store_detect_supersession(s, new_rid - 1, &found, &err) == MS_OK &&
+           store_end(s, &err) == MS_OK,
+       "an import's sync (%s)", err.msg);
+    char buf[256];
+    relations_text(s, new_rid, buf, sizeof buf);
+    is_str(buf, "supersedes>old:-", "adds the relation the older memory's field names");
+    store_close(s);
+}
+
 /* supersedes and contradicts: directed, with reasons, kept consistent with
  * the older memory's superseded_* fields, undone by store_clear_relation. */
 static void test_relations(void)
@@ -2524,6 +2564,7 @@ int main(void)
     test_temporal_nearest();
     test_add_edge();
     test_relations();
+    test_relation_sync();
     test_schema6();
     test_detect();
     test_two_writers();

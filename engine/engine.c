@@ -328,6 +328,9 @@ typedef struct run {
     const char *explain_passed_by; /* how the explained memory passed the floor, if pooled */
     floor_kinds *kinds;            /* the kinds of the noun asked for, NULL when none (floor.c) */
     int kind_cut;                  /* the kind rule cut a memory that passed */
+    floor_kinds *owner; /* the words naming the person a possessive names, NULL when none */
+    floor_slot *slot;   /* the verb and slot of a who- or where-question, NULL when none */
+    int slot_cut;       /* the slot rule cut a memory that passed */
 } run;
 
 /* The query type's profile, with --weights and --rrf-k on top. The temporal
@@ -639,6 +642,7 @@ static const char *floor_pass(run *x, uint32_t i, recall_hit *h, floor_in *seen)
         .kind = x->kinds ? x->q.kind : NULL,
         .kind_which = x->q.kind_which,
         .holds_kind = h->holds_kind,
+        .owner = x->owner ? x->q.owner : NULL,
     };
     if (seen)
         *seen = in;
@@ -702,19 +706,41 @@ static int names_kind(run *x, uint32_t i, const char *text)
            (!floor_kinds_which(x->kinds) || holds_other_name(x->e->sn, &x->q, i));
 }
 
+/* Is memory i about the person or animal a possessive in the query names
+ * ("Melanie's daughter"): does it say one of their words, or name an
+ * entity the query names beside the speakers ("John's daughter Sara")?
+ * 1 when the query names none. */
+static int about_owner(const run *x, uint32_t i, const char *text)
+{
+    if (!x->owner || floor_kinds_held(x->owner, text))
+        return 1;
+    const snapshot *sn = x->e->sn;
+    for (uint32_t p = sn->me_off[i]; p < sn->me_off[i + 1]; p++)
+        for (int k = 0; k < x->q.n_qents; k++)
+            if (sn->me_ent[p] == x->q.qents[k])
+                return 1;
+    return 0;
+}
+
 /* A memory's floor numbers (its trace and content set): each channel's
  * rule measures its own (coverage, cosines, the date), then whether it
- * holds a name or a number when the query asks for one. */
+ * holds a name, a number or a kind the query asks for; when the query asks
+ * about someone a possessive names, only beside them (about_owner): the
+ * clarinet Melanie plays is not her daughter's instrument. */
 static void floor_measure(run *x, uint32_t i, recall_hit *h)
 {
     floor_ctx c = {x->e->s, x->e->sn, &x->q};
     for (int ch = 0; ch < CH_COUNT; ch++)
         if (engine_channels[ch]->floor && engine_channels[ch]->floor->measure)
             engine_channels[ch]->floor->measure(&c, i, h);
-    h->holds_name = x->q.asks_name && holds_other_name(x->e->sn, &x->q, i);
-    h->holds_number = x->q.asks_number && holds_number(h->mem.content) &&
+    int about = about_owner(x, i, h->mem.content);
+    h->holds_name = about && x->q.asks_name && holds_other_name(x->e->sn, &x->q, i);
+    h->holds_number = about && x->q.asks_number && holds_number(h->mem.content) &&
                       floor_holds_amount(x->q.amount, h->mem.content);
-    h->holds_kind = names_kind(x, i, h->mem.content);
+    h->holds_kind = about && names_kind(x, i, h->mem.content);
+    h->holds_slot =
+        x->slot ? floor_slot_held(x->slot, h->mem.content, holds_other_name(x->e->sn, &x->q, i))
+                : 0;
 }
 
 /* Evidence by association: a memory without evidence of its own passes when
@@ -853,8 +879,9 @@ static void floor_neighbours(run *x, recall_hit *hs, size_t n)
     const snapshot *sn = x->e->sn;
     uint64_t *held = calloc(n + 1, sizeof *held);
     int *names = calloc(n + 1, sizeof *names), *numbers = calloc(n + 1, sizeof *numbers);
-    int *kinds = calloc(n + 1, sizeof *kinds);
-    if (!held || !names || !numbers || !kinds) {
+    int *kinds = calloc(n + 1, sizeof *kinds), *slots = calloc(n + 1, sizeof *slots);
+    if (!held || !names || !numbers || !kinds || !slots) {
+        free(slots);
         free(held);
         free(names);
         free(numbers);
@@ -866,6 +893,7 @@ static void floor_neighbours(run *x, recall_hit *hs, size_t n)
         names[t] = hs[t].holds_name;
         numbers[t] = hs[t].holds_number;
         kinds[t] = hs[t].holds_kind;
+        slots[t] = hs[t].holds_slot;
         const snap_edge *ed = NULL;
         size_t ne = 0;
         snapshot_edges(sn, x->fused.v[t].idx, &ed, &ne); /* unreadable: no edge */
@@ -876,6 +904,7 @@ static void floor_neighbours(run *x, recall_hit *hs, size_t n)
                     names[t] |= hs[u].holds_name;
                     numbers[t] |= hs[u].holds_number;
                     kinds[t] |= hs[u].holds_kind;
+                    slots[t] |= hs[u].holds_slot;
                 }
     }
     for (size_t t = 0; t < n; t++) {
@@ -884,11 +913,15 @@ static void floor_neighbours(run *x, recall_hit *hs, size_t n)
         hs[t].holds_name = names[t];
         hs[t].holds_number = numbers[t];
         hs[t].holds_kind = kinds[t];
+        /* the verb and the filler in its exchange: it and the memories an
+         * edge joins it to ("Who performed?" "It was Matt") */
+        hs[t].holds_slot = (slots[t] & FLOOR_SLOT_VERB) && (slots[t] & FLOOR_SLOT_FILLER);
     }
     free(held);
     free(names);
     free(numbers);
     free(kinds);
+    free(slots);
 }
 
 /* Floor one pooled memory (index i, hit h), noting its numbers in the
@@ -972,11 +1005,36 @@ static void floor_kind(run *x, recall_hit *hs, size_t n)
     if (x->o->no_floor || !x->kinds)
         return;
     char lacks[96];
-    snprintf(lacks, sizeof lacks, "names %s \"%.32s\", what the question asks for",
-             x->q.kind_which ? "which" : "a kind of", x->q.kind);
+    if (x->owner)
+        snprintf(lacks, sizeof lacks, "names %s \"%.24s\" beside \"%.24s\"",
+                 x->q.kind_which ? "which" : "a kind of", x->q.kind, x->q.owner);
+    else
+        snprintf(lacks, sizeof lacks, "names %s \"%.32s\", what the question asks for",
+                 x->q.kind_which ? "which" : "a kind of", x->q.kind);
     int cut = cut_unheld(x, hs, n, holds_kind, lacks);
     x->r->floor_kind_supported = cut < 0;
     x->kind_cut |= cut > 0;
+}
+
+static int holds_slot(const run *x, const recall_hit *h)
+{
+    (void)x;
+    return h->holds_slot;
+}
+
+/* Who or where someone did something must be said: when the question asks
+ * "who won ..." or "where did she grow up" and no memory passing by
+ * overlap or meaning says, with the memories an edge joins it to, the verb
+ * together with a name or a person (for where, a place), those passes are
+ * cut: the pool talks about the contest and never says who won it. */
+static void floor_slot_rule(run *x, recall_hit *hs, size_t n)
+{
+    if (x->o->no_floor || !x->slot)
+        return;
+    char lacks[96];
+    snprintf(lacks, sizeof lacks, "says \"%.24s\" with %s", x->q.wh_verb,
+             x->q.wh == WH_WHO ? "a name" : "a place");
+    x->slot_cut |= cut_unheld(x, hs, n, holds_slot, lacks) > 0;
 }
 
 /* r->floor_no_support: nothing about LEAD"WHAT" for the subject. */
@@ -1015,6 +1073,9 @@ static void floor_summary(run *x, const recall_hit *hs, size_t n)
     }
     size_t cap = sizeof r->floor_predicate;
     floor_describe(&x->q, held, r->floor_predicate, r->floor_unheld, r->floor_subject, cap);
+    if (x->owner && x->q.n_subj == 1) /* "Melanie's daughter" */
+        snprintf(r->floor_subject + strlen(r->floor_subject),
+                 sizeof r->floor_subject - strlen(r->floor_subject), "'s %s", x->q.owner);
     if (x->q.focus >= 0) {
         snprintf(r->floor_focus, sizeof r->floor_focus, "%s", x->q.terms[x->q.focus].surface);
         r->floor_focus_held = (held >> x->q.focus) & 1;
@@ -1029,6 +1090,8 @@ static void floor_summary(run *x, const recall_hit *hs, size_t n)
      * holds it, else the whole predicate */
     if (x->kind_cut)
         no_support(r, x->q.kind_which ? "which " : "what ", x->q.kind);
+    else if (x->slot_cut)
+        no_support(r, x->q.wh == WH_WHO ? "who " : "where ", x->q.wh_verb);
     else
         no_support(r, "",
                    r->floor_focus[0] && !r->floor_focus_held ? r->floor_focus
@@ -1076,6 +1139,8 @@ static ms_status select_hits(run *x, ms_error *err)
         return ms_fail(err, MS_NOMEM, "out of memory");
     ms_status st = floor_setup(x, pool, err);
     x->kinds = x->q.kind[0] ? floor_kinds_new(&x->q, lexicon_default()) : NULL;
+    x->owner = x->q.owner[0] ? floor_owner_new(&x->q, lexicon_default()) : NULL;
+    x->slot = x->q.wh_verb[0] ? floor_slot_new(&x->q, lexicon_default()) : NULL;
     if (!st)
         st = hydrate(x, hs, pool, err);
     for (size_t t = 0; !st && t < pool; t++) {
@@ -1095,17 +1160,24 @@ static ms_status select_hits(run *x, ms_error *err)
             store_memory_clear(&hs[t].mem);
         free(hs);
         floor_kinds_free(x->kinds);
-        x->kinds = NULL;
+        floor_kinds_free(x->owner);
+        floor_slot_free(x->slot);
+        x->kinds = x->owner = NULL;
+        x->slot = NULL;
         return st;
     }
     rerank(x, hs, pool);
     floor_focus(x, hs, pool);
     floor_kind(x, hs, pool);
+    floor_slot_rule(x, hs, pool);
     if (!x->o->no_floor)
         floor_associate(x, hs, pool);
     floor_summary(x, hs, pool);
     floor_kinds_free(x->kinds);
-    x->kinds = NULL;
+    floor_kinds_free(x->owner);
+    floor_slot_free(x->slot);
+    x->kinds = x->owner = NULL;
+    x->slot = NULL;
     for (size_t t = 0; x->o->explain_id && t < pool; t++)
         if (strcmp(hs[t].mem.id, x->o->explain_id) == 0)
             x->explain_passed_by = hs[t].passed_by;

@@ -156,21 +156,22 @@ typedef struct recall_hit {
     double boosted;   /* fused * eg_factor */
     trace_adjustment adj[TRACE_ADJ_MAX];
     int n_adj;
-    double ranking_score;              /* boosted * product of adjustment factors */
-    double max_fused;                  /* the best fused score possible for this query */
-    double relevance_score;            /* min(1, boosted / max_fused) */
-    double coverage;                   /* idf-weighted share of query terms in it (diagnostic) */
-    double pred_coverage;              /* the same share of the predicate's terms */
-    double context_coverage;           /* ... in it and the pooled memories joined to it */
-    double cosine;                     /* dense similarity to the query (0 without vectors) */
-    double rcosine;                    /* to the remainder: the query without speakers' names */
-    uint64_t terms_held;               /* bit t: query term t occurs in it */
-    uint64_t context_held;             /* ... in it or a pooled memory joined to it */
-    int holds_name, holds_number;      /* it (or a pooled memory joined to it) holds a name
-                                          other than the query's, a number */
-    int holds_kind;                    /* it (or a pooled memory joined to it) names a kind of
-                                          the noun the question asks for (floor.c) */
-    int on_date;                       /* it falls on a date the query names */
+    double ranking_score;         /* boosted * product of adjustment factors */
+    double max_fused;             /* the best fused score possible for this query */
+    double relevance_score;       /* min(1, boosted / max_fused) */
+    double coverage;              /* idf-weighted share of query terms in it (diagnostic) */
+    double pred_coverage;         /* the same share of the predicate's terms */
+    double context_coverage;      /* ... in it and the pooled memories joined to it */
+    double cosine;                /* dense similarity to the query (0 without vectors) */
+    double rcosine;               /* to the remainder: the query without speakers' names */
+    uint64_t terms_held;          /* bit t: query term t occurs in it */
+    uint64_t context_held;        /* ... in it or a pooled memory joined to it */
+    int holds_name, holds_number; /* it (or a pooled memory joined to it) holds a name
+                                     other than the query's, a number */
+    int holds_kind;               /* it (or a pooled memory joined to it) names a kind of
+                                     the noun the question asks for (floor.c) */
+    int holds_slot; /* it says the verb of a who- or where-question and a filler of its slot */
+    int on_date;    /* it falls on a date the query names */
     const char *passed_by;             /* "pinned", "subject", "lexical", "context",
                                           "semantic", "temporal", "association", "no_floor",
                                           or NULL (cut) */

@@ -336,6 +336,9 @@ typedef enum amount_kind {
     AMOUNT_AGE    /* "how old": an age */
 } amount_kind;
 
+/* The slot a who- or where-question asks to fill (query.c, floor.c). */
+enum { WH_NONE, WH_WHO, WH_WHERE };
+
 typedef struct query {
     const char *text;
     query_type type;
@@ -360,6 +363,13 @@ typedef struct query {
     char kind[48];       /* the noun the answer is a kind of ("city" in "which city does she
                             live in"), "" when none (query.c) */
     int kind_which;      /* asked with "which": the answer names one in particular */
+    int wh;              /* WH_WHO, WH_WHERE: the question asks who or where someone did
+                            something (not "who is ..."), else WH_NONE (query.c) */
+    char wh_verb[48];    /* the verb of that question ("won" in "who won the ..."), "" when
+                            none */
+    char owner[48];      /* the person or animal a possessive names ("daughter" in "what
+                            instrument does Melanie's daughter play"): what the question asks
+                            about, not its owner; "" when none (query.c) */
     int about_now;       /* asks how things are now (query.c): the latest fact wins */
     int asks_newest;     /* says latest, most recent(ly), recently, last time: the newest */
     double pred_idf_sum; /* sum of their idf */
@@ -568,8 +578,8 @@ const weight_profile *profile_for(query_type t);
     "idf-weighted predicate (the query's words beyond the speakers it names), has a "              \
     "remainder cosine >= the cosine threshold, or falls on the date the query names; "             \
     "or when an edge joins it to one that passes. A question asking for a name, a number, "        \
-    "a word (its focus) or a kind of thing needs a memory that holds one. Naming a speaker is "    \
-    "not evidence"
+    "a word (its focus), a kind of thing, who or where needs a memory that holds one. Naming a "   \
+    "speaker is not evidence"
 
 /* Bit t set: query term t occurs in text (as FTS5 tokenizes it; the first
  * 64 terms). */
@@ -609,6 +619,8 @@ typedef struct floor_in {
     const char *kind;             /* the noun the answer is a kind of ("city"), or NULL */
     int kind_which;               /* asked with "which" */
     int holds_kind;               /* it or a pooled memory an edge joins it to names one */
+    const char *owner; /* the person a possessive names ("daughter"): the name, number and kind
+                          count only beside them; NULL when none */
 } floor_in;
 
 /* Can the lexical rule pass at all: the query names something the store
@@ -685,6 +697,11 @@ typedef struct floor_kinds floor_kinds;
  * another class or too broad, or out of memory. Free with
  * floor_kinds_free (NULL is fine). */
 floor_kinds *floor_kinds_new(const query *q, const lexicon *lx);
+/* The words naming the person or animal a possessive names (query.owner:
+ * "daughter", "girl", ...), as kinds, or NULL: none named, no lexicon, or
+ * out of memory. A memory whose text holds one (floor_kinds_held) is about
+ * them. */
+floor_kinds *floor_owner_new(const query *q, const lexicon *lx);
 void floor_kinds_free(floor_kinds *k);
 
 /* What text holds (its words and pairs of words, in their base forms):
@@ -697,6 +714,26 @@ int floor_kinds_held(const floor_kinds *k, const char *text);
 
 /* Does the question ask "which" (one in particular)? 0 for k NULL. */
 int floor_kinds_which(const floor_kinds *k);
+
+/* The verb of a who- or where-question (query.wh_verb) and the slot it
+ * asks to fill: a memory answers it only when it, with the memories an edge
+ * joins it to (its exchange), says that verb (in any form WordNet relates:
+ * "won" and "winning") and a filler of the slot: a name beyond the
+ * speakers' and those the query names, a person for "who", a place for
+ * "where" (floor.c). */
+typedef struct floor_slot floor_slot;
+
+/* The slot for q from lx, or NULL (no such question, no lexicon, out of
+ * memory). Free with floor_slot_free (NULL is fine). */
+floor_slot *floor_slot_new(const query *q, const lexicon *lx);
+void floor_slot_free(floor_slot *sl);
+
+/* What text says of the slot (named: the memory names someone or
+ * something beyond the speakers and the query's names): FLOOR_SLOT_VERB
+ * the verb, FLOOR_SLOT_FILLER a filler; both may be set; 0 for sl NULL. */
+#define FLOOR_SLOT_VERB 1
+#define FLOOR_SLOT_FILLER 2
+int floor_slot_held(const floor_slot *sl, const char *text, int named);
 
 /* ---- adaptive learning (adaptive.c) ------------------------------------- */
 

@@ -14,7 +14,8 @@
  *   - the answer's type (here): a query asking for a name, a number, a sum
  *     of money or an age cuts a memory that holds none, itself or with the
  *     pooled memories an edge joins it to, unless it falls on the date the
- *     query names;
+ *     query names; when a possessive names the one asked about ("Melanie's
+ *     daughter"), only a memory about them holds one (engine.c);
  * then each channel's own rule (channel_ops.floor, asked in ascending
  * floor_rule.ask; a sixth channel brings its own):
  *   - lexical (ch_bm25.c): the idf-weighted share of the predicate's terms
@@ -41,6 +42,11 @@
  *   - focus: when the question's form names the word it asks about, a pass
  *     by a rule of overlap or meaning (floor_rule.needs_focus) stands only
  *     if some such pass holds that word;
+ *   - kind: the same for a question asking which or what kind of a
+ *     nameable thing: some such pass must name one (floor_kinds);
+ *   - slot: the same for "who won ...", "where did she grow up": some such
+ *     pass, with the memories an edge joins it to (its exchange), must say
+ *     the verb and a name, a person or a place (floor_slot);
  *   - association: an edge joins it to a pooled memory that passes by one of
  *     the rules above other than pinned (stage2.c: or it supersedes one).
  * Each channel's rule measures its own numbers for every pooled memory
@@ -56,6 +62,7 @@
 #include <string.h>
 
 #include "lexicon.h"
+#include "stopwords.h"
 
 struct cover_ctx {
     const query *q;
@@ -178,8 +185,9 @@ static void cut_reason(const floor_in *in, char *why, size_t len)
         snprintf(focus, sizeof focus, "; it holds no \"%.40s\", what the question asks for",
                  in->focus);
     else if (in->kind && !in->holds_kind)
-        snprintf(focus, sizeof focus, "; it names no %s \"%.40s\"",
-                 in->kind_which ? "particular" : "kind of", in->kind);
+        snprintf(focus, sizeof focus, "; it names no %s \"%.32s\"%s%.24s%s",
+                 in->kind_which ? "particular" : "kind of", in->kind, in->owner ? " beside \"" : "",
+                 in->owner ? in->owner : "", in->owner ? "\"" : "");
     size_t at = strlen(why);
     if (at + 1 < len)
         snprintf(why + at, len - at, "%s%s", focus,
@@ -198,9 +206,15 @@ const char *floor_judge(const floor_in *in, char *why, size_t len)
     }
     const char *missing = missing_answer(in);
     if (missing && !in->on_date) {
-        snprintf(why, len,
-                 "the query asks for %s and neither it nor a memory joined to it holds one",
-                 missing);
+        if (in->owner)
+            snprintf(why, len,
+                     "the query asks for %s of its \"%s\" and neither it nor a memory joined to "
+                     "it holds one beside them",
+                     missing, in->owner);
+        else
+            snprintf(why, len,
+                     "the query asks for %s and neither it nor a memory joined to it holds one",
+                     missing);
         return NULL;
     }
     int order[CH_COUNT], n = rules_in_order(0, order);
@@ -333,23 +347,34 @@ void floor_kinds_free(floor_kinds *k)
     free(k);
 }
 
-floor_kinds *floor_kinds_new(const query *q, const lexicon *lx)
+/* The words of word's first senses and of every synset below them. */
+static floor_kinds *kinds_of(const char *word, int which, const lexicon *lx)
 {
-    if (!lx || !q->kind[0] || !concrete_class(lexicon_noun_class(lx, q->kind, strlen(q->kind))))
-        return NULL;
     floor_kinds *k = calloc(1, sizeof *k);
     if (!k)
         return NULL;
     k->lx = lx;
-    k->which = q->kind_which;
-    int visited = lexicon_kinds(lx, q->kind, strlen(q->kind), FLOOR_KIND_SENSES, FLOOR_KIND_SYNSETS,
-                                kind_add, k);
+    k->which = which;
+    int visited =
+        lexicon_kinds(lx, word, strlen(word), FLOOR_KIND_SENSES, FLOOR_KIND_SYNSETS, kind_add, k);
     if (visited < 0 || k->failed) {
         floor_kinds_free(k);
         return NULL;
     }
     kinds_sort(k);
     return k;
+}
+
+floor_kinds *floor_kinds_new(const query *q, const lexicon *lx)
+{
+    if (!lx || !q->kind[0] || !concrete_class(lexicon_noun_class(lx, q->kind, strlen(q->kind))))
+        return NULL;
+    return kinds_of(q->kind, q->kind_which, lx);
+}
+
+floor_kinds *floor_owner_new(const query *q, const lexicon *lx)
+{
+    return lx && q->owner[0] ? kinds_of(q->owner, 0, lx) : NULL;
 }
 
 /* What a text holds of the kinds: bit 1 a word below the noun's senses
@@ -408,6 +433,123 @@ int floor_kinds_held(const floor_kinds *k, const char *text)
 int floor_kinds_which(const floor_kinds *k)
 {
     return k && k->which;
+}
+
+/* ---- the verb and the slot of who and where ------------------------------ */
+
+#define SLOT_BASES 8
+
+struct floor_slot {
+    const lexicon *lx;         /* not owned */
+    int wh;                    /* WH_WHO, WH_WHERE */
+    char base[SLOT_BASES][48]; /* the verb's base forms ("win" for "won") and the verb */
+    int n;
+};
+
+static int slot_base(void *p, const char *w, size_t n)
+{
+    floor_slot *sl = p;
+    if (sl->n < SLOT_BASES && n < sizeof sl->base[0])
+        snprintf(sl->base[sl->n++], sizeof sl->base[0], "%.*s", (int)n, w);
+    return 0;
+}
+
+floor_slot *floor_slot_new(const query *q, const lexicon *lx)
+{
+    if (!lx || q->wh == WH_NONE || !q->wh_verb[0])
+        return NULL;
+    floor_slot *sl = calloc(1, sizeof *sl);
+    if (!sl)
+        return NULL;
+    sl->lx = lx;
+    sl->wh = q->wh;
+    slot_base(sl, q->wh_verb, strlen(q->wh_verb));
+    lexicon_verb_bases(lx, q->wh_verb, strlen(q->wh_verb), slot_base, sl);
+    return sl;
+}
+
+void floor_slot_free(floor_slot *sl)
+{
+    free(sl);
+}
+
+struct verb_ctx {
+    const floor_slot *sl;
+    int hit;
+};
+
+static int verb_look(void *p, const char *w, size_t n)
+{
+    struct verb_ctx *c = p;
+    for (int k = 0; k < c->sl->n && !c->hit; k++)
+        c->hit = strlen(c->sl->base[k]) == n && memcmp(c->sl->base[k], w, n) == 0;
+    return c->hit;
+}
+
+/* WordNet's lexicographer classes of a place, a person and a time. */
+#define NOUN_LOCATION 15
+#define NOUN_PERSON 18
+#define NOUN_TIME 28
+
+/* A preposition of place: the noun after it may say where ("on the
+ * canal", "at the shelter"). */
+static int place_preposition(const char *w)
+{
+    static const char *const preps[] = {"in",     "at",      "near",   "on",     "into",
+                                        "around", "outside", "inside", "across", NULL};
+    for (int k = 0; preps[k]; k++)
+        if (strcmp(w, preps[k]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Is word cur (n bytes, lower case; since words after a preposition of
+ * place in the same phrase) a filler of the slot: for who a person noun,
+ * for where a place noun or the first noun after a preposition of place
+ * that names no time ("on Saturday")? A stop word is none, whatever
+ * WordNet files it under ("me", Maine's abbreviation, a place; "more",
+ * Thomas More, a person). */
+static int slot_filler(const floor_slot *sl, const char *cur, size_t n, int *since)
+{
+    if (sl->wh == WH_WHERE && place_preposition(cur)) {
+        *since = 0;
+        return 0;
+    }
+    if (stopword_is(cur, n))
+        return 0;
+    int cls = lexicon_noun_class(sl->lx, cur, n);
+    if (sl->wh == WH_WHO)
+        return cls == NOUN_PERSON;
+    int after = *since <= 3 && cls >= 0 && cls != NOUN_TIME;
+    *since = 99; /* the phrase's first content word was it */
+    return cls == NOUN_LOCATION || after;
+}
+
+int floor_slot_held(const floor_slot *sl, const char *text, int named)
+{
+    int verb = 0, filler = named;
+    int since = 99; /* words since a preposition of place in the same phrase */
+    char cur[64];
+    for (const char *p = text; sl && p && *p && !(verb && filler);) {
+        if (!isalpha((unsigned char)*p)) {
+            if (*p != ' ' && *p != '\'' && *p != '-')
+                since = 99; /* punctuation ends the phrase */
+            p++;
+            continue;
+        }
+        size_t n = 0;
+        for (; isalpha((unsigned char)*p); p++)
+            if (n + 1 < sizeof cur)
+                cur[n++] = (char)tolower((unsigned char)*p);
+        cur[n] = '\0';
+        since++;
+        struct verb_ctx c = {sl, 0};
+        if (!verb && !verb_look(&c, cur, n))
+            lexicon_verb_bases(sl->lx, cur, n, verb_look, &c);
+        verb |= c.hit;
+        filler |= slot_filler(sl, cur, n, &since);
+    }
+    return (verb ? FLOOR_SLOT_VERB : 0) | (filler ? FLOOR_SLOT_FILLER : 0);
 }
 
 /* ---- amounts: money and ages --------------------------------------------- */

@@ -406,6 +406,7 @@ int lexicon_synonyms(const lexicon *lx, const char *word, size_t n, int senses, 
 /* ---- kinds ------------------------------------------------------------------ */
 
 #define NOUN 0
+#define VERB 1
 #define ADJ 2
 #define KIND_LINE_MAX 16384 /* WordNet 3.0's longest noun synset line is 12972 bytes */
 
@@ -567,6 +568,18 @@ int lexicon_noun_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn
     base_form b[8];
     int nb = lx && n > 0 && n < WORD_MAX && lx->index[NOUN].text
                  ? base_forms(lx, NOUN, word, n, b, 8)
+                 : 0;
+    for (int k = 0; k < nb; k++)
+        if (fn(ctx, b[k], strlen(b[k])))
+            return k + 1;
+    return nb;
+}
+
+int lexicon_verb_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn, void *ctx)
+{
+    base_form b[8];
+    int nb = lx && n > 0 && n < WORD_MAX && lx->index[VERB].text
+                 ? base_forms(lx, VERB, word, n, b, 8)
                  : 0;
     for (int k = 0; k < nb; k++)
         if (fn(ctx, b[k], strlen(b[k])))

@@ -82,4 +82,8 @@ int lexicon_kinds(const lexicon *lx, const char *word, size_t n, int senses, int
  * forms joined by '_'). Returns how many were given. */
 int lexicon_noun_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn, void *ctx);
 
+/* The same for the verb base forms of word[0..n) ("won" -> "win",
+ * "studied" -> "study"); 0 when WordNet knows it as no verb. */
+int lexicon_verb_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn, void *ctx);
+
 #endif

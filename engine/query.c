@@ -621,6 +621,108 @@ static void find_kind(const char *folded, query *q)
     q->kind_which = strcmp(w[s], "which") == 0;
 }
 
+/* ---- the possessed person ------------------------------------------------ */
+
+/* Words in 's that are no possessive. */
+static const char *const not_possessive[] = {"it's",  "that's",  "what's", "who's", "he's",
+                                             "she's", "there's", "here's", "let's", "where's",
+                                             "how's", "when's",  "why's",  NULL};
+
+/* Is w (n bytes) a noun whose most frequent sense WordNet files under
+ * noun.person (18) or noun.animal (5): someone a question can ask about? */
+static int being(const lexicon *lx, const char *w, size_t n)
+{
+    int c = lexicon_noun_class(lx, w, n);
+    return c == 18 || c == 5;
+}
+
+/* q->owner: the person or animal a possessive names ("Melanie's daughter",
+ * "the kids' dog"): the first of the three words after "X's" or "Xs'" that
+ * WordNet knows as a person or an animal ("daughter's" counts as
+ * "daughter"), before an auxiliary or a word that ends a noun phrase. The
+ * question asks about them, not their owner. "" when none; needs WordNet. */
+static void find_owner(const char *folded, query *q)
+{
+    char w[FOCUS_WORDS][FOCUS_LEN];
+    int n = split_words(folded, w);
+    q->owner[0] = '\0';
+    const lexicon *lx = NULL;
+    for (int i = 0; i + 1 < n && !q->owner[0]; i++) {
+        if (!(ends_with(w[i], "'s") || ends_with(w[i], "s'")) || in_list(w[i], not_possessive))
+            continue;
+        if (!lx && !(lx = lexicon_default()))
+            return;
+        for (int j = i + 1; j < n && j <= i + 3 && !q->owner[0]; j++) {
+            if (in_list(w[j], focus_aux) || in_list(w[j], focus_stop) || in_list(w[j], focus_det))
+                break;
+            size_t len = strlen(w[j]);
+            if (ends_with(w[j], "'s"))
+                len -= 2;
+            else if (ends_with(w[j], "s'"))
+                len -= 1;
+            if (being(lx, w[j], len))
+                snprintf(q->owner, sizeof q->owner, "%.*s", (int)len, w[j]);
+        }
+    }
+}
+
+/* ---- the verb of who and where ------------------------------------------- */
+
+/* Is w the surface of a query term in a speaker's name? */
+static int subject_word(const query *q, const char *w)
+{
+    for (int t = 0; t < q->n_terms; t++)
+        if (q->terms[t].in_subject && strcmp(q->terms[t].surface, w) == 0)
+            return 1;
+    return 0;
+}
+
+static int no_base(void *ctx, const char *w, size_t n)
+{
+    (void)ctx;
+    (void)w;
+    (void)n;
+    return 0;
+}
+
+/* q->wh and q->wh_verb: "who|where [AUX] [SUBJECT] VERB ...": the first
+ * word after the wh-word and its auxiliary, past a determiner, a
+ * possessive and the speakers' names, that WordNet knows as a verb ("who
+ * won the contest", "where did Jon grow up", "where does the family
+ * travel"); after "go", an activity in -ing ("where does Tom go rowing").
+ * A copula asks for what its noun names (the focus), and is left out.
+ * Needs WordNet. */
+static void find_wh_verb(const char *folded, query *q)
+{
+    char w[FOCUS_WORDS][FOCUS_LEN];
+    int n = split_words(folded, w);
+    q->wh = WH_NONE;
+    q->wh_verb[0] = '\0';
+    if (n < 2 || (strcmp(w[0], "who") != 0 && strcmp(w[0], "where") != 0) ||
+        in_list(w[1], focus_copula))
+        return;
+    const lexicon *lx = lexicon_default();
+    if (!lx)
+        return;
+    int i = in_list(w[1], focus_aux) ? 2 : 1;
+    for (int seen = 0; i < n && seen < 4; i++, seen++) {
+        size_t len = strlen(w[i]);
+        if (in_list(w[i], focus_det) || ends_with(w[i], "'s") || subject_word(q, w[i]))
+            continue;
+        if (in_list(w[i], focus_aux) || in_list(w[i], focus_stop))
+            return;
+        if (lexicon_verb_bases(lx, w[i], len, no_base, NULL) > 0) {
+            /* "go rowing": the activity is the verb */
+            static const char *const go[] = {"go", "goes", "went", "going", "gone", NULL};
+            if (in_list(w[i], go) && i + 1 < n && ends_with(w[i + 1], "ing"))
+                i++;
+            snprintf(q->wh_verb, sizeof q->wh_verb, "%s", w[i]);
+            q->wh = w[0][2] == 'o' ? WH_WHO : WH_WHERE;
+            return;
+        }
+    }
+}
+
 /* ---- the query vector ----------------------------------------------------- */
 
 struct weight_ctx {
@@ -812,6 +914,8 @@ ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char 
     answer_type(folded, q);
     find_focus(folded, q);
     find_kind(folded, q);
+    find_owner(folded, q);
+    find_wh_verb(folded, q);
     q->about_now = about_now(folded, q);
     static const char *const newest[] = {" latest ", " most recent ", " most recently ",
                                          " last time ", NULL};

@@ -140,6 +140,8 @@ typedef struct recall_hit {
     int holds_kind;                    /* it (or a pooled memory joined to it) names a kind of
                                           the noun the question asks for (floor.c) */
     int on_date;                       /* it falls on a date the query names */
+    int states_focus;                  /* it states the attribute the asked word names
+                                          (engine.c focus_stated) */
     const char *passed_by;             /* "pinned", "subject", "lexical", "context",
                                           "semantic", "temporal", "association", "no_floor",
                                           or NULL (cut) */

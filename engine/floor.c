@@ -40,7 +40,9 @@
  * and after all of them, over the pool (engine.c):
  *   - focus: when the question's form names the word it asks about, a pass
  *     by a rule of overlap or meaning (floor_rule.needs_focus) stands only
- *     if some such pass holds that word;
+ *     if some such pass holds that word, or states the attribute the
+ *     question asks (stage2_states: "I work as a nurse" for "what is my
+ *     role");
  *   - association: an edge joins it to a pooled memory that passes by one of
  *     the rules above other than pinned (stage2.c: or it supersedes one).
  * Each channel's rule measures its own numbers for every pooled memory

@@ -532,7 +532,7 @@ static int64_t recency_anchor(const run *x)
 
 /* 1.1 for a memory of today, 1.1 - span for one two years old or more,
  * linear in the logarithm of its age in between (span 0.3: a week 1.06, a
- * month 0.99, a quarter 0.93, a year 0.85): a month still tells from a
+ * month 0.99, a quarter 0.93, a year 0.84): a month still tells from a
  * year. */
 static double recency_factor(double age_days, double span)
 {

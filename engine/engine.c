@@ -535,7 +535,7 @@ static int64_t recency_anchor(const run *x)
 
 /* 1.1 for a memory of today, 1.1 - span for one two years old or more,
  * linear in the logarithm of its age in between (span 0.3: a week 1.06, a
- * month 0.99, a quarter 0.93, a year 0.85): a month still tells from a
+ * month 0.99, a quarter 0.93, a year 0.84): a month still tells from a
  * year. */
 static double recency_factor(double age_days, double span)
 {
@@ -971,7 +971,30 @@ static int cut_unheld(const run *x, recall_hit *hs, size_t n,
 
 static int holds_focus(const run *x, const recall_hit *h)
 {
-    return ((h->terms_held | h->context_held) >> x->q.focus) & 1;
+    return h->states_focus || (((h->terms_held | h->context_held) >> x->q.focus) & 1);
+}
+
+/* A memory that states the attribute the question asks (stage2_states:
+ * "I work as a nurse" for "what is my role") holds what the asked word
+ * ("role") asks for as well as one that repeats it: each pass by overlap
+ * or meaning that does, without the word, gets states_focus and says so in
+ * its reason. */
+static void focus_stated(const run *x, recall_hit *hs, size_t n)
+{
+    for (size_t t = 0; t < n; t++) {
+        recall_hit *h = &hs[t];
+        char phrase[64];
+        if (!floor_needs_focus(h->passed_by) || holds_focus(x, h))
+            continue;
+        int attr = stage2_states(x->e->sn, &x->q, x->fused.v[t].idx, h, phrase, sizeof phrase);
+        if (attr < 0)
+            continue;
+        h->states_focus = 1;
+        size_t at = strlen(h->floor_why);
+        snprintf(h->floor_why + at, sizeof h->floor_why - at,
+                 "; it states the %s asked (\"%.40s\"), what \"%.32s\" asks about",
+                 store_attr_name(attr), phrase, x->q.terms[x->q.focus].surface);
+    }
 }
 
 static int holds_kind(const run *x, const recall_hit *h)
@@ -992,6 +1015,7 @@ static void floor_focus(run *x, recall_hit *hs, size_t n)
     char lacks[96];
     snprintf(lacks, sizeof lacks, "holds \"%.40s\", the word the question asks about",
              x->q.terms[x->q.focus].surface);
+    focus_stated(x, hs, n);
     x->r->floor_focus_supported = cut_unheld(x, hs, n, holds_focus, lacks) < 0;
 }
 

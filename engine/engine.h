@@ -170,8 +170,10 @@ typedef struct recall_hit {
                                      other than the query's, a number */
     int holds_kind;               /* it (or a pooled memory joined to it) names a kind of
                                      the noun the question asks for (floor.c) */
-    int holds_slot; /* it says the verb of a who- or where-question and a filler of its slot */
-    int on_date;    /* it falls on a date the query names */
+    int holds_slot;   /* it says the verb of a who- or where-question and a filler of its slot */
+    int on_date;      /* it falls on a date the query names */
+    int states_focus; /* it states the attribute the asked word names
+                         (engine.c focus_stated) */
     const char *passed_by;             /* "pinned", "subject", "lexical", "context",
                                           "semantic", "temporal", "association", "no_floor",
                                           or NULL (cut) */

@@ -780,4 +780,11 @@ typedef struct stage2_in {
 ms_status stage2_apply(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n,
                        ms_error *err);
 
+/* Does hit h (snapshot index i, hydrated) state the attribute question q
+ * asks (store_attr_asked) of the subject it asks about, by the import
+ * detector's cues (store_states)? The attribute (STORE_ATTR_*), phrase
+ * (cap bytes) getting the statement as written; else -1, phrase "". */
+int stage2_states(const snapshot *sn, const query *q, uint32_t i, const recall_hit *h, char *phrase,
+                  size_t cap);
+
 #endif

@@ -41,7 +41,9 @@
  * and after all of them, over the pool (engine.c):
  *   - focus: when the question's form names the word it asks about, a pass
  *     by a rule of overlap or meaning (floor_rule.needs_focus) stands only
- *     if some such pass holds that word;
+ *     if some such pass holds that word, or states the attribute the
+ *     question asks (stage2_states: "I work as a nurse" for "what is my
+ *     role");
  *   - kind: the same for a question asking which or what kind of a
  *     nameable thing: some such pass must name one (floor_kinds);
  *   - slot: the same for "who won ...", "where did she grow up": some such

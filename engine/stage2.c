@@ -259,23 +259,36 @@ static int asked_about(const char *subject, void *arg)
     return speaker ? -1 : 1;
 }
 
+int stage2_states(const snapshot *sn, const query *q, uint32_t i, const recall_hit *h, char *phrase,
+                  size_t cap)
+{
+    asked a = {sn, q, -1, STORE_WHO_ANY};
+    phrase[0] = '\0';
+    a.attr = store_attr_asked(q->text, &a.who);
+    if (a.attr < 0)
+        return -1;
+    char *ents[STATES_ENTS];
+    size_t ne = 0;
+    for (uint32_t p = sn->me_off[i]; p < sn->me_off[i + 1] && ne < STATES_ENTS; p++)
+        ents[ne++] = sn->ent_norm[sn->me_ent[p]];
+    if (!store_states(h->mem.content, h->mem.speaker, ents, ne, a.attr, asked_about, &a, phrase,
+                      cap))
+        return -1;
+    return a.attr;
+}
+
 /* The asked attribute: `states` for each pooled memory stating it. */
 static int states(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n)
 {
-    asked a = {in->sn, in->q, -1, STORE_WHO_ANY};
-    a.attr = store_attr_asked(in->q->text, &a.who);
-    if (a.attr < 0)
+    int who;
+    if (store_attr_asked(in->q->text, &who) < 0)
         return 0;
     for (size_t t = 0; t < n; t++) {
-        const snapshot *sn = in->sn;
-        char *ents[STATES_ENTS], phrase[64], d[96];
-        size_t ne = 0;
-        for (uint32_t p = sn->me_off[idx[t]]; p < sn->me_off[idx[t] + 1] && ne < STATES_ENTS; p++)
-            ents[ne++] = sn->ent_norm[sn->me_ent[p]];
-        if (!store_states(hs[t].mem.content, hs[t].mem.speaker, ents, ne, a.attr, asked_about, &a,
-                          phrase, sizeof phrase))
+        char phrase[64], d[96];
+        int attr = stage2_states(in->sn, in->q, idx[t], &hs[t], phrase, sizeof phrase);
+        if (attr < 0)
             continue;
-        snprintf(d, sizeof d, "states the %s asked: \"%.60s\"", store_attr_name(a.attr), phrase);
+        snprintf(d, sizeof d, "states the %s asked: \"%.60s\"", store_attr_name(attr), phrase);
         add(&hs[t], "states", STATES_FACTOR, d);
     }
     return 1;

@@ -161,7 +161,16 @@ static void vocab_free(vocab *v)
     free(v->id);
 }
 
-/* Every row's terms, row after row, while the texts are read. */
+/* A term of a row and its weighted count, and where the term was last seen. */
+typedef struct row_term {
+    uint32_t tid, f2;
+} row_term;
+typedef struct term_seen {
+    uint32_t stamp, slot; /* the row that last saw the term, its row_term there */
+} term_seen;
+
+/* Every row's terms, row after row, while the texts are read; the arrays
+ * grow as snapshot.c's do (snap_grow). */
 typedef struct build {
     store *s;
     const snapshot *sn;
@@ -170,55 +179,36 @@ typedef struct build {
     size_t len_span;
     double avgdl;
     vocab v;
-    uint32_t *tid; /* [n_tmp] term of each (row, term) */
-    uint32_t *f2;  /* [n_tmp] its weighted count */
-    size_t n_tmp, cap_tmp;
-    uint64_t *row_off; /* [n_docs + 1] each row's first (row, term) */
-    int32_t *doc_snap; /* [n_docs] */
-    double *doc_k;     /* [n_docs] */
-    size_t n_docs, cap_docs;
-    uint32_t *stamp, *slot; /* [cap_terms]: the row that last saw a term, where */
-    size_t cap_terms;
+    snap_grow terms;    /* row_term: each (row, term) */
+    snap_grow row_off;  /* uint64_t [n_docs + 1]: each row's first (row, term) */
+    snap_grow doc_snap; /* int32_t [n_docs] */
+    snap_grow doc_k;    /* double [n_docs] */
+    snap_grow seen;     /* term_seen, by term id */
+    size_t n_docs;
     unsigned weight; /* of the column being read: 2 content, 1 context */
     int bad;         /* out of memory, an unknown length, a count too large */
 } build;
 
-static int grow_terms(build *b)
+/* Term t's place in the row being read: a new row_term the first time the
+ * row names it. NULL when out of memory. */
+static row_term *row_term_of(build *b, uint32_t t)
 {
-    size_t cap = b->cap_terms ? 2 * b->cap_terms : 4096;
-    uint32_t *stamp = realloc(b->stamp, cap * sizeof *stamp);
-    if (stamp)
-        b->stamp = stamp;
-    uint32_t *slot = realloc(b->slot, cap * sizeof *slot);
-    if (slot)
-        b->slot = slot;
-    if (!stamp || !slot)
-        return -1;
-    for (size_t i = b->cap_terms; i < cap; i++)
-        b->stamp[i] = UINT32_MAX;
-    b->cap_terms = cap;
-    return 0;
-}
-
-static int push_tmp(build *b, uint32_t t)
-{
-    if (b->n_tmp == b->cap_tmp) {
-        size_t cap = b->cap_tmp ? 2 * b->cap_tmp : 65536;
-        uint32_t *tid = realloc(b->tid, cap * sizeof *tid);
-        if (tid)
-            b->tid = tid;
-        uint32_t *f2 = realloc(b->f2, cap * sizeof *f2);
-        if (f2)
-            b->f2 = f2;
-        if (!tid || !f2)
-            return -1;
-        b->cap_tmp = cap;
+    if (t == b->seen.n) { /* ids come in order: t is new */
+        term_seen *n = snap_grow_push(&b->seen);
+        if (!n)
+            return NULL;
+        n->stamp = UINT32_MAX;
     }
-    b->tid[b->n_tmp] = t;
-    b->f2[b->n_tmp] = 0;
-    b->stamp[t] = (uint32_t)b->n_docs;
-    b->slot[t] = (uint32_t)b->n_tmp++;
-    return 0;
+    term_seen *ts = (term_seen *)b->seen.p + t;
+    if (ts->stamp != b->n_docs) {
+        row_term *r = snap_grow_push(&b->terms);
+        if (!r)
+            return NULL;
+        *r = (row_term){t, 0};
+        ts->stamp = (uint32_t)b->n_docs;
+        ts->slot = (uint32_t)(b->terms.n - 1);
+    }
+    return (row_term *)b->terms.p + ts->slot;
 }
 
 static int on_token(void *p, const char *tok, int len, int start, int end)
@@ -227,30 +217,26 @@ static int on_token(void *p, const char *tok, int len, int start, int end)
     (void)start;
     (void)end;
     int64_t t = vocab_id(&b->v, tok, len);
-    if (t < 0 || ((size_t)t >= b->cap_terms && grow_terms(b)) ||
-        (b->stamp[t] != b->n_docs && push_tmp(b, (uint32_t)t))) {
+    row_term *r = t < 0 ? NULL : row_term_of(b, (uint32_t)t);
+    if (!r) {
         b->bad = 1;
         return 1;
     }
-    b->f2[b->slot[t]] += b->weight;
+    r->f2 += b->weight;
     return 0;
 }
 
-static int grow_docs(build *b)
+/* Room for row n_docs: its first (row, term), snapshot index and k. */
+static int push_doc(build *b, int64_t rid, double d)
 {
-    size_t cap = b->cap_docs ? 2 * b->cap_docs : 4096;
-    uint64_t *off = realloc(b->row_off, (cap + 1) * sizeof *off);
-    if (off)
-        b->row_off = off;
-    int32_t *snap = realloc(b->doc_snap, cap * sizeof *snap);
-    if (snap)
-        b->doc_snap = snap;
-    double *k = realloc(b->doc_k, cap * sizeof *k);
-    if (k)
-        b->doc_k = k;
+    uint64_t *off = snap_grow_push(&b->row_off);
+    int32_t *snap = snap_grow_push(&b->doc_snap);
+    double *k = snap_grow_push(&b->doc_k);
     if (!off || !snap || !k)
         return -1;
-    b->cap_docs = cap;
+    *off = b->terms.n;
+    *snap = (int32_t)snapshot_find(b->sn, rid);
+    *k = BM25_K1 * (1 - BM25_B + BM25_B * d / b->avgdl);
     return 0;
 }
 
@@ -260,22 +246,19 @@ static int on_row(void *p, int64_t rid, const char *content, int clen, const cha
     build *b = p;
     if (rid < b->len_base || (uint64_t)(rid - b->len_base) >= b->len_span ||
         b->len[rid - b->len_base] < 0 || b->n_docs >= UINT32_MAX - 1 ||
-        (b->n_docs == b->cap_docs && grow_docs(b))) {
+        push_doc(b, rid, (double)b->len[rid - b->len_base])) {
         b->bad = 1;
         return 1;
     }
-    double d = (double)b->len[rid - b->len_base];
-    b->row_off[b->n_docs] = b->n_tmp;
-    b->doc_snap[b->n_docs] = (int32_t)snapshot_find(b->sn, rid);
-    b->doc_k[b->n_docs] = BM25_K1 * (1 - BM25_B + BM25_B * d / b->avgdl);
+    size_t first = b->terms.n;
     b->weight = 2;
     if (store_tokenize(b->s, content, clen, on_token, b, NULL) != MS_OK)
         b->bad = 1;
     b->weight = 1;
     if (!b->bad && store_tokenize(b->s, context, xlen, on_token, b, NULL) != MS_OK)
         b->bad = 1;
-    for (size_t i = b->row_off[b->n_docs]; i < b->n_tmp; i++)
-        if (b->f2[i] > UINT16_MAX)
+    for (size_t i = first; i < b->terms.n; i++)
+        if (((const row_term *)b->terms.p)[i].f2 > UINT16_MAX)
             b->bad = 1;
     b->n_docs++;
     return b->bad;
@@ -372,11 +355,13 @@ static int fill_postings(build *b, char *blob, const uint32_t *rank)
     if (!fill)
         return -1;
     memcpy(fill, p.term_post, (h->n_terms + 1) * sizeof *fill);
+    const row_term *rt = b->terms.p;
+    const uint64_t *row_off = b->row_off.p;
     for (size_t d = 0; d < b->n_docs; d++)
-        for (uint64_t i = b->row_off[d]; i < b->row_off[d + 1]; i++) {
-            uint64_t at = fill[rank[b->tid[i]]]++;
+        for (uint64_t i = row_off[d]; i < row_off[d + 1]; i++) {
+            uint64_t at = fill[rank[rt[i].tid]]++;
             doc[at] = (uint32_t)d;
-            f2[at] = (uint16_t)b->f2[i];
+            f2[at] = (uint16_t)rt[i].f2;
         }
     free(fill);
     uint64_t *sum = (uint64_t *)p.term_sum;
@@ -421,11 +406,11 @@ static void *assemble(build *b, int64_t n_row, int64_t n_token, size_t *out_len)
         qsort(order, nt, sizeof *order, by_text);
         for (size_t r = 0; r < nt; r++)
             rank[order[r]] = (uint32_t)r;
-        for (size_t i = 0; i < b->n_tmp; i++)
-            df[rank[b->tid[i]]]++;
+        for (size_t i = 0; i < b->terms.n; i++)
+            df[rank[((const row_term *)b->terms.p)[i].tid]]++;
         post_head h = {.magic = POST_MAGIC, .block = POST_BLOCK, .n_docs = b->n_docs};
         h.n_terms = nt;
-        h.n_post = b->n_tmp;
+        h.n_post = b->terms.n;
         for (size_t r = 0; r < nt; r++)
             h.n_blocks += (df[r] + POST_BLOCK - 1) / POST_BLOCK;
         h.text_len = b->v.text_len;
@@ -437,8 +422,8 @@ static void *assemble(build *b, int64_t n_row, int64_t n_token, size_t *out_len)
             memcpy(blob, &h, sizeof h);
             postings p;
             point(&p, blob);
-            memcpy((void *)p.doc_snap, b->doc_snap, b->n_docs * 4);
-            memcpy((void *)p.doc_k, b->doc_k, b->n_docs * 8);
+            memcpy((void *)p.doc_snap, b->doc_snap.p, b->n_docs * 4);
+            memcpy((void *)p.doc_k, b->doc_k.p, b->n_docs * 8);
             fill_terms(blob, order, df);
             if (fill_postings(b, blob, rank)) {
                 free(blob);
@@ -456,27 +441,32 @@ static void *assemble(build *b, int64_t n_row, int64_t n_token, size_t *out_len)
 static void build_free(build *b)
 {
     vocab_free(&b->v);
-    free(b->tid);
-    free(b->f2);
-    free(b->row_off);
-    free(b->doc_snap);
-    free(b->doc_k);
-    free(b->stamp);
-    free(b->slot);
+    free(b->terms.p);
+    free(b->row_off.p);
+    free(b->doc_snap.p);
+    free(b->doc_k.p);
+    free(b->seen.p);
 }
 
 void *postings_build(store *s, const snapshot *sn, size_t *len, size_t *lists)
 {
     int64_t n_row = 0, n_token = 0;
-    build b = {.s = s, .sn = sn};
+    build b = {.s = s,
+               .sn = sn,
+               .terms = {.size = sizeof(row_term)},
+               .row_off = {.size = sizeof(uint64_t)},
+               .doc_snap = {.size = sizeof(int32_t)},
+               .doc_k = {.size = sizeof(double)},
+               .seen = {.size = sizeof(term_seen)}};
     void *blob = NULL;
     if (store_fts_totals(s, &n_row, &n_token, NULL) || n_row <= 0 ||
         store_doclen_get(s, &b.len, &b.len_base, &b.len_span))
         return NULL;
     b.avgdl = (double)n_token / (double)n_row;
+    uint64_t *end = NULL;
     if (store_scan_text(s, on_row, &b, NULL) == MS_OK && !b.bad && b.n_docs == (size_t)n_row &&
-        b.v.n < UINT32_MAX && b.v.text_len < UINT32_MAX) {
-        b.row_off[b.n_docs] = b.n_tmp;
+        b.v.n < UINT32_MAX && b.v.text_len < UINT32_MAX && (end = snap_grow_push(&b.row_off))) {
+        *end = b.terms.n;
         blob = assemble(&b, n_row, n_token, len);
     }
     if (blob)

@@ -116,6 +116,17 @@ typedef struct snap_grow {
 } snap_grow;
 void *snap_grow_push(snap_grow *g);
 
+/* The store's entities as store_scan_entities lists them (eid order):
+ * their eids (int64_t), match forms (char *, owned, "" for none) and kinds
+ * (uint8_t), for snapshot.c's loader and snapgrow.c's. Zero it with each
+ * array's .size; snap_read_entity is the scan's callback; norm.n of them
+ * are read (oom set when memory ran out). */
+typedef struct snap_ents {
+    snap_grow eid, norm, kind;
+    int oom;
+} snap_ents;
+int snap_read_entity(void *p, const store_entity *e);
+
 /* A link of memory index mem and entity index ent. */
 typedef struct snap_pair {
     uint32_t mem, ent;

@@ -286,46 +286,20 @@ static ms_status grow_vectors(store *s, snapshot *sn, const snapshot *old, int *
 
 typedef struct ent_read {
     const snapshot *old;
-    int64_t *eid; /* [n] in eid order */
-    char **norm;  /* [n] owned */
-    uint8_t *kind;
-    size_t n, cap;
-    int differ, oom;
+    snap_ents e; /* as snapshot.c reads them */
+    int differ;
 } ent_read;
 
 static int read_entity(void *p, const store_entity *e)
 {
     ent_read *r = p;
-    const char *norm = e->norm ? e->norm : "";
-    if (r->n < r->old->n_ent &&
-        (strcmp(norm, r->old->ent_norm[r->n]) != 0 || e->kind != r->old->ent_kind[r->n])) {
+    size_t n = r->e.norm.n;
+    if (n < r->old->n_ent && (strcmp(e->norm ? e->norm : "", r->old->ent_norm[n]) != 0 ||
+                              e->kind != r->old->ent_kind[n])) {
         r->differ = 1; /* not the entities the base was made with */
         return 1;
     }
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 256;
-        int64_t *eid = realloc(r->eid, cap * sizeof *eid);
-        if (eid)
-            r->eid = eid;
-        char **nm = realloc(r->norm, cap * sizeof *nm);
-        if (nm)
-            r->norm = nm;
-        uint8_t *kind = realloc(r->kind, cap);
-        if (kind)
-            r->kind = kind;
-        if (!eid || !nm || !kind) {
-            r->oom = 1;
-            return 1;
-        }
-        r->cap = cap;
-    }
-    if (!(r->norm[r->n] = strdup(norm))) {
-        r->oom = 1;
-        return 1;
-    }
-    r->eid[r->n] = e->eid;
-    r->kind[r->n++] = (uint8_t)e->kind;
-    return 0;
+    return snap_read_entity(&r->e, e);
 }
 
 typedef struct link_read {
@@ -420,21 +394,22 @@ static void grow_speakers(snapshot *sn, const snapshot *old, const grow_ctx *c)
 static ms_status grow_entities(store *s, snapshot *sn, const snapshot *old, const grow_ctx *c,
                                int *same, ms_error *err)
 {
-    ent_read r = {.old = old};
+    ent_read r = {old, {{.size = sizeof(int64_t)}, {.size = sizeof(char *)}, {.size = 1}, 0}, 0};
     ms_status st = store_scan_entities(s, read_entity, &r, err);
-    *same = !r.differ && r.n >= old->n_ent;
-    if (!st && r.oom)
+    size_t n = r.e.norm.n;
+    *same = !r.differ && n >= old->n_ent;
+    if (!st && r.e.oom)
         st = ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
-    sn->n_ent = r.n;
-    sn->ent_norm = r.norm ? r.norm : calloc(1, sizeof *sn->ent_norm);
-    sn->ent_kind = r.kind ? r.kind : calloc(1, 1);
+    sn->n_ent = n;
+    sn->ent_norm = r.e.norm.p ? r.e.norm.p : calloc(1, sizeof *sn->ent_norm);
+    sn->ent_kind = r.e.kind.p ? r.e.kind.p : calloc(1, 1);
     if (!sn->ent_norm || !sn->ent_kind) {
-        if (!r.norm) /* else they are sn's now, and r.n of them */
+        if (!r.e.norm.p) /* else they are sn's now, and n of them */
             sn->n_ent = 0;
-        free(r.eid);
+        free(r.e.eid.p);
         return ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
     }
-    link_read l = {.sn = sn, .eid = r.eid, .n_ent = r.n, .pairs = {.size = sizeof(snap_pair)}};
+    link_read l = {.sn = sn, .eid = r.e.eid.p, .n_ent = n, .pairs = {.size = sizeof(snap_pair)}};
     if (!st && *same)
         st = store_scan_links_after(s, old->rid[old->n - 1], read_link, &l, err);
     if (!st && *same && l.oom)
@@ -442,7 +417,7 @@ static ms_status grow_entities(store *s, snapshot *sn, const snapshot *old, cons
     if (!st && *same && (grow_mem_lists(sn, old, &l) || grow_ent_lists(sn, old, &l)))
         st = ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
     free(l.pairs.p);
-    free(r.eid);
+    free(r.e.eid.p);
     if (!st && *same)
         st = snapshot_map_entities(sn, err);
     sn->speaker_ent = malloc((sn->n + 1) * sizeof *sn->speaker_ent);

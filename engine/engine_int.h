@@ -421,6 +421,14 @@ void postings_free(postings *p);
 /* The index of the term tok in p, or -1. */
 long postings_term(const postings *p, const char *tok);
 
+/* Which of the single tokens tok[0..n) (n <= 64; NULL or unknown ones are
+ * not held) snapshot memory i holds in its own text (content, without its
+ * neighbours' context), as store_tokenize reads it: bit k for tok[k] in
+ * *held. 0; 1, with *held 0, when the postings cannot say (i's row is not
+ * the one their checked table gives, or a term's list does not add up):
+ * read the text. */
+int postings_own(const postings *p, const char *const *tok, int n, uint32_t i, uint64_t *held);
+
 /* What a search did: rows its walked postings brought, rows it scored in full. */
 typedef struct postings_stats {
     size_t rows, scored;

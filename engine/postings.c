@@ -22,6 +22,13 @@
  * order, so a row that ties the k-th score loses to it, as in store_fts
  * (ties by rid).
  *
+ * Each posting also says whether the term is in the row's own text
+ * (content, not the neighbours' context): the evidence floor's lexical
+ * rule asks which query terms a pooled memory holds itself
+ * (postings_own), found by a search of each term's list for the memory's
+ * row (P_SNAP_DOC: a snapshot index's row) instead of reading its text
+ * again.
+ *
  * The postings are one blob (postings_build) that the snapshot file keeps
  * in two sections (snapfile.c): the tables, checksummed with the file, and
  * the lists, each checked against its hash (list_sum) when a query first
@@ -33,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POST_MAGIC 0x31545350u /* "PST1" */
+#define POST_MAGIC 0x32545350u /* "PST2" */
 #define POST_BLOCK 128
 #define POST_SLACK (1.0 + 1e-9)
 #define POST_LISTS_ALIGN 64
@@ -56,12 +63,14 @@ enum post_arr {
     /* the lists, from a multiple of POST_LISTS_ALIGN: checked term by term */
     P_POST_DOC, /* uint32[n_post]: row numbers (rid order, every profile) */
     P_POST_F2,  /* uint16[n_post]: 2 * count in content + count in context */
+    P_POST_OWN, /* uint8[(n_post + 7) / 8]: bit i, posting i's term is in its row's content */
+    P_SNAP_DOC, /* uint32[n_snap]: the row of each snapshot index (checked on use) */
     P_COUNT
 };
 
 typedef struct post_head {
     uint32_t magic, block;
-    uint64_t n_docs, n_terms, n_post, n_blocks, text_len;
+    uint64_t n_docs, n_terms, n_post, n_blocks, text_len, n_snap;
     int64_t n_row, n_token; /* FTS5's averages record */
     double avgdl;
     uint64_t off[P_COUNT], len[P_COUNT]; /* bytes from the blob's start */
@@ -79,6 +88,8 @@ struct postings {
     uint8_t *checked; /* [n_terms] 0 not yet, 1 its postings add up, 2 they do not */
     const uint32_t *post_doc;
     const uint16_t *post_f2;
+    const uint8_t *post_own;
+    const uint32_t *snap_doc;
     const uint32_t *blk_last;
     const double *blk_max;
 };
@@ -90,12 +101,20 @@ static double term_score(double idf, unsigned f2, double k)
     return idf * ((f * (BM25_K1 + 1.0)) / (f + k));
 }
 
-/* A hash of n postings' rows and counts. */
-static uint64_t list_sum(const uint32_t *doc, const uint16_t *f2, uint64_t n)
+/* Bit i of the bits own. */
+static unsigned own_bit(const uint8_t *own, uint64_t i)
+{
+    return own[i >> 3] >> (i & 7) & 1u;
+}
+
+/* A hash of the n postings from a: their rows, counts and own bits. */
+static uint64_t list_sum(const uint32_t *doc, const uint16_t *f2, const uint8_t *own, uint64_t a,
+                         uint64_t n)
 {
     uint64_t h = 0xcbf29ce484222325ull ^ n;
-    for (uint64_t i = 0; i < n; i++)
-        h = (h ^ ((uint64_t)doc[i] << 16 | f2[i])) * 0x100000001b3ull;
+    for (uint64_t i = a; i < a + n; i++)
+        h = (h ^ ((uint64_t)doc[i] << 17 | (uint64_t)own_bit(own, i) << 16 | f2[i])) *
+            0x100000001b3ull;
     return h ^ (h >> 29);
 }
 
@@ -163,7 +182,8 @@ static void vocab_free(vocab *v)
 
 /* A term of a row and its weighted count, and where the term was last seen. */
 typedef struct row_term {
-    uint32_t tid, f2;
+    uint32_t tid;
+    uint32_t f2 : 31, own : 1; /* own: seen in the row's content */
 } row_term;
 typedef struct term_seen {
     uint32_t stamp, slot; /* the row that last saw the term, its row_term there */
@@ -204,7 +224,7 @@ static row_term *row_term_of(build *b, uint32_t t)
         row_term *r = snap_grow_push(&b->terms);
         if (!r)
             return NULL;
-        *r = (row_term){t, 0};
+        *r = (row_term){t, 0, 0};
         ts->stamp = (uint32_t)b->n_docs;
         ts->slot = (uint32_t)(b->terms.n - 1);
     }
@@ -223,6 +243,7 @@ static int on_token(void *p, const char *tok, int len, int start, int end)
         return 1;
     }
     r->f2 += b->weight;
+    r->own |= b->weight == 2;
     return 0;
 }
 
@@ -280,7 +301,7 @@ static uint64_t layout(post_head *h)
         [P_TEXT] = h->text_len, [P_TERM_POST] = (t + 1) * 8, [P_TERM_BLK] = (t + 1) * 8,
         [P_TERM_IDF] = t * 8,   [P_TERM_MAX] = t * 8,        [P_TERM_SUM] = t * 8,
         [P_POST_DOC] = p * 4,   [P_POST_F2] = p * 2,         [P_BLK_LAST] = k * 4,
-        [P_BLK_MAX] = k * 8,
+        [P_BLK_MAX] = k * 8,    [P_POST_OWN] = (p + 7) / 8,  [P_SNAP_DOC] = h->n_snap * 4,
     };
     uint64_t at = (sizeof *h + 7) / 8 * 8;
     for (int i = 0; i < P_COUNT; i++) {
@@ -309,6 +330,8 @@ static void point(postings *p, const void *blob)
     p->term_sum = (const uint64_t *)(b + h->off[P_TERM_SUM]);
     p->post_doc = (const uint32_t *)(b + h->off[P_POST_DOC]);
     p->post_f2 = (const uint16_t *)(b + h->off[P_POST_F2]);
+    p->post_own = (const uint8_t *)(b + h->off[P_POST_OWN]);
+    p->snap_doc = (const uint32_t *)(b + h->off[P_SNAP_DOC]);
     p->blk_last = (const uint32_t *)(b + h->off[P_BLK_LAST]);
     p->blk_max = (const double *)(b + h->off[P_BLK_MAX]);
 }
@@ -342,8 +365,9 @@ static void fill_terms(char *blob, const uint32_t *order, const uint64_t *df)
     term_blk[h->n_terms] = blk;
 }
 
-/* Postings by term (rows ascending), then each block's last row and
- * maximum. -1 when out of memory. */
+/* Postings by term (rows ascending) with their own bits, each snapshot
+ * index's row, then each block's last row and maximum. -1 when out of
+ * memory. */
 static int fill_postings(build *b, char *blob, const uint32_t *rank)
 {
     post_head *h = (post_head *)blob;
@@ -351,6 +375,7 @@ static int fill_postings(build *b, char *blob, const uint32_t *rank)
     point(&p, blob);
     uint32_t *doc = (uint32_t *)p.post_doc;
     uint16_t *f2 = (uint16_t *)p.post_f2;
+    uint8_t *own = (uint8_t *)p.post_own; /* zeroed */
     uint64_t *fill = malloc((h->n_terms + 1) * sizeof *fill);
     if (!fill)
         return -1;
@@ -362,12 +387,19 @@ static int fill_postings(build *b, char *blob, const uint32_t *rank)
             uint64_t at = fill[rank[rt[i].tid]]++;
             doc[at] = (uint32_t)d;
             f2[at] = (uint16_t)rt[i].f2;
+            own[at >> 3] |= (uint8_t)(rt[i].own << (at & 7));
         }
     free(fill);
+    uint32_t *snap_doc = (uint32_t *)p.snap_doc;
+    const int32_t *doc_snap = b->doc_snap.p;
+    for (uint64_t i = 0; i < h->n_snap; i++)
+        snap_doc[i] = UINT32_MAX;
+    for (size_t d = 0; d < b->n_docs; d++)
+        if (doc_snap[d] >= 0 && (uint64_t)doc_snap[d] < h->n_snap)
+            snap_doc[doc_snap[d]] = (uint32_t)d;
     uint64_t *sum = (uint64_t *)p.term_sum;
     for (uint64_t t = 0; t < h->n_terms; t++)
-        sum[t] = list_sum(doc + p.term_post[t], f2 + p.term_post[t],
-                          p.term_post[t + 1] - p.term_post[t]);
+        sum[t] = list_sum(doc, f2, own, p.term_post[t], p.term_post[t + 1] - p.term_post[t]);
     uint32_t *last = (uint32_t *)p.blk_last;
     double *bmax = (double *)p.blk_max, *tmax = (double *)p.term_max;
     for (uint64_t t = 0; t < h->n_terms; t++) {
@@ -414,6 +446,7 @@ static void *assemble(build *b, int64_t n_row, int64_t n_token, size_t *out_len)
         for (size_t r = 0; r < nt; r++)
             h.n_blocks += (df[r] + POST_BLOCK - 1) / POST_BLOCK;
         h.text_len = b->v.text_len;
+        h.n_snap = b->sn->n;
         h.n_row = n_row;
         h.n_token = n_token;
         h.avgdl = b->avgdl;
@@ -525,9 +558,9 @@ postings *postings_open(const void *blob, size_t len, size_t n_snap, int64_t n_a
     memcpy(&h, blob, sizeof h);
     post_head want = h;
     if (h.magic != POST_MAGIC || h.block != POST_BLOCK || h.n_docs >= UINT32_MAX || n_all < 0 ||
-        h.n_docs != (uint64_t)n_all || h.n_terms >= UINT32_MAX || h.text_len >= UINT32_MAX ||
-        h.n_post > len || h.n_blocks > len || h.n_docs > len || h.n_terms > len ||
-        layout(&want) > len || memcmp(want.off, h.off, sizeof h.off) ||
+        h.n_docs != (uint64_t)n_all || h.n_snap != n_snap || h.n_terms >= UINT32_MAX ||
+        h.text_len >= UINT32_MAX || h.n_post > len || h.n_blocks > len || h.n_docs > len ||
+        h.n_terms > len || layout(&want) > len || memcmp(want.off, h.off, sizeof h.off) ||
         memcmp(want.len, h.len, sizeof h.len))
         return NULL;
     postings *p = calloc(1, sizeof *p);
@@ -558,7 +591,8 @@ static int term_sound(const postings *p, long t)
 {
     if (!p->checked[t]) {
         uint64_t a = p->term_post[t], n = p->term_post[t + 1] - a;
-        p->checked[t] = list_sum(p->post_doc + a, p->post_f2 + a, n) == p->term_sum[t] ? 1 : 2;
+        p->checked[t] =
+            list_sum(p->post_doc, p->post_f2, p->post_own, a, n) == p->term_sum[t] ? 1 : 2;
     }
     return p->checked[t] == 1;
 }
@@ -577,6 +611,56 @@ long postings_term(const postings *p, const char *tok)
             hi = mid;
     }
     return -1;
+}
+
+/* Does term t's list hold row d (*at: where it would be)? Its blocks'
+ * last rows, then the block. */
+static int term_holds(const postings *p, long t, uint32_t d, uint64_t *at)
+{
+    uint64_t lo = p->term_blk[t], hi = p->term_blk[t + 1];
+    while (lo < hi) { /* the first block whose last row is >= d */
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (p->blk_last[mid] < d)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == p->term_blk[t + 1])
+        return 0;
+    uint64_t a = p->term_post[t] + (lo - p->term_blk[t]) * POST_BLOCK;
+    uint64_t b = a + POST_BLOCK < p->term_post[t + 1] ? a + POST_BLOCK : p->term_post[t + 1];
+    while (a < b) {
+        uint64_t mid = a + (b - a) / 2;
+        if (p->post_doc[mid] < d)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    *at = a;
+    return a < p->term_post[t + 1] && p->post_doc[a] == d;
+}
+
+int postings_own(const postings *p, const char *const *tok, int n, uint32_t i, uint64_t *held)
+{
+    *held = 0;
+    if (i >= p->h->n_snap)
+        return 1;
+    uint32_t d = p->snap_doc[i];
+    if (d >= p->h->n_docs || p->doc_snap[d] != (int32_t)i)
+        return 1; /* not the row the checked table gives it */
+    uint64_t bits = 0;
+    for (int k = 0; k < n && k < 64; k++) {
+        long t = tok[k] ? postings_term(p, tok[k]) : -1;
+        uint64_t at;
+        if (t < 0)
+            continue;
+        if (!term_sound(p, t))
+            return 1;
+        if (term_holds(p, t, d, &at) && own_bit(p->post_own, at))
+            bits |= 1ull << k;
+    }
+    *held = bits;
+    return 0;
 }
 
 /* ---- the search ------------------------------------------------------------ */

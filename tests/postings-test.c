@@ -31,6 +31,7 @@
 
 static char tmpdir[] = "/tmp/memscope-postings-test-XXXXXX";
 #include "tests/testdir.h"
+#include "tests/put.h"
 
 static const char *const words[] = {
     "the",   "garden", "gardens",  "gardening", "party", "parties", "run",     "running",
@@ -57,19 +58,6 @@ static const char *zipf_word(void)
     unsigned r = rnd(1000);
     int i = (int)((double)N_WORDS * (double)(r * r) / 1e6);
     return words[i < N_WORDS ? i : N_WORDS - 1];
-}
-
-static void put(store *s, const char *id, const char *text, const char *session)
-{
-    store_memory m;
-    store_memory_init(&m);
-    m.id = strdup(id);
-    m.content = strdup(text);
-    m.session = session ? strdup(session) : NULL;
-    m.created_at = strdup("2025-05-01T10:00:00Z");
-    ms_error err;
-    store_put(s, &m, STORE_DUP_REPLACE, NULL, &err);
-    store_memory_clear(&m);
 }
 
 static void random_text(char *text, size_t cap, int max_words)

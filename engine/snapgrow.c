@@ -143,6 +143,14 @@ static void grow_ctx_free(grow_ctx *c)
 
 /* ---- the memories' arrays -------------------------------------------------- */
 
+/* n bytes of an old array into dst; nothing when n is 0 (a mapped file's
+ * empty section is NULL, which memcpy may not be given). */
+static void copy_old(void *dst, const void *src, size_t n)
+{
+    if (n)
+        memcpy(dst, src, n);
+}
+
 static void *join(const void *a, size_t na, size_t extra, size_t size)
 {
     void *p = malloc((na + extra + 1) * size);
@@ -267,12 +275,12 @@ static ms_status grow_vectors(store *s, snapshot *sn, const snapshot *old, int *
         return ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
     size_t whole = old->n / VEC_BLOCK; /* blocks of old's that stay as they are */
     size_t bytes = whole * (size_t)dim * VEC_BLOCK;
-    memcpy(sn->qv, old->qv, bytes);
-    memcpy(sn->blk_max, old->blk_max, 3 * whole * sizeof *sn->blk_max);
-    memcpy(sn->q_scale, old->q_scale, old->n * sizeof *sn->q_scale);
-    memcpy(sn->q_resid, old->q_resid, old->n * sizeof *sn->q_resid);
-    memcpy(sn->q_norm, old->q_norm, old->n * sizeof *sn->q_norm);
-    memcpy(sn->has_vec, old->has_vec, old->n);
+    copy_old(sn->qv, old->qv, bytes);
+    copy_old(sn->blk_max, old->blk_max, 3 * whole * sizeof *sn->blk_max);
+    copy_old(sn->q_scale, old->q_scale, old->n * sizeof *sn->q_scale);
+    copy_old(sn->q_resid, old->q_resid, old->n * sizeof *sn->q_resid);
+    copy_old(sn->q_norm, old->q_norm, old->n * sizeof *sn->q_norm);
+    copy_old(sn->has_vec, old->has_vec, old->n);
     sn->n_vec = old->n_vec;
     for (size_t i = whole * VEC_BLOCK; i < old->n; i++)
         if (old->has_vec[i])
@@ -336,8 +344,8 @@ static int grow_mem_lists(snapshot *sn, const snapshot *old, const link_read *l)
     sn->me_ent = malloc((have + np + 1) * sizeof *sn->me_ent);
     if (!sn->me_off || !sn->me_ent)
         return -1;
-    memcpy(sn->me_off, old->me_off, (n0 + 1) * sizeof *sn->me_off);
-    memcpy(sn->me_ent, old->me_ent, have * sizeof *sn->me_ent);
+    copy_old(sn->me_off, old->me_off, (n0 + 1) * sizeof *sn->me_off);
+    copy_old(sn->me_ent, old->me_ent, have * sizeof *sn->me_ent);
     size_t k = 0;
     for (size_t i = n0; i < sn->n; i++) {
         for (; k < np && pr[k].mem == i; k++)
@@ -379,8 +387,8 @@ static int grow_ent_lists(snapshot *sn, const snapshot *old, const link_read *l)
 /* The speakers of the new memories as entities; their entities flagged. */
 static void grow_speakers(snapshot *sn, const snapshot *old, const grow_ctx *c)
 {
-    memcpy(sn->speaker_ent, old->speaker_ent, old->n * sizeof *sn->speaker_ent);
-    memcpy(sn->ent_speaker, old->ent_speaker, old->n_ent);
+    copy_old(sn->speaker_ent, old->speaker_ent, old->n * sizeof *sn->speaker_ent);
+    copy_old(sn->ent_speaker, old->ent_speaker, old->n_ent);
     for (size_t k = 0; k < c->n; k++) {
         long e = c->v[k].speaker ? snapshot_entity(sn, c->v[k].speaker) : -1;
         sn->speaker_ent[old->n + k] = (int32_t)e;

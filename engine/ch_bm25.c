@@ -153,12 +153,28 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
 
 /* ---- the floor's lexical rule -------------------------------------------- */
 
+/* The query's terms memory i holds in its own text, from the postings
+ * (each posting says whether its term is in the row's content); 0 when
+ * they cannot say. */
+static int held_by_postings(const floor_ctx *c, uint32_t i, uint64_t *held)
+{
+    const query *q = c->q;
+    const char *tok[QUERY_TERMS_MAX];
+    if (!c->sn->post)
+        return 0;
+    for (int t = 0; t < q->n_terms; t++)
+        tok[t] = q->terms[t].text;
+    return postings_own(c->sn->post, tok, q->n_terms, i, held) == 0;
+}
+
 /* The query's terms the memory holds, as the index tokenises it, and their
- * idf-weighted share. */
+ * idf-weighted share: from the postings when the snapshot has them, else
+ * (a snapshot not from its file, a damaged list) from its text, the same
+ * bits either way (postings-test). */
 static void floor_measure(const floor_ctx *c, uint32_t i, recall_hit *h)
 {
-    (void)i;
-    h->terms_held = floor_terms_in(c->s, c->q, h->mem.content);
+    if (!held_by_postings(c, i, &h->terms_held))
+        h->terms_held = floor_terms_in(c->s, c->q, h->mem.content);
     h->coverage = floor_coverage(c->q, h->terms_held);
     h->pred_coverage = floor_predicate_coverage(c->q, h->terms_held);
 }

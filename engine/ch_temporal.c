@@ -12,7 +12,8 @@
  *    (by the distance above), is as far as the nearest day or week its
  *    words name, resolved against its own time (engine/dates.c), when that
  *    is nearer: its session's date is when it was told, not when it
- *    happened.
+ *    happened. The texts of those memories are read in one batch
+ *    (store_get_rids), not a query each.
  *    Memories within TEMPORAL_WINDOW days, nearest first, then by their
  *    bm25 rank. raw = -(distance in days) - bm25_rank / 1000.
  *  - a "when / how long" question (type temporal): the bm25 list kept to
@@ -333,28 +334,96 @@ static int rank_find(const rank_of *v, size_t n, uint32_t i)
 
 static ms_status time_marks(const channel_ctx *c, const uint8_t **out, ms_error *err);
 
-/* The smallest distance from a query date of a day or week memory i's
- * words name, resolved against its time; INT64_MAX when they name none. */
-static int64_t told_distance(const channel_ctx *c, uint32_t i, const time_index *t)
+/* The smallest distance of day o from the query's dates. */
+static int64_t day_distance(const channel_ctx *c, const time_index *t, int64_t o)
 {
-    store_memory m;
-    store_memory_init(&m);
     int64_t best = INT64_MAX;
-    if (store_get(c->s, NULL, c->sn->rid[i], &m, NULL) == MS_OK && m.content) {
-        date_range r[TOLD_DATES];
-        int n = dates_parse(m.content, c->sn->when[i], r, TOLD_DATES);
-        for (int k = 0; k < n; k++) {
-            if (r[k].grain != GRAIN_DAY && r[k].grain != GRAIN_WEEK)
-                continue;
-            for (int64_t o = day_of(r[k].start); o < day_of(r[k].end - 1) + 1; o++)
-                for (int q = 0; q < c->q->n_dates; q++) {
-                    int64_t v = date_distance(&c->q->dates[q], o, t->years, t->ny);
-                    best = v < best ? v : best;
-                }
+    for (int q = 0; q < c->q->n_dates; q++) {
+        int64_t v = date_distance(&c->q->dates[q], o, t->years, t->ny);
+        best = v < best ? v : best;
+    }
+    return best;
+}
+
+/* The smallest distance from a query date of a day or week that memory i's
+ * text names, resolved against its time; INT64_MAX when it names none. */
+static int64_t told_distance(const channel_ctx *c, uint32_t i, const char *text,
+                             const time_index *t)
+{
+    int64_t best = INT64_MAX;
+    date_range r[TOLD_DATES];
+    int n = text ? dates_parse(text, c->sn->when[i], r, TOLD_DATES) : 0;
+    for (int k = 0; k < n; k++) {
+        if (r[k].grain != GRAIN_DAY && r[k].grain != GRAIN_WEEK)
+            continue;
+        for (int64_t o = day_of(r[k].start); o < day_of(r[k].end - 1) + 1; o++) {
+            int64_t v = day_distance(c, t, o);
+            best = v < best ? v : best;
         }
     }
-    store_memory_clear(&m);
     return best;
+}
+
+/* A memory whose own words may tell of a query date, and how far the
+ * dates they name are from it. */
+typedef struct told {
+    uint32_t idx;
+    int64_t dist;
+} told;
+
+/* Is memory i one whose words date_list reads: in the bm25 list, saying
+ * when in its own words, told within TOLD_WITHIN days after a query date? */
+static int may_tell(const channel_ctx *c, const time_index *t, const uint8_t *mark, uint32_t i)
+{
+    int64_t best = day_distance(c, t, day_of(c->sn->when[i]));
+    return best > 0 && best <= TOLD_WITHIN && mark[i];
+}
+
+/* The told distances of every memory of ranks[n] (the bm25 list by index)
+ * that may_tell, by index, into *out (*n_out; caller frees): their texts
+ * read in one batch (store_get_rids), not one query each. */
+static ms_status told_all(const channel_ctx *c, const time_index *t, const rank_of *ranks, size_t n,
+                          const uint8_t *mark, told **out, size_t *n_out, ms_error *err)
+{
+    told *v = malloc((n + 1) * sizeof *v);
+    int64_t *rid = malloc((n + 1) * sizeof *rid);
+    store_memory *m = calloc(n + 1, sizeof *m);
+    size_t k = 0;
+    ms_status st = v && rid && m ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
+    for (size_t r = 0; !st && r < n; r++)
+        if ((r == 0 || ranks[r].idx != ranks[r - 1].idx) && may_tell(c, t, mark, ranks[r].idx)) {
+            v[k].idx = ranks[r].idx;
+            rid[k++] = c->sn->rid[ranks[r].idx];
+        }
+    if (!st && k)
+        st = store_get_rids(c->s, rid, k, m, err);
+    for (size_t j = 0; !st && j < k; j++)
+        v[j].dist = told_distance(c, v[j].idx, m[j].content, t);
+    for (size_t j = 0; m && j < k; j++)
+        store_memory_clear(&m[j]);
+    free(m);
+    free(rid);
+    if (st) {
+        free(v);
+        return st;
+    }
+    *out = v;
+    *n_out = k;
+    return MS_OK;
+}
+
+/* Memory i's told distance in v[n] (by index); INT64_MAX when absent. */
+static int64_t told_find(const told *v, size_t n, uint32_t i)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].idx < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && v[lo].idx == i ? v[lo].dist : INT64_MAX;
 }
 
 /* Memories within the window of the query's dates: only those of the days
@@ -368,9 +437,10 @@ static ms_status date_list(const channel_ctx *c, ranked_list *out, ms_error *err
     if (st)
         return st;
     const ranked_list *bm = &c->lists[CH_BM25];
-    size_t n_spans = 0;
+    size_t n_spans = 0, n_told = 0;
     day_span *spans = date_spans(c->q, t->years, t->ny, &n_spans);
     rank_of *ranks = malloc((bm->n + 1) * sizeof *ranks);
+    told *tolds = NULL;
     if (!spans || !ranks) {
         free(spans);
         free(ranks);
@@ -381,18 +451,15 @@ static ms_status date_list(const channel_ctx *c, ranked_list *out, ms_error *err
     qsort(ranks, bm->n, sizeof *ranks, by_idx);
     const uint8_t *mark = NULL;
     st = time_marks(c, &mark, err);
+    if (!st)
+        st = told_all(c, t, ranks, bm->n, mark, &tolds, &n_told, err);
     for (size_t k = 0; !st && k < n_spans; k++) {
         for (size_t j = time_index_find(t, sn->n, spans[k].lo);
              !st && j < sn->n && t->day[j] <= spans[k].hi; j++) {
-            int64_t o = t->day[j], best = INT64_MAX;
-            for (int q = 0; q < c->q->n_dates; q++) {
-                int64_t v = date_distance(&c->q->dates[q], o, t->years, t->ny);
-                if (v < best)
-                    best = v;
-            }
+            int64_t best = day_distance(c, t, t->day[j]);
             int r = rank_find(ranks, bm->n, t->idx[j]);
             if (best > 0 && best <= TOLD_WITHIN && r && mark[t->idx[j]]) {
-                int64_t v = told_distance(c, t->idx[j], t);
+                int64_t v = told_find(tolds, n_told, t->idx[j]);
                 best = v < best ? v : best;
             }
             if (best > TEMPORAL_WINDOW)
@@ -404,6 +471,7 @@ static ms_status date_list(const channel_ctx *c, ranked_list *out, ms_error *err
     }
     free(spans);
     free(ranks);
+    free(tolds);
     if (st)
         return st;
     size_t keep = c->top_n < TEMPORAL_LIMIT ? c->top_n : TEMPORAL_LIMIT;

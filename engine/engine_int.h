@@ -126,6 +126,17 @@ typedef struct snap_grow {
 } snap_grow;
 void *snap_grow_push(snap_grow *g);
 
+/* The store's entities as store_scan_entities lists them (eid order):
+ * their eids (int64_t), match forms (char *, owned, "" for none) and kinds
+ * (uint8_t), for snapshot.c's loader and snapgrow.c's. Zero it with each
+ * array's .size; snap_read_entity is the scan's callback; norm.n of them
+ * are read (oom set when memory ran out). */
+typedef struct snap_ents {
+    snap_grow eid, norm, kind;
+    int oom;
+} snap_ents;
+int snap_read_entity(void *p, const store_entity *e);
+
 /* A link of memory index mem and entity index ent. */
 typedef struct snap_pair {
     uint32_t mem, ent;
@@ -451,6 +462,14 @@ void postings_free(postings *p);
 
 /* The index of the term tok in p, or -1. */
 long postings_term(const postings *p, const char *tok);
+
+/* Which of the single tokens tok[0..n) (n <= 64; NULL or unknown ones are
+ * not held) snapshot memory i holds in its own text (content, without its
+ * neighbours' context), as store_tokenize reads it: bit k for tok[k] in
+ * *held. 0; 1, with *held 0, when the postings cannot say (i's row is not
+ * the one their checked table gives, or a term's list does not add up):
+ * read the text. */
+int postings_own(const postings *p, const char *const *tok, int n, uint32_t i, uint64_t *held);
 
 /* What a search did: rows its walked postings brought, rows it scored in full. */
 typedef struct postings_stats {

@@ -52,8 +52,14 @@
  *   - association: an edge joins it to a pooled memory that passes by one of
  *     the rules above other than pinned (stage2.c: or it supersedes one).
  * Each channel's rule measures its own numbers for every pooled memory
- * (floor_rule.measure: the terms held, the cosines, the date) and says why
- * it passes or, for a cut, its clause of the reason. The speaker boost stays
+ * (floor_rule.measure) from what is computed once, not its text read
+ * again: the terms it holds from bm25's postings in the snapshot file,
+ * whose postings say whether their term is in the memory's own text or
+ * only its neighbours' (postings_own; for a snapshot read from the tables,
+ * or a damaged list, floor_terms_in below tokenises its text, the same
+ * bits: tests/postings-test.c), the cosines from the snapshot's vectors,
+ * the date from the temporal channel's list; and it says why it passes
+ * or, for a cut, its clause of the reason. The speaker boost stays
  * a ranking signal. Defaults and their risk-coverage tables are in
  * docs/QUALITY.md. */
 #include "engine_int.h"

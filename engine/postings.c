@@ -22,6 +22,13 @@
  * order, so a row that ties the k-th score loses to it, as in store_fts
  * (ties by rid).
  *
+ * Each posting also says whether the term is in the row's own text
+ * (content, not the neighbours' context): the evidence floor's lexical
+ * rule asks which query terms a pooled memory holds itself
+ * (postings_own), found by a search of each term's list for the memory's
+ * row (P_SNAP_DOC: a snapshot index's row) instead of reading its text
+ * again.
+ *
  * The postings are one blob (postings_build) that the snapshot file keeps
  * in two sections (snapfile.c): the tables, checksummed with the file, and
  * the lists, each checked against its hash (list_sum) when a query first
@@ -33,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POST_MAGIC 0x31545350u /* "PST1" */
+#define POST_MAGIC 0x32545350u /* "PST2" */
 #define POST_BLOCK 128
 #define POST_SLACK (1.0 + 1e-9)
 #define POST_LISTS_ALIGN 64
@@ -56,12 +63,14 @@ enum post_arr {
     /* the lists, from a multiple of POST_LISTS_ALIGN: checked term by term */
     P_POST_DOC, /* uint32[n_post]: row numbers (rid order, every profile) */
     P_POST_F2,  /* uint16[n_post]: 2 * count in content + count in context */
+    P_POST_OWN, /* uint8[(n_post + 7) / 8]: bit i, posting i's term is in its row's content */
+    P_SNAP_DOC, /* uint32[n_snap]: the row of each snapshot index (checked on use) */
     P_COUNT
 };
 
 typedef struct post_head {
     uint32_t magic, block;
-    uint64_t n_docs, n_terms, n_post, n_blocks, text_len;
+    uint64_t n_docs, n_terms, n_post, n_blocks, text_len, n_snap;
     int64_t n_row, n_token; /* FTS5's averages record */
     double avgdl;
     uint64_t off[P_COUNT], len[P_COUNT]; /* bytes from the blob's start */
@@ -79,6 +88,8 @@ struct postings {
     uint8_t *checked; /* [n_terms] 0 not yet, 1 its postings add up, 2 they do not */
     const uint32_t *post_doc;
     const uint16_t *post_f2;
+    const uint8_t *post_own;
+    const uint32_t *snap_doc;
     const uint32_t *blk_last;
     const double *blk_max;
 };
@@ -90,12 +101,20 @@ static double term_score(double idf, unsigned f2, double k)
     return idf * ((f * (BM25_K1 + 1.0)) / (f + k));
 }
 
-/* A hash of n postings' rows and counts. */
-static uint64_t list_sum(const uint32_t *doc, const uint16_t *f2, uint64_t n)
+/* Bit i of the bits own. */
+static unsigned own_bit(const uint8_t *own, uint64_t i)
+{
+    return own[i >> 3] >> (i & 7) & 1u;
+}
+
+/* A hash of the n postings from a: their rows, counts and own bits. */
+static uint64_t list_sum(const uint32_t *doc, const uint16_t *f2, const uint8_t *own, uint64_t a,
+                         uint64_t n)
 {
     uint64_t h = 0xcbf29ce484222325ull ^ n;
-    for (uint64_t i = 0; i < n; i++)
-        h = (h ^ ((uint64_t)doc[i] << 16 | f2[i])) * 0x100000001b3ull;
+    for (uint64_t i = a; i < a + n; i++)
+        h = (h ^ ((uint64_t)doc[i] << 17 | (uint64_t)own_bit(own, i) << 16 | f2[i])) *
+            0x100000001b3ull;
     return h ^ (h >> 29);
 }
 
@@ -161,7 +180,17 @@ static void vocab_free(vocab *v)
     free(v->id);
 }
 
-/* Every row's terms, row after row, while the texts are read. */
+/* A term of a row and its weighted count, and where the term was last seen. */
+typedef struct row_term {
+    uint32_t tid;
+    uint32_t f2 : 31, own : 1; /* own: seen in the row's content */
+} row_term;
+typedef struct term_seen {
+    uint32_t stamp, slot; /* the row that last saw the term, its row_term there */
+} term_seen;
+
+/* Every row's terms, row after row, while the texts are read; the arrays
+ * grow as snapshot.c's do (snap_grow). */
 typedef struct build {
     store *s;
     const snapshot *sn;
@@ -170,55 +199,36 @@ typedef struct build {
     size_t len_span;
     double avgdl;
     vocab v;
-    uint32_t *tid; /* [n_tmp] term of each (row, term) */
-    uint32_t *f2;  /* [n_tmp] its weighted count */
-    size_t n_tmp, cap_tmp;
-    uint64_t *row_off; /* [n_docs + 1] each row's first (row, term) */
-    int32_t *doc_snap; /* [n_docs] */
-    double *doc_k;     /* [n_docs] */
-    size_t n_docs, cap_docs;
-    uint32_t *stamp, *slot; /* [cap_terms]: the row that last saw a term, where */
-    size_t cap_terms;
+    snap_grow terms;    /* row_term: each (row, term) */
+    snap_grow row_off;  /* uint64_t [n_docs + 1]: each row's first (row, term) */
+    snap_grow doc_snap; /* int32_t [n_docs] */
+    snap_grow doc_k;    /* double [n_docs] */
+    snap_grow seen;     /* term_seen, by term id */
+    size_t n_docs;
     unsigned weight; /* of the column being read: 2 content, 1 context */
     int bad;         /* out of memory, an unknown length, a count too large */
 } build;
 
-static int grow_terms(build *b)
+/* Term t's place in the row being read: a new row_term the first time the
+ * row names it. NULL when out of memory. */
+static row_term *row_term_of(build *b, uint32_t t)
 {
-    size_t cap = b->cap_terms ? 2 * b->cap_terms : 4096;
-    uint32_t *stamp = realloc(b->stamp, cap * sizeof *stamp);
-    if (stamp)
-        b->stamp = stamp;
-    uint32_t *slot = realloc(b->slot, cap * sizeof *slot);
-    if (slot)
-        b->slot = slot;
-    if (!stamp || !slot)
-        return -1;
-    for (size_t i = b->cap_terms; i < cap; i++)
-        b->stamp[i] = UINT32_MAX;
-    b->cap_terms = cap;
-    return 0;
-}
-
-static int push_tmp(build *b, uint32_t t)
-{
-    if (b->n_tmp == b->cap_tmp) {
-        size_t cap = b->cap_tmp ? 2 * b->cap_tmp : 65536;
-        uint32_t *tid = realloc(b->tid, cap * sizeof *tid);
-        if (tid)
-            b->tid = tid;
-        uint32_t *f2 = realloc(b->f2, cap * sizeof *f2);
-        if (f2)
-            b->f2 = f2;
-        if (!tid || !f2)
-            return -1;
-        b->cap_tmp = cap;
+    if (t == b->seen.n) { /* ids come in order: t is new */
+        term_seen *n = snap_grow_push(&b->seen);
+        if (!n)
+            return NULL;
+        n->stamp = UINT32_MAX;
     }
-    b->tid[b->n_tmp] = t;
-    b->f2[b->n_tmp] = 0;
-    b->stamp[t] = (uint32_t)b->n_docs;
-    b->slot[t] = (uint32_t)b->n_tmp++;
-    return 0;
+    term_seen *ts = (term_seen *)b->seen.p + t;
+    if (ts->stamp != b->n_docs) {
+        row_term *r = snap_grow_push(&b->terms);
+        if (!r)
+            return NULL;
+        *r = (row_term){t, 0, 0};
+        ts->stamp = (uint32_t)b->n_docs;
+        ts->slot = (uint32_t)(b->terms.n - 1);
+    }
+    return (row_term *)b->terms.p + ts->slot;
 }
 
 static int on_token(void *p, const char *tok, int len, int start, int end)
@@ -227,30 +237,27 @@ static int on_token(void *p, const char *tok, int len, int start, int end)
     (void)start;
     (void)end;
     int64_t t = vocab_id(&b->v, tok, len);
-    if (t < 0 || ((size_t)t >= b->cap_terms && grow_terms(b)) ||
-        (b->stamp[t] != b->n_docs && push_tmp(b, (uint32_t)t))) {
+    row_term *r = t < 0 ? NULL : row_term_of(b, (uint32_t)t);
+    if (!r) {
         b->bad = 1;
         return 1;
     }
-    b->f2[b->slot[t]] += b->weight;
+    r->f2 += b->weight;
+    r->own |= b->weight == 2;
     return 0;
 }
 
-static int grow_docs(build *b)
+/* Room for row n_docs: its first (row, term), snapshot index and k. */
+static int push_doc(build *b, int64_t rid, double d)
 {
-    size_t cap = b->cap_docs ? 2 * b->cap_docs : 4096;
-    uint64_t *off = realloc(b->row_off, (cap + 1) * sizeof *off);
-    if (off)
-        b->row_off = off;
-    int32_t *snap = realloc(b->doc_snap, cap * sizeof *snap);
-    if (snap)
-        b->doc_snap = snap;
-    double *k = realloc(b->doc_k, cap * sizeof *k);
-    if (k)
-        b->doc_k = k;
+    uint64_t *off = snap_grow_push(&b->row_off);
+    int32_t *snap = snap_grow_push(&b->doc_snap);
+    double *k = snap_grow_push(&b->doc_k);
     if (!off || !snap || !k)
         return -1;
-    b->cap_docs = cap;
+    *off = b->terms.n;
+    *snap = (int32_t)snapshot_find(b->sn, rid);
+    *k = BM25_K1 * (1 - BM25_B + BM25_B * d / b->avgdl);
     return 0;
 }
 
@@ -260,22 +267,19 @@ static int on_row(void *p, int64_t rid, const char *content, int clen, const cha
     build *b = p;
     if (rid < b->len_base || (uint64_t)(rid - b->len_base) >= b->len_span ||
         b->len[rid - b->len_base] < 0 || b->n_docs >= UINT32_MAX - 1 ||
-        (b->n_docs == b->cap_docs && grow_docs(b))) {
+        push_doc(b, rid, (double)b->len[rid - b->len_base])) {
         b->bad = 1;
         return 1;
     }
-    double d = (double)b->len[rid - b->len_base];
-    b->row_off[b->n_docs] = b->n_tmp;
-    b->doc_snap[b->n_docs] = (int32_t)snapshot_find(b->sn, rid);
-    b->doc_k[b->n_docs] = BM25_K1 * (1 - BM25_B + BM25_B * d / b->avgdl);
+    size_t first = b->terms.n;
     b->weight = 2;
     if (store_tokenize(b->s, content, clen, on_token, b, NULL) != MS_OK)
         b->bad = 1;
     b->weight = 1;
     if (!b->bad && store_tokenize(b->s, context, xlen, on_token, b, NULL) != MS_OK)
         b->bad = 1;
-    for (size_t i = b->row_off[b->n_docs]; i < b->n_tmp; i++)
-        if (b->f2[i] > UINT16_MAX)
+    for (size_t i = first; i < b->terms.n; i++)
+        if (((const row_term *)b->terms.p)[i].f2 > UINT16_MAX)
             b->bad = 1;
     b->n_docs++;
     return b->bad;
@@ -297,7 +301,7 @@ static uint64_t layout(post_head *h)
         [P_TEXT] = h->text_len, [P_TERM_POST] = (t + 1) * 8, [P_TERM_BLK] = (t + 1) * 8,
         [P_TERM_IDF] = t * 8,   [P_TERM_MAX] = t * 8,        [P_TERM_SUM] = t * 8,
         [P_POST_DOC] = p * 4,   [P_POST_F2] = p * 2,         [P_BLK_LAST] = k * 4,
-        [P_BLK_MAX] = k * 8,
+        [P_BLK_MAX] = k * 8,    [P_POST_OWN] = (p + 7) / 8,  [P_SNAP_DOC] = h->n_snap * 4,
     };
     uint64_t at = (sizeof *h + 7) / 8 * 8;
     for (int i = 0; i < P_COUNT; i++) {
@@ -326,6 +330,8 @@ static void point(postings *p, const void *blob)
     p->term_sum = (const uint64_t *)(b + h->off[P_TERM_SUM]);
     p->post_doc = (const uint32_t *)(b + h->off[P_POST_DOC]);
     p->post_f2 = (const uint16_t *)(b + h->off[P_POST_F2]);
+    p->post_own = (const uint8_t *)(b + h->off[P_POST_OWN]);
+    p->snap_doc = (const uint32_t *)(b + h->off[P_SNAP_DOC]);
     p->blk_last = (const uint32_t *)(b + h->off[P_BLK_LAST]);
     p->blk_max = (const double *)(b + h->off[P_BLK_MAX]);
 }
@@ -359,8 +365,9 @@ static void fill_terms(char *blob, const uint32_t *order, const uint64_t *df)
     term_blk[h->n_terms] = blk;
 }
 
-/* Postings by term (rows ascending), then each block's last row and
- * maximum. -1 when out of memory. */
+/* Postings by term (rows ascending) with their own bits, each snapshot
+ * index's row, then each block's last row and maximum. -1 when out of
+ * memory. */
 static int fill_postings(build *b, char *blob, const uint32_t *rank)
 {
     post_head *h = (post_head *)blob;
@@ -368,21 +375,31 @@ static int fill_postings(build *b, char *blob, const uint32_t *rank)
     point(&p, blob);
     uint32_t *doc = (uint32_t *)p.post_doc;
     uint16_t *f2 = (uint16_t *)p.post_f2;
+    uint8_t *own = (uint8_t *)p.post_own; /* zeroed */
     uint64_t *fill = malloc((h->n_terms + 1) * sizeof *fill);
     if (!fill)
         return -1;
     memcpy(fill, p.term_post, (h->n_terms + 1) * sizeof *fill);
+    const row_term *rt = b->terms.p;
+    const uint64_t *row_off = b->row_off.p;
     for (size_t d = 0; d < b->n_docs; d++)
-        for (uint64_t i = b->row_off[d]; i < b->row_off[d + 1]; i++) {
-            uint64_t at = fill[rank[b->tid[i]]]++;
+        for (uint64_t i = row_off[d]; i < row_off[d + 1]; i++) {
+            uint64_t at = fill[rank[rt[i].tid]]++;
             doc[at] = (uint32_t)d;
-            f2[at] = (uint16_t)b->f2[i];
+            f2[at] = (uint16_t)rt[i].f2;
+            own[at >> 3] |= (uint8_t)(rt[i].own << (at & 7));
         }
     free(fill);
+    uint32_t *snap_doc = (uint32_t *)p.snap_doc;
+    const int32_t *doc_snap = b->doc_snap.p;
+    for (uint64_t i = 0; i < h->n_snap; i++)
+        snap_doc[i] = UINT32_MAX;
+    for (size_t d = 0; d < b->n_docs; d++)
+        if (doc_snap[d] >= 0 && (uint64_t)doc_snap[d] < h->n_snap)
+            snap_doc[doc_snap[d]] = (uint32_t)d;
     uint64_t *sum = (uint64_t *)p.term_sum;
     for (uint64_t t = 0; t < h->n_terms; t++)
-        sum[t] = list_sum(doc + p.term_post[t], f2 + p.term_post[t],
-                          p.term_post[t + 1] - p.term_post[t]);
+        sum[t] = list_sum(doc, f2, own, p.term_post[t], p.term_post[t + 1] - p.term_post[t]);
     uint32_t *last = (uint32_t *)p.blk_last;
     double *bmax = (double *)p.blk_max, *tmax = (double *)p.term_max;
     for (uint64_t t = 0; t < h->n_terms; t++) {
@@ -421,14 +438,15 @@ static void *assemble(build *b, int64_t n_row, int64_t n_token, size_t *out_len)
         qsort(order, nt, sizeof *order, by_text);
         for (size_t r = 0; r < nt; r++)
             rank[order[r]] = (uint32_t)r;
-        for (size_t i = 0; i < b->n_tmp; i++)
-            df[rank[b->tid[i]]]++;
+        for (size_t i = 0; i < b->terms.n; i++)
+            df[rank[((const row_term *)b->terms.p)[i].tid]]++;
         post_head h = {.magic = POST_MAGIC, .block = POST_BLOCK, .n_docs = b->n_docs};
         h.n_terms = nt;
-        h.n_post = b->n_tmp;
+        h.n_post = b->terms.n;
         for (size_t r = 0; r < nt; r++)
             h.n_blocks += (df[r] + POST_BLOCK - 1) / POST_BLOCK;
         h.text_len = b->v.text_len;
+        h.n_snap = b->sn->n;
         h.n_row = n_row;
         h.n_token = n_token;
         h.avgdl = b->avgdl;
@@ -437,8 +455,8 @@ static void *assemble(build *b, int64_t n_row, int64_t n_token, size_t *out_len)
             memcpy(blob, &h, sizeof h);
             postings p;
             point(&p, blob);
-            memcpy((void *)p.doc_snap, b->doc_snap, b->n_docs * 4);
-            memcpy((void *)p.doc_k, b->doc_k, b->n_docs * 8);
+            memcpy((void *)p.doc_snap, b->doc_snap.p, b->n_docs * 4);
+            memcpy((void *)p.doc_k, b->doc_k.p, b->n_docs * 8);
             fill_terms(blob, order, df);
             if (fill_postings(b, blob, rank)) {
                 free(blob);
@@ -456,27 +474,32 @@ static void *assemble(build *b, int64_t n_row, int64_t n_token, size_t *out_len)
 static void build_free(build *b)
 {
     vocab_free(&b->v);
-    free(b->tid);
-    free(b->f2);
-    free(b->row_off);
-    free(b->doc_snap);
-    free(b->doc_k);
-    free(b->stamp);
-    free(b->slot);
+    free(b->terms.p);
+    free(b->row_off.p);
+    free(b->doc_snap.p);
+    free(b->doc_k.p);
+    free(b->seen.p);
 }
 
 void *postings_build(store *s, const snapshot *sn, size_t *len, size_t *lists)
 {
     int64_t n_row = 0, n_token = 0;
-    build b = {.s = s, .sn = sn};
+    build b = {.s = s,
+               .sn = sn,
+               .terms = {.size = sizeof(row_term)},
+               .row_off = {.size = sizeof(uint64_t)},
+               .doc_snap = {.size = sizeof(int32_t)},
+               .doc_k = {.size = sizeof(double)},
+               .seen = {.size = sizeof(term_seen)}};
     void *blob = NULL;
     if (store_fts_totals(s, &n_row, &n_token, NULL) || n_row <= 0 ||
         store_doclen_get(s, &b.len, &b.len_base, &b.len_span))
         return NULL;
     b.avgdl = (double)n_token / (double)n_row;
+    uint64_t *end = NULL;
     if (store_scan_text(s, on_row, &b, NULL) == MS_OK && !b.bad && b.n_docs == (size_t)n_row &&
-        b.v.n < UINT32_MAX && b.v.text_len < UINT32_MAX) {
-        b.row_off[b.n_docs] = b.n_tmp;
+        b.v.n < UINT32_MAX && b.v.text_len < UINT32_MAX && (end = snap_grow_push(&b.row_off))) {
+        *end = b.terms.n;
         blob = assemble(&b, n_row, n_token, len);
     }
     if (blob)
@@ -535,9 +558,9 @@ postings *postings_open(const void *blob, size_t len, size_t n_snap, int64_t n_a
     memcpy(&h, blob, sizeof h);
     post_head want = h;
     if (h.magic != POST_MAGIC || h.block != POST_BLOCK || h.n_docs >= UINT32_MAX || n_all < 0 ||
-        h.n_docs != (uint64_t)n_all || h.n_terms >= UINT32_MAX || h.text_len >= UINT32_MAX ||
-        h.n_post > len || h.n_blocks > len || h.n_docs > len || h.n_terms > len ||
-        layout(&want) > len || memcmp(want.off, h.off, sizeof h.off) ||
+        h.n_docs != (uint64_t)n_all || h.n_snap != n_snap || h.n_terms >= UINT32_MAX ||
+        h.text_len >= UINT32_MAX || h.n_post > len || h.n_blocks > len || h.n_docs > len ||
+        h.n_terms > len || layout(&want) > len || memcmp(want.off, h.off, sizeof h.off) ||
         memcmp(want.len, h.len, sizeof h.len))
         return NULL;
     postings *p = calloc(1, sizeof *p);
@@ -568,7 +591,8 @@ static int term_sound(const postings *p, long t)
 {
     if (!p->checked[t]) {
         uint64_t a = p->term_post[t], n = p->term_post[t + 1] - a;
-        p->checked[t] = list_sum(p->post_doc + a, p->post_f2 + a, n) == p->term_sum[t] ? 1 : 2;
+        p->checked[t] =
+            list_sum(p->post_doc, p->post_f2, p->post_own, a, n) == p->term_sum[t] ? 1 : 2;
     }
     return p->checked[t] == 1;
 }
@@ -587,6 +611,56 @@ long postings_term(const postings *p, const char *tok)
             hi = mid;
     }
     return -1;
+}
+
+/* Does term t's list hold row d (*at: where it would be)? Its blocks'
+ * last rows, then the block. */
+static int term_holds(const postings *p, long t, uint32_t d, uint64_t *at)
+{
+    uint64_t lo = p->term_blk[t], hi = p->term_blk[t + 1];
+    while (lo < hi) { /* the first block whose last row is >= d */
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (p->blk_last[mid] < d)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == p->term_blk[t + 1])
+        return 0;
+    uint64_t a = p->term_post[t] + (lo - p->term_blk[t]) * POST_BLOCK;
+    uint64_t b = a + POST_BLOCK < p->term_post[t + 1] ? a + POST_BLOCK : p->term_post[t + 1];
+    while (a < b) {
+        uint64_t mid = a + (b - a) / 2;
+        if (p->post_doc[mid] < d)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    *at = a;
+    return a < p->term_post[t + 1] && p->post_doc[a] == d;
+}
+
+int postings_own(const postings *p, const char *const *tok, int n, uint32_t i, uint64_t *held)
+{
+    *held = 0;
+    if (i >= p->h->n_snap)
+        return 1;
+    uint32_t d = p->snap_doc[i];
+    if (d >= p->h->n_docs || p->doc_snap[d] != (int32_t)i)
+        return 1; /* not the row the checked table gives it */
+    uint64_t bits = 0;
+    for (int k = 0; k < n && k < 64; k++) {
+        long t = tok[k] ? postings_term(p, tok[k]) : -1;
+        uint64_t at;
+        if (t < 0)
+            continue;
+        if (!term_sound(p, t))
+            return 1;
+        if (term_holds(p, t, d, &at) && own_bit(p->post_own, at))
+            bits |= 1ull << k;
+    }
+    *held = bits;
+    return 0;
 }
 
 /* ---- the search ------------------------------------------------------------ */

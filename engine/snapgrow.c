@@ -143,6 +143,14 @@ static void grow_ctx_free(grow_ctx *c)
 
 /* ---- the memories' arrays -------------------------------------------------- */
 
+/* n bytes of an old array into dst; nothing when n is 0 (a mapped file's
+ * empty section is NULL, which memcpy may not be given). */
+static void copy_old(void *dst, const void *src, size_t n)
+{
+    if (n)
+        memcpy(dst, src, n);
+}
+
 static void *join(const void *a, size_t na, size_t extra, size_t size)
 {
     void *p = malloc((na + extra + 1) * size);
@@ -267,12 +275,12 @@ static ms_status grow_vectors(store *s, snapshot *sn, const snapshot *old, int *
         return ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
     size_t whole = old->n / VEC_BLOCK; /* blocks of old's that stay as they are */
     size_t bytes = whole * (size_t)dim * VEC_BLOCK;
-    memcpy(sn->qv, old->qv, bytes);
-    memcpy(sn->blk_max, old->blk_max, 3 * whole * sizeof *sn->blk_max);
-    memcpy(sn->q_scale, old->q_scale, old->n * sizeof *sn->q_scale);
-    memcpy(sn->q_resid, old->q_resid, old->n * sizeof *sn->q_resid);
-    memcpy(sn->q_norm, old->q_norm, old->n * sizeof *sn->q_norm);
-    memcpy(sn->has_vec, old->has_vec, old->n);
+    copy_old(sn->qv, old->qv, bytes);
+    copy_old(sn->blk_max, old->blk_max, 3 * whole * sizeof *sn->blk_max);
+    copy_old(sn->q_scale, old->q_scale, old->n * sizeof *sn->q_scale);
+    copy_old(sn->q_resid, old->q_resid, old->n * sizeof *sn->q_resid);
+    copy_old(sn->q_norm, old->q_norm, old->n * sizeof *sn->q_norm);
+    copy_old(sn->has_vec, old->has_vec, old->n);
     sn->n_vec = old->n_vec;
     for (size_t i = whole * VEC_BLOCK; i < old->n; i++)
         if (old->has_vec[i])
@@ -286,46 +294,20 @@ static ms_status grow_vectors(store *s, snapshot *sn, const snapshot *old, int *
 
 typedef struct ent_read {
     const snapshot *old;
-    int64_t *eid; /* [n] in eid order */
-    char **norm;  /* [n] owned */
-    uint8_t *kind;
-    size_t n, cap;
-    int differ, oom;
+    snap_ents e; /* as snapshot.c reads them */
+    int differ;
 } ent_read;
 
 static int read_entity(void *p, const store_entity *e)
 {
     ent_read *r = p;
-    const char *norm = e->norm ? e->norm : "";
-    if (r->n < r->old->n_ent &&
-        (strcmp(norm, r->old->ent_norm[r->n]) != 0 || e->kind != r->old->ent_kind[r->n])) {
+    size_t n = r->e.norm.n;
+    if (n < r->old->n_ent && (strcmp(e->norm ? e->norm : "", r->old->ent_norm[n]) != 0 ||
+                              e->kind != r->old->ent_kind[n])) {
         r->differ = 1; /* not the entities the base was made with */
         return 1;
     }
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 256;
-        int64_t *eid = realloc(r->eid, cap * sizeof *eid);
-        if (eid)
-            r->eid = eid;
-        char **nm = realloc(r->norm, cap * sizeof *nm);
-        if (nm)
-            r->norm = nm;
-        uint8_t *kind = realloc(r->kind, cap);
-        if (kind)
-            r->kind = kind;
-        if (!eid || !nm || !kind) {
-            r->oom = 1;
-            return 1;
-        }
-        r->cap = cap;
-    }
-    if (!(r->norm[r->n] = strdup(norm))) {
-        r->oom = 1;
-        return 1;
-    }
-    r->eid[r->n] = e->eid;
-    r->kind[r->n++] = (uint8_t)e->kind;
-    return 0;
+    return snap_read_entity(&r->e, e);
 }
 
 typedef struct link_read {
@@ -362,8 +344,8 @@ static int grow_mem_lists(snapshot *sn, const snapshot *old, const link_read *l)
     sn->me_ent = malloc((have + np + 1) * sizeof *sn->me_ent);
     if (!sn->me_off || !sn->me_ent)
         return -1;
-    memcpy(sn->me_off, old->me_off, (n0 + 1) * sizeof *sn->me_off);
-    memcpy(sn->me_ent, old->me_ent, have * sizeof *sn->me_ent);
+    copy_old(sn->me_off, old->me_off, (n0 + 1) * sizeof *sn->me_off);
+    copy_old(sn->me_ent, old->me_ent, have * sizeof *sn->me_ent);
     size_t k = 0;
     for (size_t i = n0; i < sn->n; i++) {
         for (; k < np && pr[k].mem == i; k++)
@@ -405,8 +387,8 @@ static int grow_ent_lists(snapshot *sn, const snapshot *old, const link_read *l)
 /* The speakers of the new memories as entities; their entities flagged. */
 static void grow_speakers(snapshot *sn, const snapshot *old, const grow_ctx *c)
 {
-    memcpy(sn->speaker_ent, old->speaker_ent, old->n * sizeof *sn->speaker_ent);
-    memcpy(sn->ent_speaker, old->ent_speaker, old->n_ent);
+    copy_old(sn->speaker_ent, old->speaker_ent, old->n * sizeof *sn->speaker_ent);
+    copy_old(sn->ent_speaker, old->ent_speaker, old->n_ent);
     for (size_t k = 0; k < c->n; k++) {
         long e = c->v[k].speaker ? snapshot_entity(sn, c->v[k].speaker) : -1;
         sn->speaker_ent[old->n + k] = (int32_t)e;
@@ -420,21 +402,22 @@ static void grow_speakers(snapshot *sn, const snapshot *old, const grow_ctx *c)
 static ms_status grow_entities(store *s, snapshot *sn, const snapshot *old, const grow_ctx *c,
                                int *same, ms_error *err)
 {
-    ent_read r = {.old = old};
+    ent_read r = {old, {{.size = sizeof(int64_t)}, {.size = sizeof(char *)}, {.size = 1}, 0}, 0};
     ms_status st = store_scan_entities(s, read_entity, &r, err);
-    *same = !r.differ && r.n >= old->n_ent;
-    if (!st && r.oom)
+    size_t n = r.e.norm.n;
+    *same = !r.differ && n >= old->n_ent;
+    if (!st && r.e.oom)
         st = ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
-    sn->n_ent = r.n;
-    sn->ent_norm = r.norm ? r.norm : calloc(1, sizeof *sn->ent_norm);
-    sn->ent_kind = r.kind ? r.kind : calloc(1, 1);
+    sn->n_ent = n;
+    sn->ent_norm = r.e.norm.p ? r.e.norm.p : calloc(1, sizeof *sn->ent_norm);
+    sn->ent_kind = r.e.kind.p ? r.e.kind.p : calloc(1, 1);
     if (!sn->ent_norm || !sn->ent_kind) {
-        if (!r.norm) /* else they are sn's now, and r.n of them */
+        if (!r.e.norm.p) /* else they are sn's now, and n of them */
             sn->n_ent = 0;
-        free(r.eid);
+        free(r.e.eid.p);
         return ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
     }
-    link_read l = {.sn = sn, .eid = r.eid, .n_ent = r.n, .pairs = {.size = sizeof(snap_pair)}};
+    link_read l = {.sn = sn, .eid = r.e.eid.p, .n_ent = n, .pairs = {.size = sizeof(snap_pair)}};
     if (!st && *same)
         st = store_scan_links_after(s, old->rid[old->n - 1], read_link, &l, err);
     if (!st && *same && l.oom)
@@ -442,7 +425,7 @@ static ms_status grow_entities(store *s, snapshot *sn, const snapshot *old, cons
     if (!st && *same && (grow_mem_lists(sn, old, &l) || grow_ent_lists(sn, old, &l)))
         st = ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
     free(l.pairs.p);
-    free(r.eid);
+    free(r.e.eid.p);
     if (!st && *same)
         st = snapshot_map_entities(sn, err);
     sn->speaker_ent = malloc((sn->n + 1) * sizeof *sn->speaker_ent);

@@ -493,16 +493,9 @@ long snapshot_entity(const snapshot *sn, const char *norm)
     return -1;
 }
 
-/* Entities as the store lists them (eid order): their eids, match forms
- * and kinds. */
-typedef struct ent_rows {
-    grow eid, norm, kind;
-    int oom;
-} ent_rows;
-
-static int load_entity(void *p, const store_entity *e)
+int snap_read_entity(void *p, const store_entity *e)
 {
-    ent_rows *r = p;
+    snap_ents *r = p;
     int64_t *eid = snap_grow_push(&r->eid);
     char **norm = snap_grow_push(&r->norm);
     uint8_t *kind = snap_grow_push(&r->kind);
@@ -519,8 +512,8 @@ static int load_entity(void *p, const store_entity *e)
 
 static ms_status load_entities(store *s, snapshot *sn, snap_progress *pg, ms_error *err)
 {
-    ent_rows r = {{.size = sizeof(int64_t)}, {.size = sizeof(char *)}, {.size = 1}, 0};
-    ms_status st = store_scan_entities(s, load_entity, &r, err);
+    snap_ents r = {{.size = sizeof(int64_t)}, {.size = sizeof(char *)}, {.size = 1}, 0};
+    ms_status st = store_scan_entities(s, snap_read_entity, &r, err);
     if (!st && r.oom)
         st = ms_fail(err, MS_NOMEM, "out of memory loading entities");
     size_t ne = r.norm.n;

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -991,6 +992,26 @@ static ms_status bump_generation(store *s, int only_appended, ms_error *err)
     return st;
 }
 
+/* For tests only (tests/faults.t kills an import there): with
+ * MEMSCOPE_TEST_HOLD_COMMIT set to a path, a write transaction that changed
+ * rows, everything written but its COMMIT, writes the number of rows it
+ * changed into that file and waits until the process is killed. Unset (the
+ * default), nothing happens. */
+static void hold_commit(store *s)
+{
+    const char *path = getenv("MEMSCOPE_TEST_HOLD_COMMIT");
+    int64_t changed = sqlite3_total_changes64(s->db) - s->changes0;
+    if (!path || !path[0] || !s->writing || changed == 0)
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        dprintf(fd, "%lld\n", (long long)changed);
+        close(fd);
+    }
+    for (;;)
+        pause();
+}
+
 ms_status store_end(store *s, ms_error *err)
 {
     if (!s->in_txn)
@@ -1007,6 +1028,7 @@ ms_status store_end(store *s, ms_error *err)
         return st;
     }
     store_wcache_clear(s);
+    hold_commit(s);
     int rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
         st = store_sql_fail(s, rc, "committing", err);

@@ -26,6 +26,7 @@
 
 static char tmpdir[] = "/tmp/memscope-bm25-test-XXXXXX";
 #include "tests/testdir.h"
+#include "tests/put.h"
 
 typedef struct hits {
     int64_t rid[64];
@@ -41,19 +42,6 @@ static int on_hit(void *p, int64_t rid, double score)
         h->score[h->n++] = score;
     }
     return 0;
-}
-
-static void put(store *s, const char *id, const char *text, const char *session)
-{
-    store_memory m;
-    store_memory_init(&m);
-    m.id = strdup(id);
-    m.content = strdup(text);
-    m.session = session ? strdup(session) : NULL;
-    m.created_at = strdup("2025-05-01T10:00:00Z");
-    ms_error err;
-    store_put(s, &m, STORE_DUP_REPLACE, NULL, &err);
-    store_memory_clear(&m);
 }
 
 static const char *const words[] = {"garden",   "party", "lisbon", "train", "biscuit", "the",

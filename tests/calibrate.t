@@ -225,13 +225,7 @@ WAIT=${MEMSCOPE_TEST_WAIT:-300}
 # start DB: a fresh tmux session running the browser on DB at 100x40 (a
 # server that is still shutting down can refuse us for a moment).
 start() {
-    tm kill-server 2>/dev/null
-    for ((try = 0; try < 50; try++)); do
-        tm new-session -d -s t -x 100 -y 40 \
-            "env TERM=xterm-256color LANG=C.UTF-8 $MEMSCOPE --db $1; sleep 600" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    bail "tmux cannot start"
+    tm_start 100 40 "env TERM=xterm-256color LANG=C.UTF-8 $MEMSCOPE --db $1; sleep 600"
 }
 start "$T/demo.db"
 wait_for "Query ▸"

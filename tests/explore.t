@@ -61,13 +61,7 @@ chmod +x "$T/run.sh"
 start() { # start COLS ROWS ARGS...
     local cols=$1 rows=$2
     shift 2
-    tm kill-server 2>/dev/null
-    rm -f "$T/rc" "$T/stderr"
-    for ((try = 0; try < 50; try++)); do
-        tm new-session -d -s t -x "$cols" -y "$rows" "$T/run.sh $*" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    bail "tmux cannot start"
+    tm_start "$cols" "$rows" "$T/run.sh $*"
 }
 . "$(dirname "$0")/tmux.sh" # screen, settle, wait_for, wait_gone, wait_rc, keys, type_text
 # row_of ID: the screen line that shows memory ID in the listing's id column.

@@ -14,7 +14,12 @@
  *     far fewer rows are scored in full than match;
  *   - damaged postings, or postings of fewer rows than the store holds,
  *   are refused (postings_open), and a damaged list
- *   is found when a query reads it (postings_search asks for FTS5).
+ *   is found when a query reads it (postings_search asks for FTS5);
+ *   - the query terms a memory holds in its own text (postings_own, what
+ *     the evidence floor's lexical rule counts) are floor_terms_in's from
+ *     its content, for every memory of random stores and random queries,
+ *     also where its neighbours' context holds a term its content lacks;
+ *     a damaged list or a row out of place says it cannot tell.
  * Links the store and the engine. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,6 +31,7 @@
 
 static char tmpdir[] = "/tmp/memscope-postings-test-XXXXXX";
 #include "tests/testdir.h"
+#include "tests/put.h"
 
 static const char *const words[] = {
     "the",   "garden", "gardens",  "gardening", "party", "parties", "run",     "running",
@@ -52,19 +58,6 @@ static const char *zipf_word(void)
     unsigned r = rnd(1000);
     int i = (int)((double)N_WORDS * (double)(r * r) / 1e6);
     return words[i < N_WORDS ? i : N_WORDS - 1];
-}
-
-static void put(store *s, const char *id, const char *text, const char *session)
-{
-    store_memory m;
-    store_memory_init(&m);
-    m.id = strdup(id);
-    m.content = strdup(text);
-    m.session = session ? strdup(session) : NULL;
-    m.created_at = strdup("2025-05-01T10:00:00Z");
-    ms_error err;
-    store_put(s, &m, STORE_DUP_REPLACE, NULL, &err);
-    store_memory_clear(&m);
 }
 
 static void random_text(char *text, size_t cap, int max_words)
@@ -251,6 +244,102 @@ static void test_random(void)
        queries, stores, same);
 }
 
+/* Each snapshot memory's content and context, NUL-terminated. */
+typedef struct texts {
+    const snapshot *sn;
+    char **content, **context;
+} texts;
+
+static int on_text(void *p, int64_t rid, const char *content, int clen, const char *context,
+                   int xlen)
+{
+    texts *t = p;
+    long i = snapshot_find(t->sn, rid);
+    if (i >= 0) {
+        t->content[i] = strndup(content, (size_t)clen);
+        t->context[i] = strndup(context, (size_t)xlen);
+    }
+    return 0;
+}
+
+/* A query of rq's words as the floor sees it: each term's token. */
+static void floor_query(const rquery *rq, query *q)
+{
+    memset(q, 0, sizeof *q);
+    for (int k = 0; k < rq->n; k++) {
+        int dup = 0;
+        for (int j = 0; j < q->n_terms; j++)
+            dup |= strcmp(q->terms[j].text, rq->tok[k]) == 0;
+        if (!dup && rq->tok[k][0])
+            snprintf(q->terms[q->n_terms++].text, sizeof q->terms[0].text, "%s", rq->tok[k]);
+    }
+}
+
+/* Over every memory of sn and a few random queries: how many memories'
+ * terms postings_own gives as floor_terms_in reads the content (*same),
+ * how many of those have a term in their context and not their content
+ * (*apart); the memories compared. */
+static int own_store(store *s, const snapshot *sn, const postings *p, int *same, int *apart)
+{
+    static query q;
+    texts t = {sn, calloc(sn->n + 1, sizeof(char *)), calloc(sn->n + 1, sizeof(char *))};
+    int n = 0;
+    if (t.content && t.context && store_scan_text(s, on_text, &t, NULL) == MS_OK)
+        for (int k = 0; k < 20; k++) {
+            rquery rq;
+            random_query(s, &rq);
+            floor_query(&rq, &q);
+            const char *tok[QUERY_TERMS_MAX];
+            for (int j = 0; j < q.n_terms; j++)
+                tok[j] = q.terms[j].text;
+            for (size_t i = 0; i < sn->n; i++, n++) {
+                uint64_t got = ~0ull, want = floor_terms_in(s, &q, t.content[i]);
+                *same += postings_own(p, tok, q.n_terms, (uint32_t)i, &got) == 0 && got == want;
+                *apart += (floor_terms_in(s, &q, t.context[i]) & ~want) != 0;
+            }
+        }
+    for (size_t i = 0; i < sn->n; i++) {
+        free(t.content ? t.content[i] : NULL);
+        free(t.context ? t.context[i] : NULL);
+    }
+    free(t.content);
+    free(t.context);
+    return n;
+}
+
+static void test_own(void)
+{
+    int stores = 0, n = 0, same = 0, apart = 0;
+    for (int trial = 0; trial < 24; trial++) {
+        char name[32];
+        snprintf(name, sizeof name, "r%d.db", trial); /* test_random's */
+        store *s;
+        ms_error err;
+        if (store_open(tpath(name), 0, &s, &err))
+            continue;
+        snapshot *sn = NULL;
+        void *blob;
+        size_t len;
+        store_read_begin(s, &err);
+        postings *p = open_postings(s, &sn, &blob, &len);
+        if (p) {
+            stores++;
+            n += own_store(s, sn, p, &same, &apart);
+        }
+        store_end(s, NULL);
+        postings_free(p);
+        free(blob);
+        snapshot_free(sn);
+        store_close(s);
+    }
+    ok(stores == 24 && n > 10000 && same == n,
+       "the terms %d memories of %d random stores hold in their own text, for random queries: "
+       "postings_own gives floor_terms_in's bits for %d",
+       n, stores, same);
+    ok(apart > 100, "among them %d with a query term in their context and not their content",
+       apart);
+}
+
 /* Damaged postings: cut short, another format, more memories than the
  * snapshot has. */
 static void post_fail(void *blob, size_t len, size_t n, int64_t n_all)
@@ -275,6 +364,12 @@ static void post_fail(void *blob, size_t len, size_t n, int64_t n_all)
     ranked_list out = {0};
     int rc = p ? postings_search(p, tok, 5, 10, &out, NULL) : -2;
     ok(p && rc == 1 && out.n == 0, "a damaged list: the search asks for FTS5 (%d)", rc);
+    uint64_t held = ~0ull;
+    ok(p && postings_own(p, tok, 1, 0, &held) == 1 && held == 0,
+       "a damaged list: postings_own says it cannot tell (the floor reads the text)");
+    held = ~0ull;
+    ok(p && postings_own(p, tok + 1, 1, (uint32_t)n, &held) == 1 && held == 0,
+       "a memory the postings do not cover: postings_own says it cannot tell");
     ranked_free(&out);
     postings_free(p);
 }
@@ -331,6 +426,7 @@ int main(void)
     }
     test_random();
     test_pruning();
+    test_own();
     remove_tmpdir();
     return done_testing();
 }

@@ -50,13 +50,7 @@ chmod +x "$T/run.sh"
 start() {
     local cols=$1 rows=$2 term=$3
     shift 3
-    tm kill-server 2>/dev/null
-    rm -f "$T/rc" "$T/stderr"
-    for ((try = 0; try < 50; try++)); do
-        tm new-session -d -s t -x "$cols" -y "$rows" "$T/run.sh $term $*" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    bail "tmux cannot start"
+    tm_start "$cols" "$rows" "$T/run.sh $term $*"
 }
 . "$(dirname "$0")/tmux.sh" # screen, settle, wait_for, wait_gone, wait_rc, keys, type_text
 # paste TEXT: paste it as a terminal does, bracketed when the program asked.

@@ -153,13 +153,7 @@ chmod +x "$T/run.sh"
 WAIT=${MEMSCOPE_TEST_WAIT:-300}
 . "$(dirname "$0")/tmux.sh" # screen, settle, wait_for, wait_gone, wait_rc, keys, type_text
 start() {
-    rm -f "$T/rc"
-    tm kill-server 2>/dev/null
-    for ((try = 0; try < 50; try++)); do
-        tm new-session -d -s t -x 120 -y 40 "$T/run.sh $*" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    bail "tmux cannot start"
+    tm_start 120 40 "$T/run.sh $*"
 }
 start "$MEMSCOPE" shell --db "$DB"
 wait_for "memscope>"

@@ -189,4 +189,23 @@ diag "$killed_mid of 4 kills left a half-written temporary file behind"
 ok "$(same_but_grown big.db.snap stale.snap; [ $? -ne 0 ] && [ "$(head_field big.db.snap 64)" -gt "$(head_field stale.snap 64)" ]; echo $?)" \
     "and the file left is for the new generation"
 
+# ---- a store without entity links ---------------------------------------------
+
+# Its file's link sections are empty (mapped as NULL): growing them copies
+# nothing (under make asan, a copy from NULL was an error).
+QUERIES=("lantern harbour" "what went out by the harbour?")
+for k in 1 2 3; do
+    echo "{\"id\": \"p$k\", \"content\": \"the lantern was lit near the harbour, turn $k\"}"
+done >plain.jsonl
+"$MEMSCOPE" import --db plain.db plain.jsonl >/dev/null 2>err || bail "import failed: $(cat err)"
+answers plain.db plain1.txt
+echo '{"id": "p4", "content": "the lantern went out by the harbour"}' >plain2.jsonl
+"$MEMSCOPE" import --db plain.db plain2.jsonl >/dev/null 2>err || bail "import failed: $(cat err)"
+is "$(sqlite3 plain.db 'SELECT count(*) FROM memory_entities')" 0 "a store whose memories link no entity"
+answers plain.db plainoff.txt MEMSCOPE_SNAPSHOT=off
+answers plain.db plaingrown.txt
+ok "$(grep -q '"p4"' plainoff.txt && cmp -s plainoff.txt plaingrown.txt && [ ! -s plaingrown.txt.err ] &&
+    [ "$(head_field plain.db.snap 4088)" -gt 0 ]; echo $?)" \
+    "its file grows for an append, and recall answers as from the tables, silently"
+
 tap_done

@@ -1,7 +1,22 @@
 # tmux.sh - driving the real binary in tmux, for the browser's .t tests.
 # Sourced after the including test sets T (its temporary directory), WAIT
 # (tenths of a second a wait may take) and defines tm (tmux on its own
-# socket) and start (a session "t" at a fixed size).
+# socket) and start (a session "t" at a fixed size, through tm_start).
+
+# tm_start COLS ROWS COMMAND: a new server whose session "t" runs COMMAND
+# at COLS x ROWS, after the last one is killed and the $T/rc and $T/stderr
+# it left are removed; bails when tmux cannot start.
+tm_start() {
+    local cols=$1 rows=$2 try
+    tm kill-server 2>/dev/null
+    rm -f "$T/rc" "$T/stderr"
+    # A server that is still shutting down can refuse us for a moment.
+    for ((try = 0; try < 50; try++)); do
+        tm new-session -d -s t -x "$cols" -y "$rows" "$3" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    bail "tmux cannot start"
+}
 
 screen() { tm capture-pane -p -t t >"$T/screen"; }
 # settle: capture until two captures agree (a capture can catch a screen

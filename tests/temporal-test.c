@@ -1,0 +1,120 @@
+/* temporal-test.c - the time channel reads the words of the memories near a
+ * query date in one batch (engine/ch_temporal.c told_all), not one query
+ * per memory:
+ *   - a store of TOLD memories told one to eleven days after 8 May 2023,
+ *     each saying "yesterday" or "last Friday", and a dated query matching
+ *     all of them: each is as far as the day its words name (8 May itself
+ *     for the one told on the 9th: on the date), in the temporal list;
+ *   - the recall runs fewer SQL statements than there are such memories
+ *     (sqlite3_trace_v2 on the store's connection, not counting those
+ *     FTS5 runs inside a statement), where a store_get for each ran two
+ *     apiece.
+ * Links the store and the engine. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "engine/engine.h"
+#include "store/store.h"
+#include "store/store_int.h"
+#include "tests/tap.h"
+
+static char tmpdir[] = "/tmp/memscope-temporal-test-XXXXXX";
+#include "tests/testdir.h"
+#include "tests/put.h"
+
+#define TOLD 120
+
+static int statements;
+
+/* Each statement the connection runs, but those SQLite runs inside one
+ * (FTS5's own, which begin with "--"). */
+static int count_stmt(unsigned type, void *ctx, void *p, void *x)
+{
+    (void)type;
+    (void)ctx;
+    (void)p;
+    statements += strncmp((const char *)x, "--", 2) != 0;
+    return 0;
+}
+
+/* TOLD memories from 9 to 19 May 2023 that tell of the days before, and a
+ * few on other days. */
+static store *told_store(void)
+{
+    store *s;
+    ms_error err;
+    if (store_open(tpath("told.db"), 0, &s, &err))
+        return NULL;
+    store_begin(s, &err);
+    for (int i = 0; i < TOLD; i++) {
+        char id[16], text[128], when[32];
+        snprintf(id, sizeof id, "t%d", i);
+        snprintf(text, sizeof text, "%s we planted the garden beds, number %d",
+                 i % 2 ? "last Friday" : "yesterday", i);
+        snprintf(when, sizeof when, "2023-05-%02dT10:%02d:00Z", 9 + i % 11, i % 60);
+        test_put_at(s, id, text, NULL, when);
+    }
+    test_put_at(s, "far", "the garden in winter, yesterday", NULL, "2023-12-01T10:00:00Z");
+    store_end(s, &err);
+    return s;
+}
+
+/* The temporal channel's raw score of memory id in r, or 1 when it has none. */
+static double temporal_raw(const recall_result *r, const char *id)
+{
+    for (size_t k = 0; k < r->n_hits; k++)
+        if (strcmp(r->hits[k].mem.id, id) == 0)
+            return r->hits[k].ch[CH_TEMPORAL].ranked ? r->hits[k].ch[CH_TEMPORAL].raw : 1.0;
+    return 1.0;
+}
+
+static void test_batch(void)
+{
+    store *s = told_store();
+    engine *e = NULL;
+    ms_error err;
+    if (!s || engine_open(s, NULL, &e, &err)) {
+        ok(0, "a store and its engine");
+        store_close(s);
+        return;
+    }
+    recall_opts o;
+    recall_opts_init(&o);
+    o.query = "what did we plant in the garden on 8 May 2023?";
+    o.limit = TOLD;
+    recall_result *r = NULL;
+    sqlite3_trace_v2(s->db, SQLITE_TRACE_STMT, count_stmt, NULL);
+    statements = 0;
+    ms_status st = engine_recall(e, &o, &r, &err);
+    int ran = statements;
+    sqlite3_trace_v2(s->db, 0, NULL, NULL);
+    ok(st == MS_OK && r, "a dated recall over %d memories that tell of the days before", TOLD);
+    if (st == MS_OK && r) {
+        /* t0 told on the 9th says "yesterday": the 8th, on the date (raw > -1);
+         * t2 told on the 11th "yesterday": the 10th, 2 days after */
+        double r0 = temporal_raw(r, "t0"), r2 = temporal_raw(r, "t2");
+        ok(r0 > -1.0 && r0 < 0.0, "told on the 9th, \"yesterday\": on the date (raw %.3f)", r0);
+        ok(r2 > -3.0 && r2 < -2.0, "told on the 11th, \"yesterday\": two days after (raw %.3f)",
+           r2);
+        ok(ran < TOLD, "%d SQL statements for the recall, fewer than its %d told memories", ran,
+           TOLD);
+    }
+    recall_free(r);
+    engine_close(e);
+    store_close(s);
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmpdir)) {
+        printf("1..0 # SKIP no temporary directory\n");
+        return 0;
+    }
+    test_batch();
+    remove_tmpdir();
+    return done_testing();
+}

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <string.h>
 
 #define TEMPORAL_WINDOW 45 /* days */
 #define TOLD_WITHIN 31     /* days after a range a memory's "last Friday" may tell of it */
@@ -306,9 +307,26 @@ static day_span *date_spans(const query *q, const int *years, int ny, size_t *n)
 
 /* The bm25 list by memory index, for ranked_rank's answer by binary search. */
 typedef struct rank_of {
-    uint32_t idx;
+    uint32_t idx; /* first, for idx_lower */
     int rank;
 } rank_of;
+
+/* The first of v[n], records of size bytes that begin with a memory's
+ * index and are sorted by it, whose index is not below i. */
+static size_t idx_lower(const void *v, size_t n, size_t size, uint32_t i)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t at;
+        memcpy(&at, (const char *)v + mid * size, sizeof at);
+        if (at < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 static int by_idx(const void *a, const void *b)
 {
@@ -321,15 +339,8 @@ static int by_idx(const void *a, const void *b)
 /* 1-based rank of memory i in v[n] (sorted by_idx), its first; 0 = absent. */
 static int rank_find(const rank_of *v, size_t n, uint32_t i)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].idx < i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && v[lo].idx == i ? v[lo].rank : 0;
+    size_t k = idx_lower(v, n, sizeof *v, i);
+    return k < n && v[k].idx == i ? v[k].rank : 0;
 }
 
 static ms_status time_marks(const channel_ctx *c, const uint8_t **out, ms_error *err);
@@ -367,7 +378,7 @@ static int64_t told_distance(const channel_ctx *c, uint32_t i, const char *text,
 /* A memory whose own words may tell of a query date, and how far the
  * dates they name are from it. */
 typedef struct told {
-    uint32_t idx;
+    uint32_t idx; /* first, for idx_lower */
     int64_t dist;
 } told;
 
@@ -415,15 +426,8 @@ static ms_status told_all(const channel_ctx *c, const time_index *t, const rank_
 /* Memory i's told distance in v[n] (by index); INT64_MAX when absent. */
 static int64_t told_find(const told *v, size_t n, uint32_t i)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].idx < i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && v[lo].idx == i ? v[lo].dist : INT64_MAX;
+    size_t k = idx_lower(v, n, sizeof *v, i);
+    return k < n && v[k].idx == i ? v[k].dist : INT64_MAX;
 }
 
 /* Memories within the window of the query's dates: only those of the days

@@ -414,6 +414,18 @@ static void kind_word_in(struct held_ctx *c, const char *w, size_t n)
     lexicon_noun_bases(c->k->lx, w, n, kind_look, c);
 }
 
+/* The run of letters at *p into cur, in lower case and cut to cap - 1,
+ * with *p moved past it; its length. */
+static size_t alpha_word(const char **p, char *cur, size_t cap)
+{
+    size_t n = 0;
+    for (; isalpha((unsigned char)**p); (*p)++)
+        if (n + 1 < cap)
+            cur[n++] = (char)tolower((unsigned char)**p);
+    cur[n] = '\0';
+    return n;
+}
+
 int floor_kinds_held(const floor_kinds *k, const char *text)
 {
     struct held_ctx c = {k, 0};
@@ -423,11 +435,7 @@ int floor_kinds_held(const floor_kinds *k, const char *text)
             p++;
             continue;
         }
-        size_t n = 0;
-        for (; isalpha((unsigned char)*p); p++)
-            if (n + 1 < sizeof cur)
-                cur[n++] = (char)tolower((unsigned char)*p);
-        cur[n] = '\0';
+        size_t n = alpha_word(&p, cur, sizeof cur);
         kind_word_in(&c, cur, n);
         if (prev[0]) {
             int m = snprintf(pair, sizeof pair, "%s_%s", prev, cur);
@@ -545,11 +553,7 @@ int floor_slot_held(const floor_slot *sl, const char *text, int named)
             p++;
             continue;
         }
-        size_t n = 0;
-        for (; isalpha((unsigned char)*p); p++)
-            if (n + 1 < sizeof cur)
-                cur[n++] = (char)tolower((unsigned char)*p);
-        cur[n] = '\0';
+        size_t n = alpha_word(&p, cur, sizeof cur);
         since++;
         struct verb_ctx c = {sl, 0};
         if (!verb && !verb_look(&c, cur, n))

@@ -155,8 +155,9 @@ static const char *next_word(const char *p, const char *end, char *out, size_t c
     return p;
 }
 
-/* The word that ends right before p (after start) into out. */
-static void prev_word(const char *start, const char *p, char *out, size_t cap)
+/* The word that ends right before p (after start) into out, cut to cap;
+ * returns where it starts. */
+static const char *prev_word(const char *start, const char *p, char *out, size_t cap)
 {
     while (p > start && p[-1] == ' ')
         p--;
@@ -166,6 +167,7 @@ static void prev_word(const char *start, const char *p, char *out, size_t cap)
     size_t n = (size_t)(e - p) < cap - 1 ? (size_t)(e - p) : cap - 1;
     memcpy(out, p, n);
     out[n] = '\0';
+    return p;
 }
 
 static int is_date_word(const char *w)
@@ -274,12 +276,7 @@ static void subjects(const mem_text *m, const char *lower, const char *s, const 
     if (m->speaker)
         store_entity_norm(m->speaker, strlen(m->speaker), sp, sizeof sp);
     char w1[32], w2[32];
-    prev_word(s, c, w1, sizeof w1);
-    const char *b1 = c;
-    while (b1 > s && b1[-1] == ' ')
-        b1--;
-    b1 -= strlen(w1);
-    prev_word(s, b1, w2, sizeof w2);
+    prev_word(s, prev_word(s, c, w1, sizeof w1), w2, sizeof w2);
     const char *all = lower + strlen(lower);
     if (*sp && (k->speaker || in_list(w1, first) || in_list(w2, first))) {
         add_subject(f, sp);
@@ -407,12 +404,7 @@ static int lead_fact(const mem_text *m, const char *lower, const char *s, const 
     const char *after = c + strlen(k->text), *subj_at, *from = c;
     if (!first_name(m, sp, after, e, subj, sizeof subj, &subj_at))
         return 0;
-    prev_word(s, c, w1, sizeof w1);
-    const char *b1 = c;
-    while (b1 > s && b1[-1] == ' ')
-        b1--;
-    b1 -= strlen(w1);
-    prev_word(s, b1, w2, sizeof w2);
+    prev_word(s, prev_word(s, c, w1, sizeof w1), w2, sizeof w2);
     if (*sp && (in_list(w1, first) || in_list(w2, first)))
         snprintf(f->value, sizeof f->value, "%s", sp);
     else if (!first_name(m, sp, s, c, f->value, sizeof f->value, &from) &&

@@ -226,7 +226,7 @@ static int by_weight(const void *a, const void *b)
 static ms_status prf_words(const channel_ctx *c, const ranked_list *bm, size_t k, prf_doc *d,
                            ms_error *err)
 {
-    int64_t rid[PRF_DOCS_MAX];
+    int64_t rid[PRF_DOCS_MAX] = {0}; /* all set below; gcc -O1 cannot tell */
     store_memory mem[PRF_DOCS_MAX];
     double sum = 0;
     for (size_t r = 0; r < k; r++) {

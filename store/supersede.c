@@ -406,7 +406,7 @@ static int lead_fact(const mem_text *m, const char *lower, const char *s, const 
         return 0;
     prev_word(s, prev_word(s, c, w1, sizeof w1), w2, sizeof w2);
     if (*sp && (in_list(w1, first) || in_list(w2, first)))
-        snprintf(f->value, sizeof f->value, "%s", sp);
+        snprintf(f->value, sizeof f->value, "%.*s", (int)sizeof f->value - 1, sp);
     else if (!first_name(m, sp, s, c, f->value, sizeof f->value, &from) &&
              !(from = capital_word(m, lower, s, c, f->value, sizeof f->value)))
         return 0;

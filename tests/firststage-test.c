@@ -300,7 +300,7 @@ static void test_sessions(void)
 static store *seeds_store(void)
 {
     mem_row v[15];
-    static char id[15][8], created[15][32];
+    static char id[15][16], created[15][48];
     for (int i = 0; i < 15; i++) {
         int b = i >= 12;
         snprintf(id[i], sizeof id[i], "%c%d", b ? 'b' : 'a', b ? i - 12 : i);

@@ -223,6 +223,9 @@ int vectors_alloc(snapshot *sn, size_t n, int dim);
 /* Keep v as memory i's int8 form (dim == sn->dim, i < sn->n). Fastest in
  * ascending i; any order works. Call vectors_done after the last. */
 void vectors_put(snapshot *sn, size_t i, const store_qvec *v);
+/* v's int8 form into the memory of sn it belongs to (snapshot.c); nothing
+ * for a memory sn lacks or a vector of another dimension. */
+void snapshot_put_vector(snapshot *sn, const store_qvec *v, int dim);
 /* Every form put is in place (sn->qv); the staging buffer is freed. */
 void vectors_done(snapshot *sn);
 /* Code d of memory i's int8 form. */

@@ -225,13 +225,7 @@ static ms_status grow_superseded(snapshot *sn, const snapshot *old, grow_ctx *c)
 
 static int put_vector(void *p, const store_qvec *v, int dim)
 {
-    snapshot *sn = p;
-    long i = snapshot_find(sn, v->rid);
-    if (i < 0 || dim != sn->dim)
-        return 0;
-    vectors_put(sn, (size_t)i, v);
-    sn->has_vec[i] = 1;
-    sn->n_vec++;
+    snapshot_put_vector(p, v, dim);
     return 0;
 }
 

@@ -344,16 +344,21 @@ struct vec_ctx {
     snap_progress *pg; /* by rid, as the memories */
 };
 
+void snapshot_put_vector(snapshot *sn, const store_qvec *v, int dim)
+{
+    long i = snapshot_find(sn, v->rid);
+    if (i < 0 || dim != sn->dim)
+        return;
+    vectors_put(sn, (size_t)i, v);
+    sn->has_vec[i] = 1;
+    sn->n_vec++;
+}
+
 static int load_vector(void *p, const store_qvec *v, int dim)
 {
     snapshot *sn = ((struct vec_ctx *)p)->sn;
     progress_at(((struct vec_ctx *)p)->pg, v->rid);
-    long i = snapshot_find(sn, v->rid);
-    if (i < 0 || dim != sn->dim)
-        return 0;
-    vectors_put(sn, (size_t)i, v);
-    sn->has_vec[i] = 1;
-    sn->n_vec++;
+    snapshot_put_vector(sn, v, dim);
     return 0;
 }
 

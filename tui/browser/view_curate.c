@@ -198,7 +198,9 @@ int view_delete_answer(view_model *vm, int yes)
 
 /* ---- edit ------------------------------------------------------------------------ */
 
-int view_edit_begin(view_model *vm)
+/* The memory an edit is for (the open one, else the selected row) into
+ * vm->edit_id; 0 with a message when there is none. */
+static int edit_target(view_model *vm)
 {
     const view_row *row = vm->det.open ? NULL : view_selected(vm);
     const char *id = vm->det.open                   ? vm->det.m.id
@@ -206,9 +208,16 @@ int view_edit_begin(view_model *vm)
                                                     : NULL;
     if (!id) {
         view_message(vm, ROLE_message, "select a result to edit it");
-        return CURATE_HR;
+        return 0;
     }
     snprintf(vm->edit_id, sizeof vm->edit_id, "%s", id);
+    return 1;
+}
+
+int view_edit_begin(view_model *vm)
+{
+    if (!edit_target(vm))
+        return CURATE_HR;
     return CURATE_HR | VIEW_FULL | VIEW_EDITOR;
 }
 
@@ -437,21 +446,14 @@ const char *view_set_field_name(const view_model *vm)
 
 int view_set_ask(view_model *vm)
 {
-    const view_row *row = vm->det.open ? NULL : view_selected(vm);
-    const char *id = vm->det.open                   ? vm->det.m.id
-                     : row && row->kind != ROW_GONE ? row->h->mem.id
-                                                    : NULL;
-    if (!id) {
-        view_message(vm, ROLE_message, "select a result to edit it");
+    if (!edit_target(vm))
         return CURATE_HR;
-    }
-    snprintf(vm->edit_id, sizeof vm->edit_id, "%s", id);
     vm->prompting = PROMPT_FIELD;
     ledit_clear(&vm->prompt);
     view_message(vm, ROLE_message,
                  "which field of %s? content, speaker, created_at, event_time, confidence or "
                  "trust (a prefix will do); Enter, Esc cancels",
-                 id);
+                 vm->edit_id);
     return CURATE_HR;
 }
 

@@ -23,7 +23,7 @@ fi
 # The plan comes first, so a crash (of the browser, tmux or the checker
 # below) that drops checks is a failure, not a shorter pass. A new check
 # raises it.
-PLAN=208
+PLAN=210
 echo "1..$PLAN"
 tap_done() {
     [ "$n" -eq "$PLAN" ] || diag "ran $n checks, planned $PLAN"
@@ -249,6 +249,20 @@ wait_for "Query ▸ $Q_DENTIST"
 ok $? "Up brings back the last query from the history"
 grep -qF "dentist" "$XDG_STATE_HOME/memscope/history"
 ok $? "the history is kept in \$XDG_STATE_HOME/memscope/history"
+# / goes to the query line (as less and vim start a search): typed on the
+# focused, empty line it is no text; inside a query it is.
+keys C-u
+wait_gone "$Q_DENTIST"
+keys /
+type_text "dentist and/or yoga"
+wait_for "Query ▸ dentist and/or yoga"
+ok $? "/ on the empty query line types nothing; / inside the query is text"
+keys Enter
+wait_for "Trace of"
+keys /
+type_text "/"
+wait_for "Query ▸ dentist and/or yoga/"
+ok $? "/ from the results goes to the query line, keeping it; another / is text"
 
 # ---- off-topic: the evidence_floor banner and its misses ---------------------
 

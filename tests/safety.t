@@ -60,6 +60,14 @@ browse() {
     start "$cols" "$rows_" xterm-256color "$@"
     wait_for "Query ▸"
 }
+# synced KEYS...: send the keys, then open and close the help, which shows
+# only once every key before it was handled (no sleep that may be too short).
+synced() {
+    keys "$@" F1
+    wait_for "every key (Esc closes"
+    keys Escape
+    wait_gone "every key (Esc closes"
+}
 # paste TEXT: paste it as a terminal does, bracketed when the program asked.
 paste() {
     tm set-buffer -b p -- "$1"
@@ -161,8 +169,7 @@ history_down() {
     browse "$MEMSCOPE" --db "$T/p.db"
     type_text "$Q"
     wait_for "Trace of"
-    keys Down
-    sleep 0.3
+    synced Down
     wait_for "Query ▸ $Q"
     ok $? "$at: Down with no history keeps the typed query"
     grep -q "Trace of" "$T/screen"
@@ -175,8 +182,7 @@ history_down() {
     keys Down
     wait_for "Query ▸ another question"
     ok $? "$at: Down comes back to the line being typed"
-    keys Down
-    sleep 0.3
+    synced Down
     wait_for "Query ▸ another question"
     ok $? "$at: and Down again keeps it"
     keys C-c
@@ -196,14 +202,6 @@ feedback_toggle() {
     keys Enter
     wait_for "Trace of"
     keys Down Up
-    # synced KEYS...: send the keys, then open and close the help, which shows
-    # only once every key before it was handled.
-    synced() {
-        keys "$@" F1
-        wait_for "every key (Esc closes"
-        keys Escape
-        wait_for "Trace of"
-    }
     synced y
     grep -qF "[judged +]" "$T/screen"
     ok $? "$at: y marks the row [judged +]"

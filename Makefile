@@ -60,6 +60,11 @@ $(BUILD)/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 
+# Themes are looked for in the source tree the binary was built from too,
+# last (theme.h, theme_dirs): a build outside the tree, not installed, still
+# finds themes/.
+$(BUILD)/tui/present/theme.o: CFLAGS_ALL += -DMEMSCOPE_SRCDIR='"$(CURDIR)"'
+
 # The demo memories are compiled into the binary: `memscope demo` needs no files.
 $(BUILD)/tools/bin2c: tools/bin2c.c
 	@mkdir -p $(dir $@)

@@ -27,49 +27,46 @@ typedef struct new_row {
     char *sup_text; /* owned; NULL when not superseded */
 } new_row;
 
-/* Session names seen among the new rows and their numbers. */
+/* A session name seen among the new rows and its number. */
 typedef struct sess_seen {
-    char **name;
-    int32_t *id;
-    size_t n, cap;
+    char *name; /* owned */
+    int32_t id;
 } sess_seen;
 
 typedef struct grow_ctx {
     store *s;
     const snapshot *old;
-    new_row *v;
-    size_t n, cap;
-    sess_seen sess;
+    snap_grow rows;       /* new_row, in rid order; each owns what it holds */
+    snap_grow sess;       /* sess_seen, in the order first seen */
     int32_t next_session; /* the number a session new to the profile gets */
     ms_status st;
     ms_error *err;
 } grow_ctx;
 
+/* The k-th new row. */
+static new_row *row_at(const grow_ctx *c, size_t k)
+{
+    return (new_row *)c->rows.p + k;
+}
+
 static int32_t session_of(grow_ctx *c, const char *name)
 {
+    sess_seen *seen = c->sess.p;
     for (size_t k = c->sess.n; k-- > 0;) /* new rows come in sessions: the latest first */
-        if (strcmp(c->sess.name[k], name) == 0)
-            return c->sess.id[k];
+        if (strcmp(seen[k].name, name) == 0)
+            return seen[k].id;
     int64_t first = 0;
     if ((c->st = store_session_first(c->s, name, &first, c->err)))
         return -2;
     long i = first ? snapshot_find(c->old, first) : -1;
     int32_t id = i >= 0 ? c->old->session[i] : c->next_session++;
-    if (c->sess.n == c->sess.cap) {
-        size_t cap = c->sess.cap ? 2 * c->sess.cap : 64;
-        char **nm = realloc(c->sess.name, cap * sizeof *nm);
-        if (nm)
-            c->sess.name = nm;
-        int32_t *ids = realloc(c->sess.id, cap * sizeof *ids);
-        if (ids)
-            c->sess.id = ids;
-        if (!nm || !ids)
-            return -2;
-        c->sess.cap = cap;
-    }
-    if (!(c->sess.name[c->sess.n] = strdup(name)))
+    char *copy = strdup(name);
+    sess_seen *e = copy ? snap_grow_push(&c->sess) : NULL;
+    if (!e) {
+        free(copy);
         return -2;
-    c->sess.id[c->sess.n++] = id;
+    }
+    *e = (sess_seen){copy, id};
     return id;
 }
 
@@ -98,15 +95,9 @@ static int sup_text_of(const store_meta *m, char **out)
 static int read_row(void *p, const store_meta *m)
 {
     grow_ctx *c = p;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 1024;
-        new_row *g = realloc(c->v, cap * sizeof *g);
-        if (!g)
-            goto oom;
-        c->v = g;
-        c->cap = cap;
-    }
-    new_row *r = &c->v[c->n];
+    new_row *r = snap_grow_push(&c->rows); /* owns what it holds from here */
+    if (!r)
+        goto oom;
     memset(r, 0, sizeof *r);
     r->rid = m->rid;
     r->created = m->created_ts;
@@ -116,7 +107,6 @@ static int read_row(void *p, const store_meta *m)
     r->trust = m->trust_alpha / (m->trust_alpha + m->trust_beta); /* as snapshot.c */
     r->confidence = m->memory_confidence;
     r->sup_by = m->superseded_by != NULL;
-    c->n++; /* owns what it holds from here */
     if (r->session == -2 ||
         (m->speaker && *m->speaker && !(r->speaker = speaker_norm(m->speaker))) ||
         sup_text_of(m, &r->sup_text))
@@ -130,15 +120,14 @@ oom:
 
 static void grow_ctx_free(grow_ctx *c)
 {
-    for (size_t i = 0; i < c->n; i++) {
-        free(c->v[i].speaker);
-        free(c->v[i].sup_text);
+    for (size_t i = 0; i < c->rows.n; i++) {
+        free(row_at(c, i)->speaker);
+        free(row_at(c, i)->sup_text);
     }
-    free(c->v);
+    free(c->rows.p);
     for (size_t k = 0; k < c->sess.n; k++)
-        free(c->sess.name[k]);
-    free(c->sess.name);
-    free(c->sess.id);
+        free(((sess_seen *)c->sess.p)[k].name);
+    free(c->sess.p);
 }
 
 /* ---- the memories' arrays -------------------------------------------------- */
@@ -161,20 +150,20 @@ static void *join(const void *a, size_t na, size_t extra, size_t size)
 
 static ms_status grow_memories(snapshot *sn, const snapshot *old, grow_ctx *c)
 {
-    size_t n0 = old->n, n = n0 + c->n;
+    size_t n0 = old->n, n = n0 + c->rows.n;
     sn->n = n;
-    sn->rid = join(old->rid, n0, c->n, sizeof *sn->rid);
-    sn->when = join(old->when, n0, c->n, sizeof *sn->when);
-    sn->created = join(old->created, n0, c->n, sizeof *sn->created);
-    sn->session = join(old->session, n0, c->n, sizeof *sn->session);
-    sn->pinned = join(old->pinned, n0, c->n, 1);
-    sn->trust = join(old->trust, n0, c->n, sizeof *sn->trust);
-    sn->confidence = join(old->confidence, n0, c->n, sizeof *sn->confidence);
+    sn->rid = join(old->rid, n0, c->rows.n, sizeof *sn->rid);
+    sn->when = join(old->when, n0, c->rows.n, sizeof *sn->when);
+    sn->created = join(old->created, n0, c->rows.n, sizeof *sn->created);
+    sn->session = join(old->session, n0, c->rows.n, sizeof *sn->session);
+    sn->pinned = join(old->pinned, n0, c->rows.n, 1);
+    sn->trust = join(old->trust, n0, c->rows.n, sizeof *sn->trust);
+    sn->confidence = join(old->confidence, n0, c->rows.n, sizeof *sn->confidence);
     if (!sn->rid || !sn->when || !sn->created || !sn->session || !sn->pinned || !sn->trust ||
         !sn->confidence)
         return ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
-    for (size_t k = 0; k < c->n; k++) {
-        const new_row *r = &c->v[k];
+    for (size_t k = 0; k < c->rows.n; k++) {
+        const new_row *r = row_at(c, k);
         sn->rid[n0 + k] = r->rid;
         sn->when[n0 + k] = r->when;
         sn->created[n0 + k] = r->created;
@@ -196,8 +185,8 @@ static ms_status grow_memories(snapshot *sn, const snapshot *old, grow_ctx *c)
 static ms_status grow_superseded(snapshot *sn, const snapshot *old, grow_ctx *c)
 {
     size_t k = old->n_sup;
-    for (size_t i = 0; i < c->n; i++)
-        k += c->v[i].sup_text != NULL;
+    for (size_t i = 0; i < c->rows.n; i++)
+        k += row_at(c, i)->sup_text != NULL;
     if (!k)
         return MS_OK;
     sn->sup_idx = malloc(k * sizeof *sn->sup_idx);
@@ -211,12 +200,12 @@ static ms_status grow_superseded(snapshot *sn, const snapshot *old, grow_ctx *c)
         if (!(sn->sup_text[j] = strdup(old->sup_text[j])))
             return ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
     }
-    for (size_t i = 0; i < c->n; i++)
-        if (c->v[i].sup_text) {
+    for (size_t i = 0; i < c->rows.n; i++)
+        if (row_at(c, i)->sup_text) {
             sn->sup_idx[sn->n_sup] = (uint32_t)(old->n + i);
-            sn->sup_by[sn->n_sup] = c->v[i].sup_by;
-            sn->sup_text[sn->n_sup++] = c->v[i].sup_text;
-            c->v[i].sup_text = NULL;
+            sn->sup_by[sn->n_sup] = row_at(c, i)->sup_by;
+            sn->sup_text[sn->n_sup++] = row_at(c, i)->sup_text;
+            row_at(c, i)->sup_text = NULL;
         }
     return MS_OK;
 }
@@ -383,8 +372,8 @@ static void grow_speakers(snapshot *sn, const snapshot *old, const grow_ctx *c)
 {
     copy_old(sn->speaker_ent, old->speaker_ent, old->n * sizeof *sn->speaker_ent);
     copy_old(sn->ent_speaker, old->ent_speaker, old->n_ent);
-    for (size_t k = 0; k < c->n; k++) {
-        long e = c->v[k].speaker ? snapshot_entity(sn, c->v[k].speaker) : -1;
+    for (size_t k = 0; k < c->rows.n; k++) {
+        long e = row_at(c, k)->speaker ? snapshot_entity(sn, row_at(c, k)->speaker) : -1;
         sn->speaker_ent[old->n + k] = (int32_t)e;
         if (e >= 0)
             sn->ent_speaker[e] = 1;
@@ -447,7 +436,12 @@ ms_status snapshot_grow(store *s, const snapshot *old, snapshot **out, ms_error 
     *out = NULL;
     if (old->n == 0)
         return MS_OK; /* nothing to keep */
-    grow_ctx c = {.s = s, .old = old, .next_session = sessions_of(old), .err = err};
+    grow_ctx c = {.s = s,
+                  .old = old,
+                  .rows = {.size = sizeof(new_row)},
+                  .sess = {.size = sizeof(sess_seen)},
+                  .next_session = sessions_of(old),
+                  .err = err};
     ms_status st = store_scan_meta_after(s, old->rid[old->n - 1], read_row, &c, err);
     if (!st)
         st = c.st;

@@ -23,7 +23,7 @@ fi
 # The plan comes first, so a crash (of the browser, tmux or the checker
 # below) that drops checks is a failure, not a shorter pass. A new check
 # raises it.
-PLAN=208
+PLAN=212
 echo "1..$PLAN"
 tap_done() {
     [ "$n" -eq "$PLAN" ] || diag "ran $n checks, planned $PLAN"
@@ -249,6 +249,20 @@ wait_for "Query ▸ $Q_DENTIST"
 ok $? "Up brings back the last query from the history"
 grep -qF "dentist" "$XDG_STATE_HOME/memscope/history"
 ok $? "the history is kept in \$XDG_STATE_HOME/memscope/history"
+# / goes to the query line (as less and vim start a search): typed on the
+# focused, empty line it is no text; inside a query it is.
+keys C-u
+wait_gone "$Q_DENTIST"
+keys /
+type_text "dentist and/or yoga"
+wait_for "Query ▸ dentist and/or yoga"
+ok $? "/ on the empty query line types nothing; / inside the query is text"
+keys Enter
+wait_for "Trace of"
+keys /
+type_text "/"
+wait_for "Query ▸ dentist and/or yoga/"
+ok $? "/ from the results goes to the query line, keeping it; another / is text"
 
 # ---- off-topic: the evidence_floor banner and its misses ---------------------
 
@@ -480,6 +494,22 @@ for th in light high-contrast monochrome default; do
     keys C-c
     wait_rc >/dev/null
 done
+# Where themes are found (theme.h, theme_dirs): a binary outside the tree
+# and not installed finds the tree's; MEMSCOPE_THEME_PATH comes first.
+mkdir -p "$T/bin" "$T/tp"
+cp "$MEMSCOPE" "$T/bin/memscope"
+start 100 30 "$T/bin/memscope" --db "$DB" --theme light
+wait_for "Query ▸"
+grep -qF "memscope:" "$T/screen"
+ok $((!$?)) "a copy of the binary outside the tree finds theme light (in the tree it was built from)"
+keys C-c
+wait_rc >/dev/null
+printf 'color normal default default\ncolor nope red blue\n' >"$T/tp/broken"
+start 200 30 env MEMSCOPE_THEME_PATH="$T/none:$T/tp" "$MEMSCOPE" --db "$DB" --theme broken
+wait_for "$T/tp/broken:2:7: unknown role 'nope'"
+ok $? "MEMSCOPE_THEME_PATH's folders come before \$XDG_CONFIG_HOME/memscope/themes"
+keys C-c
+wait_rc >/dev/null
 printf 'ranking off\nlimit 5\n' >"$XDG_CONFIG_HOME/memscope/config"
 start 100 30 "$MEMSCOPE" --db "$DB"
 wait_for "Query ▸"

@@ -169,6 +169,32 @@ static int same_list(const ranked_list *a, const ranked_list *b)
     return same;
 }
 
+/* bm25's list for text under spec through FTS5 into out (the account into
+ * account), and again through the postings: *same is 1 when that list and
+ * account are the same. */
+static ms_status bm25_both(fixture *f, const char *text, const char *spec, ranked_list *out,
+                           char account[CHANNEL_FIRST_STAGE_MAX], int *same)
+{
+    ranked_list post = {0};
+    char acc[CHANNEL_FIRST_STAGE_MAX];
+    ms_status st = bm25_list(f, text, spec, 0, out, account);
+    st = st ? st : bm25_list(f, text, spec, 1, &post, acc);
+    *same = !st && same_list(out, &post) && strcmp(account, acc) == 0;
+    ranked_free(&post);
+    return st;
+}
+
+/* Open the fixture store name of the rows v; when it does not open, one
+ * failed test says so and 0 is returned. */
+static int fixture_ready(fixture *f, const char *name, const mem_row *v, size_t n)
+{
+    if (fixture_open(f, name, v, n) == 0)
+        return 1;
+    ok(0, "the %s store opens with postings", name);
+    fixture_close(f);
+    return 0;
+}
+
 /* ---- the grammar ------------------------------------------------------------ */
 
 static void test_parse(void)
@@ -202,16 +228,13 @@ static void test_parse(void)
 static void test_prf(void)
 {
     fixture f;
-    if (fixture_open(&f, "hobby.db", hobby, sizeof hobby / sizeof *hobby)) {
-        ok(0, "the hobby store opens with postings");
-        fixture_close(&f);
+    if (!fixture_ready(&f, "hobby.db", hobby, sizeof hobby / sizeof *hobby))
         return;
-    }
-    ranked_list plain = {0}, prf = {0}, prf_post = {0};
-    char acc0[CHANNEL_FIRST_STAGE_MAX], acc[CHANNEL_FIRST_STAGE_MAX], acc2[CHANNEL_FIRST_STAGE_MAX];
+    ranked_list plain = {0}, prf = {0};
+    char acc0[CHANNEL_FIRST_STAGE_MAX], acc[CHANNEL_FIRST_STAGE_MAX];
+    int same = 0;
     ms_status st = bm25_list(&f, "What is the hobby?", NULL, 0, &plain, acc0);
-    st = st ? st : bm25_list(&f, "What is the hobby?", "prf=2:3:1", 0, &prf, acc);
-    st = st ? st : bm25_list(&f, "What is the hobby?", "prf=2:3:1", 1, &prf_post, acc2);
+    st = st ? st : bm25_both(&f, "What is the hobby?", "prf=2:3:1", &prf, acc, &same);
     ok(!st && plain.n == 2 && rank_of(&f, &plain, "p3") == 0 && acc0[0] == '\0',
        "without prf bm25 lists the two memories saying hobby, not the kiln (%zu listed)", plain.n);
     ok(!st && rank_of(&f, &prf, "p3") == 3 && rank_of(&f, &prf, "p1") <= 2 &&
@@ -221,11 +244,9 @@ static void test_prf(void)
     is_str(acc, "prf 2:3:1 pottery",
            "the account names the one expansion term: not the query's hobby, not became or year "
            "(one memory each)");
-    ok(same_list(&prf, &prf_post) && strcmp(acc, acc2) == 0,
-       "the same list and account through the postings as through FTS5");
+    ok(same, "the same list and account through the postings as through FTS5");
     ranked_free(&plain);
     ranked_free(&prf);
-    ranked_free(&prf_post);
     fixture_close(&f);
 }
 
@@ -234,16 +255,13 @@ static void test_prf(void)
 static void test_sessions(void)
 {
     fixture f;
-    if (fixture_open(&f, "sessions.db", sessions, sizeof sessions / sizeof *sessions)) {
-        ok(0, "the sessions store opens with postings");
-        fixture_close(&f);
+    if (!fixture_ready(&f, "sessions.db", sessions, sizeof sessions / sizeof *sessions))
         return;
-    }
-    ranked_list plain = {0}, ses = {0}, ses_post = {0};
-    char a0[CHANNEL_FIRST_STAGE_MAX], a1[CHANNEL_FIRST_STAGE_MAX], a2[CHANNEL_FIRST_STAGE_MAX];
+    ranked_list plain = {0}, ses = {0};
+    char a0[CHANNEL_FIRST_STAGE_MAX], a1[CHANNEL_FIRST_STAGE_MAX];
+    int same_ses = 0, same_asp = 0;
     ms_status st = bm25_list(&f, "hobby", NULL, 0, &plain, a0);
-    st = st ? st : bm25_list(&f, "hobby", "sessions=1", 0, &ses, a1);
-    st = st ? st : bm25_list(&f, "hobby", "sessions=1", 1, &ses_post, a2);
+    st = st ? st : bm25_both(&f, "hobby", "sessions=1", &ses, a1, &same_ses);
     int c1 = rank_of(&f, &plain, "c1"), c2 = rank_of(&f, &plain, "c2");
     int x1 = rank_of(&f, &plain, "a1"), x2 = rank_of(&f, &plain, "a2");
     ok(!st && c1 == 1 && c2 == 2 && x2 == 3 && x1 > 3,
@@ -254,15 +272,14 @@ static void test_sessions(void)
        "sessions=1: the best turn of s2 passes s4's second turn (a2 %d, c2 %d)",
        rank_of(&f, &ses, "a2"), rank_of(&f, &ses, "c2"));
     is_str(a1, "sessions 1", "the account says so");
-    ok(same_list(&ses, &ses_post), "the same list through the postings");
+    ok(same_ses, "the same list through the postings");
 
     /* aspects: the reference is bm25's list plus, at w / 2, each word's own */
-    ranked_list asp = {0}, asp_post = {0}, w1 = {0}, w2 = {0}, both = {0};
+    ranked_list asp = {0}, w1 = {0}, w2 = {0}, both = {0};
     st = bm25_list(&f, "hobby club", NULL, 0, &both, a0);
     st = st ? st : bm25_list(&f, "hobby", NULL, 0, &w1, a0);
     st = st ? st : bm25_list(&f, "club", NULL, 0, &w2, a0);
-    st = st ? st : bm25_list(&f, "hobby club", "aspects=1", 0, &asp, a1);
-    st = st ? st : bm25_list(&f, "hobby club", "aspects=1", 1, &asp_post, a2);
+    st = st ? st : bm25_both(&f, "hobby club", "aspects=1", &asp, a1, &same_asp);
     int agree = !st && asp.n == both.n && asp.n > 0;
     for (size_t r = 0; agree && r < asp.n; r++) {
         uint32_t i = asp.v[r].idx;
@@ -276,20 +293,18 @@ static void test_sessions(void)
        "word), best first (%zu memories)",
        asp.n);
     is_str(a1, "aspects 1 (2)", "the account names the weight and the two aspects");
-    ok(same_list(&asp, &asp_post), "the same list through the postings");
+    ok(same_asp, "the same list through the postings");
     ranked_list one = {0};
     st = bm25_list(&f, "hobby", "aspects=1", 0, &one, a1);
     ok(!st && same_list(&one, &plain) && a1[0] == '\0',
        "one predicate word is one aspect: bm25's list unchanged");
     ranked_free(&one);
     ranked_free(&asp);
-    ranked_free(&asp_post);
     ranked_free(&w1);
     ranked_free(&w2);
     ranked_free(&both);
     ranked_free(&plain);
     ranked_free(&ses);
-    ranked_free(&ses_post);
     fixture_close(&f);
 }
 

@@ -49,14 +49,11 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" LSAN_
 exec sleep 600
 EOF2
 chmod +x "$T/run.sh"
-for ((try = 0; try < 50; try++)); do
-    tm new-session -d -s t -x 120 -y 40 "$T/run.sh $MEMSCOPE --db $DB" 2>/dev/null && break
-    sleep 0.1
-done
-. "$(dirname "$0")/tmux.sh" # screen, settle, wait_for, wait_gone, wait_rc, keys, type_text
+. "$(dirname "$0")/tmux.sh" # tm_start, screen, settle, wait_for, keys, type_text
+tm_start 120 40 "$T/run.sh $MEMSCOPE --db $DB"
 wait_for "Query ▸"
-tm send-keys -t t -l -- "$Q"
-tm send-keys -t t Enter
+type_text "$Q"
+keys Enter
 wait_for "Trace of m"
 ok $? "the browser shows the results and the trace of result 1"
 

@@ -11,7 +11,8 @@
 #
 # Needs $MEMSCOPE (absolute path of the binary; `make test` sets it) and
 # tmux. A private tmux server and a temporary directory are removed at the
-# end. Waits poll the screen; no fixed sleeps.
+# end. Waits poll the screen; no fixed sleeps. Each section is a function
+# run at each size by for_each_size (tmux.sh).
 set -u
 
 . "$(dirname "$0")/tap.sh"
@@ -52,7 +53,21 @@ start() {
     shift 3
     tm_start "$cols" "$rows" "$T/run.sh $term $*"
 }
-. "$(dirname "$0")/tmux.sh" # screen, settle, wait_for, wait_gone, wait_rc, keys, type_text
+. "$(dirname "$0")/tmux.sh" # screen, settle, wait_for, ..., for_each_size
+# browse COMMAND...: COMMAND (memscope's browser) at the size for_each_size
+# set, TERM=xterm-256color, once it shows the query line.
+browse() {
+    start "$cols" "$rows_" xterm-256color "$@"
+    wait_for "Query ▸"
+}
+# synced KEYS...: send the keys, then open and close the help, which shows
+# only once every key before it was handled (no sleep that may be too short).
+synced() {
+    keys "$@" F1
+    wait_for "every key (Esc closes"
+    keys Escape
+    wait_gone "every key (Esc closes"
+}
 # paste TEXT: paste it as a terminal does, bracketed when the program asked.
 paste() {
     tm set-buffer -b p -- "$1"
@@ -81,11 +96,8 @@ PASTE=$'my dentist\nmy yoga class\ny\n+\nq\nr\ni m0001\nx\nquick question\n'
 
 cp "$DB" "$T/p.db"
 before=$(store_state "$T/p.db")
-for size in "80 24" "120 36"; do
-    read -r cols rows_ <<<"$size"
-    at="${cols}x$rows_"
-    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/p.db"
-    wait_for "Query ▸"
+paste_in_query() {
+    browse "$MEMSCOPE" --db "$T/p.db"
     paste "$PASTE"
     wait_for "quick question"
     ok $? "$at: the paste lands in the query line"
@@ -96,14 +108,12 @@ for size in "80 24" "120 36"; do
     keys C-c
     is "$(wait_rc)" 0 "$at: Ctrl-C still quits"
     is "$(store_state "$T/p.db")" "$before" "$at: the store's bytes and feedback table are unchanged"
-done
+}
+for_each_size paste_in_query 80x24 120x36
 
 # ---- a paste after Enter (the results have the focus) ------------------------------
-for size in "80 24" "120 36"; do
-    read -r cols rows_ <<<"$size"
-    at="${cols}x$rows_"
-    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/p.db"
-    wait_for "Query ▸"
+paste_after_enter() {
+    browse "$MEMSCOPE" --db "$T/p.db"
     type_text "$Q"
     keys Enter
     wait_for "Trace of"
@@ -120,14 +130,12 @@ for size in "80 24" "120 36"; do
     keys C-c
     wait_rc >/dev/null
     is "$(store_state "$T/p.db")" "$before" "$at: the store's bytes and feedback table are unchanged"
-done
+}
+for_each_size paste_after_enter 80x24 120x36
 
 # ---- typing after Enter: letters never write until a row is chosen ----------------------------
-for size in "80 24" "120 36"; do
-    read -r cols rows_ <<<"$size"
-    at="${cols}x$rows_"
-    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/p.db"
-    wait_for "Query ▸"
+typing_after_enter() {
+    browse "$MEMSCOPE" --db "$T/p.db"
     # the status and hint lines keep what matters at either width (defect 14)
     grep -q " 329 mem · default · writable │" "$T/screen" && tail -n 1 "$T/screen" | grep -q "T tour  q quit *$"
     ok $? "$at: the status line shows the count, profile and writable; the hints end in T tour q quit"
@@ -152,19 +160,16 @@ for size in "80 24" "120 36"; do
     keys C-c
     wait_rc >/dev/null
     is "$(store_state "$T/p.db")" "$before" "$at: typing after Enter wrote nothing"
-done
+}
+for_each_size typing_after_enter 80x24 120x36
 
 # ---- Down at the newest history entry keeps the line ---------------------------------------
-for size in "80 24" "120 36"; do
-    read -r cols rows_ <<<"$size"
-    at="${cols}x$rows_"
+history_down() {
     rm -rf "$XDG_STATE_HOME/memscope" # no history
-    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/p.db"
-    wait_for "Query ▸"
+    browse "$MEMSCOPE" --db "$T/p.db"
     type_text "$Q"
     wait_for "Trace of"
-    keys Down
-    sleep 0.3
+    synced Down
     wait_for "Query ▸ $Q"
     ok $? "$at: Down with no history keeps the typed query"
     grep -q "Trace of" "$T/screen"
@@ -177,37 +182,26 @@ for size in "80 24" "120 36"; do
     keys Down
     wait_for "Query ▸ another question"
     ok $? "$at: Down comes back to the line being typed"
-    keys Down
-    sleep 0.3
+    synced Down
     wait_for "Query ▸ another question"
     ok $? "$at: and Down again keeps it"
     keys C-c
     wait_rc >/dev/null
-done
+}
+for_each_size history_down 80x24 120x36
 
 # ---- feedback is a toggle per memory and query, shown on the row, undone with u ---------
-for size in "80 24" "120 36"; do
-    read -r cols rows_ <<<"$size"
-    at="${cols}x$rows_"
+feedback_toggle() {
     cp "$DB" "$T/fb.db"
     fb_rows() { sqlite3 "$T/fb.db" "SELECT count(*) FROM feedback"; }
     fb_label() { sqlite3 "$T/fb.db" "SELECT group_concat(label) FROM feedback"; }
-    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/fb.db"
-    wait_for "Query ▸"
+    browse "$MEMSCOPE" --db "$T/fb.db"
     grep -q "writable" "$T/screen"
     ok $? "$at: the status line says the browser can write"
     type_text "$Q"
     keys Enter
     wait_for "Trace of"
     keys Down Up
-    # synced KEYS...: send the keys, then open and close the help, which shows
-    # only once every key before it was handled.
-    synced() {
-        keys "$@" F1
-        wait_for "every key (Esc closes"
-        keys Escape
-        wait_for "Trace of"
-    }
     synced y
     grep -qF "[judged +]" "$T/screen"
     ok $? "$at: y marks the row [judged +]"
@@ -249,8 +243,7 @@ for size in "80 24" "120 36"; do
 
     cp "$DB" "$T/ro.db"
     before_ro=$(store_state "$T/ro.db")
-    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/ro.db" --read-only
-    wait_for "Query ▸"
+    browse "$MEMSCOPE" --db "$T/ro.db" --read-only
     grep -q "READ-ONLY" "$T/screen"
     ok $? "$at: --read-only: the status line says READ-ONLY"
     type_text "$Q"
@@ -262,7 +255,8 @@ for size in "80 24" "120 36"; do
     keys C-c
     wait_rc >/dev/null
     is "$(store_state "$T/ro.db")" "$before_ro" "$at: and nothing was written"
-done
+}
+for_each_size feedback_toggle 80x24 120x36
 
 # ---- edit in $EDITOR, delete with a question, both undone with u ---------------------------
 
@@ -284,11 +278,8 @@ speaker0=$(field "$top" speaker)
 content0=$(field "$top" content)
 count() { "$MEMSCOPE" list --db "$T/e.db" | wc -l; }
 n0=$(count)
-for size in "120 36" "80 24"; do
-    read -r cols rows_ <<<"$size"
-    at="${cols}x$rows_"
-    start "$cols" "$rows_" xterm-256color env EDITOR="$T/ed-good.sh" "$MEMSCOPE" --db "$T/e.db"
-    wait_for "Query ▸"
+edit_and_delete() {
+    browse env EDITOR="$T/ed-good.sh" "$MEMSCOPE" --db "$T/e.db"
     type_text "$Q"
     keys Enter
     wait_for "Trace of $top"
@@ -330,13 +321,12 @@ for size in "120 36" "80 24"; do
     is "$(count)/$(field "$top" content)" "$n0/$content0" "the memory is back with its content"
     keys C-c
     wait_rc >/dev/null
-done
+}
+for_each_size edit_and_delete 120x36 80x24
 
 before_e=$(sha "$T/e.db")
-for size in "80 24" "120 36"; do
-    read -r cols rows_ <<<"$size"
-    start "$cols" "$rows_" xterm-256color env EDITOR="$T/ed-bad.sh" "$MEMSCOPE" --db "$T/e.db"
-    wait_for "Query ▸"
+bad_and_empty_edit() {
+    browse env EDITOR="$T/ed-bad.sh" "$MEMSCOPE" --db "$T/e.db"
     type_text "$Q"
     keys Enter
     wait_for "Trace of"
@@ -347,8 +337,7 @@ for size in "80 24" "120 36"; do
     is "$(field "$top" speaker)" "$speaker0" "${cols}x${rows_}: and nothing was written"
     keys C-c
     wait_rc >/dev/null
-    start "$cols" "$rows_" xterm-256color env EDITOR="$T/ed-same.sh" "$MEMSCOPE" --db "$T/e.db"
-    wait_for "Query ▸"
+    browse env EDITOR="$T/ed-same.sh" "$MEMSCOPE" --db "$T/e.db"
     type_text "$Q"
     keys Enter
     wait_for "Trace of"
@@ -357,22 +346,20 @@ for size in "80 24" "120 36"; do
     ok $? "${cols}x${rows_}: an editor that changes nothing writes nothing"
     keys C-c
     wait_rc >/dev/null
-done
+}
+for_each_size bad_and_empty_edit 80x24 120x36
 is "$(sha "$T/e.db")" "$before_e" "the store's bytes after a bad and an empty edit are the same"
 
 # ---- inline edit: one field on the prompt line, checked, one transaction, undone --------------
 
-for size in "80 24" "120 36"; do
-    read -r cols rows_ <<<"$size"
-    at="${cols}x$rows_"
+inline_edit() {
     D="$T/inline-$cols.db"
     cp "$DB" "$D"
     ifield() { "$MEMSCOPE" show --db "$D" --json "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get(sys.argv[1]))' "$2"; }
     top=$("$MEMSCOPE" recall --db "$D" --json "$Q" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["id"])')
     conf0=$(ifield "$top" memory_confidence)
     sp0=$(ifield "$top" speaker)
-    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$D"
-    wait_for "Query ▸"
+    browse "$MEMSCOPE" --db "$D"
     type_text "$Q"
     keys Enter
     wait_for "Trace of $top"
@@ -420,7 +407,7 @@ for size in "80 24" "120 36"; do
         is "$(ifield "$top" speaker)" "$sp0" "$at: u takes it back"
         keys C-c
         wait_rc >/dev/null
-        continue
+        return
     fi
     keys s
     type_text "conf"
@@ -444,8 +431,7 @@ for size in "80 24" "120 36"; do
     ok $? "$at: an ambiguous prefix says so"
     keys C-c
     wait_rc >/dev/null
-    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$D" --read-only
-    wait_for "Query ▸"
+    browse "$MEMSCOPE" --db "$D" --read-only
     type_text "$Q"
     keys Enter
     wait_for "Trace of"
@@ -459,7 +445,8 @@ for size in "80 24" "120 36"; do
     keys C-c
     wait_rc >/dev/null
     is "$(sha "$D")" "$before_ro" "$at: nothing was written"
-done
+}
+for_each_size inline_edit 80x24 120x36
 
 # ---- an undone delete puts back every row: relations, edges, entities, feedback, pin -------
 
@@ -472,9 +459,7 @@ rows() {
         SELECT rid, hex(vec) FROM vectors ORDER BY rid;"
 }
 QK="Marcus told the board Kestrel is slipping"
-for size in "80 24" "120 36"; do
-    read -r cols rows_ <<<"$size"
-    at="${cols}x$rows_"
+undone_delete() {
     D="$T/undel-$cols.db"
     cp "$DB" "$D"
     # m0129 sits mid-session, supersedes m0056 and m0057 and is superseded by m0180
@@ -484,8 +469,7 @@ for size in "80 24" "120 36"; do
     sqlite3 "$D" "UPDATE memories SET pinned=1 WHERE id='m0129'"
     top=$("$MEMSCOPE" recall --db "$D" --json "$QK" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["id"])')
     is "$top" m0129 "$at: the query finds m0129 first"
-    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$D"
-    wait_for "Query ▸"
+    browse "$MEMSCOPE" --db "$D"
     type_text "$QK"
     keys Enter
     wait_for "Trace of m0129"
@@ -514,20 +498,18 @@ for size in "80 24" "120 36"; do
     ok $? "$at: the text index agrees with the memories"
     is "$("$MEMSCOPE" recall --db "$D" --json "$QK" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["id"])')" \
         m0129 "$at: and recall finds it first again"
-done
+}
+for_each_size undone_delete 80x24 120x36
 
 # ---- supersedes and contradicts: recorded, shown on the row, trace and detail, undone -------
-for size in "80 24" "120 36"; do
-    read -r cols rows_ <<<"$size"
-    at="${cols}x$rows_"
+relations() {
     cp "$DB" "$T/rel.db"
     rel_rows() { sqlite3 "$T/rel.db" "SELECT count(*) FROM relations"; }
     by() { "$MEMSCOPE" show --db "$T/rel.db" --json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("superseded_by"))'; }
     read -r top second < <("$MEMSCOPE" recall --db "$T/rel.db" --json "$Q" |
         python3 -c 'import json,sys; r=json.load(sys.stdin)["results"]; print(r[0]["id"], r[1]["id"])')
     rel0=$(rel_rows)
-    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/rel.db"
-    wait_for "Query ▸"
+    browse "$MEMSCOPE" --db "$T/rel.db"
     type_text "$Q"
     keys Enter
     wait_for "Trace of $top"
@@ -582,14 +564,13 @@ for size in "80 24" "120 36"; do
     is "$(rel_rows)" "$rel0" "$at: u takes the contradiction back"
     keys C-c
     wait_rc >/dev/null
-done
+}
+for_each_size relations 80x24 120x36
 
 # ---- why-not: a non-candidate, a missing id, an empty line, a short screen ------------------
 
-for size in "80 30" "120 36"; do
-    read -r cols rows_ <<<"$size"
-    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$DB"
-    wait_for "Query ▸"
+why_not() {
+    browse "$MEMSCOPE" --db "$DB"
     type_text "$Q"
     keys Enter
     wait_for "Trace of"
@@ -621,7 +602,8 @@ for size in "80 30" "120 36"; do
     ok $((!$?)) "${cols}x${rows_}: i with an empty line unpins"
     keys C-c
     wait_rc >/dev/null
-done
+}
+for_each_size why_not 80x30 120x36
 
 # ---- feedback --reset asks first ------------------------------------------------------------
 
@@ -653,11 +635,8 @@ is "$(wait_rc)" 0 "y: exit 0"
 is "$(n_fb)" 0 "y: forgotten"
 
 # ---- a query at its limit says so ----------------------------------------------------------
-for size in "80 24" "120 36"; do
-    read -r cols rows_ <<<"$size"
-    at="${cols}x$rows_"
-    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$DB"
-    wait_for "Query ▸"
+query_limit() {
+    browse "$MEMSCOPE" --db "$DB"
     paste "$(printf 'dentist %.0s' $(seq 1 130))"
     wait_for "at its limit of 1000 characters: the rest was not taken"
     ok $? "$at: a paste past 1000 characters says the rest was not taken"
@@ -666,12 +645,11 @@ for size in "80 24" "120 36"; do
     ok $? "$at: so does a key typed into the full line"
     keys C-c
     wait_rc >/dev/null
-done
+}
+for_each_size query_limit 80x24 120x36
 
 # ---- 8 colours: the Trust and Mem.Conf bars differ ----------------------------------------
-for size in "80 24" "120 36"; do
-    read -r cols rows_ <<<"$size"
-    at="${cols}x$rows_"
+eight_colours() {
     start "$cols" "$rows_" xterm "$MEMSCOPE" --db "$DB"
     wait_for "Query ▸"
     type_text "$Q"
@@ -700,15 +678,13 @@ EOS
         "$at: TERM=xterm (8 colours): the Trust and Mem.Conf bars have different colours ($bars)"
     keys C-c
     wait_rc >/dev/null
-done
+}
+for_each_size eight_colours 80x24 120x36
 
 # ---- the tour on a store that is not the demo's ------------------------------------------------
-for size in "80 24" "120 36"; do
-    read -r cols rows_ <<<"$size"
-    at="${cols}x$rows_"
+tour_elsewhere() {
     "$MEMSCOPE" add --db "$T/mine.db" "my own memory about the dentist" >/dev/null
-    start "$cols" "$rows_" xterm-256color "$MEMSCOPE" --db "$T/mine.db"
-    wait_for "Query ▸"
+    browse "$MEMSCOPE" --db "$T/mine.db"
     keys Escape
     sleep 0.2
     keys T
@@ -718,7 +694,8 @@ for size in "80 24" "120 36"; do
     ok $((!$?)) "$at: and starts no tour"
     keys C-c
     wait_rc >/dev/null
-done
+}
+for_each_size tour_elsewhere 80x24 120x36
 
 # ---- a terminal that cannot move the cursor: a one-line refusal, exit 2 -------------------
 

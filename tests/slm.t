@@ -247,10 +247,9 @@ if command -v tmux >/dev/null; then
     SOCK="memscope-slm-$$"
     tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
     trap 'kill $writer 2>/dev/null; tm kill-server 2>/dev/null; rm -rf "$T"' EXIT
+    . "$HERE/tmux.sh" # tm_start
     browse() { # browse DB PROFILE QUERY [KEY...]: the browser's screen after QUERY (and KEYs)
-        tm kill-server 2>/dev/null
-        tm new-session -d -s t -x 140 -y 30 \
-            "env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE --db $1 --profile $2; sleep 60"
+        tm_start 140 30 "env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE --db $1 --profile $2; sleep 60"
         local i
         for ((i = 0; i < 100; i++)); do
             tm capture-pane -p -t t >screen

@@ -12,6 +12,7 @@
 set -u
 
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/answers.sh" # answers
 command -v sqlite3 >/dev/null || bail "sqlite3 is needed"
 command -v python3 >/dev/null || bail "python3 is needed"
 
@@ -26,20 +27,6 @@ ASOF=(--as-of 2025-01-01T00:00:00Z)
 QUERIES=("What does Caroline paint?" "When did Melanie go camping?" "dentist"
     "What is the latest on the adoption?" "penguin chromodynamics"
     "the e-mail about the dinner" "what did she say she would do next week with the kids")
-
-# answers DB OUT [ENV...]: recall --json --trace of every query into OUT,
-# timings removed, each followed by its exit status; stderr into OUT.err.
-answers() {
-    local db=$1 out=$2
-    shift 2
-    : >"$out"
-    : >"$out.err"
-    for q in "${QUERIES[@]}"; do
-        env "$@" "$MEMSCOPE" recall --db "$db" --json --trace "${ASOF[@]}" -- "$q" 2>>"$out.err" |
-            grep -v '"ms":\|"timing_ms"' >>"$out"
-        echo "exit ${PIPESTATUS[0]}" >>"$out"
-    done
-}
 
 # The header field of a snapshot file (generation, n) by its offset.
 generation() { python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(4096); print(struct.unpack_from("<q", d, 64)[0])' "$1"; }

@@ -15,6 +15,7 @@
 set -u
 
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/answers.sh" # answers
 command -v python3 >/dev/null || bail "python3 is needed"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-snapgrow-t.XXXXXX") || bail "mktemp failed"
@@ -27,20 +28,6 @@ mkdir -p "$HOME"
 ASOF=(--as-of 2025-01-01T00:00:00Z)
 QUERIES=("What is the latest on the dinner?" "When did Nora go to the journal?" "Zorvan Quell"
     "Where does Lena work?")
-
-# answers DB OUT [ENV...]: recall --json --trace of every query into OUT,
-# timings removed, each followed by its exit status; stderr into OUT.err.
-answers() {
-    local db=$1 out=$2
-    shift 2
-    : >"$out"
-    : >"$out.err"
-    for q in "${QUERIES[@]}"; do
-        env "$@" "$MEMSCOPE" recall --db "$db" --json --trace "${ASOF[@]}" -- "$q" 2>>"$out.err" |
-            grep -v '"ms":\|"timing_ms"' >>"$out"
-        echo "exit ${PIPESTATUS[0]}" >>"$out"
-    done
-}
 
 # head_field FILE OFFSET: the little-endian int64 at OFFSET of the header
 # (64: the generation it was made under; 4088: the generation it grew from).

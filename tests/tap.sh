@@ -6,7 +6,8 @@
 #   run ARGS...          memscope ARGS; sets rc, and the files out and err
 #   lines FILE; sha FILE its line count; its sha256
 #
-# It also checks that $MEMSCOPE names an executable binary (`make test` sets
+# python3 is the interpreter itself, not a version manager's shim. It also
+# checks that $MEMSCOPE names an executable binary (`make test` sets
 # it to the absolute path of the one just built).
 n=0
 failed=0
@@ -34,6 +35,15 @@ run() {
 }
 lines() { wc -l <"$1" | tr -d ' '; }
 sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+# python3 through a version manager's shim (pyenv's is a shell script that
+# runs `pyenv exec`) costs several times the interpreter's own start, on
+# every call: the tests call the interpreter the shim runs directly.
+_tap_py=$(command -v python3 2>/dev/null)
+if [ -n "$_tap_py" ] && [ "$(head -c 2 "$_tap_py" 2>/dev/null)" = "#!" ] &&
+    _tap_py=$(command python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$_tap_py" ]; then
+    python3() { "$_tap_py" "$@"; }
+fi
 
 [ -n "${MEMSCOPE:-}" ] || bail "set MEMSCOPE to the absolute path of the memscope binary"
 [ -x "$MEMSCOPE" ] || bail "MEMSCOPE=$MEMSCOPE is not executable"

@@ -27,6 +27,7 @@ fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-terminal-t.XXXXXX") || bail "mktemp failed"
 SOCK="memscope-sec-$$"
 tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+. "$(dirname "$0")/tmux.sh" # tm_start
 # KEEP=1 keeps the temporary folder (screens, state) for a look afterwards.
 trap 'tm kill-server 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 cd "$T" || bail "cannot enter $T"
@@ -89,12 +90,7 @@ on_terminal() {
 # fresh_pane COLS ROWS: a new private server with one pane of that size, a
 # known title and window name, OSC 52 and ESC k allowed, no paste buffer.
 fresh_pane() {
-    tm kill-server 2>/dev/null
-    local try
-    for ((try = 0; try < 50; try++)); do
-        tm new-session -d -s t -x "$1" -y "$2" "sleep 600" 2>/dev/null && break
-        sleep 0.1
-    done
+    tm_start "$1" "$2" "sleep 600"
     tm set -g set-clipboard on          # OSC 52 would fill a paste buffer
     tm set -g allow-rename on           # ESC k would rename the window
     tm set -g automatic-rename off

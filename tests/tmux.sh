@@ -59,4 +59,14 @@ wait_rc() {
     echo timeout
 }
 keys() { tm send-keys -t t "$@"; }
+# for_each_size FUNCTION SIZE...: FUNCTION once for each SIZE (COLSxROWS),
+# with cols, rows_ and at (COLSxROWS) set to it.
+for_each_size() {
+    local fn=$1 size
+    shift
+    for size in "$@"; do
+        cols=${size%x*} rows_=${size#*x} at=$size
+        "$fn"
+    done
+}
 type_text() { tm send-keys -t t -l -- "$1"; }

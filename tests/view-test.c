@@ -249,6 +249,117 @@ static void test_themes(void)
        "attributes as words");
 }
 
+/* theme_dirs' folders, each followed by a newline, into the buffer. */
+typedef struct dir_list {
+    char text[4096];
+    size_t n;
+} dir_list;
+
+static int add_dir(void *ctx, const char *dir)
+{
+    dir_list *l = ctx;
+    int w = snprintf(l->text + l->n, sizeof l->text - l->n, "%s\n", dir);
+    if (w > 0 && (size_t)w < sizeof l->text - l->n)
+        l->n += (size_t)w;
+    return 0;
+}
+
+static const char *theme_dir_text(dir_list *l)
+{
+    l->n = 0;
+    l->text[0] = '\0';
+    theme_dirs(add_dir, l);
+    return l->text;
+}
+
+/* Set or (value NULL) unset an environment variable. */
+static void set_env(const char *name, const char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+}
+
+/* The theme search order (theme.h): the environment's folders, the XDG
+ * ones, the install prefix, beside the binary, the source tree. */
+static void test_theme_dirs(void)
+{
+    static const char *const vars[] = {"MEMSCOPE_THEME_PATH", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+                                       "XDG_DATA_DIRS", "HOME"};
+    char *saved[5];
+    for (int k = 0; k < 5; k++)
+        saved[k] = getenv(vars[k]) ? strdup(getenv(vars[k])) : NULL;
+    char exe[1024], after[2600], want[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    if (strrchr(exe, '/'))
+        *strrchr(exe, '/') = '\0';
+    snprintf(after, sizeof after, "%s/themes\n%s/../share/memscope/themes\n%s/themes\n",
+             MEMSCOPE_SHAREDIR, exe, exe);
+    dir_list l;
+
+    set_env("MEMSCOPE_THEME_PATH", "/p1::p2");
+    set_env("XDG_CONFIG_HOME", "/cfg");
+    set_env("XDG_DATA_HOME", "/data");
+    set_env("XDG_DATA_DIRS", "/d1:relative:/d2:");
+    snprintf(want, sizeof want,
+             "/p1\np2\n/cfg/memscope/themes\n/data/memscope/themes\n/d1/memscope/themes\n"
+             "/d2/memscope/themes\n%s",
+             after);
+    const char *got = theme_dir_text(&l);
+    ok(strncmp(got, want, strlen(want)) == 0,
+       "themes: MEMSCOPE_THEME_PATH's folders, XDG config, XDG data home, each absolute "
+       "XDG_DATA_DIRS folder, the install prefix, beside the binary, in that order");
+    if (strncmp(got, want, strlen(want)))
+        diag("got:\n%s\nwanted first:\n%s", got, want);
+    const char *last = got + strlen(want);
+    char def[4200];
+    snprintf(def, sizeof def, "%.*s/default", (int)strcspn(last, "\n"), last);
+    ok(strlen(last) > 8 && strchr(last, '\n') == last + strlen(last) - 1 &&
+           strcmp(last + strlen(last) - 8, "/themes\n") == 0 && access(def, R_OK) == 0,
+       "and last the themes/ of the source tree it was built from (%s)", def);
+
+    set_env("MEMSCOPE_THEME_PATH", NULL);
+    set_env("XDG_CONFIG_HOME", NULL);
+    set_env("XDG_DATA_HOME", "");
+    set_env("XDG_DATA_DIRS", NULL);
+    set_env("HOME", "/h");
+    snprintf(want, sizeof want,
+             "/h/.config/memscope/themes\n/h/.local/share/memscope/themes\n"
+             "/usr/local/share/memscope/themes\n/usr/share/memscope/themes\n%s",
+             after);
+    got = theme_dir_text(&l);
+    ok(strncmp(got, want, strlen(want)) == 0,
+       "unset or empty XDG folders are ~/.config, ~/.local/share, /usr/local/share:/usr/share");
+    set_env("XDG_CONFIG_HOME", "cfg");
+    set_env("HOME", "home");
+    snprintf(want, sizeof want, "/usr/local/share/memscope/themes\n/usr/share/memscope/themes\n%s",
+             after);
+    ok(strncmp(theme_dir_text(&l), want, strlen(want)) == 0,
+       "relative XDG folders and HOME are not used");
+
+    set_env("MEMSCOPE_THEME_PATH", tmpdir);
+    set_env("XDG_DATA_DIRS", "/nonexistent");
+    char path[1024];
+    write_text(tpath("mine"), "color normal red default\n");
+    ok(theme_find("mine", path, sizeof path) == 0 && strcmp(path, tpath("mine")) == 0,
+       "theme_find finds a theme in MEMSCOPE_THEME_PATH");
+    ok(theme_find("light", path, sizeof path) == 0 && access(path, R_OK) == 0 &&
+           strcmp(path + strlen(path) - 13, "/themes/light") == 0,
+       "and a shipped one past it (%s)", path);
+    write_text(tpath("light"), "color normal red default\n");
+    ok(theme_find("light", path, sizeof path) == 0 && strcmp(path, tpath("light")) == 0,
+       "a theme in MEMSCOPE_THEME_PATH comes before the shipped one of its name");
+    ok(theme_find("no-such-theme", path, sizeof path) == -1 &&
+           theme_find("", path, sizeof path) == -1,
+       "no theme of the name: -1");
+    for (int k = 0; k < 5; k++) {
+        set_env(vars[k], saved[k]);
+        free(saved[k]);
+    }
+}
+
 static void test_config(void)
 {
     config c;
@@ -1083,6 +1194,7 @@ int main(void)
     test_formats();
     test_ledit();
     test_themes();
+    test_theme_dirs();
     test_config();
     test_columns();
     test_rtable();

@@ -26,7 +26,10 @@
     _(END, "Move", "End G", "last row", KEY_END, 'G')                                              \
     _(NEXT_PANE, "Move", "Tab", "next pane: query line, results, trace", '\t')                     \
     _(PREV_PANE, "Move", "Shift-Tab", "previous pane", KEY_BTAB)                                   \
-    _(QUERY, "Move", "/", "go to the query line", '/')                                             \
+    _(QUERY, "Move", "/",                                                                          \
+      "go to the query line (as less and vim start a search); on an empty query line it "          \
+      "types nothing, inside a query it is text",                                                  \
+      '/')                                                                                         \
     _(BACK, "Move", "Esc Backspace", "leave the query line, close detail, help or tour", 27,       \
       KEY_BACKSPACE, 127)                                                                          \
     _(OPEN, "Move", "Enter", "open the selected memory (in detail: follow the edge)", '\n', '\r',  \

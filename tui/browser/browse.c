@@ -193,9 +193,9 @@ static void browse_theme(browse *b, const char *name)
         name = b->cfg.theme[0] ? b->cfg.theme : NULL;
     if (name && theme_find(name, path, sizeof path))
         snprintf(b->notice, sizeof b->notice,
-                 "memscope: no theme '%s' (looked in "
-                 "$XDG_CONFIG_HOME/memscope/themes and the installed themes); using the "
-                 "default",
+                 "memscope: no theme '%s' (looked in $MEMSCOPE_THEME_PATH, the XDG config "
+                 "and data folders, the installed, the binary's and the source tree's "
+                 "themes); using the default",
                  name);
     else if (name && theme_load_file(&b->th, path, why, sizeof why))
         snprintf(b->notice, sizeof b->notice, "memscope: %s; using the default theme", why);

@@ -193,6 +193,8 @@ static int qline_query(view_model *vm, hist *h, int kind, wint_t ch)
         hist_rewind(h);
         return H | R;
     }
+    if (kind == OK && ch == '/' && vm->query.len == 0)
+        return H; /* the key that goes to the query line, typed on it: no text */
     if (kind == OK && ch >= 0x20 && ch != 127 && ledit_full(&vm->query))
         qline_full(vm);
     int f = qline_edit(&vm->query, kind, ch);

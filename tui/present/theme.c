@@ -9,6 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifndef MEMSCOPE_SHAREDIR
+#define MEMSCOPE_SHAREDIR "/usr/local/share/memscope" /* the Makefile sets it from PREFIX */
+#endif
+#ifndef MEMSCOPE_SRCDIR
+#define MEMSCOPE_SRCDIR "" /* the Makefile sets it to the tree theme.c was built in */
+#endif
+
 #define THEME_ROLE_NAME(name, fg, bg, attr, mono) #name,
 static const char *const role_names[ROLE_COUNT] = {THEME_ROLES(THEME_ROLE_NAME)};
 #undef THEME_ROLE_NAME
@@ -286,30 +293,88 @@ static void theme_exe_dir(char *out, size_t len)
     snprintf(out, len, "%s", exe);
 }
 
+/* fn on the folder of n bytes at dir with sub appended; 0 (and no call)
+ * when it is empty or too long. */
+static int theme_dir(theme_dir_fn fn, void *ctx, const char *dir, size_t n, const char *sub)
+{
+    char path[PATH_MAX];
+    if (n == 0 || n >= sizeof path)
+        return 0;
+    int w = snprintf(path, sizeof path, "%.*s%s", (int)n, dir, sub);
+    return w > 0 && (size_t)w < sizeof path ? fn(ctx, path) : 0;
+}
+
+/* fn on each folder of the colon-separated list with sub appended; empty
+ * entries are skipped, and relative ones when absolute is set (as the XDG
+ * base directory spec asks). */
+static int theme_dir_list(theme_dir_fn fn, void *ctx, const char *list, int absolute,
+                          const char *sub)
+{
+    for (const char *p = list; p && *p; p += *p == ':') {
+        size_t n = strcspn(p, ":");
+        int rc = !absolute || *p == '/' ? theme_dir(fn, ctx, p, n, sub) : 0;
+        if (rc)
+            return rc;
+        p += n;
+    }
+    return 0;
+}
+
+/* fn on $VAR/memscope/themes when VAR is absolute, else on
+ * $HOME/FALLBACK/memscope/themes when HOME is; 0 when neither is. */
+static int theme_dir_xdg(theme_dir_fn fn, void *ctx, const char *var, const char *fallback)
+{
+    const char *v = getenv(var), *home = getenv("HOME");
+    char dir[PATH_MAX];
+    if (v && *v == '/')
+        snprintf(dir, sizeof dir, "%s", v);
+    else if (home && *home == '/')
+        snprintf(dir, sizeof dir, "%s/%s", home, fallback);
+    else
+        return 0;
+    return theme_dir(fn, ctx, dir, strlen(dir), "/memscope/themes");
+}
+
+int theme_dirs(theme_dir_fn fn, void *ctx)
+{
+    const char *data = getenv("XDG_DATA_DIRS");
+    char exe[PATH_MAX];
+    theme_exe_dir(exe, sizeof exe);
+    int rc;
+    if ((rc = theme_dir_list(fn, ctx, getenv("MEMSCOPE_THEME_PATH"), 0, "")) ||
+        (rc = theme_dir_xdg(fn, ctx, "XDG_CONFIG_HOME", ".config")) ||
+        (rc = theme_dir_xdg(fn, ctx, "XDG_DATA_HOME", ".local/share")) ||
+        (rc = theme_dir_list(fn, ctx, data && *data ? data : "/usr/local/share:/usr/share", 1,
+                             "/memscope/themes")) ||
+        (rc = theme_dir(fn, ctx, MEMSCOPE_SHAREDIR, strlen(MEMSCOPE_SHAREDIR), "/themes")) ||
+        (rc = theme_dir(fn, ctx, exe, strlen(exe), "/../share/memscope/themes")) ||
+        (rc = theme_dir(fn, ctx, exe, strlen(exe), "/themes")))
+        return rc;
+    return theme_dir(fn, ctx, MEMSCOPE_SRCDIR, strlen(MEMSCOPE_SRCDIR), "/themes");
+}
+
+/* theme_find's search: the name, and where its path goes. */
+typedef struct theme_seek {
+    const char *name;
+    char *out;
+    size_t len;
+} theme_seek;
+
+static int theme_seek_in(void *ctx, const char *dir)
+{
+    theme_seek *k = ctx;
+    int w = snprintf(k->out, k->len, "%s/%s", dir, k->name);
+    return w > 0 && (size_t)w < k->len && theme_exists(k->out);
+}
+
 int theme_find(const char *name, char *out, size_t len)
 {
     if (strchr(name, '/')) {
         snprintf(out, len, "%s", name);
         return theme_exists(out) ? 0 : -1;
     }
-    const char *cfg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-    char dir[PATH_MAX];
-    if (cfg && *cfg == '/')
-        snprintf(out, len, "%s/memscope/themes/%s", cfg, name);
-    else
-        snprintf(out, len, "%s/.config/memscope/themes/%s", home ? home : ".", name);
-    if (theme_exists(out))
-        return 0;
-    theme_exe_dir(dir, sizeof dir);
-    static const char *const rel[] = {"themes", "../themes", "../../themes",
-                                      "../share/memscope/themes"};
-    for (size_t k = 0; dir[0] && k < sizeof rel / sizeof *rel; k++) {
-        snprintf(out, len, "%s/%s/%s", dir, rel[k], name);
-        if (theme_exists(out))
-            return 0;
-    }
-    snprintf(out, len, "%s/themes/%s", MEMSCOPE_SHAREDIR, name);
-    return theme_exists(out) ? 0 : -1;
+    theme_seek k = {name, out, len};
+    return *name && theme_dirs(theme_seek_in, &k) ? 0 : -1;
 }
 
 /* The xterm palette: 16..231 a 6x6x6 cube, 232..255 a grey ramp. */

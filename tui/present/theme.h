@@ -128,10 +128,22 @@ int theme_read_lines(FILE *f, const char *path, theme_line_fn fn, void *ctx, cha
  * returns -1. */
 int theme_load_file(theme *t, const char *path, char *why, size_t len);
 
-/* Find theme NAME: a path when it holds '/', else
- * $XDG_CONFIG_HOME/memscope/themes/NAME, then the themes/ folder beside or
- * above the executable, then MEMSCOPE_SHAREDIR/themes/NAME. Writes the path
- * into out; -1 when not found. */
+/* The folders themes are looked for in, first to last: each folder of
+ * $MEMSCOPE_THEME_PATH (colon-separated), the user's
+ * $XDG_CONFIG_HOME/memscope/themes (default ~/.config/...), the user's
+ * $XDG_DATA_HOME/memscope/themes (default ~/.local/share/...), each absolute
+ * folder of $XDG_DATA_DIRS (default /usr/local/share:/usr/share) with
+ * /memscope/themes, the install prefix's MEMSCOPE_SHAREDIR/themes, beside
+ * the executable (its ../share/memscope/themes, then its themes/), and the
+ * source tree it was built from (MEMSCOPE_SRCDIR/themes). Calls fn(ctx, dir)
+ * on each, whether it exists or not, until fn returns non-zero; returns
+ * that, or 0. */
+typedef int (*theme_dir_fn)(void *ctx, const char *dir);
+int theme_dirs(theme_dir_fn fn, void *ctx);
+
+/* Find theme NAME: a path when it holds '/', else NAME in the first of
+ * theme_dirs' folders that has it. Writes the path into out; -1 when not
+ * found. */
 int theme_find(const char *name, char *out, size_t len);
 
 /* A colour fitted to a terminal of `colors` colours: 16..255 map to one of

@@ -791,10 +791,7 @@ static ms_status read_profile(store *s, int64_t after, profile_mems *pm, ms_erro
     sqlite3_finalize(st);
     if (code || !pm->n)
         return code;
-    rc = sqlite3_prepare_v2(s->db,
-                            "SELECT e.norm FROM memory_entities l JOIN entities e"
-                            " ON e.eid=l.eid WHERE l.rid=?1 AND e.profile=?2 ORDER BY e.norm",
-                            -1, &st, NULL);
+    rc = sqlite3_prepare_v2(s->db, STORE_CUED_ENTITIES_SQL, -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, what, err);
     sqlite3_bind_text(st, 2, s->profile, -1, SQLITE_STATIC);

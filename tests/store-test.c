@@ -1824,19 +1824,27 @@ static int n_relations(store *s)
  * the partial index of the memories that have one (schema 9), not a scan
  * of every memory; an older memory naming one imported later still gets
  * its relation. */
+/* The steps of sql's query plan on s, "; " after each, into plan[512]. */
+static void plan_of(store *s, const char *sql, char plan[512])
+{
+    char q[1024];
+    snprintf(q, sizeof q, "EXPLAIN QUERY PLAN %s", sql);
+    plan[0] = '\0';
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK)
+        return;
+    while (sqlite3_step(st) == SQLITE_ROW && strlen(plan) < 400) {
+        strncat(plan, (const char *)sqlite3_column_text(st, 3), 400 - strlen(plan));
+        strcat(plan, "; ");
+    }
+    sqlite3_finalize(st);
+}
+
 static void test_relation_sync(void)
 {
     store *s = open_new("relsync.db");
-    sqlite3_stmt *st;
-    char plan[512] = "";
-    if (sqlite3_prepare_v2(s->db, "EXPLAIN QUERY PLAN " STORE_REL_SYNC_SQL, -1, &st, NULL) ==
-        SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW && strlen(plan) < 400) {
-            strcat(plan, (const char *)sqlite3_column_text(st, 3));
-            strcat(plan, "; ");
-        }
-        sqlite3_finalize(st);
-    }
+    char plan[512];
+    plan_of(s, STORE_REL_SYNC_SQL, plan);
     ok(strstr(plan, "SCAN o USING INDEX memories_superseded") != NULL,
        "the sync reads only the memories that name a successor (%s)", plan);
     store_memory m;
@@ -1857,6 +1865,22 @@ static void test_relation_sync(void)
     char buf[256];
     relations_text(s, new_rid, buf, sizeof buf);
     is_str(buf, "supersedes>old:-", "adds the relation the older memory's field names");
+    store_close(s);
+}
+
+/* Supersession reads the entities of each memory that holds a cue from its
+ * links, not by probing them for every entity of the profile (at 1M
+ * memories, 58,725 entities for each of 609 memories: 20 s of an import). */
+static void test_cued_entities_plan(void)
+{
+    store *s = open_new("cuedplan.db");
+    put_at(s, "a", "Ana met Bo and Cy at Dale Farm.", NULL);
+    put_at(s, "b", "Ana works at Hartley now.", NULL);
+    char plan[512];
+    plan_of(s, STORE_CUED_ENTITIES_SQL, plan);
+    ok(strncmp(plan, "SEARCH l USING PRIMARY KEY (rid=?)", 34) == 0,
+       "a memory's links first, then each one's entity (%s)", plan);
+    ok(strstr(plan, "(profile=?)") == NULL, "no walk over the profile's entities (%s)", plan);
     store_close(s);
 }
 
@@ -2565,6 +2589,7 @@ int main(void)
     test_add_edge();
     test_relations();
     test_relation_sync();
+    test_cued_entities_plan();
     test_schema6();
     test_detect();
     test_two_writers();

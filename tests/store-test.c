@@ -4,6 +4,7 @@
  *
  * Links only store/ and engine/ objects; every file it makes lives in one
  * temporary directory that it removes at the end. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -1868,6 +1869,74 @@ static void test_relation_sync(void)
     store_close(s);
 }
 
+/* The detector's word boundary (supersede.c word_byte). */
+static int cue_word_byte(unsigned char c)
+{
+    return isalnum(c) || c >= 0x80 || c == '\'' || c == '&' || c == '-';
+}
+
+/* Does text hold a cue: every cue at every place of its lower-case copy. */
+static int holds_cue_slowly(const char *text)
+{
+    size_t len = strlen(text);
+    char *lower = malloc(len + 1);
+    for (size_t i = 0; i <= len; i++)
+        lower[i] = (char)tolower((unsigned char)text[i]);
+    int yes = 0;
+    for (size_t k = 0; !yes && store_cue_text(k); k++) {
+        const char *w = store_cue_text(k);
+        size_t n = strlen(w);
+        for (size_t p = 0; !yes && p + n <= len; p++)
+            yes = memcmp(lower + p, w, n) == 0 &&
+                  (p == 0 || !cue_word_byte((unsigned char)lower[p - 1])) &&
+                  (p + n == len || !cue_word_byte((unsigned char)lower[p + n]));
+    }
+    free(lower);
+    return yes;
+}
+
+/* store_holds_cue, one pass over the text, answers as a search for every
+ * cue at every place does: random texts of cue words, parts of them,
+ * capitals, joining bytes and UTF-8. */
+static void test_holds_cue(void)
+{
+    static const char *const bits[] = {
+        "works",    "at",          "Works At", "WORKS",   "lives",     "in",       "is my",
+        "manager",  "my boss is",  "go-live",  "is",      "in charge", "of",       "taken over",
+        "moved",    "to",          "re",       "xworks",  "-",         "'",        "&",
+        " ",        " ",           "  ",       ".",       "3",         "\xc3\xa9", "Ana",
+        "allergic", "new address", "job",      "reports", "to-do"};
+    unsigned x = 12345;
+    int yes = 0, agree = 0;
+    const int n = 20000;
+    for (int t = 0; t < n; t++) {
+        char text[256] = "";
+        int words = 1 + (int)((x = x * 1103515245u + 12345u) >> 16) % 8;
+        for (int w = 0; w < words; w++) {
+            x = x * 1103515245u + 12345u;
+            strcat(text, bits[(x >> 16) % (sizeof bits / sizeof *bits)]);
+            x = x * 1103515245u + 12345u;
+            if ((x >> 16) % 3)
+                strcat(text, " ");
+        }
+        int want = holds_cue_slowly(text);
+        yes += want;
+        agree += store_holds_cue(text) == want;
+        if (store_holds_cue(text) != want)
+            diag("differs on '%s' (want %d)", text, want);
+    }
+    is_int(agree, n, "store_holds_cue agrees with a search for every cue on %d texts", n);
+    int each = 0, k = 0;
+    for (; store_cue_text(k); k++) {
+        char text[96];
+        snprintf(text, sizeof text, "So %s", store_cue_text(k));
+        text[3] = (char)toupper((unsigned char)text[3]);
+        each += store_holds_cue(text) && store_holds_cue(store_cue_text(k));
+    }
+    ok(k > 30 && each == k, "each of the %d cues is found, also capitalised (%d)", k, each);
+    ok(yes > n / 10 && yes < n - n / 10, "of which some hold a cue and some not (%d)", yes);
+}
+
 /* Supersession reads the entities of each memory that holds a cue from its
  * links, not by probing them for every entity of the profile (at 1M
  * memories, 58,725 entities for each of 609 memories: 20 s of an import). */
@@ -2590,6 +2659,7 @@ int main(void)
     test_relations();
     test_relation_sync();
     test_cued_entities_plan();
+    test_holds_cue();
     test_schema6();
     test_detect();
     test_two_writers();

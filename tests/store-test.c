@@ -2409,6 +2409,39 @@ static void test_parse_time(void)
     ok(store_parse_time(NULL, &ts) != 0, "parse_time rejects NULL");
 }
 
+/* store_format_time writes what gmtime_r and strftime do, over the whole
+ * range a store keeps (and its ends), and what snprintf would for a short
+ * buffer. */
+static void test_format_time(void)
+{
+    unsigned x = 777;
+    int same = 0, n = 0;
+    for (int i = 0; i < 20002; i++, n++) {
+        x = x * 1103515245u + 12345u;
+        uint64_t r = ((uint64_t)x << 20) ^ (uint64_t)(x >> 4) * 2654435761u;
+        int64_t ts = i == 0   ? STORE_TIME_MIN
+                     : i == 1 ? STORE_TIME_MAX
+                              : STORE_TIME_MIN +
+                                    (int64_t)(r % (uint64_t)(STORE_TIME_MAX - STORE_TIME_MIN + 1));
+        char got[32], want[80] = "";
+        store_format_time(ts, got, sizeof got);
+        time_t t = (time_t)ts;
+        struct tm tm;
+        if (gmtime_r(&t, &tm))
+            strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        if (tm.tm_year + 1900 < 1000) /* strftime's %Y does not pad */
+            snprintf(want, sizeof want, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        same += strcmp(got, want) == 0;
+        if (strcmp(got, want) != 0 && n - same < 5)
+            diag("%lld: %s, want %s", (long long)ts, got, want);
+    }
+    is_int(same, n, "format_time is gmtime's on %d times from 0000 to 9999", n);
+    char small[8];
+    store_format_time(1683554160, small, sizeof small);
+    is_str(small, "2023-05", "a short buffer gets what fits");
+}
+
 static void test_utf8(void)
 {
     static const struct {
@@ -2665,6 +2698,7 @@ int main(void)
     test_two_writers();
     test_cache_key();
     test_parse_time();
+    test_format_time();
     test_utf8();
     test_feedback_toggle();
     test_edit();

@@ -48,6 +48,22 @@ ms_status store_relations_forget(store *s, int64_t rid, const char *id, ms_error
     " JOIN memories n ON n.profile = o.profile AND n.id = o.superseded_by"                         \
     " WHERE o.superseded_by IS NOT NULL AND n.rid <> o.rid"
 
+/* supersede.c: does text hold one of the detector's cue phrases at word
+ * boundaries, compared in lower case? A memory without one states no fact.
+ * One pass over the text: an import asks it of every memory of a profile. */
+int store_holds_cue(const char *text);
+/* supersede.c: the k-th cue phrase (lower case), NULL past the last. */
+const char *store_cue_text(size_t k);
+
+/* supersede.c: the match forms of the entities memory ?1 is linked to in
+ * profile ?2, sorted. CROSS JOIN keeps the links as the outer loop: left
+ * to itself, the planner walks the profile's entities in norm order (the
+ * UNIQUE index spares the sort) and probes the memory's links for each,
+ * every entity of the profile for every memory read. */
+#define STORE_CUED_ENTITIES_SQL                                                                    \
+    "SELECT e.norm FROM memory_entities l CROSS JOIN entities e"                                   \
+    " ON e.eid=l.eid WHERE l.rid=?1 AND e.profile=?2 ORDER BY e.norm"
+
 /* Prepared statements, compiled once per store on first use. */
 enum stmt_id {
     ST_INSERT,

@@ -24,6 +24,8 @@
 #include "store_int.h"
 
 #include <ctype.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -233,15 +235,50 @@ static const char *find_word(const char *a, const char *b, const char *w)
     return NULL;
 }
 
-/* Does the lower-case text hold any cue? A memory without one states no
- * fact (memory_facts looks only at cues). */
-static int any_cue(const char *lower)
+/* Does text hold cue w at p, which starts a word? Compared as lower_copy
+ * would write it. */
+static int cue_at(const char *p, const char *end, const char *w)
 {
-    const char *end = lower + strlen(lower);
+    size_t n = strlen(w);
+    if ((size_t)(end - p) < n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (tolower((unsigned char)p[i]) != (unsigned char)w[i])
+            return 0;
+    return p + n == end || !word_byte((unsigned char)tolower((unsigned char)p[n]));
+}
+
+/* The cues by first byte: bit k of cue_first[b] is set when cue k starts
+ * with b. Built once (the cues are constant); a word start then tries only
+ * the cues of its letter. */
+_Static_assert(sizeof cues / sizeof *cues <= 64, "cue_first holds a bit per cue");
+static uint64_t cue_first[256];
+static pthread_once_t cue_first_once = PTHREAD_ONCE_INIT;
+
+static void cue_first_build(void)
+{
     for (size_t k = 0; k < sizeof cues / sizeof *cues; k++)
-        if (find_word(lower, end, cues[k].text))
-            return 1;
+        cue_first[(unsigned char)cues[k].text[0]] |= 1ull << k;
+}
+
+int store_holds_cue(const char *text)
+{
+    pthread_once(&cue_first_once, cue_first_build);
+    const char *end = text + strlen(text);
+    int in_word = 0;
+    for (const char *p = text; p < end; p++) {
+        unsigned char c = (unsigned char)tolower((unsigned char)*p);
+        for (uint64_t m = in_word ? 0 : cue_first[c]; m; m &= m - 1)
+            if (cue_at(p, end, cues[__builtin_ctzll(m)].text))
+                return 1;
+        in_word = word_byte(c);
+    }
     return 0;
+}
+
+const char *store_cue_text(size_t k)
+{
+    return k < sizeof cues / sizeof *cues ? cues[k].text : NULL;
 }
 
 /* Add the names linked to m that its text holds (not the speaker, not the
@@ -587,8 +624,7 @@ int store_states(const char *content, const char *speaker, char *const *ents, si
     facts fs = {0};
     int found = 0;
     phrase[0] = '\0';
-    char *lower = content ? lower_copy(content) : NULL;
-    if (lower && any_cue(lower) && memory_facts(&m, &fs) == 0)
+    if (content && store_holds_cue(content) && memory_facts(&m, &fs) == 0)
         for (size_t i = 0; i < fs.n && !found; i++) {
             int yes = 0, veto = 0;
             for (int j = 0; fs.v[i].attr == attr && j < fs.v[i].n_subj; j++) {
@@ -599,7 +635,6 @@ int store_states(const char *content, const char *speaker, char *const *ents, si
             if ((found = yes && !veto))
                 snprintf(phrase, cap, "%s", fs.v[i].phrase);
         }
-    free(lower);
     free(fs.v);
     return found;
 }
@@ -744,12 +779,7 @@ static ms_status read_entities_of(store *s, sqlite3_stmt *st, mem_text *m, ms_er
 static ms_status keep_if_cued(sqlite3_stmt *st, profile_mems *pm, size_t *cap, ms_error *err)
 {
     const char *content = (const char *)sqlite3_column_text(st, 2);
-    char *lower = content ? lower_copy(content) : NULL;
-    if (content && !lower)
-        return ms_fail(err, MS_NOMEM, "out of memory");
-    int cued = lower && any_cue(lower);
-    free(lower);
-    if (!cued)
+    if (!content || !store_holds_cue(content))
         return MS_OK;
     if (pm->n == *cap) {
         mem_text *g = realloc(pm->v, (*cap = *cap ? 2 * *cap : 64) * sizeof *g);
@@ -791,10 +821,7 @@ static ms_status read_profile(store *s, int64_t after, profile_mems *pm, ms_erro
     sqlite3_finalize(st);
     if (code || !pm->n)
         return code;
-    rc = sqlite3_prepare_v2(s->db,
-                            "SELECT e.norm FROM memory_entities l JOIN entities e"
-                            " ON e.eid=l.eid WHERE l.rid=?1 AND e.profile=?2 ORDER BY e.norm",
-                            -1, &st, NULL);
+    rc = sqlite3_prepare_v2(s->db, STORE_CUED_ENTITIES_SQL, -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, what, err);
     sqlite3_bind_text(st, 2, s->profile, -1, SQLITE_STATIC);

@@ -143,6 +143,27 @@ static int32_t block_floor(double slope, double cap, double thr)
     return t <= 0 ? 0 : t >= INT32_MAX ? INT32_MAX : (int32_t)t;
 }
 
+/* The places k < m of a block whose |dots[k]| reaches least into cand, in
+ * order, with their norms asked of the memory ahead of their use (the
+ * memories of a block far apart in the snapshot's arrays: loaded one after
+ * another, each would wait for the one before). Their count. */
+static size_t block_candidates(const snapshot *sn, const int32_t *dots, size_t m, int32_t least,
+                               size_t first, uint16_t *cand)
+{
+    size_t nc = 0;
+    for (size_t k = 0; k < m; k++) {
+        cand[nc] = (uint16_t)k;
+        nc += dots[k] >= least || -dots[k] >= least;
+    }
+    for (size_t j = 0; j < nc; j++) {
+        size_t i = first + cand[j];
+        __builtin_prefetch(&sn->q_scale[i]);
+        __builtin_prefetch(&sn->q_resid[i]);
+        __builtin_prefetch(&sn->q_norm[i]);
+    }
+    return nc;
+}
+
 /* Pass 1: every memory that may reach SEMANTIC_MIN and the top keep, by
  * its estimate, with h the keep best lower bounds among them: a memory
  * whose estimate + bound is below a keep-th lower bound cannot be among
@@ -166,9 +187,11 @@ static ms_status estimate(const channel_ctx *c, maybe_list *l, low_heap *h, ms_e
         if (least == INT32_MAX)
             continue;
         size_t m = vectors_block_dots(sn, &q, b, dots);
-        for (size_t k = 0; k < m; k++) {
-            size_t i = b * VEC_BLOCK + k;
-            if ((dots[k] < least && -dots[k] < least) || !sn->has_vec[i])
+        uint16_t cand[VEC_BLOCK];
+        size_t nc = block_candidates(sn, dots, m, least, b * VEC_BLOCK, cand);
+        for (size_t j = 0; j < nc; j++) {
+            size_t k = cand[j], i = b * VEC_BLOCK + k;
+            if (!sn->has_vec[i])
                 continue;
             double bound, est = vectors_estimate(sn, &q, i, dots[k], &bound);
             if (est + bound < SEMANTIC_MIN || est + bound < heap_cut(h))

@@ -427,9 +427,12 @@ static void block_dots_plain(const int8_t *blk, const vec_query *q, int32_t *dot
  * multiplied by the two query codes and added in pairs (vpmaddwd). The
  * integers are the plain scan's: no sum leaves an int32 (query_code_max).
  * sums holds them in the lanes' order, memories 0-3 and 8-11 then 4-7 and
- * 12-15 of every 16, put in order at the end. */
-__attribute__((target("avx2"))) static void block_dots_avx2(const int8_t *blk, const vec_query *q,
-                                                            int32_t *dots)
+ * 12-15 of every 16, put in order at the end. The same four columns of the
+ * next block (next, NULL for the last) are asked of the memory as each
+ * pass begins: a column is 8 cache lines, too short for the hardware's
+ * prefetcher to run ahead of the loads. */
+__attribute__((target("avx2"))) static void block_dots_avx2(const int8_t *blk, const int8_t *next,
+                                                            const vec_query *q, int32_t *dots)
 {
     __m256i sums[VEC_BLOCK / 8];
     for (size_t k = 0; k < VEC_BLOCK / 8; k++)
@@ -441,6 +444,9 @@ __attribute__((target("avx2"))) static void block_dots_avx2(const int8_t *blk, c
             d[t] = j + t < q->nz ? q->nz_dim[j + t] : q->nz_dim[j];
             w[t] = j + t < q->nz ? (uint16_t)q->q[d[t]] : 0;
         }
+        for (int t = 0; next && t < 4 && j + t < q->nz; t++)
+            for (size_t k = 0; k < VEC_BLOCK; k += 64)
+                _mm_prefetch((const char *)next + (size_t)d[t] * VEC_BLOCK + k, _MM_HINT_T0);
         __m256i w01 = _mm256_set1_epi32((int32_t)(w[0] | w[1] << 16));
         __m256i w23 = _mm256_set1_epi32((int32_t)(w[2] | w[3] << 16));
         const int8_t *c0 = blk + (size_t)d[0] * VEC_BLOCK, *c1 = blk + (size_t)d[1] * VEC_BLOCK;
@@ -489,7 +495,8 @@ size_t vectors_block_dots(const snapshot *sn, const vec_query *q, size_t b, int3
     const int8_t *blk = vectors_column(sn, b, 0);
 #ifdef VEC_AVX2
     if (use_avx2())
-        block_dots_avx2(blk, q, dots);
+        block_dots_avx2(blk, b + 1 < vectors_blocks(sn->n) ? vectors_column(sn, b + 1, 0) : NULL, q,
+                        dots);
     else
 #endif
         block_dots_plain(blk, q, dots);

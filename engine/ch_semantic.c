@@ -5,8 +5,9 @@
  * One scan over the int8 forms of the vectors (vectors.c), reading only the
  * dimensions where the query's code is not 0, estimates every cosine with a
  * bound on its error; only the memories whose bounds leave
- * them a chance of the top N are scored again with their exact vectors, so
- * the list and its scores are those of an exact scan.
+ * them a chance of the top N are scored again with their exact vectors
+ * (from their codes where those give the floats back, vectors_exact_dot),
+ * so the list and its scores are those of an exact scan.
  *
  * A memory is a candidate only above SEMANTIC_MIN: two unrelated texts of
  * the built-in embedder share a few character n-grams by chance (cosine
@@ -21,24 +22,29 @@
 
 #define SEMANTIC_MIN 0.15
 
-static float dot(const float *a, const float *b, int dim)
+/* The exact cosine of x (whose non-zero dimensions are nz[n]) with memory
+ * i: from its codes at those dimensions when they give its floats back,
+ * else from its vector read from the store (snapshot_vector); -1 when it
+ * has none or it cannot be read. The same bits either way. */
+static int exact_cosine(const snapshot *sn, const float *x, const uint16_t *nz, int n, size_t i,
+                        double *out)
 {
-    /* eight partial sums the compiler can keep in vector registers */
-    float s[8] = {0};
-    int i = 0;
-    for (; i + 8 <= dim; i += 8)
-        for (int k = 0; k < 8; k++)
-            s[k] += a[i + k] * b[i + k];
-    float t = 0;
-    for (; i < dim; i++)
-        t += a[i] * b[i];
-    return t + ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+    float f;
+    if (sn->has_vec[i] && vectors_exact_dot(sn, x, nz, n, i, &f) == 0) {
+        *out = f;
+        return 0;
+    }
+    const float *v = snapshot_vector(sn, i);
+    if (!v)
+        return -1;
+    *out = vectors_dot(x, v, sn->dim);
+    return 0;
 }
 
 double semantic_cosine(const snapshot *sn, const float *qvec, size_t i)
 {
     const float *v = qvec ? snapshot_vector(sn, i) : NULL;
-    return v ? dot(qvec, v, sn->dim) : 0.0;
+    return v ? vectors_dot(qvec, v, sn->dim) : 0.0;
 }
 
 const char *semantic_health(const snapshot *sn, embedder *emb)
@@ -137,6 +143,27 @@ static int32_t block_floor(double slope, double cap, double thr)
     return t <= 0 ? 0 : t >= INT32_MAX ? INT32_MAX : (int32_t)t;
 }
 
+/* The places k < m of a block whose |dots[k]| reaches least into cand, in
+ * order, with their norms asked of the memory ahead of their use (the
+ * memories of a block far apart in the snapshot's arrays: loaded one after
+ * another, each would wait for the one before). Their count. */
+static size_t block_candidates(const snapshot *sn, const int32_t *dots, size_t m, int32_t least,
+                               size_t first, uint16_t *cand)
+{
+    size_t nc = 0;
+    for (size_t k = 0; k < m; k++) {
+        cand[nc] = (uint16_t)k;
+        nc += dots[k] >= least || -dots[k] >= least;
+    }
+    for (size_t j = 0; j < nc; j++) {
+        size_t i = first + cand[j];
+        __builtin_prefetch(&sn->q_scale[i]);
+        __builtin_prefetch(&sn->q_resid[i]);
+        __builtin_prefetch(&sn->q_norm[i]);
+    }
+    return nc;
+}
+
 /* Pass 1: every memory that may reach SEMANTIC_MIN and the top keep, by
  * its estimate, with h the keep best lower bounds among them: a memory
  * whose estimate + bound is below a keep-th lower bound cannot be among
@@ -160,9 +187,11 @@ static ms_status estimate(const channel_ctx *c, maybe_list *l, low_heap *h, ms_e
         if (least == INT32_MAX)
             continue;
         size_t m = vectors_block_dots(sn, &q, b, dots);
-        for (size_t k = 0; k < m; k++) {
-            size_t i = b * VEC_BLOCK + k;
-            if ((dots[k] < least && -dots[k] < least) || !sn->has_vec[i])
+        uint16_t cand[VEC_BLOCK];
+        size_t nc = block_candidates(sn, dots, m, least, b * VEC_BLOCK, cand);
+        for (size_t j = 0; j < nc; j++) {
+            size_t k = cand[j], i = b * VEC_BLOCK + k;
+            if (!sn->has_vec[i])
                 continue;
             double bound, est = vectors_estimate(sn, &q, i, dots[k], &bound);
             if (est + bound < SEMANTIC_MIN || est + bound < heap_cut(h))
@@ -188,16 +217,17 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
     /* Pass 2: exact cosines of those not surely beaten by top_n others. */
     double cut = heap_cut(&h);
     free(h.v);
+    uint16_t nz[STORE_DIM_MAX];
+    int nnz = vectors_nonzero(c->q->qvec, sn->dim, nz);
     for (size_t k = 0; !st && k < l.n; k++) {
         if (l.v[k].est + l.v[k].bound < cut)
             continue;
-        const float *v = snapshot_vector(sn, l.v[k].idx);
-        if (!v) {
+        double cos;
+        if (exact_cosine(sn, c->q->qvec, nz, nnz, l.v[k].idx, &cos)) {
             st = ms_fail(err, MS_SQL, "cannot read the vector of memory #%lld",
                          (long long)sn->rid[l.v[k].idx]);
             break;
         }
-        double cos = dot(c->q->qvec, v, sn->dim);
         if (cos >= SEMANTIC_MIN && ranked_push(out, l.v[k].idx, cos))
             st = ms_fail(err, MS_NOMEM, "out of memory");
     }

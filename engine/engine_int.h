@@ -68,6 +68,14 @@ typedef struct snapshot {
     int8_t *stage;                      /* while loading: one block memory-major (vectors_put) */
     size_t stage_blk;                   /* the block staged, SIZE_MAX when none */
     uint8_t *has_vec;                   /* [n] */
+    /* each memory's exact floats by code (store_qvec.n_exact): memory i's
+     * code qx_code[k] stands for qx_val[k], k in qx_at[i] .. + qx_n[i];
+     * qx_n[i] 0 when its codes do not give its floats back */
+    uint32_t *qx_at;     /* [n] */
+    uint8_t *qx_n;       /* [n] */
+    int8_t *qx_code;     /* [n_qx] */
+    float *qx_val;       /* [n_qx] */
+    size_t n_qx, cap_qx; /* pairs held, room for (while loading) */
     size_t n_vec;
     char *vec_embedder;  /* who made them */
     char *vec_note;      /* "store vectors from MODEL, D-d; no query embedder for that
@@ -206,10 +214,23 @@ void snapfile_save(store *s, const snapshot *sn, const store_key *key);
 vcache *vcache_new(int dim, size_t n);
 void vcache_free(vcache *c);
 
-/* The exact vector of memory i, read from the store the first time (call
+/* The exact vector of memory i, made from its codes when they give its
+ * floats back (sn->qx_n), else read from the store the first time (call
  * inside the recall's read transaction), or NULL when it has none or it
  * cannot be read. Valid until the next call. */
 const float *snapshot_vector(const snapshot *sn, size_t i);
+
+/* The non-zero dimensions of x[dim] into nz[dim], ascending: their count. */
+int vectors_nonzero(const float *x, int dim, uint16_t *nz);
+/* The dot product of x[dim] with memory i's exact vector, computed from
+ * its codes at x's non-zero dimensions nz[n] (vectors_nonzero) as
+ * vectors_dot computes it over every dimension, bit for bit, into *out:
+ * 0, or -1 when memory i's codes do not give its floats back (then ask
+ * snapshot_vector). */
+int vectors_exact_dot(const snapshot *sn, const float *x, const uint16_t *nz, int n, size_t i,
+                      float *out);
+/* The dot product of two float vectors of dim, in eight partial sums. */
+float vectors_dot(const float *a, const float *b, int dim);
 
 /* The int8 forms are kept by block of VEC_BLOCK memories (indices
  * b * VEC_BLOCK ..), and within a block by dimension: the codes of one
@@ -226,6 +247,9 @@ void vectors_put(snapshot *sn, size_t i, const store_qvec *v);
 /* v's int8 form into the memory of sn it belongs to (snapshot.c); nothing
  * for a memory sn lacks or a vector of another dimension. */
 void snapshot_put_vector(snapshot *sn, const store_qvec *v, int dim);
+/* Keep v's exact pairs (store_qvec.n_exact) as memory i's, after those
+ * kept so far: 0, or -1 when out of memory. */
+int vectors_put_exact(snapshot *sn, size_t i, const store_qvec *v);
 /* Every form put is in place (sn->qv); the staging buffer is freed. */
 void vectors_done(snapshot *sn);
 /* Code d of memory i's int8 form. */

@@ -45,7 +45,7 @@
 
 #define SNAPFILE_MIN 10000 /* memories: below this the tables load in a few ms */
 #define SNAP_MAGIC "MSSNAP\r\n"
-#define SNAP_FORMAT 4
+#define SNAP_FORMAT 5
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_HEAD 4096 /* bytes of header; the sections follow */
 #define SNAP_ALIGN 64
@@ -90,6 +90,10 @@ enum snap_sec {
     S_DOCLEN,     /* the text index's row lengths (store_doclen_get) */
     S_POSTINGS,   /* bm25's postings: their tables (postings_build) */
     S_POST_LISTS, /* and their lists, right after: checked list by list */
+    S_QX_AT,      /* each memory's exact floats by code (vectors_put_exact) */
+    S_QX_N,
+    S_QX_CODE,
+    S_QX_VAL,
     S_COUNT
 };
 
@@ -302,6 +306,10 @@ static void sections_of(const snapshot *sn, const snap_more *x, const void *p[S_
         [S_DOCLEN] = x->doclen,
         [S_POSTINGS] = x->post,
         [S_POST_LISTS] = x->post ? x->post + x->post_lists : NULL,
+        [S_QX_AT] = sn->qx_at,
+        [S_QX_N] = sn->qx_n,
+        [S_QX_CODE] = sn->qx_code,
+        [S_QX_VAL] = sn->qx_val,
     };
     uint64_t l[S_COUNT] = {
         [S_RID] = n * 8,
@@ -337,6 +345,10 @@ static void sections_of(const snapshot *sn, const snap_more *x, const void *p[S_
         [S_DOCLEN] = x->doclen ? x->doclen_span * 4 : 0,
         [S_POSTINGS] = x->post ? x->post_lists : 0,
         [S_POST_LISTS] = x->post ? x->post_len - x->post_lists : 0,
+        [S_QX_AT] = sn->dim ? n * 4 : 0,
+        [S_QX_N] = sn->dim ? n : 0,
+        [S_QX_CODE] = sn->n_qx,
+        [S_QX_VAL] = sn->n_qx * 4,
     };
     memcpy(p, ptr, sizeof ptr);
     memcpy(len, l, sizeof l);
@@ -599,6 +611,11 @@ static int point_into(snapshot *sn, const snap_head *h, const char *base)
         return -1;
     sn->me_off = (uint32_t *)sec(h, base, S_ME_OFF);
     sn->em_off = (uint32_t *)sec(h, base, S_EM_OFF);
+    sn->qx_at = (uint32_t *)sec(h, base, S_QX_AT);
+    sn->qx_n = (uint8_t *)sec(h, base, S_QX_N);
+    sn->qx_code = (int8_t *)sec(h, base, S_QX_CODE);
+    sn->qx_val = (float *)sec(h, base, S_QX_VAL);
+    sn->n_qx = h->len[S_QX_CODE];
     snap_more x = {.sup.len = h->len[S_SUP_TEXT], .ent.len = h->len[S_ENT_TEXT]};
     const void *p[S_COUNT];
     uint64_t len[S_COUNT];
@@ -655,6 +672,15 @@ static int ids_ok(const int32_t *v, size_t n, int64_t lim)
     return !bad;
 }
 
+/* Each memory's exact pairs within the file's. */
+static int exact_ok(const snapshot *sn)
+{
+    int bad = 0;
+    for (size_t i = 0; sn->qx_n && i < sn->n; i++)
+        bad |= (uint64_t)sn->qx_at[i] + sn->qx_n[i] > sn->n_qx;
+    return !bad;
+}
+
 /* Every index of the mapped snapshot in range, the rids ascending. */
 static int indices_ok(const snapshot *sn)
 {
@@ -672,7 +698,7 @@ static int indices_ok(const snapshot *sn)
            all_below(sn->sup_idx, sn->n_sup, n) &&
            all_below(sn->ent_map, sn->ent_map_cap, sn->n_ent + 1) &&
            (!sn->rid_index || ids_ok(sn->rid_index, sn->rid_span, (int64_t)n)) &&
-           ids_ok(sn->speaker_ent, n, (int64_t)sn->n_ent) &&
+           ids_ok(sn->speaker_ent, n, (int64_t)sn->n_ent) && exact_ok(sn) &&
            (sn->ent_map_cap >= 64 && (sn->ent_map_cap & (sn->ent_map_cap - 1)) == 0);
 }
 

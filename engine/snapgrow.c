@@ -225,8 +225,30 @@ static void put_again(snapshot *sn, const snapshot *old, size_t i)
     int8_t q[STORE_DIM_MAX];
     for (int d = 0; d < old->dim; d++)
         q[d] = vectors_code_at(old, i, d);
-    store_qvec v = {old->rid[i], q, old->q_scale[i], old->q_resid[i], old->q_norm[i]};
+    store_qvec v = {.rid = old->rid[i],
+                    .q = q,
+                    .scale = old->q_scale[i],
+                    .resid = old->q_resid[i],
+                    .qnorm = old->q_norm[i]};
     vectors_put(sn, i, &v);
+}
+
+/* old's exact pairs (vectors_put_exact) copied for its memories, as a read
+ * of the tables puts them: in rid order, before the new memories'. */
+static int grow_exact(snapshot *sn, const snapshot *old)
+{
+    copy_old(sn->qx_at, old->qx_at, old->n * sizeof *sn->qx_at);
+    copy_old(sn->qx_n, old->qx_n, old->n);
+    if (!old->n_qx)
+        return 0;
+    sn->qx_code = malloc(old->n_qx);
+    sn->qx_val = malloc(old->n_qx * sizeof *sn->qx_val);
+    if (!sn->qx_code || !sn->qx_val)
+        return -1;
+    copy_old(sn->qx_code, old->qx_code, old->n_qx);
+    copy_old(sn->qx_val, old->qx_val, old->n_qx * sizeof *sn->qx_val);
+    sn->n_qx = sn->cap_qx = old->n_qx;
+    return 0;
 }
 
 /* The int8 forms: old's whole blocks copied, its last block put again with
@@ -265,6 +287,8 @@ static ms_status grow_vectors(store *s, snapshot *sn, const snapshot *old, int *
     copy_old(sn->q_norm, old->q_norm, old->n * sizeof *sn->q_norm);
     copy_old(sn->has_vec, old->has_vec, old->n);
     sn->n_vec = old->n_vec;
+    if (grow_exact(sn, old))
+        return ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
     for (size_t i = whole * VEC_BLOCK; i < old->n; i++)
         if (old->has_vec[i])
             put_again(sn, old, i);

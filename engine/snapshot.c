@@ -350,6 +350,7 @@ void snapshot_put_vector(snapshot *sn, const store_qvec *v, int dim)
     if (i < 0 || dim != sn->dim)
         return;
     vectors_put(sn, (size_t)i, v);
+    vectors_put_exact(sn, (size_t)i, v); /* when out of memory, it is read from the store */
     sn->has_vec[i] = 1;
     sn->n_vec++;
 }
@@ -727,6 +728,10 @@ void snapshot_free(snapshot *sn)
     free(sn->stage);
     vcache_free(sn->exact);
     free(sn->has_vec);
+    free(sn->qx_at);
+    free(sn->qx_n);
+    free(sn->qx_code);
+    free(sn->qx_val);
     free(sn->vec_embedder);
     free(sn->vec_note);
     for (size_t i = 0; i < sn->n_sup; i++)

@@ -7,8 +7,12 @@
  * exact integer arithmetic, and with the norms the store keeps it comes with
  * a bound on its distance from the exact cosine (vectors_bound). Whatever
  * the engine reports - a semantic raw score, a cosine, a Hopfield pattern -
- * is computed from the exact float vector, read from the store the first
- * time it is needed and cached here (snapshot_vector). */
+ * is computed from the exact float vector. The built-in embedder's vectors
+ * hold a few distinct floats each (a word's weight over the vector's
+ * norm), each with a code of its own, so for such a vector the snapshot
+ * keeps which float each code stands for (sn->qx_*) and the exact vector
+ * comes from its codes; any other is read from the store the first time it
+ * is needed and cached here (snapshot_vector). */
 #include "engine_int.h"
 
 #include <math.h>
@@ -64,6 +68,40 @@ static size_t vcache_slot(const vcache *c, size_t i)
     return j;
 }
 
+/* The floats memory i's codes stand for, by code + 128, into val; ok[c +
+ * 128] 1 for each code that has one (0 included, for +0.0). 0, or -1 when
+ * its codes do not give its floats back. */
+static int exact_table(const snapshot *sn, size_t i, float val[256], uint8_t ok[256])
+{
+    if (!sn->qx_n || !sn->qx_n[i])
+        return -1;
+    memset(ok, 0, 256);
+    ok[128] = 1;
+    val[128] = 0.0f;
+    for (size_t k = sn->qx_at[i], end = k + sn->qx_n[i]; k < end; k++) {
+        ok[sn->qx_code[k] + 128] = 1;
+        val[sn->qx_code[k] + 128] = sn->qx_val[k];
+    }
+    return 0;
+}
+
+/* Memory i's exact vector from its codes into v[dim]: 0, or -1 when they
+ * do not give it (a code without a float: the file's codes are not summed). */
+static int exact_from_codes(const snapshot *sn, size_t i, float *v)
+{
+    float val[256];
+    uint8_t ok[256], bad = 0;
+    if (exact_table(sn, i, val, ok))
+        return -1;
+    const int8_t *col = sn->qv + (i / VEC_BLOCK) * (size_t)sn->dim * VEC_BLOCK + i % VEC_BLOCK;
+    for (int d = 0; d < sn->dim; d++) {
+        int c = col[(size_t)d * VEC_BLOCK] + 128;
+        bad |= !ok[c];
+        v[d] = val[c];
+    }
+    return bad ? -1 : 0;
+}
+
 const float *snapshot_vector(const snapshot *sn, size_t i)
 {
     vcache *c = sn->exact;
@@ -78,11 +116,62 @@ const float *snapshot_vector(const snapshot *sn, size_t i)
         j = vcache_slot(c, i);
     }
     float *v = c->data + c->used * (size_t)c->dim;
-    if (store_get_vector(sn->s, sn->rid[i], v, c->dim, NULL))
+    if (exact_from_codes(sn, i, v) && store_get_vector(sn->s, sn->rid[i], v, c->dim, NULL))
         return NULL;
     c->key[j] = (uint32_t)i + 1;
     c->at[j] = (uint32_t)c->used++;
     return v;
+}
+
+float vectors_dot(const float *a, const float *b, int dim)
+{
+    /* eight partial sums the compiler can keep in vector registers */
+    float s[8] = {0};
+    int i = 0;
+    for (; i + 8 <= dim; i += 8)
+        for (int k = 0; k < 8; k++)
+            s[k] += a[i + k] * b[i + k];
+    float t = 0;
+    for (; i < dim; i++)
+        t += a[i] * b[i];
+    return t + ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+int vectors_nonzero(const float *x, int dim, uint16_t *nz)
+{
+    int n = 0;
+    for (int d = 0; d < dim; d++) {
+        nz[n] = (uint16_t)d;
+        n += x[d] != 0.0f;
+    }
+    return n;
+}
+
+/* vectors_dot's sums with only the products of x's non-zero dimensions:
+ * a product left out is +0.0 or -0.0 (the memory's floats are finite,
+ * store_qvec.n_exact), and a sum that starts at +0.0 is never -0.0 (an
+ * exact cancellation rounds to +0.0), so adding it changes no bit. */
+int vectors_exact_dot(const snapshot *sn, const float *x, const uint16_t *nz, int n, size_t i,
+                      float *out)
+{
+    float val[256];
+    uint8_t ok[256], bad = 0;
+    if (exact_table(sn, i, val, ok))
+        return -1;
+    const int8_t *col = sn->qv + (i / VEC_BLOCK) * (size_t)sn->dim * VEC_BLOCK + i % VEC_BLOCK;
+    int lanes = sn->dim & ~7; /* vectors_dot's eight sums, then its tail */
+    float s[8] = {0}, t = 0;
+    for (int k = 0; k < n; k++) {
+        int d = nz[k], c = col[(size_t)d * VEC_BLOCK] + 128;
+        bad |= !ok[c];
+        float p = x[d] * val[c];
+        if (d < lanes)
+            s[d & 7] += p;
+        else
+            t += p;
+    }
+    *out = t + ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+    return bad ? -1 : 0;
 }
 
 /* ---- int8 dot products ------------------------------------------------------ */
@@ -179,7 +268,39 @@ int vectors_alloc(snapshot *sn, size_t n, int dim)
     sn->blk_max = calloc(3 * blocks, sizeof *sn->blk_max);
     sn->stage = calloc((size_t)dim * VEC_BLOCK, 1);
     sn->stage_blk = SIZE_MAX;
-    return sn->qv && sn->q_scale && sn->q_resid && sn->q_norm && sn->blk_max && sn->stage ? 0 : -1;
+    sn->qx_at = calloc(n, sizeof *sn->qx_at);
+    sn->qx_n = calloc(n, 1);
+    return sn->qv && sn->q_scale && sn->q_resid && sn->q_norm && sn->blk_max && sn->stage &&
+                   sn->qx_at && sn->qx_n
+               ? 0
+               : -1;
+}
+
+int vectors_put_exact(snapshot *sn, size_t i, const store_qvec *v)
+{
+    size_t k = (size_t)v->n_exact;
+    if (k > UINT8_MAX || sn->n_qx + k > UINT32_MAX)
+        return -1; /* qx_n[i] stays 0: its vector is read from the store */
+    if (sn->n_qx + k > sn->cap_qx) {
+        size_t cap = sn->cap_qx ? 2 * sn->cap_qx : 4096;
+        while (cap < sn->n_qx + k)
+            cap *= 2;
+        int8_t *code = realloc(sn->qx_code, cap);
+        if (code)
+            sn->qx_code = code;
+        float *val = realloc(sn->qx_val, cap * sizeof *val);
+        if (val)
+            sn->qx_val = val;
+        if (!code || !val)
+            return -1;
+        sn->cap_qx = cap;
+    }
+    sn->qx_at[i] = k ? (uint32_t)sn->n_qx : 0;
+    sn->qx_n[i] = (uint8_t)k;
+    memcpy(sn->qx_code + sn->n_qx, v->exact_code, k);
+    memcpy(sn->qx_val + sn->n_qx, v->exact, k * sizeof *sn->qx_val);
+    sn->n_qx += k;
+    return 0;
 }
 
 /* Transpose the 8 x 8 bytes of x (row r = x[r], byte c at bits 8c): 4-byte,
@@ -306,9 +427,12 @@ static void block_dots_plain(const int8_t *blk, const vec_query *q, int32_t *dot
  * multiplied by the two query codes and added in pairs (vpmaddwd). The
  * integers are the plain scan's: no sum leaves an int32 (query_code_max).
  * sums holds them in the lanes' order, memories 0-3 and 8-11 then 4-7 and
- * 12-15 of every 16, put in order at the end. */
-__attribute__((target("avx2"))) static void block_dots_avx2(const int8_t *blk, const vec_query *q,
-                                                            int32_t *dots)
+ * 12-15 of every 16, put in order at the end. The same four columns of the
+ * next block (next, NULL for the last) are asked of the memory as each
+ * pass begins: a column is 8 cache lines, too short for the hardware's
+ * prefetcher to run ahead of the loads. */
+__attribute__((target("avx2"))) static void block_dots_avx2(const int8_t *blk, const int8_t *next,
+                                                            const vec_query *q, int32_t *dots)
 {
     __m256i sums[VEC_BLOCK / 8];
     for (size_t k = 0; k < VEC_BLOCK / 8; k++)
@@ -320,6 +444,9 @@ __attribute__((target("avx2"))) static void block_dots_avx2(const int8_t *blk, c
             d[t] = j + t < q->nz ? q->nz_dim[j + t] : q->nz_dim[j];
             w[t] = j + t < q->nz ? (uint16_t)q->q[d[t]] : 0;
         }
+        for (int t = 0; next && t < 4 && j + t < q->nz; t++)
+            for (size_t k = 0; k < VEC_BLOCK; k += 64)
+                _mm_prefetch((const char *)next + (size_t)d[t] * VEC_BLOCK + k, _MM_HINT_T0);
         __m256i w01 = _mm256_set1_epi32((int32_t)(w[0] | w[1] << 16));
         __m256i w23 = _mm256_set1_epi32((int32_t)(w[2] | w[3] << 16));
         const int8_t *c0 = blk + (size_t)d[0] * VEC_BLOCK, *c1 = blk + (size_t)d[1] * VEC_BLOCK;
@@ -368,7 +495,8 @@ size_t vectors_block_dots(const snapshot *sn, const vec_query *q, size_t b, int3
     const int8_t *blk = vectors_column(sn, b, 0);
 #ifdef VEC_AVX2
     if (use_avx2())
-        block_dots_avx2(blk, q, dots);
+        block_dots_avx2(blk, b + 1 < vectors_blocks(sn->n) ? vectors_column(sn, b + 1, 0) : NULL, q,
+                        dots);
     else
 #endif
         block_dots_plain(blk, q, dots);

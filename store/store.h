@@ -615,12 +615,21 @@ ms_status store_get_vector(store *s, int64_t rid, float *out, int dim, ms_error 
  * scale * q[j], |q[j]| <= 127. For any x, |x . v - scale * (x . q)| <=
  * ||x|| * resid, and ||scale * q|| = qnorm, so a dot product computed on
  * int8 forms has an error bound that needs no exact vector. */
+#define STORE_EXACT_MAX 254 /* distinct non-zero codes */
 typedef struct store_qvec {
     int64_t rid;
     const int8_t *q; /* [dim] codes; valid during the callback */
     double scale;
     double resid; /* ||v - scale * q|| */
     double qnorm; /* ||scale * q|| */
+    /* The exact vector from the codes (store_vec_codes), when each non-zero
+     * code stands for one float in every dimension that has it, every
+     * float is finite and exactly the dimensions of code 0 hold +0.0:
+     * n_exact pairs, code exact_code[k] for the float exact[k]. 0 when the
+     * codes do not give the floats back (store_quantize leaves it 0). */
+    int n_exact;
+    int8_t exact_code[STORE_EXACT_MAX];
+    float exact[STORE_EXACT_MAX];
 } store_qvec;
 
 /* The store's quantisation of v[dim] into q[dim] (caller's buffer), with

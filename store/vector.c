@@ -32,6 +32,7 @@
 
 void store_quantize(const float *v, int dim, int8_t *q, store_qvec *out)
 {
+    out->n_exact = 0;
     float maxabs = 0;
     for (int j = 0; j < dim; j++)
         if (fabsf(v[j]) > maxabs)
@@ -263,6 +264,31 @@ int store_vec_decode(const void *blob, size_t len, float *out, int dim)
     return 0;
 }
 
+/* The float x of code c into out's exact pairs, slot[c + 128] its place
+ * + 1 (0 none yet); -1 when the codes cannot give the floats back: x is
+ * not finite, or not +0.0 with code 0, or code c stands for another float
+ * already (then out->n_exact is 0). */
+static int exact_add(store_qvec *out, uint8_t *slot, int c, float x)
+{
+    uint32_t bits, had;
+    memcpy(&bits, &x, sizeof bits);
+    if (c == 0 && bits == 0)
+        return 0;
+    uint8_t *at = &slot[c + 128];
+    if (*at)
+        memcpy(&had, &out->exact[*at - 1], sizeof had);
+    if (c == 0 || !isfinite(x) || (*at && had != bits)) {
+        out->n_exact = 0;
+        return -1;
+    }
+    if (!*at) {
+        out->exact_code[out->n_exact] = (int8_t)c;
+        out->exact[out->n_exact] = x;
+        *at = (uint8_t)++out->n_exact;
+    }
+    return 0;
+}
+
 /* store_quantize of the vector whose non-zero dimensions are idx[0..n)
  * (ascending) with floats val[]: the dimensions left out are +0.0, whose
  * code is 0 and which add exactly 0 to both sums, so the codes and norms
@@ -277,6 +303,9 @@ static void quantize_entries(const uint16_t *idx, const float *val, size_t n, in
     double scale = maxabs > 0 ? (double)maxabs / 127.0 : 0;
     double inv = maxabs > 0 ? 127.0 / (double)maxabs : 0;
     double resid = 0, qq = 0;
+    uint8_t slot[256] = {0};
+    int exact = 1;
+    out->n_exact = 0;
     memset(q, 0, (size_t)dim);
     for (size_t i = 0; i < n; i++) {
         double x = (double)val[i] * inv;
@@ -286,6 +315,7 @@ static void quantize_entries(const uint16_t *idx, const float *val, size_t n, in
         double e = (double)val[i] - scale * (double)c;
         resid += e * e;
         qq += (double)c * (double)c;
+        exact = exact && exact_add(out, slot, c, val[i]) == 0;
     }
     out->q = q;
     out->scale = scale;
@@ -317,6 +347,9 @@ static int palette_codes(const unsigned char *b, size_t len, int dim, int8_t *q,
     double inv = maxabs > 0 ? 127.0 / (double)maxabs : 0;
     int8_t code[PALETTE_MAX];
     double ee[PALETTE_MAX], cc[PALETTE_MAX];
+    uint8_t slot[256] = {0};
+    int exact = 1;
+    out->n_exact = 0;
     for (int i = 0; i < k; i++) {
         double x = (double)pal[i] * inv;
         int c = (int)(x >= 0 ? x + 0.5 : x - 0.5);
@@ -325,6 +358,7 @@ static int palette_codes(const unsigned char *b, size_t len, int dim, int8_t *q,
         double e = (double)pal[i] - scale * (double)c;
         ee[i] = e * e;
         cc[i] = (double)c * (double)c;
+        exact = exact && (!used[i] || exact_add(out, slot, c, pal[i]) == 0);
     }
     double resid = 0, qq = 0;
     memset(q, 0, (size_t)dim);

@@ -192,7 +192,7 @@ static void test_put_order(void)
         for (int d = 0; d < sn.dim; d++)
             q[d] = (int8_t)((int)rnd(255) - 127);
         memcpy(want + i * (size_t)sn.dim, q, (size_t)sn.dim);
-        store_qvec v = {0, q, 1.0, 0.0, 1.0};
+        store_qvec v = {.q = q, .scale = 1.0, .qnorm = 1.0};
         vectors_put(&sn, i, &v);
     }
     vectors_done(&sn);
@@ -208,6 +208,8 @@ static void test_put_order(void)
     free(sn.q_resid);
     free(sn.q_norm);
     free(sn.blk_max);
+    free(sn.qx_at);
+    free(sn.qx_n);
 }
 
 /* The largest sums: every code 127 or -127 and a query of equal values at
@@ -230,7 +232,7 @@ static void test_extreme_dots(void)
         }
         for (size_t i = 0; i < sn.n; i++) {
             memset(row, i % 2 ? -127 : 127, (size_t)sn.dim);
-            store_qvec v = {0, row, 1.0, 0.0, 1.0};
+            store_qvec v = {.q = row, .scale = 1.0, .qnorm = 1.0};
             vectors_put(&sn, i, &v);
         }
         vectors_done(&sn);
@@ -326,6 +328,141 @@ static void test_semantic_scan(void)
         snapshot_free(sn);
         store_end(s, NULL);
         store_close(s);
+    }
+}
+
+/* ---- exact vectors from the codes -------------------------------------------- */
+
+/* A vector as the built-in embedder makes them, of kind k: 0 a few
+ * distinct floats (small integers over a norm), 1 the same with one float
+ * that is -0.0, 2 with one float too small for a code of its own, 3 two
+ * floats that round to one code, 4 random floats in [-1, 1]. */
+static void kind_vector(float *v, int dim, int k)
+{
+    memset(v, 0, (size_t)dim * sizeof *v);
+    double n2 = 0;
+    for (int d = 0; d < dim; d++)
+        if (rnd(4) == 0) {
+            v[d] = (float)((int)rnd(7) - 3);
+            n2 += (double)v[d] * v[d];
+        }
+    float inv = n2 > 0 ? (float)(1.0 / sqrt(n2)) : 1.0f;
+    for (int d = 0; d < dim; d++)
+        v[d] *= inv;
+    int at = (int)rnd((unsigned)dim);
+    if (k == 1)
+        v[at] = -0.0f;
+    if (k == 2)
+        v[at] = 1e-6f;
+    if (k == 3) {
+        v[at] = 0.5f;
+        v[(at + 1) % dim] = nextafterf(0.5f, 1.0f);
+        v[(at + 2) % dim] = 0.5f * 254.0f / 127.0f; /* the largest: 0.5 is code 63.5 -> 64 */
+    }
+    if (k == 4)
+        random_vector(v, dim, 1000);
+}
+
+/* A store of n memories of the kinds above (kind i % 5) at dim. */
+static store *kinds_store(const char *name, size_t n, int dim)
+{
+    store *s = NULL;
+    ms_error err;
+    ms_error_clear(&err);
+    float *v = malloc((size_t)dim * sizeof *v);
+    ms_status st = v ? store_open(tpath(name), 0, &s, &err) : MS_NOMEM;
+    if (!st)
+        st = store_begin(s, &err);
+    if (!st)
+        st = store_set_embedder(s, "test:kinds", dim, &err);
+    for (size_t i = 0; !st && i < n; i++) {
+        store_memory m;
+        store_memory_init(&m);
+        char text[64];
+        snprintf(text, sizeof text, "memory %zu", i);
+        m.content = strdup(text);
+        st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+        kind_vector(v, dim, (int)(i % 5));
+        if (!st)
+            st = store_put_vector(s, m.rid, v, dim, &err);
+        store_memory_clear(&m);
+    }
+    if (!st)
+        st = store_end(s, &err);
+    free(v);
+    if (st) {
+        diag("building %s: %s", name, err.msg);
+        store_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Each memory's vector made from its codes (snapshot_vector) is the
+ * store's, bit for bit, and so is every dot product vectors_exact_dot
+ * gives with random queries (some of their floats -0.0) against
+ * vectors_dot over the store's floats; the kinds whose codes cannot give
+ * the floats back have no exact pairs (nor random floats at 512
+ * dimensions, more distinct floats than codes). */
+static void test_exact_vectors(void)
+{
+    static const int dims[] = {37, 512};
+    for (size_t t = 0; t < sizeof dims / sizeof *dims; t++) {
+        int dim = dims[t];
+        char file[64];
+        snprintf(file, sizeof file, "exact-%d.db", dim);
+        store *s = kinds_store(file, 600, dim);
+        ms_error err;
+        ms_error_clear(&err);
+        snapshot *sn = NULL;
+        float *v = malloc((size_t)dim * sizeof *v), *x = malloc((size_t)dim * sizeof *x);
+        uint16_t *nz = malloc((size_t)dim * sizeof *nz);
+        if (!s || !v || !x || !nz || store_read_begin(s, &err) || snapshot_load(s, &sn, &err)) {
+            ok(0, "exact vectors at %d: store and snapshot (%s)", dim, err.msg);
+            store_close(s);
+            free(v);
+            free(x);
+            free(nz);
+            continue;
+        }
+        size_t exact[5] = {0}, wrong = 0, dots = 0, dots_wrong = 0;
+        for (size_t i = 0; i < sn->n; i++) {
+            exact[i % 5] += sn->qx_n[i] != 0;
+            const float *e = snapshot_vector(sn, i);
+            if (!e || store_get_vector(s, sn->rid[i], v, dim, &err)) {
+                wrong++;
+                continue;
+            }
+            wrong += memcmp(e, v, (size_t)dim * sizeof *v) != 0;
+            for (int q = 0; q < 3; q++) {
+                random_vector(x, dim, q == 0 ? 1000 : 150);
+                x[rnd((unsigned)dim)] = -0.0f;
+                int n = vectors_nonzero(x, dim, nz);
+                float f, want = vectors_dot(x, v, dim);
+                if (vectors_exact_dot(sn, x, nz, n, i, &f))
+                    continue;
+                dots++;
+                dots_wrong += memcmp(&f, &want, sizeof f) != 0;
+            }
+        }
+        size_t per = sn->n / 5, all = exact[0] + exact[4];
+        ok(exact[0] == per && exact[1] == 0 && exact[2] == 0 && exact[3] == 0 &&
+               (dim < 2 * STORE_EXACT_MAX || exact[4] == 0),
+           "dim %d: the codes give the floats back for the %zu few-float vectors (%zu) and for "
+           "none with -0.0, a float of code 0 or two floats of one code (%zu %zu %zu); random "
+           "floats %zu of %zu",
+           dim, per, exact[0], exact[1], exact[2], exact[3], exact[4], per);
+        ok(wrong == 0, "dim %d: every exact vector is the store's, bit for bit (%zu differ)", dim,
+           wrong);
+        ok(dots == 3 * all && dots_wrong == 0,
+           "dim %d: %zu dot products from the codes equal vectors_dot's, bit for bit (%zu differ)",
+           dim, dots, dots_wrong);
+        snapshot_free(sn);
+        store_end(s, NULL);
+        store_close(s);
+        free(v);
+        free(x);
+        free(nz);
     }
 }
 
@@ -508,6 +645,7 @@ int main(void)
     test_extreme_dots();
     test_idx_sum();
     test_semantic_scan();
+    test_exact_vectors();
     test_temporal_index();
     remove_tmpdir();
     return done_testing();

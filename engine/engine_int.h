@@ -474,6 +474,12 @@ long postings_term(const postings *p, const char *tok);
  * read the text. */
 int postings_own(const postings *p, const char *const *tok, int n, uint32_t i, uint64_t *held);
 
+/* How many rows of every profile hold the single token tok in their own
+ * text (content), as store_term_docs counts them from FTS5's vocabulary:
+ * *df, 0 for a token the index lacks. 0; 1, with *df 0, when the term's
+ * list does not add up (ask the store). */
+int postings_docs(const postings *p, const char *tok, int64_t *df);
+
 /* What a search did: rows its walked postings brought, rows it scored in full. */
 typedef struct postings_stats {
     size_t rows, scored;

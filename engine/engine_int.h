@@ -22,7 +22,9 @@ typedef struct snapshot_lazy {
     uint8_t *time_marks; /* [n] content says when (ch_temporal.c), or NULL */
     term_cache *terms;   /* document counts asked so far, or NULL */
     snap_adj **adj;      /* [n] edges read so far (edges.c), or NULL */
-    time_index *by_day;  /* memories sorted by the day of `when`, or NULL */
+    uint32_t *adj_held;  /* [n_held] the memories whose adj was allocated */
+    size_t n_held, cap_held;
+    time_index *by_day; /* memories sorted by the day of `when`, or NULL */
 } snapshot_lazy;
 
 void time_index_free(time_index *t);
@@ -289,7 +291,7 @@ int snapshot_edges(const snapshot *sn, size_t i, const snap_edge **out, size_t *
  * snapshot_edges has not read yet, in batched reads (store_edges_of_rids),
  * as it would read them one by one. On failure they are left to it. */
 void snapshot_edges_preload(const snapshot *sn, const uint32_t *idx, size_t n);
-void snapshot_edges_free(snapshot_lazy *lz, size_t n);
+void snapshot_edges_free(snapshot_lazy *lz);
 
 /* ---- term counts (terms.c) ------------------------------------------------ */
 

@@ -701,7 +701,7 @@ void snapshot_free(snapshot *sn)
     if (sn->lazy) {
         free(sn->lazy->time_marks);
         term_cache_free(sn->lazy->terms);
-        snapshot_edges_free(sn->lazy, sn->n);
+        snapshot_edges_free(sn->lazy);
         time_index_free(sn->lazy->by_day);
         free(sn->lazy);
     }

@@ -95,6 +95,7 @@ typedef struct snapshot {
      * lazy parts are owned */
     void *map;
     size_t map_len;
+    int map_left;              /* snapshot_free leaves the file mapped (engine_close_at_exit) */
     const uint8_t *marks_file; /* [n] the file's time marks (ch_temporal.c), or NULL */
     const int32_t *doclen;     /* the file's row lengths lent to the store, or NULL */
     int64_t grown_from;        /* the generation of the snapshot this one extended (snapgrow.c),

@@ -690,7 +690,8 @@ static void snapshot_free_mapped(snapshot *sn)
     vcache_free(sn->exact);
     free(sn->vec_embedder);
     free(sn->vec_note);
-    munmap(sn->map, sn->map_len);
+    if (!sn->map_left)
+        munmap(sn->map, sn->map_len);
     free(sn);
 }
 

@@ -586,14 +586,6 @@ static ms_status configure(store *s, ms_error *err)
      * pages that held it when that costs no extra I/O (docs/SECURITY.md). */
     if (!st && !s->readonly)
         st = store_exec(s, "PRAGMA synchronous=NORMAL; PRAGMA secure_delete=FAST", err);
-    /* A connection that does not create the store (recall, the browser,
-     * the bench's queries) reads its pages through a mapping of the file
-     * instead of a pread into the page cache each: the exact rescoring and
-     * the pool read a few hundred 16 KB pages a recall, a quarter of a
-     * whole recall process's CPU at 100,000 memories (docs/PERFORMANCE.md
-     * item 45). SQLite caps the size at its build's limit (2 GB). */
-    if (!st && (s->nocreate || s->readonly))
-        st = store_exec(s, "PRAGMA mmap_size=4294967296", err);
     return st;
 }
 

@@ -110,19 +110,6 @@ static int64_t put_simple(store *s, const char *id, const char *content, const c
 
 /* ---- schema ------------------------------------------------------------ */
 
-/* An integer a statement gives on s's own connection, -1 when none. */
-static int64_t conn_int(store *s, const char *sql)
-{
-    sqlite3_stmt *st;
-    int64_t v = -1;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
 static void test_new_store(void)
 {
     store *s = open_new("new.db");
@@ -158,22 +145,6 @@ static void test_new_store(void)
        "opening and closing a store does not change its bytes");
     free(before);
     free(after);
-
-    /* A connection that reads (does not create) maps the file; one that may
-     * create the store reads as SQLite does by default. */
-    store_open(tpath("new.db"), STORE_OPEN_NOCREATE, &s, NULL);
-    int64_t mapped = s ? conn_int(s, "PRAGMA mmap_size") : -1;
-    store_close(s);
-    store_open(tpath("new.db"), STORE_OPEN_READONLY, &s, NULL);
-    int64_t mapped_ro = s ? conn_int(s, "PRAGMA mmap_size") : -1;
-    store_close(s);
-    store_open(tpath("new.db"), 0, &s, NULL);
-    int64_t unmapped = s ? conn_int(s, "PRAGMA mmap_size") : -1;
-    store_close(s);
-    ok(mapped >= (int64_t)1 << 30 && mapped_ro == mapped && unmapped == 0,
-       "a store opened to read (NOCREATE, READONLY) is read through a mapping of %lld bytes "
-       "(%lld), one that may create it is not (%lld)",
-       (long long)mapped, (long long)mapped_ro, (long long)unmapped);
 
     ms_error err;
     ms_error_clear(&err);

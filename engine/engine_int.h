@@ -19,12 +19,12 @@ typedef struct time_index time_index; /* memories by day (ch_temporal.c) */
 
 /* What recall works out once per snapshot, when it is first needed. */
 typedef struct snapshot_lazy {
-    uint8_t *time_marks; /* [n] content says when (ch_temporal.c), or NULL */
-    term_cache *terms;   /* document counts asked so far, or NULL */
-    snap_adj **adj;      /* [n] edges read so far (edges.c), or NULL */
-    uint32_t *adj_held;  /* [n_held] the memories whose adj was allocated */
-    size_t n_held, cap_held;
-    time_index *by_day; /* memories sorted by the day of `when`, or NULL */
+    uint8_t *time_marks;     /* [n] content says when (ch_temporal.c), or NULL */
+    term_cache *terms;       /* document counts asked so far, or NULL */
+    snap_adj **adj;          /* [n] edges read so far (edges.c), or NULL */
+    uint32_t *adj_held;      /* [n_held] the memories whose adj was allocated */
+    size_t n_held, cap_held; /* adj_held's length and room */
+    time_index *by_day;      /* memories sorted by the day of `when`, or NULL */
 } snapshot_lazy;
 
 void time_index_free(time_index *t);

@@ -6,7 +6,10 @@
  * cost a third of the time to the first results, so the snapshot reads a
  * memory's edges the first time they are asked for and keeps them. The
  * order is the one a load of the whole table in (src, dst, type) order
- * gives, so what spreads adds up in the same order. */
+ * gives, so what spreads adds up in the same order. The memories whose
+ * edges were allocated are listed, so that freeing them does not look at
+ * every memory's slot (at 1,000,000 memories 8 MB, mostly never touched:
+ * 6 ms of a whole recall process). */
 #include "engine_int.h"
 
 #include <stdlib.h>
@@ -49,6 +52,27 @@ static snap_adj *adj_make(const snapshot *sn, size_t i, store_edge *v, size_t n)
     return a;
 }
 
+/* Keep a as memory i's edges, listing i when a was allocated; NULL (a
+ * freed) when the list cannot grow, or when a is NULL. */
+static snap_adj *adj_keep(snapshot_lazy *lz, size_t i, snap_adj *a)
+{
+    if (a && a != &no_edges && lz->n_held == lz->cap_held) {
+        size_t cap = lz->cap_held ? 2 * lz->cap_held : 64;
+        uint32_t *held = realloc(lz->adj_held, cap * sizeof *held);
+        if (!held) {
+            free(a);
+            return NULL;
+        }
+        lz->adj_held = held;
+        lz->cap_held = cap;
+    }
+    if (a && a != &no_edges)
+        lz->adj_held[lz->n_held++] = (uint32_t)i;
+    if (a)
+        lz->adj[i] = a;
+    return a;
+}
+
 /* Read memory i's edges from the store. */
 static snap_adj *adj_load(const snapshot *sn, size_t i)
 {
@@ -78,7 +102,7 @@ void snapshot_edges_preload(const snapshot *sn, const uint32_t *idx, size_t n)
     size_t *first = NULL;
     if (m && !store_edges_of_rids(sn->s, rid, m, &v, &first, NULL))
         for (size_t k = 0; k < m; k++)
-            lz->adj[want[k]] = adj_make(sn, want[k], v + first[k], first[k + 1] - first[k]);
+            adj_keep(lz, want[k], adj_make(sn, want[k], v + first[k], first[k + 1] - first[k]));
     free(v);
     free(first);
     free(want);
@@ -94,18 +118,20 @@ int snapshot_edges(const snapshot *sn, size_t i, const snap_edge **out, size_t *
         return 0;
     if (!lz->adj && !(lz->adj = calloc(sn->n, sizeof *lz->adj)))
         return -1;
-    if (!lz->adj[i] && !(lz->adj[i] = adj_load(sn, i)))
+    if (!lz->adj[i] && !adj_keep(lz, i, adj_load(sn, i)))
         return -1;
     *out = lz->adj[i]->e;
     *n = lz->adj[i]->n;
     return 0;
 }
 
-void snapshot_edges_free(snapshot_lazy *lz, size_t n)
+void snapshot_edges_free(snapshot_lazy *lz)
 {
-    for (size_t i = 0; lz->adj && i < n; i++)
-        if (lz->adj[i] != &no_edges)
-            free(lz->adj[i]);
+    for (size_t k = 0; k < lz->n_held; k++)
+        free(lz->adj[lz->adj_held[k]]);
+    free(lz->adj_held);
     free(lz->adj);
     lz->adj = NULL;
+    lz->adj_held = NULL;
+    lz->n_held = lz->cap_held = 0;
 }

@@ -210,6 +210,13 @@ void engine_close(engine *e)
     free(e);
 }
 
+void engine_close_at_exit(engine *e)
+{
+    if (e && e->sn)
+        e->sn->map_left = 1;
+    engine_close(e);
+}
+
 /* Can a snapshot made under key was grow into one under key now (the store
  * only appended since)? */
 static int only_appended(const store_key *was, const store_key *now)

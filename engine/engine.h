@@ -65,6 +65,11 @@ ms_status engine_open(store *s, const char *embedder_spec, engine **out, ms_erro
  * tables and the store is still as it was then, it first writes the
  * snapshot file that later processes map (docs/ENGINE.md). */
 void engine_close(engine *e);
+/* engine_close for a process that exits next: the snapshot file is left
+ * mapped for the exit to unmap, which costs the kernel less than munmap
+ * (at 1,000,000 memories about 12-20 ms of a recall process's CPU,
+ * docs/PERFORMANCE.md item 44). */
+void engine_close_at_exit(engine *e);
 
 /* How far a snapshot read from the store's tables has got (seconds at a
  * million memories; a current snapshot file is mapped in milliseconds):

@@ -19,10 +19,12 @@ typedef struct time_index time_index; /* memories by day (ch_temporal.c) */
 
 /* What recall works out once per snapshot, when it is first needed. */
 typedef struct snapshot_lazy {
-    uint8_t *time_marks; /* [n] content says when (ch_temporal.c), or NULL */
-    term_cache *terms;   /* document counts asked so far, or NULL */
-    snap_adj **adj;      /* [n] edges read so far (edges.c), or NULL */
-    time_index *by_day;  /* memories sorted by the day of `when`, or NULL */
+    uint8_t *time_marks;     /* [n] content says when (ch_temporal.c), or NULL */
+    term_cache *terms;       /* document counts asked so far, or NULL */
+    snap_adj **adj;          /* [n] edges read so far (edges.c), or NULL */
+    uint32_t *adj_held;      /* [n_held] the memories whose adj was allocated */
+    size_t n_held, cap_held; /* adj_held's length and room */
+    time_index *by_day;      /* memories sorted by the day of `when`, or NULL */
 } snapshot_lazy;
 
 void time_index_free(time_index *t);
@@ -101,6 +103,7 @@ typedef struct snapshot {
      * lazy parts are owned */
     void *map;
     size_t map_len;
+    int map_left;              /* snapshot_free leaves the file mapped (engine_close_at_exit) */
     const uint8_t *marks_file; /* [n] the file's time marks (ch_temporal.c), or NULL */
     const int32_t *doclen;     /* the file's row lengths lent to the store, or NULL */
     int64_t grown_from;        /* the generation of the snapshot this one extended (snapgrow.c),
@@ -313,7 +316,7 @@ int snapshot_edges(const snapshot *sn, size_t i, const snap_edge **out, size_t *
  * snapshot_edges has not read yet, in batched reads (store_edges_of_rids),
  * as it would read them one by one. On failure they are left to it. */
 void snapshot_edges_preload(const snapshot *sn, const uint32_t *idx, size_t n);
-void snapshot_edges_free(snapshot_lazy *lz, size_t n);
+void snapshot_edges_free(snapshot_lazy *lz);
 
 /* ---- term counts (terms.c) ------------------------------------------------ */
 
@@ -497,6 +500,12 @@ long postings_term(const postings *p, const char *tok);
  * the one their checked table gives, or a term's list does not add up):
  * read the text. */
 int postings_own(const postings *p, const char *const *tok, int n, uint32_t i, uint64_t *held);
+
+/* How many rows of every profile hold the single token tok in their own
+ * text (content), as store_term_docs counts them from FTS5's vocabulary:
+ * *df, 0 for a token the index lacks. 0; 1, with *df 0, when the term's
+ * list does not add up (ask the store). */
+int postings_docs(const postings *p, const char *tok, int64_t *df);
 
 /* What a search did: rows its walked postings brought, rows it scored in full. */
 typedef struct postings_stats {

@@ -663,6 +663,34 @@ int postings_own(const postings *p, const char *const *tok, int n, uint32_t i, u
     return 0;
 }
 
+/* The own bits set among bits [a, b). */
+static uint64_t own_count(const uint8_t *own, uint64_t a, uint64_t b)
+{
+    uint64_t n = 0;
+    for (; a < b && (a & 63); a++)
+        n += own_bit(own, a);
+    for (; a + 64 <= b; a += 64) {
+        uint64_t w;
+        memcpy(&w, own + (a >> 3), sizeof w);
+        n += (uint64_t)__builtin_popcountll(w);
+    }
+    for (; a < b; a++)
+        n += own_bit(own, a);
+    return n;
+}
+
+int postings_docs(const postings *p, const char *tok, int64_t *df)
+{
+    long t = postings_term(p, tok);
+    *df = 0;
+    if (t < 0)
+        return 0;
+    if (!term_sound(p, t))
+        return 1;
+    *df = (int64_t)own_count(p->post_own, p->term_post[t], p->term_post[t + 1]);
+    return 0;
+}
+
 /* ---- the search ------------------------------------------------------------ */
 
 /* One phrase's walk along its term's postings. */

@@ -691,7 +691,8 @@ static void snapshot_free_mapped(snapshot *sn)
     vcache_free(sn->exact);
     free(sn->vec_embedder);
     free(sn->vec_note);
-    munmap(sn->map, sn->map_len);
+    if (!sn->map_left)
+        munmap(sn->map, sn->map_len);
     free(sn);
 }
 
@@ -702,7 +703,7 @@ void snapshot_free(snapshot *sn)
     if (sn->lazy) {
         free(sn->lazy->time_marks);
         term_cache_free(sn->lazy->terms);
-        snapshot_edges_free(sn->lazy, sn->n);
+        snapshot_edges_free(sn->lazy);
         time_index_free(sn->lazy->by_day);
         free(sn->lazy);
     }

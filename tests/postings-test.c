@@ -19,7 +19,12 @@
  *     the evidence floor's lexical rule counts) are floor_terms_in's from
  *     its content, for every memory of random stores and random queries,
  *     also where its neighbours' context holds a term its content lacks;
- *     a damaged list or a row out of place says it cannot tell.
+ *     a damaged list or a row out of place says it cannot tell;
+ *   - how many rows hold a term in their own text (postings_docs, the
+ *     query's document counts) is FTS5's vocabulary count
+ *     (store_term_docs), for every word of the vocabulary and some the
+ *     index lacks, in every random store; a damaged list says it cannot
+ *     tell.
  * Links the store and the engine. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -202,13 +207,34 @@ static void random_store(store *s, int trial)
     store_end(s, &err);
 }
 
+/* Over every word of the vocabulary and some the index lacks: how many
+ * have postings_docs's count equal to store_term_docs's (*same), how many
+ * of those were held by some row (*held); the words compared. */
+static int docs_store(store *s, const postings *p, int *same, int *held)
+{
+    static const char *const absent[] = {"nowhere", "qqq", "2024", ""};
+    int n = 0;
+    for (int w = 0; w < N_WORDS + 4; w++, n++) {
+        const char *word = w < N_WORDS ? words[w] : absent[w - N_WORDS];
+        char tok[64] = "";
+        int64_t want = -1, got = -1;
+        store_tokenize(s, word, (int)strlen(word), take_tok, tok, NULL);
+        if (store_term_docs(s, tok, &want, NULL) == MS_OK && postings_docs(p, tok, &got) == 0 &&
+            got == want) {
+            *same += 1;
+            *held += got > 0;
+        }
+    }
+    return n;
+}
+
 #define STORES 40
 #define QUERIES 60
 
 static void test_random(void)
 {
     static const size_t ks[] = {1, 2, 5, 10, 50, 200, 300};
-    int stores = 0, queries = 0, same = 0, built = 0;
+    int stores = 0, queries = 0, same = 0, built = 0, words_n = 0, docs_same = 0, docs_held = 0;
     for (int trial = 0; trial < STORES; trial++) {
         char name[32];
         snprintf(name, sizeof name, "r%d.db", trial);
@@ -230,6 +256,8 @@ static void test_random(void)
             queries++;
             same += same_answer(s, sn, p, &q, ks[rnd(7)], NULL);
         }
+        if (p)
+            words_n += docs_store(s, p, &docs_same, &docs_held);
         store_end(s, NULL);
         postings_free(p);
         free(blob);
@@ -242,6 +270,10 @@ static void test_random(void)
        "%d random queries over %d random stores: the same memories, scores (bit for bit) and "
        "order as FTS5 in %d",
        queries, stores, same);
+    ok(words_n == (N_WORDS + 4) * stores && docs_same == words_n && docs_held > words_n / 2,
+       "%d words' counts of rows holding them in their own text over %d random stores: "
+       "postings_docs gives store_term_docs's for %d (%d held by some row)",
+       words_n, stores, docs_same, docs_held);
 }
 
 /* Each snapshot memory's content and context, NUL-terminated. */
@@ -367,6 +399,9 @@ static void post_fail(void *blob, size_t len, size_t n, int64_t n_all)
     uint64_t held = ~0ull;
     ok(p && postings_own(p, tok, 1, 0, &held) == 1 && held == 0,
        "a damaged list: postings_own says it cannot tell (the floor reads the text)");
+    int64_t df = -1;
+    ok(p && postings_docs(p, tok[0], &df) == 1 && df == 0,
+       "a damaged list: postings_docs says it cannot tell (the store counts)");
     held = ~0ull;
     ok(p && postings_own(p, tok + 1, 1, (uint32_t)n, &held) == 1 && held == 0,
        "a memory the postings do not cover: postings_own says it cannot tell");

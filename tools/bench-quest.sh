@@ -17,7 +17,12 @@
 # they cannot be, the comparison is skipped with a message and OUT says so.
 #
 # MEMSCOPE names the binary (default ./memscope); BENCH_QUEST_QUERIES the
-# number of queries (default 50); BENCH_SEED the seed (1). Needs python3.
+# number of queries (default 50); BENCH_SEED the seed (1);
+# BENCH_QUEST_INDEX a directory where the Xapian index is kept and, when
+# it already holds one (its file `memories` says how many texts), reused
+# instead of indexed again: indexing 1,000,000 texts takes many minutes,
+# and comparing two builds against one index needs it only once. Needs
+# python3.
 set -eu
 
 if [ $# -ne 2 ]; then
@@ -60,34 +65,41 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/memscope-quest-XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
-"$MEMSCOPE" export --db "$store" -o "$work/texts.jsonl"
+index=${BENCH_QUEST_INDEX:-$work/xapian}
+if [ ! -f "$index/memories" ]; then
+    "$MEMSCOPE" export --db "$store" -o "$work/texts.jsonl"
+fi
 "$MEMSCOPE" bench --list-queries --queries "$queries" --seed "$seed" >"$work/queries"
 
-"$xpy" - "$MEMSCOPE" "$store" "$work" "$out" <<'EOF'
+"$xpy" - "$MEMSCOPE" "$store" "$work" "$out" "$index" <<'EOF'
 import json, os, subprocess, sys, time
 import xapian
 
-memscope, store, work, out = sys.argv[1:5]
+memscope, store, work, out, xdb = sys.argv[1:6]
 os.environ.setdefault("XAPIAN_FLUSH_THRESHOLD", "200000")  # fewer, larger flushes
-xdb = os.path.join(work, "xapian")
+mark = os.path.join(xdb, "memories")
 t0 = time.perf_counter()
-db = xapian.WritableDatabase(xdb, xapian.DB_CREATE_OR_OVERWRITE)
-tg = xapian.TermGenerator()
-tg.set_stemmer(xapian.Stem("english"))
-n = 0
-with open(os.path.join(work, "texts.jsonl"), encoding="utf-8") as f:
-    for line in f:
-        m = json.loads(line)
-        doc = xapian.Document()
-        tg.set_document(doc)
-        tg.index_text(m["content"])
-        doc.set_data(m["id"])
-        db.add_document(doc)
-        n += 1
-db.commit()
-db.close()
+if os.path.exists(mark):  # kept by an earlier run (BENCH_QUEST_INDEX)
+    n = int(open(mark).read())
+else:
+    db = xapian.WritableDatabase(xdb, xapian.DB_CREATE_OR_OVERWRITE)
+    tg = xapian.TermGenerator()
+    tg.set_stemmer(xapian.Stem("english"))
+    n = 0
+    with open(os.path.join(work, "texts.jsonl"), encoding="utf-8") as f:
+        for line in f:
+            m = json.loads(line)
+            doc = xapian.Document()
+            tg.set_document(doc)
+            tg.index_text(m["content"])
+            doc.set_data(m["id"])
+            db.add_document(doc)
+            n += 1
+    db.commit()
+    db.close()
+    open(mark, "w").write("%d\n" % n)
 index_s = time.perf_counter() - t0
-xbytes = sum(os.path.getsize(os.path.join(xdb, f)) for f in os.listdir(xdb))
+xbytes = sum(os.path.getsize(os.path.join(xdb, f)) for f in os.listdir(xdb) if f != "memories")
 
 qs = [l.rstrip("\n") for l in open(os.path.join(work, "queries"), encoding="utf-8") if l.strip()]
 ms_cmd = [memscope, "recall", "--db", store, "--json", "--trace",

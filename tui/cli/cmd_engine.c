@@ -346,7 +346,7 @@ static int run_recall(cli_common *c, int argc, char **argv)
         }
     }
     recall_free(r);
-    engine_close(e);
+    engine_close_at_exit(e);
     store_close(s);
     free(query);
     return status;

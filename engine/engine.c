@@ -696,11 +696,15 @@ static int holds_number(const char *text)
 /* Does memory i name a kind of the noun the question asks for: one below
  * it ("clarinet" for "instrument"), or, unless the question asks "which"
  * one, the noun itself ("a small shop by the station" for "what shop");
- * for "which", the noun beside a name ("a shop called Tidewater")? */
+ * for "which", the noun beside a name ("a shop called Tidewater"); for a
+ * work or a message (floor_kinds_titled), any name: a title ("which song":
+ * "Blue Harbour by Mara Lind")? */
 static int names_kind(run *x, uint32_t i, const char *text)
 {
     int held = floor_kinds_held(x->kinds, text);
     if (held & FLOOR_KIND_BELOW)
+        return 1;
+    if (floor_kinds_titled(x->kinds) && holds_other_name(x->e->sn, &x->q, i))
         return 1;
     return (held & FLOOR_KIND_OWN) &&
            (!floor_kinds_which(x->kinds) || holds_other_name(x->e->sn, &x->q, i));
@@ -1033,8 +1037,9 @@ static void floor_kind(run *x, recall_hit *hs, size_t n)
         snprintf(lacks, sizeof lacks, "names %s \"%.24s\" beside \"%.24s\"",
                  x->q.kind_which ? "which" : "a kind of", x->q.kind, x->q.owner);
     else
-        snprintf(lacks, sizeof lacks, "names %s \"%.32s\", what the question asks for",
-                 x->q.kind_which ? "which" : "a kind of", x->q.kind);
+        snprintf(lacks, sizeof lacks, "names %s \"%.32s\"%s, what the question asks for",
+                 x->q.kind_which ? "which" : "a kind of", x->q.kind,
+                 floor_kinds_titled(x->kinds) ? " or a title" : "");
     int cut = cut_unheld(x, hs, n, holds_kind, lacks);
     x->r->floor_kind_supported = cut < 0;
     x->kind_cut |= cut > 0;

@@ -709,7 +709,8 @@ void floor_describe(const query *q, uint64_t held, char *predicate, char *unheld
 /* The kinds of the noun a question asks for (query.kind): the words
  * WordNet files below its senses, to tell whether a memory names one
  * ("which city" -> "rome"). Only for a noun of a class whose members are
- * named (an artifact, a place, an organisation, a person...: floor.c). */
+ * named (an artifact, a place, an organisation, a person, an act, a
+ * communication...: floor.c). */
 typedef struct floor_kinds floor_kinds;
 
 #define FLOOR_KIND_SENSES 3     /* the noun's most frequent senses */
@@ -736,6 +737,12 @@ int floor_kinds_held(const floor_kinds *k, const char *text);
 
 /* Does the question ask "which" (one in particular)? 0 for k NULL. */
 int floor_kinds_which(const floor_kinds *k);
+
+/* Is the noun a work or a message (WordNet's class communication: a song,
+ * a magazine, a language)? Its kinds are named by titles and brands ("Blue Harbour
+ * by Mara Lind", "Vogue") more than by the words WordNet files below
+ * it, so a name in the memory names one too. 0 for k NULL. */
+int floor_kinds_titled(const floor_kinds *k);
 
 /* The verb of a who- or where-question (query.wh_verb) and the slot it
  * asks to fill: a memory answers it only when it, with the memories an edge

@@ -287,16 +287,22 @@ struct floor_kinds {
     size_t n, cap;
     const lexicon *lx; /* not owned */
     int which;         /* the question asks "which": one in particular */
+    int titled;        /* a work or a message: a title or a brand names one */
     int failed;        /* out of memory while collecting */
 };
 
-/* WordNet's noun classes whose members are things one can name: animals,
- * artifacts, body parts, foods, groups (organisations), locations,
- * natural objects, people, plants, substances. A kind of act, attribute,
- * event or idea (a technique, a disaster) is said in other words. */
+/* WordNet's lexicographer class of communication (noun.communication). */
+#define NOUN_COMMUNICATION 10
+
+/* WordNet's noun classes whose members are things one can name: acts
+ * (a sport, a game, a dance), animals, artifacts, body parts,
+ * communications (a language, a song, a magazine), foods, groups
+ * (organisations), locations, natural objects, people, plants, substances.
+ * A kind of attribute, cognition, event or idea (a technique, a colour, a
+ * disaster) is said in other words. */
 static int concrete_class(int c)
 {
-    static const int named[] = {5, 6, 8, 13, 14, 15, 17, 18, 20, 27};
+    static const int named[] = {4, 5, 6, 8, NOUN_COMMUNICATION, 13, 14, 15, 17, 18, 20, 27};
     for (size_t k = 0; k < sizeof named / sizeof *named; k++)
         if (c == named[k])
             return 1;
@@ -375,9 +381,13 @@ static floor_kinds *kinds_of(const char *word, int which, const lexicon *lx)
 
 floor_kinds *floor_kinds_new(const query *q, const lexicon *lx)
 {
-    if (!lx || !q->kind[0] || !concrete_class(lexicon_noun_class(lx, q->kind, strlen(q->kind))))
+    int cls = lx && q->kind[0] ? lexicon_noun_class(lx, q->kind, strlen(q->kind)) : -1;
+    if (!concrete_class(cls))
         return NULL;
-    return kinds_of(q->kind, q->kind_which, lx);
+    floor_kinds *k = kinds_of(q->kind, q->kind_which, lx);
+    if (k)
+        k->titled = cls == NOUN_COMMUNICATION;
+    return k;
 }
 
 floor_kinds *floor_owner_new(const query *q, const lexicon *lx)
@@ -449,6 +459,11 @@ int floor_kinds_held(const floor_kinds *k, const char *text)
 int floor_kinds_which(const floor_kinds *k)
 {
     return k && k->which;
+}
+
+int floor_kinds_titled(const floor_kinds *k)
+{
+    return k && k->titled;
 }
 
 /* ---- the verb and the slot of who and where ------------------------------ */

@@ -570,7 +570,9 @@ static void find_focus(const char *folded, query *q)
  * (as phrase_head: an auxiliary, a preposition, a determiner, a possessive,
  * a verb form in -ed or -ing after its first word) or a word it does not
  * know as either ("which fashion magazine gave ..."). A slot noun hands it
- * to the phrase after its "of" ("what kind of dog"). "" when none. */
+ * to the phrase after its "of" ("what kind of dog"); without one it names
+ * no kind, whatever follows ("what items des he mention": no kind of
+ * mention is asked). "" when none. */
 static const char *kind_head(const lexicon *lx, char (*w)[FOCUS_LEN], int n, int i)
 {
     int last = -1;
@@ -584,6 +586,8 @@ static const char *kind_head(const lexicon *lx, char (*w)[FOCUS_LEN], int n, int
         if (!lexicon_is_noun(lx, w[i], len) && !lexicon_is_adjective(lx, w[i], len))
             break;
         last = i;
+        if (in_list(w[i], focus_slot) && !(i + 1 < n && strcmp(w[i + 1], "of") == 0))
+            return "";
     }
     if (last < 0)
         return "";

@@ -345,9 +345,10 @@ typedef struct query_synonym {
 
 /* The kind of number a question asks for (query.c, floor.c). */
 typedef enum amount_kind {
-    AMOUNT_ANY,   /* "how many", "how much" */
+    AMOUNT_ANY,   /* "how much"; "how many N has/have ...", a tally (query.c) */
     AMOUNT_MONEY, /* "how much" with cost, price, paid, raise, worth...: a sum of money */
-    AMOUNT_AGE    /* "how old": an age */
+    AMOUNT_AGE,   /* "how old": an age */
+    AMOUNT_COUNT  /* "how many N" (its focus) otherwise: a count of N ("40 students") */
 } amount_kind;
 
 /* The slot a who- or where-question asks to fill (query.c, floor.c). */
@@ -618,6 +619,13 @@ double floor_predicate_coverage(const query *q, uint64_t seen);
  * 6", "turned five", "her 30th birthday", "in his twenties"). AMOUNT_ANY:
  * 1 (the caller's number rule applies). */
 int floor_holds_amount(amount_kind kind, const char *text);
+
+/* Does text count noun (a "how many" question's focus, lower case): a
+ * number or a count word (a dozen, a couple, a few, several, both, half)
+ * within the three words before it, itself or in a base form lx knows
+ * ("40 students", "a dozen new students", "two of the dogs"); for "times",
+ * also "once" or "twice"? lx may be NULL (the words as they are). */
+int floor_holds_count(const lexicon *lx, const char *noun, const char *text);
 
 /* What the floor knows about one memory. */
 typedef struct floor_in {

@@ -12,7 +12,8 @@
  *     (no predicate word, no date: "Caroline", "tell me about Leah"), so a
  *     memory spoken by or naming one of them passes;
  *   - the answer's type (here): a query asking for a name, a number, a sum
- *     of money or an age cuts a memory that holds none, itself or with the
+ *     of money, an age or a count of what it asks ("how many students": a
+ *     number before "students") cuts a memory that holds none, itself or with the
  *     pooled memories an edge joins it to, unless it falls on the date the
  *     query names; when a possessive names the one asked about ("Melanie's
  *     daughter"), only a memory about them holds one (engine.c);
@@ -45,7 +46,8 @@
  *     question asks (stage2_states: "I work as a nurse" for "what is my
  *     role");
  *   - kind: the same for a question asking which or what kind of a
- *     nameable thing: some such pass must name one (floor_kinds);
+ *     nameable thing (a thing, an act, a work): some such pass must name
+ *     one (floor_kinds);
  *   - slot: the same for "who won ...", "where did she grow up": some such
  *     pass, with the memories an edge joins it to (its exchange), must say
  *     the verb and a name, a person or a place (floor_slot);
@@ -131,9 +133,10 @@ static const char *missing_answer(const floor_in *in)
     if (in->asks_name && !in->holds_name)
         return "a name";
     if (in->asks_number && !in->holds_number)
-        return in->amount == AMOUNT_MONEY ? "a sum of money"
-               : in->amount == AMOUNT_AGE ? "an age"
-                                          : "a number";
+        return in->amount == AMOUNT_MONEY   ? "a sum of money"
+               : in->amount == AMOUNT_AGE   ? "an age"
+               : in->amount == AMOUNT_COUNT ? "a count"
+                                            : "a number";
     return NULL;
 }
 
@@ -214,7 +217,12 @@ const char *floor_judge(const floor_in *in, char *why, size_t len)
     }
     const char *missing = missing_answer(in);
     if (missing && !in->on_date) {
-        if (in->owner)
+        if (strcmp(missing, "a count") == 0 && in->focus)
+            snprintf(why, len,
+                     "the query asks for a count of \"%s\" and neither it nor a memory joined to "
+                     "it says one (a number before the word)",
+                     in->focus);
+        else if (in->owner)
             snprintf(why, len,
                      "the query asks for %s of its \"%s\" and neither it nor a memory joined to "
                      "it holds one beside them",
@@ -690,9 +698,68 @@ static int age_at(const tokens *t, int i)
            word_in(t->w[i + 2], decade);
 }
 
+/* A word that counts: a number, or "dozen", "couple", "few"... */
+static int count_word(const char *w)
+{
+    static const char *const words[] = {"dozen", "dozens", "couple", "few",   "several",
+                                        "both",  "half",   "once",   "twice", NULL};
+    return is_number(w) || word_in(w, words);
+}
+
+struct same_ctx {
+    const char *w;
+    int hit;
+};
+
+static int same_look(void *p, const char *w, size_t n)
+{
+    struct same_ctx *c = p;
+    c->hit |= strlen(c->w) == n && memcmp(c->w, w, n) == 0;
+    return c->hit;
+}
+
+/* Are a and b the same noun, as they are or in a base form of either? */
+static int same_noun(const lexicon *lx, const char *a, const char *b)
+{
+    struct same_ctx c = {a, strcmp(a, b) == 0};
+    if (!c.hit)
+        lexicon_noun_bases(lx, b, strlen(b), same_look, &c);
+    struct same_ctx d = {b, c.hit};
+    if (!d.hit)
+        lexicon_noun_bases(lx, a, strlen(a), same_look, &d);
+    return d.hit;
+}
+
+/* Does a count word at i count the noun within the next three words? */
+static int counts_at(const lexicon *lx, const tokens *t, int i, const char *noun)
+{
+    if (!count_word(t->w[i]))
+        return 0;
+    if (strcmp(noun, "times") == 0 &&
+        (strcmp(t->w[i], "once") == 0 || strcmp(t->w[i], "twice") == 0))
+        return 1;
+    for (int j = i + 1; j < t->n && j <= i + 3; j++)
+        if (same_noun(lx, noun, t->w[j]))
+            return 1;
+    return 0;
+}
+
+int floor_holds_count(const lexicon *lx, const char *noun, const char *text)
+{
+    tokens *t = malloc(sizeof *t);
+    if (!t)
+        return 1; /* out of memory: no cut */
+    tokenize(text ? text : "", t);
+    int found = 0;
+    for (int i = 0; i < t->n && !found; i++)
+        found = counts_at(lx, t, i, noun);
+    free(t);
+    return found;
+}
+
 int floor_holds_amount(amount_kind kind, const char *text)
 {
-    if (kind == AMOUNT_ANY)
+    if (kind == AMOUNT_ANY || kind == AMOUNT_COUNT)
         return 1;
     tokens *t = malloc(sizeof *t);
     if (!t)

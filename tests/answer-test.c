@@ -8,7 +8,12 @@
  *     names one ("Blue Harbour by Mara Lind"), or a word below it ("a
  *     ballad");
  *   - a slot noun not followed by "of" names no kind ("what items des Sam
- *     keep ...": the typo's "des" is a noun).
+ *     keep ...": the typo's "des" is a noun);
+ *   - "how many N" needs a count of N ("40 students"), not any number,
+ *     unless it asks a tally ("how many N has she ..."), which the reader
+ *     counts from the memories;
+ *   - a memory holding the amount asked holds the word asking for it: "I
+ *     turned 40" answers "how old is Leah", though it never says "old".
  *
  * WordNet is the small database in tests/data/wordnet-answer
  * ($MEMSCOPE_WORDNET), so the test needs no installed package. Builds its
@@ -20,6 +25,7 @@
 
 #include "engine/embed.h"
 #include "engine/engine.h"
+#include "engine/engine_int.h"
 #include "store/store.h"
 #include "tests/tap.h"
 
@@ -48,6 +54,20 @@ static const spec said[] = {
     {"t2", "Leah", "s2", "2025-03-02T10:00:00Z",
      "Leah: Blue Harbour by Mara Lind always motivates me before a race."},
     {"t3", "Leah", "s3", "2025-03-03T10:00:00Z", "Leah: On Fridays I sing a ballad at the pub."},
+};
+
+/* Students and tournaments, with numbers that count something else. */
+static const spec uncounted[] = {
+    {"u1", "Jon", "s1", "2025-04-01T10:00:00Z",
+     "Jon: My students love the studio, and we put up 2 new mirrors."},
+    {"u2", "Sam", "s2", "2025-04-02T10:00:00Z",
+     "Sam: I won another chess tournament, two weeks after the last one."},
+    {"u3", "Leah", "s3", "2025-04-03T10:00:00Z", "Leah: I turned 40 on Sunday, what a party."},
+    {"u4", "Sam", "s4", "2025-04-04T10:00:00Z", "Sam: We walked to the old mill with 3 dogs."},
+};
+static const spec counted[] = {
+    {"n1", "Jon", "s1", "2025-04-01T10:00:00Z",
+     "Jon: We have a dozen new students at the studio this term."},
 };
 
 #define N(a) (sizeof a / sizeof *a)
@@ -164,6 +184,65 @@ static void test_slot_noun(engine *vague_e)
     recall_free(r);
 }
 
+/* The count itself, on texts. */
+static void test_count_words(void)
+{
+    static const struct {
+        const char *noun, *text;
+        int held;
+    } cases[] = {
+        {"students", "We have 40 students now.", 1},
+        {"students", "a dozen new students joined", 1},
+        {"students", "My students love the 2 new mirrors.", 0},
+        {"students", "Only one student came.", 1},
+        {"dogs", "two of the dogs are puppies", 1},
+        {"times", "I went there twice this year.", 1},
+        {"times", "I went there last year.", 0},
+        {"siblings", "I love my siblings.", 0},
+    };
+    for (size_t i = 0; i < N(cases); i++)
+        ok(floor_holds_count(lexicon_default(), cases[i].noun, cases[i].text) == cases[i].held,
+           "count of %s in '%s': %s", cases[i].noun, cases[i].text, cases[i].held ? "yes" : "no");
+}
+
+/* "How many N" asks a count of N; a tally any number. */
+static void test_count(engine *uncounted_e, engine *counted_e)
+{
+    recall_result *r = ask(uncounted_e, "How many students are enrolled at Jon's studio?");
+    ok(r && r->abstained, "how many students: 2 new mirrors count no students, abstains");
+    is_str(r ? r->floor_no_support : NULL, "nothing about how many \"students\" for Jon",
+           "and says what found no support");
+    const char *why = miss_why(r, "u1");
+    ok(strstr(why, "asks for a count of \"students\""), "the cut memory says what it lacks (%s)",
+       why);
+    recall_free(r);
+    r = ask(counted_e, "How many students are enrolled at Jon's studio?");
+    ok(r && !r->abstained && returned(r, "n1"),
+       "how many students: a dozen new students, answered");
+    recall_free(r);
+    r = ask(uncounted_e, "How many chess tournaments has Sam won?");
+    ok(r && !r->abstained && returned(r, "u2"),
+       "how many tournaments has he won: a tally, any number of the memory will do");
+    recall_free(r);
+    r = ask(uncounted_e, "How many chess tournaments does Sam play?");
+    ok(r && r->abstained && strstr(miss_why(r, "u2"), "a count of \"tournaments\""),
+       "how many tournaments does he play: two weeks count no tournaments, abstains (%s)",
+       miss_why(r, "u2"));
+    recall_free(r);
+}
+
+/* The age answers "how old" without the word "old". */
+static void test_age_word(engine *e)
+{
+    recall_result *r = ask(e, "How old is Leah?");
+    ok(r && !r->abstained && returned(r, "u3"), "how old is Leah: she turned 40, answered");
+    recall_free(r);
+    r = ask(e, "How old is Sam?");
+    ok(r && r->abstained && strstr(miss_why(r, "u4"), "asks for an age"),
+       "how old is Sam: the old mill and 3 dogs are no age, abstains (%s)", miss_why(r, "u4"));
+    recall_free(r);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -173,11 +252,13 @@ int main(void)
     setenv("MEMSCOPE_WORDNET", "tests/data/wordnet-answer", 1);
     ms_error err;
     embedder *emb = embed_open(NULL, &err);
-    store *s[2] = {emb ? build(emb, "vague.db", vague, N(vague)) : NULL,
-                   emb ? build(emb, "said.db", said, N(said)) : NULL};
-    engine *e[2] = {NULL};
+    store *s[4] = {emb ? build(emb, "vague.db", vague, N(vague)) : NULL,
+                   emb ? build(emb, "said.db", said, N(said)) : NULL,
+                   emb ? build(emb, "uncounted.db", uncounted, N(uncounted)) : NULL,
+                   emb ? build(emb, "counted.db", counted, N(counted)) : NULL};
+    engine *e[4] = {NULL};
     int bad = 0;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 4; k++)
         bad |= !s[k] || engine_open(s[k], NULL, &e[k], &err) != MS_OK;
     if (bad)
         printf("Bail out! cannot build the test stores\n");
@@ -185,8 +266,11 @@ int main(void)
         test_act(e[0], e[1]);
         test_work(e[0], e[1]);
         test_slot_noun(e[0]);
+        test_count_words();
+        test_count(e[2], e[3]);
+        test_age_word(e[2]);
     }
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 4; k++) {
         engine_close(e[k]);
         store_close(s[k]);
     }

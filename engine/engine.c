@@ -703,11 +703,15 @@ static int holds_number(const char *text)
 /* Does memory i name a kind of the noun the question asks for: one below
  * it ("clarinet" for "instrument"), or, unless the question asks "which"
  * one, the noun itself ("a small shop by the station" for "what shop");
- * for "which", the noun beside a name ("a shop called Tidewater")? */
+ * for "which", the noun beside a name ("a shop called Tidewater"); for a
+ * work or a message (floor_kinds_titled), any name: a title ("which song":
+ * "Blue Harbour by Mara Lind")? */
 static int names_kind(run *x, uint32_t i, const char *text)
 {
     int held = floor_kinds_held(x->kinds, text);
     if (held & FLOOR_KIND_BELOW)
+        return 1;
+    if (floor_kinds_titled(x->kinds) && holds_other_name(x->e->sn, &x->q, i))
         return 1;
     return (held & FLOOR_KIND_OWN) &&
            (!floor_kinds_which(x->kinds) || holds_other_name(x->e->sn, &x->q, i));
@@ -729,6 +733,19 @@ static int about_owner(const run *x, uint32_t i, const char *text)
     return 0;
 }
 
+/* A memory that holds the amount asked holds the word that asks for it:
+ * "old" of "how old is Leah" is held by "I turned 40", "many" and "much"
+ * by the count or sum; its predicate coverage counts them. */
+static void answer_word_held(const query *q, recall_hit *h)
+{
+    static const char *const asks[] = {"old", "many", "much", NULL};
+    for (int t = 0; t < q->n_terms && t < 64; t++)
+        for (int k = 0; asks[k] && q->terms[t].predicate; k++)
+            if (strcmp(q->terms[t].surface, asks[k]) == 0)
+                h->terms_held |= 1ull << t;
+    h->pred_coverage = floor_predicate_coverage(q, h->terms_held);
+}
+
 /* A memory's floor numbers (its trace and content set): each channel's
  * rule measures its own (coverage, cosines, the date), then whether it
  * holds a name, a number or a kind the query asks for; when the query asks
@@ -742,8 +759,13 @@ static void floor_measure(run *x, uint32_t i, recall_hit *h)
             engine_channels[ch]->floor->measure(&c, i, h);
     int about = about_owner(x, i, h->mem.content);
     h->holds_name = about && x->q.asks_name && holds_other_name(x->e->sn, &x->q, i);
-    h->holds_number = about && x->q.asks_number && holds_number(h->mem.content) &&
-                      floor_holds_amount(x->q.amount, h->mem.content);
+    h->holds_number =
+        about && x->q.asks_number && holds_number(h->mem.content) &&
+        floor_holds_amount(x->q.amount, h->mem.content) &&
+        (x->q.amount != AMOUNT_COUNT ||
+         floor_holds_count(lexicon_default(), x->q.terms[x->q.focus].surface, h->mem.content));
+    if (h->holds_number)
+        answer_word_held(&x->q, h);
     h->holds_kind = about && names_kind(x, i, h->mem.content);
     h->holds_slot =
         x->slot ? floor_slot_held(x->slot, h->mem.content, holds_other_name(x->e->sn, &x->q, i))
@@ -1040,8 +1062,9 @@ static void floor_kind(run *x, recall_hit *hs, size_t n)
         snprintf(lacks, sizeof lacks, "names %s \"%.24s\" beside \"%.24s\"",
                  x->q.kind_which ? "which" : "a kind of", x->q.kind, x->q.owner);
     else
-        snprintf(lacks, sizeof lacks, "names %s \"%.32s\", what the question asks for",
-                 x->q.kind_which ? "which" : "a kind of", x->q.kind);
+        snprintf(lacks, sizeof lacks, "names %s \"%.32s\"%s, what the question asks for",
+                 x->q.kind_which ? "which" : "a kind of", x->q.kind,
+                 floor_kinds_titled(x->kinds) ? " or a title" : "");
     int cut = cut_unheld(x, hs, n, holds_kind, lacks);
     x->r->floor_kind_supported = cut < 0;
     x->kind_cut |= cut > 0;
@@ -1084,10 +1107,11 @@ static void floor_summary(run *x, const recall_hit *hs, size_t n)
 {
     recall_result *r = x->r;
     uint64_t held = 0;
-    int any = 0;
+    int any = 0, counted = 0;
     for (size_t t = 0; t < n; t++) {
         held |= hs[t].terms_held;
         any |= hs[t].passed_by != NULL;
+        counted |= hs[t].holds_number;
     }
     for (size_t t = 0; t < n; t++)
         r->floor_best_coverage =
@@ -1117,12 +1141,15 @@ static void floor_summary(run *x, const recall_hit *hs, size_t n)
     }
     if (any)
         return;
-    /* which kind when the kind rule cut, the asked word when no memory
-     * holds it, else the whole predicate */
+    /* which kind when the kind rule cut, who or where when the slot rule
+     * did, how many when memories hold the asked word and none counts it,
+     * the asked word when no memory holds it, else the whole predicate */
     if (x->kind_cut)
         no_support(r, x->q.kind_which ? "which " : "what ", x->q.kind);
     else if (x->slot_cut)
         no_support(r, x->q.wh == WH_WHO ? "who " : "where ", x->q.wh_verb);
+    else if (x->q.amount == AMOUNT_COUNT && !counted && r->floor_focus_held)
+        no_support(r, "how many ", x->q.terms[x->q.focus].surface);
     else
         no_support(r, "",
                    r->floor_focus[0] && !r->floor_focus_held ? r->floor_focus

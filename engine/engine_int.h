@@ -372,9 +372,10 @@ typedef struct query_synonym {
 
 /* The kind of number a question asks for (query.c, floor.c). */
 typedef enum amount_kind {
-    AMOUNT_ANY,   /* "how many", "how much" */
+    AMOUNT_ANY,   /* "how much"; "how many N has/have ...", a tally (query.c) */
     AMOUNT_MONEY, /* "how much" with cost, price, paid, raise, worth...: a sum of money */
-    AMOUNT_AGE    /* "how old": an age */
+    AMOUNT_AGE,   /* "how old": an age */
+    AMOUNT_COUNT  /* "how many N" (its focus) otherwise: a count of N ("40 students") */
 } amount_kind;
 
 /* The slot a who- or where-question asks to fill (query.c, floor.c). */
@@ -652,6 +653,13 @@ double floor_predicate_coverage(const query *q, uint64_t seen);
  * 1 (the caller's number rule applies). */
 int floor_holds_amount(amount_kind kind, const char *text);
 
+/* Does text count noun (a "how many" question's focus, lower case): a
+ * number or a count word (a dozen, a couple, a few, several, both, half)
+ * within the three words before it, itself or in a base form lx knows
+ * ("40 students", "a dozen new students", "two of the dogs"); for "times",
+ * also "once" or "twice"? lx may be NULL (the words as they are). */
+int floor_holds_count(const lexicon *lx, const char *noun, const char *text);
+
 /* What the floor knows about one memory. */
 typedef struct floor_in {
     const recall_hit *hit; /* the memory: its trace and the channels' measures */
@@ -742,7 +750,8 @@ void floor_describe(const query *q, uint64_t held, char *predicate, char *unheld
 /* The kinds of the noun a question asks for (query.kind): the words
  * WordNet files below its senses, to tell whether a memory names one
  * ("which city" -> "rome"). Only for a noun of a class whose members are
- * named (an artifact, a place, an organisation, a person...: floor.c). */
+ * named (an artifact, a place, an organisation, a person, an act, a
+ * communication...: floor.c). */
 typedef struct floor_kinds floor_kinds;
 
 #define FLOOR_KIND_SENSES 3     /* the noun's most frequent senses */
@@ -769,6 +778,12 @@ int floor_kinds_held(const floor_kinds *k, const char *text);
 
 /* Does the question ask "which" (one in particular)? 0 for k NULL. */
 int floor_kinds_which(const floor_kinds *k);
+
+/* Is the noun a work or a message (WordNet's class communication: a song,
+ * a magazine, a language)? Its kinds are named by titles and brands ("Blue Harbour
+ * by Mara Lind", "Vogue") more than by the words WordNet files below
+ * it, so a name in the memory names one too. 0 for k NULL. */
+int floor_kinds_titled(const floor_kinds *k);
 
 /* The verb of a who- or where-question (query.wh_verb) and the slot it
  * asks to fill: a memory answers it only when it, with the memories an edge

@@ -12,7 +12,8 @@
  *     (no predicate word, no date: "Caroline", "tell me about Leah"), so a
  *     memory spoken by or naming one of them passes;
  *   - the answer's type (here): a query asking for a name, a number, a sum
- *     of money or an age cuts a memory that holds none, itself or with the
+ *     of money, an age or a count of what it asks ("how many students": a
+ *     number before "students") cuts a memory that holds none, itself or with the
  *     pooled memories an edge joins it to, unless it falls on the date the
  *     query names; when a possessive names the one asked about ("Melanie's
  *     daughter"), only a memory about them holds one (engine.c);
@@ -45,7 +46,8 @@
  *     question asks (stage2_states: "I work as a nurse" for "what is my
  *     role");
  *   - kind: the same for a question asking which or what kind of a
- *     nameable thing: some such pass must name one (floor_kinds);
+ *     nameable thing (a thing, an act, a work): some such pass must name
+ *     one (floor_kinds);
  *   - slot: the same for "who won ...", "where did she grow up": some such
  *     pass, with the memories an edge joins it to (its exchange), must say
  *     the verb and a name, a person or a place (floor_slot);
@@ -131,9 +133,10 @@ static const char *missing_answer(const floor_in *in)
     if (in->asks_name && !in->holds_name)
         return "a name";
     if (in->asks_number && !in->holds_number)
-        return in->amount == AMOUNT_MONEY ? "a sum of money"
-               : in->amount == AMOUNT_AGE ? "an age"
-                                          : "a number";
+        return in->amount == AMOUNT_MONEY   ? "a sum of money"
+               : in->amount == AMOUNT_AGE   ? "an age"
+               : in->amount == AMOUNT_COUNT ? "a count"
+                                            : "a number";
     return NULL;
 }
 
@@ -214,7 +217,12 @@ const char *floor_judge(const floor_in *in, char *why, size_t len)
     }
     const char *missing = missing_answer(in);
     if (missing && !in->on_date) {
-        if (in->owner)
+        if (strcmp(missing, "a count") == 0 && in->focus)
+            snprintf(why, len,
+                     "the query asks for a count of \"%s\" and neither it nor a memory joined to "
+                     "it says one (a number before the word)",
+                     in->focus);
+        else if (in->owner)
             snprintf(why, len,
                      "the query asks for %s of its \"%s\" and neither it nor a memory joined to "
                      "it holds one beside them",
@@ -287,16 +295,22 @@ struct floor_kinds {
     size_t n, cap;
     const lexicon *lx; /* not owned */
     int which;         /* the question asks "which": one in particular */
+    int titled;        /* a work or a message: a title or a brand names one */
     int failed;        /* out of memory while collecting */
 };
 
-/* WordNet's noun classes whose members are things one can name: animals,
- * artifacts, body parts, foods, groups (organisations), locations,
- * natural objects, people, plants, substances. A kind of act, attribute,
- * event or idea (a technique, a disaster) is said in other words. */
+/* WordNet's lexicographer class of communication (noun.communication). */
+#define NOUN_COMMUNICATION 10
+
+/* WordNet's noun classes whose members are things one can name: acts
+ * (a sport, a game, a dance), animals, artifacts, body parts,
+ * communications (a language, a song, a magazine), foods, groups
+ * (organisations), locations, natural objects, people, plants, substances.
+ * A kind of attribute, cognition, event or idea (a technique, a colour, a
+ * disaster) is said in other words. */
 static int concrete_class(int c)
 {
-    static const int named[] = {5, 6, 8, 13, 14, 15, 17, 18, 20, 27};
+    static const int named[] = {4, 5, 6, 8, NOUN_COMMUNICATION, 13, 14, 15, 17, 18, 20, 27};
     for (size_t k = 0; k < sizeof named / sizeof *named; k++)
         if (c == named[k])
             return 1;
@@ -375,9 +389,13 @@ static floor_kinds *kinds_of(const char *word, int which, const lexicon *lx)
 
 floor_kinds *floor_kinds_new(const query *q, const lexicon *lx)
 {
-    if (!lx || !q->kind[0] || !concrete_class(lexicon_noun_class(lx, q->kind, strlen(q->kind))))
+    int cls = lx && q->kind[0] ? lexicon_noun_class(lx, q->kind, strlen(q->kind)) : -1;
+    if (!concrete_class(cls))
         return NULL;
-    return kinds_of(q->kind, q->kind_which, lx);
+    floor_kinds *k = kinds_of(q->kind, q->kind_which, lx);
+    if (k)
+        k->titled = cls == NOUN_COMMUNICATION;
+    return k;
 }
 
 floor_kinds *floor_owner_new(const query *q, const lexicon *lx)
@@ -449,6 +467,11 @@ int floor_kinds_held(const floor_kinds *k, const char *text)
 int floor_kinds_which(const floor_kinds *k)
 {
     return k && k->which;
+}
+
+int floor_kinds_titled(const floor_kinds *k)
+{
+    return k && k->titled;
 }
 
 /* ---- the verb and the slot of who and where ------------------------------ */
@@ -675,9 +698,68 @@ static int age_at(const tokens *t, int i)
            word_in(t->w[i + 2], decade);
 }
 
+/* A word that counts: a number, or "dozen", "couple", "few"... */
+static int count_word(const char *w)
+{
+    static const char *const words[] = {"dozen", "dozens", "couple", "few",   "several",
+                                        "both",  "half",   "once",   "twice", NULL};
+    return is_number(w) || word_in(w, words);
+}
+
+struct same_ctx {
+    const char *w;
+    int hit;
+};
+
+static int same_look(void *p, const char *w, size_t n)
+{
+    struct same_ctx *c = p;
+    c->hit |= strlen(c->w) == n && memcmp(c->w, w, n) == 0;
+    return c->hit;
+}
+
+/* Are a and b the same noun, as they are or in a base form of either? */
+static int same_noun(const lexicon *lx, const char *a, const char *b)
+{
+    struct same_ctx c = {a, strcmp(a, b) == 0};
+    if (!c.hit)
+        lexicon_noun_bases(lx, b, strlen(b), same_look, &c);
+    struct same_ctx d = {b, c.hit};
+    if (!d.hit)
+        lexicon_noun_bases(lx, a, strlen(a), same_look, &d);
+    return d.hit;
+}
+
+/* Does a count word at i count the noun within the next three words? */
+static int counts_at(const lexicon *lx, const tokens *t, int i, const char *noun)
+{
+    if (!count_word(t->w[i]))
+        return 0;
+    if (strcmp(noun, "times") == 0 &&
+        (strcmp(t->w[i], "once") == 0 || strcmp(t->w[i], "twice") == 0))
+        return 1;
+    for (int j = i + 1; j < t->n && j <= i + 3; j++)
+        if (same_noun(lx, noun, t->w[j]))
+            return 1;
+    return 0;
+}
+
+int floor_holds_count(const lexicon *lx, const char *noun, const char *text)
+{
+    tokens *t = malloc(sizeof *t);
+    if (!t)
+        return 1; /* out of memory: no cut */
+    tokenize(text ? text : "", t);
+    int found = 0;
+    for (int i = 0; i < t->n && !found; i++)
+        found = counts_at(lx, t, i, noun);
+    free(t);
+    return found;
+}
+
 int floor_holds_amount(amount_kind kind, const char *text)
 {
-    if (kind == AMOUNT_ANY)
+    if (kind == AMOUNT_ANY || kind == AMOUNT_COUNT)
         return 1;
     tokens *t = malloc(sizeof *t);
     if (!t)

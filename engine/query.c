@@ -563,6 +563,35 @@ static void find_focus(const char *folded, query *q)
             q->focus = t;
 }
 
+/* "How many N has|have|had ...": a tally over time ("how many times has
+ * she been", "how many books has she written"), which the reader
+ * answers by counting the memories that tell of each, none of which need
+ * say a number. The first auxiliary after "how many" says which. */
+static int asks_tally(char (*w)[FOCUS_LEN], int n)
+{
+    static const char *const perfect[] = {"has", "have", "had", NULL};
+    int i = 0;
+    while (i + 1 < n && !(strcmp(w[i], "how") == 0 && strcmp(w[i + 1], "many") == 0))
+        i++;
+    for (i += 2; i < n; i++)
+        if (in_list(w[i], focus_aux))
+            return in_list(w[i], perfect);
+    return 0;
+}
+
+/* q->amount: AMOUNT_COUNT for "how many N" that names its focus N and is
+ * no tally: the answer counts N, so a memory must say a count of it ("40
+ * students"), not any number ("2 new mirrors"). */
+static void find_count(const char *folded, query *q)
+{
+    char w[FOCUS_WORDS][FOCUS_LEN];
+    if (q->focus < 0 || q->amount != AMOUNT_ANY ||
+        !has_any(folded, (const char *const[]){" how many ", NULL}))
+        return;
+    if (!asks_tally(w, split_words(folded, w)))
+        q->amount = AMOUNT_COUNT;
+}
+
 /* ---- the kind asked for ---------------------------------------------------- */
 
 /* The head noun of the noun phrase at word i of w[0..n): its last word
@@ -570,7 +599,9 @@ static void find_focus(const char *folded, query *q)
  * (as phrase_head: an auxiliary, a preposition, a determiner, a possessive,
  * a verb form in -ed or -ing after its first word) or a word it does not
  * know as either ("which fashion magazine gave ..."). A slot noun hands it
- * to the phrase after its "of" ("what kind of dog"). "" when none. */
+ * to the phrase after its "of" ("what kind of dog"); without one it names
+ * no kind, whatever follows ("what items des he mention": no kind of
+ * mention is asked). "" when none. */
 static const char *kind_head(const lexicon *lx, char (*w)[FOCUS_LEN], int n, int i)
 {
     int last = -1;
@@ -584,6 +615,8 @@ static const char *kind_head(const lexicon *lx, char (*w)[FOCUS_LEN], int n, int
         if (!lexicon_is_noun(lx, w[i], len) && !lexicon_is_adjective(lx, w[i], len))
             break;
         last = i;
+        if (in_list(w[i], focus_slot) && !(i + 1 < n && strcmp(w[i + 1], "of") == 0))
+            return "";
     }
     if (last < 0)
         return "";
@@ -913,6 +946,7 @@ ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char 
     q->type = classify(folded, q->n_terms);
     answer_type(folded, q);
     find_focus(folded, q);
+    find_count(folded, q);
     find_kind(folded, q);
     find_owner(folded, q);
     find_wh_verb(folded, q);

@@ -22,7 +22,10 @@
  *    as "on the 15th": the words engine/dates.c reads), in bm25 order.
  *    raw = the bm25 score.
  *  - a recency question: the first RECENCY_POOL of the bm25 list, newest
- *    first, ties in bm25 order. raw = day number - bm25_rank / 1000.
+ *    first, ties in bm25 order. raw = day number - bm25_rank / 1000. When it
+ *    is about now and asks an attribute the supersession detector knows,
+ *    with the current values of that attribute (current_values), ranked as
+ *    if just after the bm25 list.
  * With no date and neither question type it has nothing to say. */
 #include "engine_int.h"
 #include "store/base/civil.h"
@@ -38,6 +41,7 @@
 #define TOLD_DATES 8       /* the dates read from one memory's words */
 #define TEMPORAL_LIMIT 100
 #define RECENCY_POOL 50
+#define CURRENT_MAX 16 /* current values of the asked attribute in the recency list */
 
 /* The recipe's time expressions as an FTS5 query (stems come from FTS5). */
 static const char time_expression[] =
@@ -549,6 +553,61 @@ static ms_status when_list(const channel_ctx *c, ranked_list *out, ms_error *err
     return st;
 }
 
+/* Does a supersedes relation's reason ("age of leah: ...") speak of the
+ * attribute named name? */
+static int reason_of(const char *reason, const char *name)
+{
+    size_t n = strlen(name);
+    return reason && strncmp(reason, name, n) == 0 && strncmp(reason + n, " of ", 4) == 0;
+}
+
+/* Is memory i, the newer end of a relation of attribute name, superseded
+ * in that attribute in turn? */
+static int replaced_in(const snapshot *sn, uint32_t i, const char *name)
+{
+    const snap_succ *first;
+    size_t k = snapshot_successors(sn, i, &first);
+    for (size_t j = 0; j < k; j++)
+        if (reason_of(first[j].reason, name))
+            return 1;
+    return 0;
+}
+
+static int listed(const ranked_list *l, uint32_t i)
+{
+    for (size_t r = 0; r < l->n; r++)
+        if (l->v[r].idx == i)
+            return 1;
+    return 0;
+}
+
+/* A question about now that asks an attribute the supersession detector
+ * knows (store_attr_asked: "how old am I now?", "what is my job title
+ * now?"): the memories that state its current value, which its words need
+ * not hold ("Thirty-five as of yesterday"): the head of each chain of
+ * supersedes relations of that attribute (the newer end that nothing
+ * replaces in turn), at most CURRENT_MAX, after the bm25 ranks. Whose
+ * value it is the second stage asks (stage2.c `states`). */
+static ms_status current_values(const channel_ctx *c, ranked_list *out, ms_error *err)
+{
+    int who, attr = c->q->about_now ? store_attr_asked(c->q->text, &who) : -1;
+    const snapshot *sn = c->sn;
+    if (attr < 0)
+        return MS_OK;
+    const char *name = store_attr_name(attr);
+    size_t added = 0;
+    for (size_t k = sn->n_succ; k-- > 0 && added < CURRENT_MAX;) { /* the last older first */
+        uint32_t i = sn->succ[k].newer;
+        if (!reason_of(sn->succ[k].reason, name) || replaced_in(sn, i, name) || listed(out, i))
+            continue;
+        double raw = (double)day_of(sn->when[i]) - (double)(RECENCY_POOL + 1) / 1000.0;
+        if (ranked_push(out, i, raw))
+            return ms_fail(err, MS_NOMEM, "out of memory");
+        added++;
+    }
+    return MS_OK;
+}
+
 static ms_status recency_list(const channel_ctx *c, ranked_list *out, ms_error *err)
 {
     const ranked_list *bm = &c->lists[CH_BM25];
@@ -558,8 +617,10 @@ static ms_status recency_list(const channel_ctx *c, ranked_list *out, ms_error *
         if (ranked_push(out, i, raw))
             return ms_fail(err, MS_NOMEM, "out of memory");
     }
-    ranked_finish(out, c->sn, out->n);
-    return MS_OK;
+    ms_status st = current_values(c, out, err);
+    if (!st)
+        ranked_finish(out, c->sn, out->n);
+    return st;
 }
 
 static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note, ms_error *err)

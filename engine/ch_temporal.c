@@ -19,8 +19,9 @@
  *  - a "when / how long" question (type temporal): the bm25 list kept to
  *    memories that carry a time expression ("last Friday", "two years
  *    ago", a month, a year, a weekend, a holiday, a day of the month such
- *    as "on the 15th": the words engine/dates.c reads), in bm25 order.
- *    raw = the bm25 score.
+ *    as "on the 15th": the words engine/dates.c reads), in bm25 order; for
+ *    "how long", also those that say how long something has lasted ("for
+ *    three years now": says_duration). raw = the bm25 score.
  *  - a recency question: the first RECENCY_POOL of the bm25 list, newest
  *    first, ties in bm25 order. raw = day number - bm25_rank / 1000. When it
  *    is about now and asks an attribute the supersession detector knows,
@@ -30,11 +31,12 @@
 #include "engine_int.h"
 #include "store/base/civil.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <string.h>
+#include <strings.h>
 
 #define TEMPORAL_WINDOW 45 /* days */
 #define TOLD_WITHIN 31     /* days after a range a memory's "last Friday" may tell of it */
@@ -540,16 +542,94 @@ static ms_status time_marks(const channel_ctx *c, const uint8_t **out, ms_error 
     return MS_OK;
 }
 
+/* Does the question ask how long ("How long has Jon had the shop?")? */
+static int asks_how_long(const char *text)
+{
+    while (text && (*text == ' ' || *text == '"'))
+        text++;
+    return text && strncasecmp(text, "how long", 8) == 0 && !isalnum((unsigned char)text[8]);
+}
+
+/* Does text say how long something has lasted: an amount (digits, a
+ * number word, "a", "a couple of", "a few", "several", "many") right before
+ * a unit of time ("for 3 years", "just under a year", "six months now"), or
+ * "since" before a year, a month or a season? The words dates.c reads
+ * ("last year", "two years ago") are the time marks already. */
+static int says_duration(const char *text)
+{
+    static const char *const amount[] = {"a",       "an",     "one",    "two",    "three",   "four",
+                                         "five",    "six",    "seven",  "eight",  "nine",    "ten",
+                                         "eleven",  "twelve", "few",    "couple", "several", "many",
+                                         "fifteen", "twenty", "thirty", "half",   NULL};
+    static const char *const unit[] = {"year",  "years",  "month",   "months", "week",
+                                       "weeks", "decade", "decades", NULL};
+    char prev[16] = "", w[16];
+    for (const char *p = text; p && *p;) {
+        while (*p && !isalnum((unsigned char)*p))
+            p++;
+        size_t n = 0;
+        while (isalnum((unsigned char)p[n]))
+            n++;
+        if (!n)
+            break;
+        snprintf(w, sizeof w, "%.*s", (int)(n < 15 ? n : 15), p);
+        for (char *q = w; *q; q++)
+            *q = (char)tolower((unsigned char)*q);
+        int num = isdigit((unsigned char)prev[0]);
+        for (int k = 0; !num && amount[k]; k++)
+            num = strcmp(prev, amount[k]) == 0;
+        for (int k = 0; num && unit[k]; k++)
+            if (strcmp(w, unit[k]) == 0)
+                return 1;
+        snprintf(prev, sizeof prev, "%s", w);
+        p += n;
+    }
+    return 0;
+}
+
+/* The memories of bm25's list that says_duration, not marked already, by
+ * index (set in *dur, caller frees): their texts read in one batch. */
+static ms_status durations(const channel_ctx *c, const uint8_t *mark, uint8_t **dur, ms_error *err)
+{
+    const ranked_list *bm = &c->lists[CH_BM25];
+    size_t n = bm->n;
+    int64_t *rid = malloc((n + 1) * sizeof *rid);
+    size_t *at = malloc((n + 1) * sizeof *at);
+    store_memory *m = calloc(n + 1, sizeof *m);
+    *dur = calloc(n + 1, 1);
+    size_t k = 0;
+    ms_status st = rid && at && m && *dur ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
+    for (size_t r = 0; !st && r < n; r++)
+        if (!mark[bm->v[r].idx]) {
+            at[k] = r;
+            rid[k++] = c->sn->rid[bm->v[r].idx];
+        }
+    if (!st && k)
+        st = store_get_rids(c->s, rid, k, m, err);
+    for (size_t j = 0; !st && j < k; j++)
+        (*dur)[at[j]] = m[j].content && says_duration(m[j].content);
+    for (size_t j = 0; m && j < k; j++)
+        store_memory_clear(&m[j]);
+    free(m);
+    free(rid);
+    free(at);
+    return st;
+}
+
 static ms_status when_list(const channel_ctx *c, ranked_list *out, ms_error *err)
 {
     const ranked_list *bm = &c->lists[CH_BM25];
     if (bm->n == 0)
         return MS_OK;
     const uint8_t *mark = NULL;
+    uint8_t *dur = NULL; /* by bm25 rank: for "how long", says how long */
     ms_status st = time_marks(c, &mark, err);
+    if (!st && asks_how_long(c->q->text))
+        st = durations(c, mark, &dur, err);
     for (size_t r = 0; !st && r < bm->n; r++)
-        if (mark[bm->v[r].idx] && ranked_push(out, bm->v[r].idx, bm->v[r].raw))
+        if ((mark[bm->v[r].idx] || (dur && dur[r])) && ranked_push(out, bm->v[r].idx, bm->v[r].raw))
             st = ms_fail(err, MS_NOMEM, "out of memory");
+    free(dur);
     return st;
 }
 

@@ -571,7 +571,7 @@ static int age_number(const char *w)
  * "is", "turned" (with "officially", "just" ... between), or first in its
  * sentence before "as of" ("Thirty-five as of yesterday"); and followed by
  * nothing, "years old", or a word of time or a joining one ("today", "and"),
- * not a unit ("5 minutes", "10k"). *from gets where the statement starts. */
+ * not a unit ("5 minutes", "100%"). *from gets where the statement starts. */
 static int age_at(const char *s, const char *p, const char *q, const char *e, const char **from)
 {
     static const char *const before[] = {"i'm", "im",     "am",      "he's",  "she's",
@@ -581,6 +581,8 @@ static int age_at(const char *s, const char *p, const char *q, const char *e, co
                                         "next",  "on",       "in",    "so",   "yesterday",
                                         "last",  "tomorrow", "since", "soon", NULL};
     char w[32], nx[32], nx2[32];
+    if (q < e && *q != ' ' && !strchr(",.!?;)", *q))
+        return 0; /* "100%", "5:30" */
     const char *b = prev_word(s, p, w, sizeof w);
     if (in_list(w, skip))
         b = prev_word(s, b, w, sizeof w);

@@ -123,6 +123,9 @@ static void test_ages(void)
     ok(!store_states("I'm 150 percent sure.", "Maya", maya, 1, STORE_ATTR_AGE, wanted, "", ph,
                      sizeof ph),
        "nor a number no one is");
+    ok(!store_states("I'm 100% sure, it's fine.", "Maya", maya, 1, STORE_ATTR_AGE, wanted, "", ph,
+                     sizeof ph),
+       "nor a number a sign follows");
 }
 
 static void test_titles(void)

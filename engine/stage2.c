@@ -36,6 +36,9 @@
  * neither, and the older one still yields to the newer. The subject: the
  * entities the question names, else a speaker for "I", "my manager", else
  * someone who is not a speaker for "my sister"; any when it says none.
+ * Such a memory with no evidence of its own passes the floor by it
+ * (passed_by "states"), and the newest of them gets `current`, the place
+ * of the best-ranked memory that passes, when that one states no value.
  *
  * The newest word. A question about now of type recency ("How is my knee
  * now?", "What is the latest on the boiler?") that asks no such attribute is answered by the latest
@@ -233,10 +236,6 @@ typedef struct asked {
     int attr, who;
 } asked;
 
-/* Is the subject (a match form) what the question asks about (1), someone
- * else (-1), or neither (0)? A name the question names is; else for "I" a
- * speaker is; for "my sister" a speaker is not (-1: a statement of the
- * detector's that might be about a speaker is not about her sister). */
 /* Does match form a hold match form b as whole words ("róisín brennan",
  * and "asked róisín" as the entity finder may cut a name, hold "róisín")? */
 static int holds_name(const char *a, const char *b)
@@ -248,6 +247,12 @@ static int holds_name(const char *a, const char *b)
     return 0;
 }
 
+/* Is the subject (a match form) what the question asks about (1), someone
+ * else (-1), or neither (0)? For a possessive's person ("Leah's
+ * daughter") the detector's "leah's daughter" is; else a name the question
+ * names is, or one that holds it as whole words or that it holds; else for
+ * "I" a speaker is; for "my sister" a speaker is not (-1: a statement of
+ * the detector's that might be about a speaker is not about her sister). */
 static int asked_about(const char *subject, void *arg)
 {
     const asked *a = arg;

@@ -10,6 +10,9 @@
  * "my manager"; else "the speaker's sister" for "my sister ..."; else, for
  * "she ...", "he ...", the names linked to the memory. A cue right after
  * "not", "n't", "never" or "no longer" states no value: it rejects one.
+ * Two statements need no cue phrase: an age ("I'm 33", "Thirty-five as of
+ * yesterday": age_facts) and a job title ("as a Senior Data Scientist",
+ * "She's project lead": title_facts).
  *
  * Newer memory N supersedes older memory O (both of one profile) when they
  * state the same attribute of the same subject and either

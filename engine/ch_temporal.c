@@ -19,25 +19,31 @@
  *  - a "when / how long" question (type temporal): the bm25 list kept to
  *    memories that carry a time expression ("last Friday", "two years
  *    ago", a month, a year, a weekend, a holiday, a day of the month such
- *    as "on the 15th": the words engine/dates.c reads), in bm25 order.
- *    raw = the bm25 score.
+ *    as "on the 15th": the words engine/dates.c reads), in bm25 order; for
+ *    "how long", also those that say how long something has lasted ("for
+ *    three years now": says_duration). raw = the bm25 score.
  *  - a recency question: the first RECENCY_POOL of the bm25 list, newest
- *    first, ties in bm25 order. raw = day number - bm25_rank / 1000.
+ *    first, ties in bm25 order. raw = day number - bm25_rank / 1000. When it
+ *    is about now and asks an attribute the supersession detector knows,
+ *    with the current values of that attribute (current_values), ranked as
+ *    if just after the bm25 list.
  * With no date and neither question type it has nothing to say. */
 #include "engine_int.h"
 #include "store/base/civil.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <string.h>
+#include <strings.h>
 
 #define TEMPORAL_WINDOW 45 /* days */
 #define TOLD_WITHIN 31     /* days after a range a memory's "last Friday" may tell of it */
 #define TOLD_DATES 8       /* the dates read from one memory's words */
 #define TEMPORAL_LIMIT 100
 #define RECENCY_POOL 50
+#define CURRENT_MAX 16 /* current values of the asked attribute in the recency list */
 
 /* The recipe's time expressions as an FTS5 query (stems come from FTS5). */
 static const char time_expression[] =
@@ -536,17 +542,150 @@ static ms_status time_marks(const channel_ctx *c, const uint8_t **out, ms_error 
     return MS_OK;
 }
 
+/* Does the question ask how long ("How long has Jon had the shop?")? */
+static int asks_how_long(const char *text)
+{
+    while (text && (*text == ' ' || *text == '"'))
+        text++;
+    return text && strncasecmp(text, "how long", 8) == 0 && !isalnum((unsigned char)text[8]);
+}
+
+/* Does text say how long something has lasted: an amount (digits, a
+ * number word, "a", "a couple of", "a few", "several", "many") right before
+ * a unit of time ("for 3 years", "just under a year", "six months now"), or
+ * "since" before a year, a month or a season? The words dates.c reads
+ * ("last year", "two years ago") are the time marks already. */
+static int says_duration(const char *text)
+{
+    static const char *const amount[] = {"a",       "an",     "one",    "two",    "three",   "four",
+                                         "five",    "six",    "seven",  "eight",  "nine",    "ten",
+                                         "eleven",  "twelve", "few",    "couple", "several", "many",
+                                         "fifteen", "twenty", "thirty", "half",   NULL};
+    static const char *const unit[] = {"year",  "years",  "month",   "months", "week",
+                                       "weeks", "decade", "decades", NULL};
+    char prev[16] = "", w[16];
+    for (const char *p = text; p && *p;) {
+        while (*p && !isalnum((unsigned char)*p))
+            p++;
+        size_t n = 0;
+        while (isalnum((unsigned char)p[n]))
+            n++;
+        if (!n)
+            break;
+        snprintf(w, sizeof w, "%.*s", (int)(n < 15 ? n : 15), p);
+        for (char *q = w; *q; q++)
+            *q = (char)tolower((unsigned char)*q);
+        int num = isdigit((unsigned char)prev[0]);
+        for (int k = 0; !num && amount[k]; k++)
+            num = strcmp(prev, amount[k]) == 0;
+        for (int k = 0; num && unit[k]; k++)
+            if (strcmp(w, unit[k]) == 0)
+                return 1;
+        snprintf(prev, sizeof prev, "%s", w);
+        p += n;
+    }
+    return 0;
+}
+
+/* The memories of bm25's list that says_duration, not marked already, by
+ * index (set in *dur, caller frees): their texts read in one batch. */
+static ms_status durations(const channel_ctx *c, const uint8_t *mark, uint8_t **dur, ms_error *err)
+{
+    const ranked_list *bm = &c->lists[CH_BM25];
+    size_t n = bm->n;
+    int64_t *rid = malloc((n + 1) * sizeof *rid);
+    size_t *at = malloc((n + 1) * sizeof *at);
+    store_memory *m = calloc(n + 1, sizeof *m);
+    *dur = calloc(n + 1, 1);
+    size_t k = 0;
+    ms_status st = rid && at && m && *dur ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
+    for (size_t r = 0; !st && r < n; r++)
+        if (!mark[bm->v[r].idx]) {
+            at[k] = r;
+            rid[k++] = c->sn->rid[bm->v[r].idx];
+        }
+    if (!st && k)
+        st = store_get_rids(c->s, rid, k, m, err);
+    for (size_t j = 0; !st && j < k; j++)
+        (*dur)[at[j]] = m[j].content && says_duration(m[j].content);
+    for (size_t j = 0; m && j < k; j++)
+        store_memory_clear(&m[j]);
+    free(m);
+    free(rid);
+    free(at);
+    return st;
+}
+
 static ms_status when_list(const channel_ctx *c, ranked_list *out, ms_error *err)
 {
     const ranked_list *bm = &c->lists[CH_BM25];
     if (bm->n == 0)
         return MS_OK;
     const uint8_t *mark = NULL;
+    uint8_t *dur = NULL; /* by bm25 rank: for "how long", says how long */
     ms_status st = time_marks(c, &mark, err);
+    if (!st && asks_how_long(c->q->text))
+        st = durations(c, mark, &dur, err);
     for (size_t r = 0; !st && r < bm->n; r++)
-        if (mark[bm->v[r].idx] && ranked_push(out, bm->v[r].idx, bm->v[r].raw))
+        if ((mark[bm->v[r].idx] || (dur && dur[r])) && ranked_push(out, bm->v[r].idx, bm->v[r].raw))
             st = ms_fail(err, MS_NOMEM, "out of memory");
+    free(dur);
     return st;
+}
+
+/* Does a supersedes relation's reason ("age of leah: ...") speak of the
+ * attribute named name? */
+static int reason_of(const char *reason, const char *name)
+{
+    size_t n = strlen(name);
+    return reason && strncmp(reason, name, n) == 0 && strncmp(reason + n, " of ", 4) == 0;
+}
+
+/* Is memory i, the newer end of a relation of attribute name, superseded
+ * in that attribute in turn? */
+static int replaced_in(const snapshot *sn, uint32_t i, const char *name)
+{
+    const snap_succ *first;
+    size_t k = snapshot_successors(sn, i, &first);
+    for (size_t j = 0; j < k; j++)
+        if (reason_of(first[j].reason, name))
+            return 1;
+    return 0;
+}
+
+static int listed(const ranked_list *l, uint32_t i)
+{
+    for (size_t r = 0; r < l->n; r++)
+        if (l->v[r].idx == i)
+            return 1;
+    return 0;
+}
+
+/* A question about now that asks an attribute the supersession detector
+ * knows (store_attr_asked: "how old am I now?", "what is my job title
+ * now?"): the memories that state its current value, which its words need
+ * not hold ("Thirty-five as of yesterday"): the head of each chain of
+ * supersedes relations of that attribute (the newer end that nothing
+ * replaces in turn), at most CURRENT_MAX, after the bm25 ranks. Whose
+ * value it is the second stage asks (stage2.c `states`). */
+static ms_status current_values(const channel_ctx *c, ranked_list *out, ms_error *err)
+{
+    int who, attr = c->q->about_now ? store_attr_asked(c->q->text, &who) : -1;
+    const snapshot *sn = c->sn;
+    if (attr < 0)
+        return MS_OK;
+    const char *name = store_attr_name(attr);
+    size_t added = 0;
+    for (size_t k = sn->n_succ; k-- > 0 && added < CURRENT_MAX;) { /* the last older first */
+        uint32_t i = sn->succ[k].newer;
+        if (!reason_of(sn->succ[k].reason, name) || replaced_in(sn, i, name) || listed(out, i))
+            continue;
+        double raw = (double)day_of(sn->when[i]) - (double)(RECENCY_POOL + 1) / 1000.0;
+        if (ranked_push(out, i, raw))
+            return ms_fail(err, MS_NOMEM, "out of memory");
+        added++;
+    }
+    return MS_OK;
 }
 
 static ms_status recency_list(const channel_ctx *c, ranked_list *out, ms_error *err)
@@ -558,8 +697,10 @@ static ms_status recency_list(const channel_ctx *c, ranked_list *out, ms_error *
         if (ranked_push(out, i, raw))
             return ms_fail(err, MS_NOMEM, "out of memory");
     }
-    ranked_finish(out, c->sn, out->n);
-    return MS_OK;
+    ms_status st = current_values(c, out, err);
+    if (!st)
+        ranked_finish(out, c->sn, out->n);
+    return st;
 }
 
 static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note, ms_error *err)

@@ -180,8 +180,8 @@ typedef struct recall_hit {
     int states_focus; /* it states the attribute the asked word names
                          (engine.c focus_stated) */
     const char *passed_by;             /* "pinned", "subject", "lexical", "context",
-                                          "semantic", "temporal", "association", "no_floor",
-                                          or NULL (cut) */
+                                          "semantic", "temporal", "states" (stage2.c),
+                                          "association", "no_floor", or NULL (cut) */
     char floor_why[256];               /* the floor's rule and numbers, pass or cut */
     char associated[STORE_ID_MAX + 1]; /* for "association": the memory with evidence */
     int rank_position;                 /* 1-based in results (0 for misses) */

@@ -36,6 +36,9 @@
  * neither, and the older one still yields to the newer. The subject: the
  * entities the question names, else a speaker for "I", "my manager", else
  * someone who is not a speaker for "my sister"; any when it says none.
+ * Such a memory with no evidence of its own passes the floor by it
+ * (passed_by "states"), and the newest of them gets `current`, the place
+ * of the best-ranked memory that passes, when that one states no value.
  *
  * The newest word. A question about now of type recency ("How is my knee
  * now?", "What is the latest on the boiler?") that asks no such attribute is answered by the latest
@@ -233,21 +236,45 @@ typedef struct asked {
     int attr, who;
 } asked;
 
+/* Does match form a hold match form b as whole words ("róisín brennan",
+ * and "asked róisín" as the entity finder may cut a name, hold "róisín")? */
+static int holds_name(const char *a, const char *b)
+{
+    size_t n = strlen(b);
+    for (const char *p = strstr(a, b); n && p; p = strstr(p + 1, b))
+        if ((p == a || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+            return 1;
+    return 0;
+}
+
 /* Is the subject (a match form) what the question asks about (1), someone
- * else (-1), or neither (0)? A name the question names is; else for "I" a
- * speaker is; for "my sister" a speaker is not (-1: a statement of the
- * detector's that might be about a speaker is not about her sister). */
+ * else (-1), or neither (0)? For a possessive's person ("Leah's
+ * daughter") the detector's "leah's daughter" is; else a name the question
+ * names is, or one that holds it as whole words or that it holds; else for
+ * "I" a speaker is; for "my sister" a speaker is not (-1: a statement of
+ * the detector's that might be about a speaker is not about her sister). */
 static int asked_about(const char *subject, void *arg)
 {
     const asked *a = arg;
     const query *q = a->q;
+    if (q->owner[0]) { /* "Leah's daughter": the daughter's, not Leah's */
+        for (int k = 0; k < q->n_named + q->n_qents; k++) {
+            char key[160];
+            snprintf(key, sizeof key, "%s's %s",
+                     a->sn->ent_norm[k < q->n_named ? q->named[k] : q->qents[k - q->n_named]],
+                     q->owner);
+            if (strcmp(subject, key) == 0)
+                return 1;
+        }
+        return 0;
+    }
     if (q->n_named + q->n_qents > 0) {
-        for (int k = 0; k < q->n_named; k++)
-            if (strcmp(a->sn->ent_norm[q->named[k]], subject) == 0)
+        for (int k = 0; k < q->n_named + q->n_qents; k++) {
+            const char *e =
+                a->sn->ent_norm[k < q->n_named ? q->named[k] : q->qents[k - q->n_named]];
+            if (holds_name(subject, e) || holds_name(e, subject))
                 return 1;
-        for (int k = 0; k < q->n_qents; k++)
-            if (strcmp(a->sn->ent_norm[q->qents[k]], subject) == 0)
-                return 1;
+        }
         return 0;
     }
     if (a->who == STORE_WHO_ANY)
@@ -277,7 +304,10 @@ int stage2_states(const snapshot *sn, const query *q, uint32_t i, const recall_h
     return a.attr;
 }
 
-/* The asked attribute: `states` for each pooled memory stating it. */
+/* The asked attribute: `states` for each pooled memory stating it; one
+ * with no evidence of its own passes the floor by it (the statement is the
+ * evidence: "Senior Data Scientist, £68,000" for "what is my job title
+ * now?" holds none of its words). */
 static int states(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n)
 {
     int who;
@@ -290,6 +320,12 @@ static int states(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size
             continue;
         snprintf(d, sizeof d, "states the %s asked: \"%.60s\"", store_attr_name(attr), phrase);
         add(&hs[t], "states", STATES_FACTOR, d);
+        if (!hs[t].passed_by) {
+            hs[t].passed_by = "states";
+            snprintf(hs[t].floor_why, sizeof hs[t].floor_why,
+                     "states the %s the question asks of its subject (\"%.60s\")",
+                     store_attr_name(attr), phrase);
+        }
     }
     return 1;
 }
@@ -330,14 +366,55 @@ static void newest(const stage2_in *in, recall_hit *hs, const uint32_t *idx, siz
     add(&hs[newer], "newest", f * NEWEST_TIE, d);
 }
 
+static int has_adjustment(const recall_hit *h, const char *name)
+{
+    for (int a = 0; a < h->n_adj; a++)
+        if (strcmp(h->adj[a].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* A question about now that asks an attribute: the newest pooled memory
+ * that states it of the subject asked (`states`) says its current value
+ * ("She's project lead" after "up for a promotion"): when the best-ranked
+ * memory that passes does not state it, it takes that one's place, as
+ * `newest` does. After `latest`, so that a successor lifted there does not
+ * pass it. */
+static void current(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n)
+{
+    long top = -1, newer = -1;
+    for (size_t t = 0; t < n; t++) {
+        if (!hs[t].passed_by)
+            continue;
+        if (top < 0 || ranking_now(&hs[t]) > ranking_now(&hs[top]))
+            top = (long)t;
+        if (has_adjustment(&hs[t], "states") &&
+            (newer < 0 || in->sn->when[idx[t]] > in->sn->when[idx[newer]]))
+            newer = (long)t;
+    }
+    /* a top that states it already says a value: which one is newer is
+       for the supersedes relations (`latest`, `yields`) */
+    if (newer < 0 || has_adjustment(&hs[top], "states") || ranking_now(&hs[newer]) <= 0)
+        return;
+    double f = fmin(LATEST_MAX, ranking_now(&hs[top]) / ranking_now(&hs[newer]));
+    char d[96];
+    snprintf(d, sizeof d, "the newest stating what is asked: takes the place of %.24s",
+             hs[top].mem.id);
+    add(&hs[newer], "current", f * NEWEST_TIE, d);
+}
+
 ms_status stage2_apply(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n,
                        ms_error *err)
 {
     int now = in->q->about_now && in->sn->n_succ > 0;
-    if (in->q->about_now && !states(in, hs, idx, n) && in->q->type == QT_RECENCY)
+    int attr_asked = in->q->about_now && states(in, hs, idx, n);
+    if (in->q->about_now && !attr_asked && in->q->type == QT_RECENCY)
         newest(in, hs, idx, n);
-    if ((!in->q->n_named && !now) || n == 0)
+    if ((!in->q->n_named && !now) || n == 0) {
+        if (attr_asked)
+            current(in, hs, idx, n);
         return MS_OK;
+    }
     pooled *sorted = malloc(n * sizeof *sorted);
     if (!sorted)
         return ms_fail(err, MS_NOMEM, "out of memory");
@@ -348,6 +425,8 @@ ms_status stage2_apply(const stage2_in *in, recall_hit *hs, const uint32_t *idx,
         exchange(in, hs, idx, sorted, n, t);
     if (now)
         latest(in, hs, idx, sorted, n);
+    if (attr_asked)
+        current(in, hs, idx, n);
     free(sorted);
     return MS_OK;
 }

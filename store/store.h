@@ -505,6 +505,7 @@ enum {
     STORE_ATTR_ALLERGY,
     STORE_ATTR_DATE,
     STORE_ATTR_LEAD,
+    STORE_ATTR_AGE,
     STORE_ATTR_COUNT
 };
 
@@ -518,7 +519,8 @@ enum {
 /* The attribute a question asks (STORE_ATTR_*), or -1: "where ... work",
  * "work for", "employer" an employer; "where ... live", "address" a
  * residence; "manager", "boss" a manager; "job title", "role", "position"
- * a role; "allergic" an allergy; "in charge of", "who leads" a lead.
+ * a role; "allergic" an allergy; "in charge of", "who leads" a lead;
+ * "how old", "age" an age.
  * *who gets whom it asks about (STORE_WHO_*). */
 int store_attr_asked(const char *question, int *who);
 

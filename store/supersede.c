@@ -10,6 +10,9 @@
  * "my manager"; else "the speaker's sister" for "my sister ..."; else, for
  * "she ...", "he ...", the names linked to the memory. A cue right after
  * "not", "n't", "never" or "no longer" states no value: it rejects one.
+ * Two statements need no cue phrase: an age ("I'm 33", "Thirty-five as of
+ * yesterday": age_facts) and a job title ("as a Senior Data Scientist",
+ * "She's project lead": title_facts).
  *
  * Newer memory N supersedes older memory O (both of one profile) when they
  * state the same attribute of the same subject and either
@@ -37,11 +40,12 @@ enum attr {
     A_ALLERGY = STORE_ATTR_ALLERGY,
     A_DATE = STORE_ATTR_DATE,
     A_LEAD = STORE_ATTR_LEAD,
+    A_AGE = STORE_ATTR_AGE,
     A_COUNT = STORE_ATTR_COUNT
 };
 
 static const char *const attr_name[A_COUNT] = {"employer", "residence", "manager", "role",
-                                               "allergy",  "date",      "lead"};
+                                               "allergy",  "date",      "lead",    "age"};
 
 typedef struct cue {
     const char *text; /* lower case, matched at word boundaries */
@@ -552,6 +556,267 @@ static int one_fact(const mem_text *m, const char *lower, const char *s, const c
     return 0;
 }
 
+/* ---- ages and titles: statements without a cue phrase ------------------------ */
+
+static const cue age_cue = {"", A_AGE, 0, 0, 0, 0, 0};
+static const cue title_cue = {"", A_ROLE, 0, 0, 0, 0, 0};
+
+/* The word from p (spaces skipped, nothing else) into out; its end, or p
+ * when a non-word byte comes first ("33, and ..."). */
+static const char *raw_word(const char *p, const char *e, char *out, size_t cap)
+{
+    while (p < e && *p == ' ')
+        p++;
+    size_t n = 0;
+    while (p + n < e && word_byte((unsigned char)p[n]) && n + 1 < cap)
+        n++;
+    snprintf(out, cap, "%.*s", (int)n, p);
+    return p + n;
+}
+
+/* The age a word says: whole digits 1..119, or a number word ("thirty-five",
+ * "nine"); else -1. */
+static int age_number(const char *w)
+{
+    static const char *const units[] = {
+        "zero",     "one",     "two",     "three",     "four",     "five",     "six",
+        "seven",    "eight",   "nine",    "ten",       "eleven",   "twelve",   "thirteen",
+        "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", NULL};
+    static const char *const tens[] = {"twenty",  "thirty", "forty",  "fifty", "sixty",
+                                       "seventy", "eighty", "ninety", NULL};
+    if (isdigit((unsigned char)w[0])) {
+        int v = 0;
+        for (const char *p = w; *p; p++)
+            if (!isdigit((unsigned char)*p) || (v = v * 10 + (*p - '0')) > 119)
+                return -1;
+        return v >= 1 ? v : -1;
+    }
+    for (int i = 1; units[i]; i++)
+        if (strcmp(w, units[i]) == 0)
+            return i;
+    for (int i = 0; tens[i]; i++) {
+        size_t n = strlen(tens[i]);
+        if (strncmp(w, tens[i], n) != 0)
+            continue;
+        if (!w[n])
+            return 20 + 10 * i;
+        for (int u = 1; w[n] == '-' && u < 10; u++)
+            if (strcmp(w + n + 1, units[u]) == 0)
+                return 20 + 10 * i + u;
+    }
+    return -1;
+}
+
+/* Is the number [p, q) of sentence [s, e) an age? After "I'm", "she's",
+ * "is", "turned" (with "officially", "just" ... between), or first in its
+ * sentence before "as of" ("Thirty-five as of yesterday"); and followed by
+ * nothing, "years old", or a word of time or a joining one ("today", "and"),
+ * not a unit ("5 minutes", "100%"). *from gets where the statement starts. */
+static int age_at(const char *s, const char *p, const char *q, const char *e, const char **from)
+{
+    static const char *const before[] = {"i'm", "im",     "am",      "he's",  "she's",
+                                         "is",  "turned", "turning", "turns", NULL};
+    static const char *const skip[] = {"officially", "now", "just", "finally", "already", NULL};
+    static const char *const after[] = {"today", "now",      "and",   "but",  "this",
+                                        "next",  "on",       "in",    "so",   "yesterday",
+                                        "last",  "tomorrow", "since", "soon", NULL};
+    char w[32], nx[32], nx2[32];
+    if (q < e && *q != ' ' && !strchr(",.!?;)", *q))
+        return 0; /* "100%", "5:30" */
+    const char *b = prev_word(s, p, w, sizeof w);
+    if (in_list(w, skip))
+        b = prev_word(s, b, w, sizeof w);
+    const char *r = raw_word(q, e, nx, sizeof nx);
+    raw_word(r, e, nx2, sizeof nx2);
+    int first = !*w, as_of = strcmp(nx, "as") == 0 && strcmp(nx2, "of") == 0;
+    int ends = !*nx || in_list(nx, after) ||
+               ((strcmp(nx, "years") == 0 || strcmp(nx, "year") == 0) && strcmp(nx2, "old") == 0);
+    *from = first ? p : b;
+    return (in_list(w, before) && (ends || as_of)) || (first && as_of);
+}
+
+/* Ages: "I'm 33", "I'm officially 34", "Sam turned 40", "Thirty-five as of
+ * yesterday". The subject is whoever subjects() finds before the number,
+ * else, for a number that opens its sentence, the speaker. The value is the
+ * number in digits. */
+static int age_facts(const mem_text *m, const char *lower, const char *s, const char *e,
+                     int correction, facts *fs)
+{
+    for (const char *p = s; p < e;) {
+        char w[32];
+        const char *q = raw_word(p, e, w, sizeof w), *from;
+        if (q == p) {
+            p++;
+            continue;
+        }
+        const char *at = q - strlen(w);
+        int age = age_number(w);
+        p = q;
+        if (age < 0 || !age_at(s, at, q, e, &from))
+            continue;
+        fact f;
+        memset(&f, 0, sizeof f);
+        f.rid = m->rid;
+        f.ts = m->ts;
+        f.attr = A_AGE;
+        f.correction = correction;
+        snprintf(f.value, sizeof f.value, "%d", age);
+        char a1[32], a2[32];
+        const char *r1 = raw_word(q, e, a1, sizeof a1), *r2 = raw_word(r1, e, a2, sizeof a2);
+        const char *to = from == at && !strcmp(a1, "as") && !strcmp(a2, "of") ? r2 : q;
+        snprintf(f.phrase, sizeof f.phrase, "%.*s", (int)(to - from < 60 ? to - from : 60),
+                 m->content + (from - lower));
+        subjects(m, lower, s, at, &age_cue, &f);
+        char sp[KEY_MAX];
+        speaker_key(m, sp);
+        if (!f.n_subj && from == at && *sp)
+            add_subject(&f, sp);
+        if (f.n_subj && push_fact(fs, &f))
+            return -1;
+    }
+    return 0;
+}
+
+/* The head nouns of job titles: the last word of "Senior Data Scientist",
+ * "project lead", "a scheduling analyst". */
+static const char *const title_heads[] = {
+    "analyst",    "scientist",   "engineer",    "developer",    "designer",      "architect",
+    "manager",    "director",    "lead",        "officer",      "consultant",    "researcher",
+    "specialist", "coordinator", "editor",      "accountant",   "administrator", "nurse",
+    "teacher",    "lecturer",    "professor",   "surgeon",      "technician",    "supervisor",
+    "intern",     "chef",        "programmer",  "planner",      "strategist",    "executive",
+    "founder",    "president",   "counselor",   "counsellor",   "therapist",     "physiotherapist",
+    "pharmacist", "paramedic",   "electrician", "plumber",      "librarian",     "journalist",
+    "lawyer",     "solicitor",   "paralegal",   "receptionist", "instructor",    "tutor",
+    NULL};
+
+/* Is c the capital it is in m's text? */
+static int capital_at(const mem_text *m, const char *lower, const char *c)
+{
+    unsigned char o = (unsigned char)m->content[c - lower];
+    return isupper(o) || o >= 0x80;
+}
+
+/* A job title ending at head noun [h, q) of sentence [s, e): up to three
+ * words before it (all written with capitals when the head is: "Senior Data
+ * Scientist"), said after "as a", "I'm a", "she's", "is the", "became", or,
+ * written with capitals, on its own. The role of whoever subjects() finds
+ * before it, else of the speaker. Not after "my", "his", ... ("is my
+ * manager" is a manager) nor "worked as" (the past) nor "works as" (a cue of
+ * its own); the head must end the title ("lead singer" is not "lead"). */
+static int title_fact(const mem_text *m, const char *lower, const char *s, const char *h,
+                      const char *q, const char *e, int correction, facts *fs)
+{
+    static const char *const follow[] = {"on",  "at",    "for",  "of",   "in",    "with", "and",
+                                         "now", "since", "from", "here", "there", NULL};
+    static const char *const intro[] = {"i'm", "she's", "he's",   "they're", "is",      "am",
+                                        "are", "as",    "became", "become",  "becomes", NULL};
+    static const char *const speaks[] = {"i'm", "she's", "he's", "they're", NULL};
+    static const char *const stop[] = {"my", "his",  "her",    "their", "our", "your", "a",
+                                       "an", "the",  "not",    "no",    "i",   "she",  "he",
+                                       "we", "they", "former", "ex",    "to",  "it",   NULL};
+    char w[32];
+    raw_word(q, e, w, sizeof w);
+    if (*w && !in_list(w, follow))
+        return 0;
+    int caps = capital_at(m, lower, h);
+    const char *ts = h, *b;
+    for (int n = 0; n < 3; n++) {
+        b = prev_word(s, ts, w, sizeof w);
+        if (!*w || in_list(w, stop) || in_list(w, intro) || (caps && !capital_at(m, lower, b)))
+            break;
+        ts = b;
+    }
+    b = prev_word(s, ts, w, sizeof w);
+    if (strcmp(w, "a") == 0 || strcmp(w, "an") == 0 || strcmp(w, "the") == 0)
+        b = prev_word(s, b, w, sizeof w);
+    int said = in_list(w, intro), words = 1;
+    for (const char *p = ts; p < h; p++)
+        words += *p == ' ';
+    if (said && strcmp(w, "as") == 0) { /* not "such as", "six years as" */
+        static const char *const not_as[] = {"such", "years", "year", "months", "weeks",  "days",
+                                             "time", "well",  "same", "so",     "decade", NULL};
+        char v[32];
+        prev_word(s, b, v, sizeof v);
+        if (strncmp(v, "work", 4) == 0 || in_list(v, not_as))
+            return 0;
+    }
+    if (!said && !(caps && words >= 2))
+        return 0;
+    fact f;
+    memset(&f, 0, sizeof f);
+    f.rid = m->rid;
+    f.ts = m->ts;
+    f.attr = A_ROLE;
+    f.correction = correction;
+    const char *from = said ? b : ts, *c = said && in_list(w, speaks) ? b + strlen(w) : from;
+    f.negated = ends_with_negation(s, from);
+    snprintf(f.value, sizeof f.value, "%.*s", (int)(q - ts < 47 ? q - ts : 47), ts);
+    snprintf(f.phrase, sizeof f.phrase, "%.*s", (int)(q - from < 60 ? q - from : 60),
+             m->content + (from - lower));
+    subjects(m, lower, s, c, &title_cue, &f);
+    char sp[KEY_MAX];
+    speaker_key(m, sp);
+    if (!f.n_subj && !said && *sp)
+        add_subject(&f, sp);
+    return f.n_subj ? push_fact(fs, &f) : 0;
+}
+
+/* Every job title of sentence [s, e), into fs. */
+static int title_facts(const mem_text *m, const char *lower, const char *s, const char *e,
+                       int correction, facts *fs)
+{
+    for (int k = 0; title_heads[k]; k++)
+        for (const char *h = find_word(s, e, title_heads[k]); h;
+             h = find_word(h + 1, e, title_heads[k]))
+            if (title_fact(m, lower, s, h, h + strlen(title_heads[k]), e, correction, fs))
+                return -1;
+    return 0;
+}
+
+/* Might the lower-case text state an age or a title: a head noun, or a
+ * number after "I'm", "is", "turned" ... (memory_facts decides)? */
+static int any_age_or_title(const char *lower)
+{
+    const char *end = lower + strlen(lower);
+    for (int k = 0; title_heads[k]; k++)
+        if (find_word(lower, end, title_heads[k]))
+            return 1;
+    for (const char *s = lower; *s;) {
+        const char *e = s;
+        while (*e && !is_sentence_end(*e))
+            e++;
+        for (const char *p = s; p < e;) {
+            char w[32];
+            const char *q = raw_word(p, e, w, sizeof w), *from;
+            if (q == p) {
+                p++;
+                continue;
+            }
+            if (age_number(w) >= 0 && age_at(s, q - strlen(w), q, e, &from))
+                return 1;
+            p = q;
+        }
+        s = *e ? e + 1 : e;
+    }
+    return 0;
+}
+
+/* Might the text state anything (memory_facts decides)? A cue is found in
+ * the text itself (store_holds_cue); an age or a title in a lower-case copy.
+ * -1 when out of memory. */
+static int might_state(const char *content)
+{
+    if (store_holds_cue(content))
+        return 1;
+    char *lower = lower_copy(content);
+    if (!lower)
+        return -1;
+    int yes = any_age_or_title(lower);
+    free(lower);
+    return yes;
+}
+
 /* Every fact memory m states, into fs. -1 when out of memory. */
 static int memory_facts(const mem_text *m, facts *fs)
 {
@@ -570,6 +835,10 @@ static int memory_facts(const mem_text *m, facts *fs)
             for (const char *c = find_word(s, e, cues[k].text); !rc && c;
                  c = find_word(c + 1, e, cues[k].text))
                 rc = one_fact(m, lower, s, c, e, &cues[k], correction, fs);
+        if (!rc)
+            rc = age_facts(m, lower, s, e, correction, fs);
+        if (!rc)
+            rc = title_facts(m, lower, s, e, correction, fs);
         s = *e ? e + 1 : e;
     }
     free(lower);
@@ -624,7 +893,7 @@ int store_states(const char *content, const char *speaker, char *const *ents, si
     facts fs = {0};
     int found = 0;
     phrase[0] = '\0';
-    if (content && store_holds_cue(content) && memory_facts(&m, &fs) == 0)
+    if (content && might_state(content) > 0 && memory_facts(&m, &fs) == 0)
         for (size_t i = 0; i < fs.n && !found; i++) {
             int yes = 0, veto = 0;
             for (int j = 0; fs.v[i].attr == attr && j < fs.v[i].n_subj; j++) {
@@ -684,6 +953,9 @@ static int attr_of_words(const char *w)
                                            NULL};
     static const char *const where[] = {"where", NULL};
     static const char *const address[] = {"address", NULL};
+    static const char *const age[] = {"how old", "age", NULL};
+    if (holds_any(w, age))
+        return A_AGE;
     if (holds_any(w, lead) && strncmp(w, " who ", 5) == 0)
         return A_LEAD;
     if (holds_any(w, manager))
@@ -779,7 +1051,10 @@ static ms_status read_entities_of(store *s, sqlite3_stmt *st, mem_text *m, ms_er
 static ms_status keep_if_cued(sqlite3_stmt *st, profile_mems *pm, size_t *cap, ms_error *err)
 {
     const char *content = (const char *)sqlite3_column_text(st, 2);
-    if (!content || !store_holds_cue(content))
+    int cued = content ? might_state(content) : 0;
+    if (cued < 0)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    if (!cued)
         return MS_OK;
     if (pm->n == *cap) {
         mem_text *g = realloc(pm->v, (*cap = *cap ? 2 * *cap : 64) * sizeof *g);

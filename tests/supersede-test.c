@@ -88,9 +88,86 @@ static void test_states(void)
        "no text states nothing");
 }
 
+/* Ages and job titles, said without a cue phrase (issue 13, item 3). */
+static void test_ages(void)
+{
+    char *maya[] = {"maya"}, *sam[] = {"maya", "sam"};
+    char ph[64];
+    int who;
+    is_int(store_attr_asked("How old am I now?", &who), STORE_ATTR_AGE, "how old asks an age");
+    is_int(who, STORE_WHO_SELF, "of the speaker");
+    is_int(store_attr_asked("What is Sam's age?", &who), STORE_ATTR_AGE, "so does age");
+    ok(store_states("I'm 33, and I mostly want you to keep track of things.", "Maya", maya, 1,
+                    STORE_ATTR_AGE, wanted, "maya", ph, sizeof ph),
+       "I'm 33 states the speaker's age");
+    is_str(ph, "I'm 33", "with the phrase as written");
+    ok(store_states("I'm officially 34. Nobody forgot.", "Maya", maya, 1, STORE_ATTR_AGE, wanted,
+                    "maya", ph, sizeof ph),
+       "a word such as officially between");
+    ok(store_states("Thirty-five as of yesterday. I feel nineteen.", "Maya", maya, 1,
+                    STORE_ATTR_AGE, wanted, "maya", ph, sizeof ph),
+       "a number word first in its sentence, before as of, is the speaker's age");
+    is_str(ph, "Thirty-five as of", "the phrase says as of");
+    ok(store_states("Sam turned 40 on Sunday.", "Maya", sam, 2, STORE_ATTR_AGE, wanted, "sam", ph,
+                    sizeof ph),
+       "X turned 40 is X's age");
+    ok(!store_states("Sam turned 40 on Sunday.", "Maya", sam, 2, STORE_ATTR_AGE, wanted, "maya", ph,
+                     sizeof ph),
+       "not the speaker's");
+    ok(!store_states("I'm 5 minutes from the station.", "Maya", maya, 1, STORE_ATTR_AGE, wanted, "",
+                     ph, sizeof ph),
+       "a number before a unit is no age");
+    ok(!store_states("We have 3 dogs as of today.", "Maya", maya, 1, STORE_ATTR_AGE, wanted, "", ph,
+                     sizeof ph),
+       "nor a count before as of that does not open its sentence");
+    ok(!store_states("I'm 150 percent sure.", "Maya", maya, 1, STORE_ATTR_AGE, wanted, "", ph,
+                     sizeof ph),
+       "nor a number no one is");
+    ok(!store_states("I'm 100% sure, it's fine.", "Maya", maya, 1, STORE_ATTR_AGE, wanted, "", ph,
+                     sizeof ph),
+       "nor a number a sign follows");
+}
+
+static void test_titles(void)
+{
+    char *leah[] = {"leah"}, *ro[] = {"leah", "asked róisín"};
+    char ph[64];
+    ok(store_states("Senior Data Scientist, £68,000, hybrid, starting in July.", "Leah", leah, 1,
+                    STORE_ATTR_ROLE, wanted, "leah", ph, sizeof ph),
+       "a title written with capitals, no one else named, is the speaker's role");
+    is_str(ph, "Senior Data Scientist", "the title as written");
+    ok(store_states("Asked Róisín about it: she got it! She's project lead on the Salford scheme.",
+                    "Leah", ro, 2, STORE_ATTR_ROLE, wanted, "asked róisín", ph, sizeof ph),
+       "she's project lead: the role of the name the memory holds");
+    is_str(ph, "She's project lead", "from the copula");
+    ok(store_states("I'm a staff nurse at the Royal.", "Leah", leah, 1, STORE_ATTR_ROLE, wanted,
+                    "leah", ph, sizeof ph),
+       "I'm a staff nurse");
+    ok(!store_states("She left after six years as a scheduling analyst.", "Leah", leah, 1,
+                     STORE_ATTR_ROLE, wanted, "", ph, sizeof ph),
+       "six years as an analyst is no title held");
+    ok(!store_states("I worked as a teacher for a year.", "Leah", leah, 1, STORE_ATTR_ROLE, wanted,
+                     "", ph, sizeof ph),
+       "nor the past tense");
+    ok(!store_states("He's the lead singer in a band.", "Leah", leah, 1, STORE_ATTR_ROLE, wanted,
+                     "", ph, sizeof ph),
+       "lead singer does not end in lead");
+    ok(!store_states("They want her to lead a small team.", "Leah", leah, 1, STORE_ATTR_ROLE,
+                     wanted, "", ph, sizeof ph),
+       "lead the verb is no title");
+    ok(!store_states("Sam is my manager now.", "Leah", leah, 1, STORE_ATTR_ROLE, wanted, "", ph,
+                     sizeof ph),
+       "is my manager is a manager, not a role");
+    ok(!store_states("I'm not a manager.", "Leah", leah, 1, STORE_ATTR_ROLE, wanted, "", ph,
+                     sizeof ph),
+       "nor a title after not");
+}
+
 int main(void)
 {
     test_asked();
     test_states();
+    test_ages();
+    test_titles();
     return done_testing();
 }

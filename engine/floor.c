@@ -744,13 +744,34 @@ static int family_look(void *p, const char *w, size_t n)
     return c->hit;
 }
 
+/* Could word cur (n bytes) be a regular form of a word of the family:
+ * does it start as one does? WordNet's suffix rules keep all of a base but
+ * its last letters ("studies", "study"; "men", "man"): the first two of a
+ * word of four letters or more, the first of a shorter one. */
+static int family_prefix(const floor_verb *v, const char *cur, size_t n)
+{
+    for (int k = 0; k < v->n; k++) {
+        size_t fl = strlen(v->family[k]), keep = fl > 3 ? 2 : 1;
+        if (n >= keep && memcmp(v->family[k], cur, keep) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Is word cur (n bytes, lower case) of the family, as it is or in a verb
- * or noun base form ("cooked", "paintings")? */
+ * or noun base form ("cooked", "paintings", "bought")? The suffix rules
+ * are tried only on a word that starts as a word of the family does; the
+ * exception lists ("bought" -> "buy") on every word. */
 static int in_family(const floor_verb *v, const char *cur, size_t n)
 {
     struct family_ctx c = {v, 0};
-    if (!family_look(&c, cur, n))
-        lexicon_verb_bases(v->lx, cur, n, family_look, &c);
+    if (family_look(&c, cur, n))
+        return 1;
+    if (!family_prefix(v, cur, n)) {
+        lexicon_exception_bases(v->lx, cur, n, family_look, &c);
+        return c.hit;
+    }
+    lexicon_verb_bases(v->lx, cur, n, family_look, &c);
     if (!c.hit)
         lexicon_noun_bases(v->lx, cur, n, family_look, &c);
     return c.hit;

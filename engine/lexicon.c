@@ -642,27 +642,31 @@ static int synset_word_is(const char *l, int word, const char *base)
 
 /* The words of the verb synset at off and of the words its derivation
  * pointers ("+") from base (or from the whole synset) lead to, but for
- * nouns of persons. */
+ * nouns of persons. The line is read once, field by field. */
 static void verb_synset_family(collect *c, const lexicon *lx, long off, const char *base)
 {
     char l[LINE_MAX_LEN];
     size_t n;
-    const char *f;
-    if (data_line(lx, VERB, off, l, sizeof l) || !(f = field(l, 3, &n)))
+    const char *f = NULL;
+    if (data_line(lx, VERB, off, l, sizeof l))
         return;
-    int words = (int)strtol(f, NULL, 16);
-    for (int k = 0; k < words && !c->stop; k++)
-        if ((f = field(l, 4 + 2 * k, &n)))
-            synset_word(c, f, n);
-    if (!(f = field(l, 4 + 2 * words, &n)))
+    const char *at = l;
+    for (int k = 0; k < 4; k++) /* offset, lex_filenum, ss_type, w_cnt */
+        f = next_field(&at, &n);
+    int words = f ? (int)strtol(f, NULL, 16) : 0;
+    for (int k = 0; k < words && !c->stop; k++) {
+        if (!(f = next_field(&at, &n)))
+            return;
+        synset_word(c, f, n);
+        next_field(&at, &n); /* lex_id */
+    }
+    if (!(f = next_field(&at, &n)))
         return;
     int ptrs = atoi(f);
     for (int k = 0; k < ptrs && !c->stop; k++) {
-        size_t sn, on, pn, tn;
-        const char *sym = field(l, 5 + 2 * words + 4 * k, &sn);
-        const char *o = field(l, 6 + 2 * words + 4 * k, &on);
-        const char *ps = field(l, 7 + 2 * words + 4 * k, &pn);
-        const char *st = field(l, 8 + 2 * words + 4 * k, &tn);
+        size_t sn = 0, on = 0, pn = 0, tn = 0;
+        const char *sym = next_field(&at, &sn), *o = next_field(&at, &on);
+        const char *ps = next_field(&at, &pn), *st = next_field(&at, &tn);
         if (!sym || !o || !ps || !st || tn != 4)
             break;
         if (sn != 1 || sym[0] != '+')
@@ -755,4 +759,22 @@ int lexicon_verb_class(const lexicon *lx, const char *word, size_t n)
         data_line(lx, VERB, off, l, sizeof l) || !(f = field(l, 1, &fl)))
         return -1;
     return atoi(f);
+}
+
+int lexicon_exception_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn, void *ctx)
+{
+    static const int pos[] = {NOUN, VERB};
+    int given = 0;
+    for (size_t p = 0; lx && n > 0 && n < WORD_MAX && p < sizeof pos / sizeof *pos; p++) {
+        const char *e = lx->exc[pos[p]].text ? sorted_find(&lx->exc[pos[p]], word, n) : NULL;
+        for (const char *s = e ? e + n : NULL; s && *s == ' ';) {
+            const char *t = ++s;
+            while (*s && *s != ' ' && *s != '\n')
+                s++;
+            given++;
+            if (s > t && fn(ctx, t, (size_t)(s - t)))
+                return given;
+        }
+    }
+    return given;
 }

@@ -86,6 +86,12 @@ int lexicon_noun_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn
  * "studied" -> "study"); 0 when WordNet knows it as no verb. */
 int lexicon_verb_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn, void *ctx);
 
+/* Call fn for each base form WordNet's exception lists of nouns and verbs
+ * give word[0..n) ("bought" -> "buy", "geese" -> "goose"): the irregular
+ * forms, which the suffix rules do not reach. Returns how many were given. */
+int lexicon_exception_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn,
+                            void *ctx);
+
 /* Call fn for each distinct word of a verb's family: the verb base forms
  * of word[0..n) themselves, the words of their first `senses` verb
  * synsets, and the words WordNet relates to those senses by derivation

@@ -338,6 +338,8 @@ typedef struct run {
     floor_kinds *owner; /* the words naming the person a possessive names, NULL when none */
     floor_slot *slot;   /* the verb and slot of a who- or where-question, NULL when none */
     int slot_cut;       /* the slot rule cut a memory that passed */
+    floor_verb *verb;   /* the verb of a what-question and its family, NULL when none */
+    int verb_cut;       /* the verb rule cut a memory that passed */
 } run;
 
 /* The query type's profile, with --weights and --rrf-k on top. The temporal
@@ -770,6 +772,9 @@ static void floor_measure(run *x, uint32_t i, recall_hit *h)
     h->holds_slot =
         x->slot ? floor_slot_held(x->slot, h->mem.content, holds_other_name(x->e->sn, &x->q, i))
                 : 0;
+    /* on the date the question names, the date is what it asks about
+     * ("what did John host in May"): the verb may be said in other words */
+    h->holds_verb = about && x->verb && (h->on_date || floor_verb_held(x->verb, h->mem.content));
 }
 
 /* Evidence by association: a memory without evidence of its own passes when
@@ -909,7 +914,9 @@ static void floor_neighbours(run *x, recall_hit *hs, size_t n)
     uint64_t *held = calloc(n + 1, sizeof *held);
     int *names = calloc(n + 1, sizeof *names), *numbers = calloc(n + 1, sizeof *numbers);
     int *kinds = calloc(n + 1, sizeof *kinds), *slots = calloc(n + 1, sizeof *slots);
-    if (!held || !names || !numbers || !kinds || !slots) {
+    int *verbs = calloc(n + 1, sizeof *verbs);
+    if (!held || !names || !numbers || !kinds || !slots || !verbs) {
+        free(verbs);
         free(slots);
         free(held);
         free(names);
@@ -923,6 +930,7 @@ static void floor_neighbours(run *x, recall_hit *hs, size_t n)
         numbers[t] = hs[t].holds_number;
         kinds[t] = hs[t].holds_kind;
         slots[t] = hs[t].holds_slot;
+        verbs[t] = hs[t].holds_verb;
         const snap_edge *ed = NULL;
         size_t ne = 0;
         snapshot_edges(sn, x->fused.v[t].idx, &ed, &ne); /* unreadable: no edge */
@@ -934,6 +942,7 @@ static void floor_neighbours(run *x, recall_hit *hs, size_t n)
                     numbers[t] |= hs[u].holds_number;
                     kinds[t] |= hs[u].holds_kind;
                     slots[t] |= hs[u].holds_slot;
+                    verbs[t] |= hs[u].holds_verb;
                 }
     }
     for (size_t t = 0; t < n; t++) {
@@ -945,7 +954,9 @@ static void floor_neighbours(run *x, recall_hit *hs, size_t n)
         /* the verb and the filler in its exchange: it and the memories an
          * edge joins it to ("Who performed?" "It was Matt") */
         hs[t].holds_slot = (slots[t] & FLOOR_SLOT_VERB) && (slots[t] & FLOOR_SLOT_FILLER);
+        hs[t].holds_verb = verbs[t];
     }
+    free(verbs);
     free(held);
     free(names);
     free(numbers);
@@ -1091,6 +1102,28 @@ static void floor_slot_rule(run *x, recall_hit *hs, size_t n)
     x->slot_cut |= cut_unheld(x, hs, n, holds_slot, lacks) > 0;
 }
 
+static int holds_verb(const run *x, const recall_hit *h)
+{
+    (void)x;
+    return h->holds_verb;
+}
+
+/* What someone did must be said: when the question asks "what did she
+ * study" and no memory passing by overlap or meaning says, with the
+ * memories an edge joins it to, the verb or a word of its family
+ * ("studies", "student"), those passes are cut: the pool talks about her
+ * school and never says what she studied. */
+static void floor_verb_rule(run *x, recall_hit *hs, size_t n)
+{
+    if (x->o->no_floor || !x->verb)
+        return;
+    char lacks[96];
+    snprintf(lacks, sizeof lacks, "says \"%.32s\" or a word WordNet relates to it", x->q.what_verb);
+    int cut = cut_unheld(x, hs, n, holds_verb, lacks);
+    x->r->floor_verb_supported = cut < 0;
+    x->verb_cut |= cut > 0;
+}
+
 /* r->floor_no_support: nothing about LEAD"WHAT" for the subject. */
 static void no_support(recall_result *r, const char *lead, const char *what)
 {
@@ -1139,17 +1172,22 @@ static void floor_summary(run *x, const recall_hit *hs, size_t n)
         snprintf(r->floor_kind, sizeof r->floor_kind, "%s", x->q.kind);
         r->floor_kind_which = x->q.kind_which;
     }
+    if (x->verb)
+        snprintf(r->floor_verb, sizeof r->floor_verb, "%s", x->q.what_verb);
     if (any)
         return;
     /* which kind when the kind rule cut, who or where when the slot rule
      * did, how many when memories hold the asked word and none counts it,
-     * the asked word when no memory holds it, else the whole predicate */
+     * the verb when the verb rule did, the asked word when no memory holds
+     * it, else the whole predicate */
     if (x->kind_cut)
         no_support(r, x->q.kind_which ? "which " : "what ", x->q.kind);
     else if (x->slot_cut)
         no_support(r, x->q.wh == WH_WHO ? "who " : "where ", x->q.wh_verb);
     else if (x->q.amount == AMOUNT_COUNT && !counted && r->floor_focus_held)
         no_support(r, "how many ", x->q.terms[x->q.focus].surface);
+    else if (x->verb_cut)
+        no_support(r, "", x->q.what_verb);
     else
         no_support(r, "",
                    r->floor_focus[0] && !r->floor_focus_held ? r->floor_focus
@@ -1199,6 +1237,7 @@ static ms_status select_hits(run *x, ms_error *err)
     x->kinds = x->q.kind[0] ? floor_kinds_new(&x->q, lexicon_default()) : NULL;
     x->owner = x->q.owner[0] ? floor_owner_new(&x->q, lexicon_default()) : NULL;
     x->slot = x->q.wh_verb[0] ? floor_slot_new(&x->q, lexicon_default()) : NULL;
+    x->verb = x->q.what_verb[0] ? floor_verb_new(&x->q, lexicon_default()) : NULL;
     if (!st)
         st = hydrate(x, hs, pool, err);
     for (size_t t = 0; !st && t < pool; t++) {
@@ -1220,22 +1259,27 @@ static ms_status select_hits(run *x, ms_error *err)
         floor_kinds_free(x->kinds);
         floor_kinds_free(x->owner);
         floor_slot_free(x->slot);
+        floor_verb_free(x->verb);
         x->kinds = x->owner = NULL;
         x->slot = NULL;
+        x->verb = NULL;
         return st;
     }
     rerank(x, hs, pool);
     floor_focus(x, hs, pool);
     floor_kind(x, hs, pool);
     floor_slot_rule(x, hs, pool);
+    floor_verb_rule(x, hs, pool);
     if (!x->o->no_floor)
         floor_associate(x, hs, pool);
     floor_summary(x, hs, pool);
     floor_kinds_free(x->kinds);
     floor_kinds_free(x->owner);
     floor_slot_free(x->slot);
+    floor_verb_free(x->verb);
     x->kinds = x->owner = NULL;
     x->slot = NULL;
+    x->verb = NULL;
     for (size_t t = 0; x->o->explain_id && t < pool; t++)
         if (strcmp(hs[t].mem.id, x->o->explain_id) == 0)
             x->explain_passed_by = hs[t].passed_by;

@@ -176,6 +176,8 @@ typedef struct recall_hit {
     int holds_kind;               /* it (or a pooled memory joined to it) names a kind of
                                      the noun the question asks for (floor.c) */
     int holds_slot;   /* it says the verb of a who- or where-question and a filler of its slot */
+    int holds_verb;   /* it (or a pooled memory joined to it) says the verb of a what-question
+                         or a word of its family (floor.c floor_verb) */
     int on_date;      /* it falls on a date the query names */
     int states_focus; /* it states the attribute the asked word names
                          (engine.c focus_stated) */
@@ -271,6 +273,8 @@ typedef struct recall_result {
                                    not checked (floor.c: WordNet, a nameable class) */
     int floor_kind_which;       /* asked with "which" */
     int floor_kind_supported;   /* a memory passing by overlap or meaning names one */
+    char floor_verb[48];        /* the verb of a what-question checked ("study"), "" when none */
+    int floor_verb_supported;   /* a memory passing by overlap or meaning says it */
     char floor_no_support[640]; /* when it abstains on the floor: what found no support,
                                    "nothing about \"blood type\" for Caroline" */
     /* query analysis */

@@ -409,6 +409,10 @@ typedef struct query {
                             something (not "who is ..."), else WH_NONE (query.c) */
     char wh_verb[48];    /* the verb of that question ("won" in "who won the ..."), "" when
                             none */
+    char what_verb[48];  /* the verb of "what AUX [SUBJECT] VERB ..." ("cook" in "what did
+                            she cook"; "work" for "do for a living"): the answer is what it
+                            is done to; not do, be, have, nor a verb of thinking, telling or
+                            a clause ("say", "want"); "" when none (query.c) */
     char owner[48];      /* the person or animal a possessive names ("daughter" in "what
                             instrument does Melanie's daughter play"): what the question asks
                             about, not its owner; "" when none (query.c) */
@@ -804,6 +808,27 @@ void floor_slot_free(floor_slot *sl);
 #define FLOOR_SLOT_VERB 1
 #define FLOOR_SLOT_FILLER 2
 int floor_slot_held(const floor_slot *sl, const char *text, int named);
+
+/* The verb of a what-question (query.what_verb) and its family: its base
+ * forms, the words of its first FLOOR_VERB_SENSES senses and the words
+ * derived from them ("painting" for "paint", "death" for "die"), but not
+ * a noun of a person ("painter"). A memory answers "what did she cook"
+ * only when it, or a memory an edge joins it to, says one of them with
+ * what it is done to (floor.c). */
+typedef struct floor_verb floor_verb;
+
+#define FLOOR_VERB_SENSES 3
+
+/* The family for q from lx, or NULL (no such question, no lexicon, out of
+ * memory). Free with floor_verb_free (NULL is fine). */
+floor_verb *floor_verb_new(const query *q, const lexicon *lx);
+void floor_verb_free(floor_verb *v);
+
+/* Does text say a word of the family, in any of its forms (WordNet's
+ * verb and noun base forms: "cooked", "paintings"), with what it is done
+ * to: a noun among the next four content words of the same sentence? 0
+ * for v NULL. */
+int floor_verb_held(const floor_verb *v, const char *text);
 
 /* ---- adaptive learning (adaptive.c) ------------------------------------- */
 

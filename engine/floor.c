@@ -771,3 +771,115 @@ int floor_holds_amount(amount_kind kind, const char *text)
     free(t);
     return found;
 }
+
+/* ---- the verb of what ----------------------------------------------------- */
+
+#define VERB_WORDS 64 /* the family of a verb's three senses is rarely over 20 */
+#define VERB_REACH 4  /* content words after the verb its object may be */
+
+struct floor_verb {
+    const lexicon *lx;           /* not owned */
+    char family[VERB_WORDS][48]; /* the verb's family (lexicon_verb_family) */
+    int n;
+};
+
+static int verb_family_add(void *p, const char *w, size_t n)
+{
+    floor_verb *v = p;
+    if (v->n < VERB_WORDS && n < sizeof v->family[0])
+        snprintf(v->family[v->n++], sizeof v->family[0], "%.*s", (int)n, w);
+    return 0;
+}
+
+floor_verb *floor_verb_new(const query *q, const lexicon *lx)
+{
+    if (!lx || !q->what_verb[0])
+        return NULL;
+    floor_verb *v = calloc(1, sizeof *v);
+    if (!v)
+        return NULL;
+    v->lx = lx;
+    lexicon_verb_family(lx, q->what_verb, strlen(q->what_verb), FLOOR_VERB_SENSES, verb_family_add,
+                        v);
+    if (v->n == 0) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+void floor_verb_free(floor_verb *v)
+{
+    free(v);
+}
+
+struct family_ctx {
+    const floor_verb *v;
+    int hit;
+};
+
+static int family_look(void *p, const char *w, size_t n)
+{
+    struct family_ctx *c = p;
+    for (int k = 0; k < c->v->n && !c->hit; k++)
+        c->hit = strlen(c->v->family[k]) == n && memcmp(c->v->family[k], w, n) == 0;
+    return c->hit;
+}
+
+/* Could word cur (n bytes) be a regular form of a word of the family:
+ * does it start as one does? WordNet's suffix rules keep all of a base but
+ * its last letters ("studies", "study"; "men", "man"): the first two of a
+ * word of four letters or more, the first of a shorter one. */
+static int family_prefix(const floor_verb *v, const char *cur, size_t n)
+{
+    for (int k = 0; k < v->n; k++) {
+        size_t fl = strlen(v->family[k]), keep = fl > 3 ? 2 : 1;
+        if (n >= keep && memcmp(v->family[k], cur, keep) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Is word cur (n bytes, lower case) of the family, as it is or in a verb
+ * or noun base form ("cooked", "paintings", "bought")? The suffix rules
+ * are tried only on a word that starts as a word of the family does; the
+ * exception lists ("bought" -> "buy") on every word. */
+static int in_family(const floor_verb *v, const char *cur, size_t n)
+{
+    struct family_ctx c = {v, 0};
+    if (family_look(&c, cur, n))
+        return 1;
+    if (!family_prefix(v, cur, n)) {
+        lexicon_exception_bases(v->lx, cur, n, family_look, &c);
+        return c.hit;
+    }
+    lexicon_verb_bases(v->lx, cur, n, family_look, &c);
+    if (!c.hit)
+        lexicon_noun_bases(v->lx, cur, n, family_look, &c);
+    return c.hit;
+}
+
+/* A word of the family with what it is done to: a noun WordNet knows among
+ * the VERB_REACH content words after it, in the same sentence ("I cooked a
+ * big pot of chili"; not "Weekdays I cook!"). Stop words are skipped. */
+int floor_verb_held(const floor_verb *v, const char *text)
+{
+    char cur[64];
+    int after = -1; /* content words since a word of the family, -1 none */
+    for (const char *p = text; v && p && *p;) {
+        if (!isalpha((unsigned char)*p)) {
+            if (*p == '.' || *p == '!' || *p == '?')
+                after = -1; /* the sentence ends */
+            p++;
+            continue;
+        }
+        size_t n = alpha_word(&p, cur, sizeof cur);
+        if (stopword_is(cur, n))
+            continue;
+        if (after >= 0 && ++after <= VERB_REACH && lexicon_is_noun(v->lx, cur, n))
+            return 1;
+        if (in_family(v, cur, n))
+            after = 0;
+    }
+    return 0;
+}

@@ -586,3 +586,195 @@ int lexicon_verb_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn
             return k + 1;
     return nb;
 }
+
+/* ---- a verb's family ---------------------------------------------------- */
+
+/* The pos index of a pointer's part-of-speech letter, or -1. */
+static int pointer_pos(char c)
+{
+    return c == 'n' ? NOUN : c == 'v' ? VERB : c == 'a' || c == 's' ? ADJ : c == 'r' ? 3 : -1;
+}
+
+/* The synset line at byte off of data file p into l (cap bytes), its
+ * newline cut; 0, or -1 when it cannot be read. */
+static int data_line(const lexicon *lx, int p, long off, char *l, size_t cap)
+{
+    if (p < 0 || lx->data[p] < 0)
+        return -1;
+    ssize_t got = pread(lx->data[p], l, cap - 1, off);
+    if (got <= 0)
+        return -1;
+    l[got] = '\0';
+    char *nl = strchr(l, '\n');
+    if (nl)
+        nl[0] = '\0';
+    return 0;
+}
+
+/* Give the word-th word (1-based) of the synset at off of data file p,
+ * unless it is a noun of a person (noun.person, 18: "painter", "student"
+ * name who does it, not what is done). */
+static void synset_nth_word(collect *c, const lexicon *lx, int p, long off, int word)
+{
+    char l[LINE_MAX_LEN];
+    size_t n;
+    const char *f;
+    if (data_line(lx, p, off, l, sizeof l) || !(f = field(l, 1, &n)) ||
+        (p == NOUN && atoi(f) == 18) || !(f = field(l, 3, &n)))
+        return;
+    int words = (int)strtol(f, NULL, 16);
+    if (word >= 1 && word <= words && (f = field(l, 4 + 2 * (word - 1), &n)))
+        synset_word(c, f, n);
+}
+
+/* Is the word-th word (1-based) of verb synset line l the lemma base? */
+static int synset_word_is(const char *l, int word, const char *base)
+{
+    size_t n;
+    const char *f = field(l, 4 + 2 * (word - 1), &n);
+    if (!f || n != strlen(base))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if ((f[i] >= 'A' && f[i] <= 'Z' ? f[i] + 32 : f[i]) != base[i])
+            return 0;
+    return 1;
+}
+
+/* The words of the verb synset at off and of the words its derivation
+ * pointers ("+") from base (or from the whole synset) lead to, but for
+ * nouns of persons. The line is read once, field by field. */
+static void verb_synset_family(collect *c, const lexicon *lx, long off, const char *base)
+{
+    char l[LINE_MAX_LEN];
+    size_t n;
+    const char *f = NULL;
+    if (data_line(lx, VERB, off, l, sizeof l))
+        return;
+    const char *at = l;
+    for (int k = 0; k < 4; k++) /* offset, lex_filenum, ss_type, w_cnt */
+        f = next_field(&at, &n);
+    int words = f ? (int)strtol(f, NULL, 16) : 0;
+    for (int k = 0; k < words && !c->stop; k++) {
+        if (!(f = next_field(&at, &n)))
+            return;
+        synset_word(c, f, n);
+        next_field(&at, &n); /* lex_id */
+    }
+    if (!(f = next_field(&at, &n)))
+        return;
+    int ptrs = atoi(f);
+    for (int k = 0; k < ptrs && !c->stop; k++) {
+        size_t sn = 0, on = 0, pn = 0, tn = 0;
+        const char *sym = next_field(&at, &sn), *o = next_field(&at, &on);
+        const char *ps = next_field(&at, &pn), *st = next_field(&at, &tn);
+        if (!sym || !o || !ps || !st || tn != 4)
+            break;
+        if (sn != 1 || sym[0] != '+')
+            continue;
+        char hex[3] = {st[0], st[1], '\0'};
+        int src = (int)strtol(hex, NULL, 16);
+        hex[0] = st[2];
+        hex[1] = st[3];
+        int tgt = (int)strtol(hex, NULL, 16);
+        if (src != 0 && !synset_word_is(l, src, base))
+            continue;
+        if (tgt > 0)
+            synset_nth_word(c, lx, pointer_pos(ps[0]), atol(o), tgt);
+    }
+}
+
+int lexicon_verb_family(const lexicon *lx, const char *word, size_t n, int senses, lexicon_fn fn,
+                        void *ctx)
+{
+    if (!lx || n == 0 || n >= WORD_MAX || !lx->index[VERB].text)
+        return 0;
+    collect *c = calloc(1, sizeof *c);
+    if (!c)
+        return 0;
+    c->fn = fn;
+    c->ctx = ctx;
+    base_form base[8];
+    int nb = base_forms(lx, VERB, word, n, base, 8);
+    for (int b = 0; b < nb && !c->stop; b++)
+        synset_word(c, base[b], strlen(base[b]));
+    for (int b = 0; b < nb && !c->stop; b++) {
+        long off[LEXICON_SENSES_MAX];
+        int k = sense_offsets(sorted_find(&lx->index[VERB], base[b], strlen(base[b])), off,
+                              senses < LEXICON_SENSES_MAX ? senses : LEXICON_SENSES_MAX);
+        for (int s = 0; s < k && !c->stop; s++)
+            verb_synset_family(c, lx, off[s], base[b]);
+    }
+    int given = c->given;
+    free(c);
+    return given;
+}
+
+/* Frames of a clause or complement (WordNet's verb frames, 1-35). */
+static int clausal_frame(int f)
+{
+    return (f >= 5 && f <= 7) || f == 26 || f == 28 || f == 29 || (f >= 32 && f <= 35);
+}
+
+int lexicon_verb_clausal(const lexicon *lx, const char *word, size_t n)
+{
+    base_form base[1];
+    long off;
+    char l[LINE_MAX_LEN];
+    size_t fl;
+    const char *f;
+    if (!lx || n == 0 || n >= WORD_MAX || !lx->index[VERB].text ||
+        base_forms(lx, VERB, word, n, base, 1) < 1 ||
+        sense_offsets(sorted_find(&lx->index[VERB], base[0], strlen(base[0])), &off, 1) != 1 ||
+        data_line(lx, VERB, off, l, sizeof l) || !(f = field(l, 3, &fl)))
+        return 0;
+    int words = (int)strtol(f, NULL, 16);
+    if (!(f = field(l, 4 + 2 * words, &fl)))
+        return 0;
+    int at = 5 + 2 * words + 4 * atoi(f); /* f_cnt */
+    if (!(f = field(l, at, &fl)))
+        return 0;
+    int frames = atoi(f);
+    for (int k = 0; k < frames; k++) {
+        /* "+ f_num w_num": the frame holds for word w_num, 00 all of them */
+        const char *fn = field(l, at + 2 + 3 * k, &fl), *wn = field(l, at + 3 + 3 * k, &fl);
+        if (!fn || !wn)
+            break;
+        int w = (int)strtol(wn, NULL, 16);
+        if (clausal_frame(atoi(fn)) && (w == 0 || synset_word_is(l, w, base[0])))
+            return 1;
+    }
+    return 0;
+}
+
+int lexicon_verb_class(const lexicon *lx, const char *word, size_t n)
+{
+    base_form base[1];
+    long off;
+    char l[64];
+    size_t fl;
+    const char *f;
+    if (!lx || n == 0 || n >= WORD_MAX || !lx->index[VERB].text ||
+        base_forms(lx, VERB, word, n, base, 1) < 1 ||
+        sense_offsets(sorted_find(&lx->index[VERB], base[0], strlen(base[0])), &off, 1) != 1 ||
+        data_line(lx, VERB, off, l, sizeof l) || !(f = field(l, 1, &fl)))
+        return -1;
+    return atoi(f);
+}
+
+int lexicon_exception_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn, void *ctx)
+{
+    static const int pos[] = {NOUN, VERB};
+    int given = 0;
+    for (size_t p = 0; lx && n > 0 && n < WORD_MAX && p < sizeof pos / sizeof *pos; p++) {
+        const char *e = lx->exc[pos[p]].text ? sorted_find(&lx->exc[pos[p]], word, n) : NULL;
+        for (const char *s = e ? e + n : NULL; s && *s == ' ';) {
+            const char *t = ++s;
+            while (*s && *s != ' ' && *s != '\n')
+                s++;
+            given++;
+            if (s > t && fn(ctx, t, (size_t)(s - t)))
+                return given;
+        }
+    }
+    return given;
+}

@@ -86,4 +86,32 @@ int lexicon_noun_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn
  * "studied" -> "study"); 0 when WordNet knows it as no verb. */
 int lexicon_verb_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn, void *ctx);
 
+/* Call fn for each base form WordNet's exception lists of nouns and verbs
+ * give word[0..n) ("bought" -> "buy", "geese" -> "goose"): the irregular
+ * forms, which the suffix rules do not reach. Returns how many were given. */
+int lexicon_exception_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn,
+                            void *ctx);
+
+/* Call fn for each distinct word of a verb's family: the verb base forms
+ * of word[0..n) themselves, the words of their first `senses` verb
+ * synsets, and the words WordNet relates to those senses by derivation
+ * ("paint" -> "painting"; "die" -> "death"), but for nouns of persons
+ * ("painter", "student": who does it, not what). One token of ASCII letters, lower case. Returns
+ * how many were given. */
+int lexicon_verb_family(const lexicon *lx, const char *word, size_t n, int senses, lexicon_fn fn,
+                        void *ctx);
+
+/* Does the most frequent sense of the verb word[0..n) (its first base
+ * form) take a clause or a complement: one of WordNet's sentence frames
+ * "Somebody ----s that CLAUSE", "... to INFINITIVE", "... whether
+ * INFINITIVE", "... VERB-ing", "... INFINITIVE", or "Something ----s
+ * something Adjective/Noun" and the like (frames 5-7, 26, 28, 29, 32-35:
+ * "say", "want", "think")? 0 too when WordNet knows it as no verb. */
+int lexicon_verb_clausal(const lexicon *lx, const char *word, size_t n);
+
+/* WordNet's lexicographer class of the most frequent verb sense of
+ * word[0..n) (its first base form; 31 verb.cognition, 32
+ * verb.communication, ...), or -1 when it is no verb WordNet knows. */
+int lexicon_verb_class(const lexicon *lx, const char *word, size_t n);
+
 #endif

@@ -756,6 +756,90 @@ static void find_wh_verb(const char *folded, query *q)
     }
 }
 
+/* ---- the verb of what ---------------------------------------------------- */
+
+/* WordNet's classes of verbs of thinking and of telling. */
+#define VERB_COGNITION 31
+#define VERB_COMMUNICATION 32
+
+struct bare_ctx {
+    const char *w;
+    int bare; /* the word is its own base form */
+};
+
+static int is_bare(void *p, const char *b, size_t n)
+{
+    struct bare_ctx *c = p;
+    c->bare |= strlen(c->w) == n && memcmp(c->w, b, n) == 0;
+    return c->bare;
+}
+
+/* Is w a verb form that can follow aux: its own base form after "do" or
+ * a modal ("did she study"), any form after "has"/"had" ("has painted")? */
+static int verb_after(const lexicon *lx, const char *aux, const char *w)
+{
+    struct bare_ctx c = {w, 0};
+    int n = lexicon_verb_bases(lx, w, strlen(w), is_bare, &c);
+    return n > 0 && (c.bare || strcmp(aux, "has") == 0 || strcmp(aux, "had") == 0);
+}
+
+/* Does "do" at w[i] ask for a job: "do for a living", "do for work",
+ * "do for a job"? */
+static int for_a_living(char (*w)[FOCUS_LEN], int n, int i)
+{
+    if (strcmp(w[i], "do") != 0 || i + 2 >= n || strcmp(w[i + 1], "for") != 0)
+        return 0;
+    if (strcmp(w[i + 2], "work") == 0)
+        return 1;
+    return i + 3 < n && strcmp(w[i + 2], "a") == 0 &&
+           (strcmp(w[i + 3], "living") == 0 || strcmp(w[i + 3], "job") == 0);
+}
+
+/* q->what_verb: "what AUX [SUBJECT] VERB ...": the first word after the
+ * auxiliary (not a copula), past determiners, possessives and the
+ * speakers' names, in the form the auxiliary takes, that WordNet knows as
+ * a verb ("what did Maria study in school", "what has Melanie painted");
+ * of a noun that is a verb too followed by a verb, the second ("what did
+ * the charity race raise"). The answer is what the verb is done to, so a
+ * memory that answers says the verb or a word of its family. "Do for a
+ * living / for work / for a job" asks for work: "work". Not "do", "be",
+ * "have" (auxiliaries: any activity or state answers them), nor a verb
+ * whose most frequent sense is one of thinking or telling ("say", "think",
+ * "compare") or takes a clause or complement ("want to"): its answer is a
+ * statement, said without the verb. Needs WordNet. */
+static void find_what_verb(const char *folded, query *q)
+{
+    char w[FOCUS_WORDS][FOCUS_LEN];
+    int n = split_words(folded, w);
+    q->what_verb[0] = '\0';
+    if (n < 3 || strcmp(w[0], "what") != 0 || !in_list(w[1], focus_aux) ||
+        in_list(w[1], focus_copula))
+        return;
+    const lexicon *lx = lexicon_default();
+    if (!lx)
+        return;
+    for (int i = 2, seen = 0; i < n && seen < 5; i++, seen++) {
+        if (in_list(w[i], focus_det) || ends_with(w[i], "'s") || subject_word(q, w[i]) ||
+            strcmp(w[i], "and") == 0)
+            continue;
+        if (for_a_living(w, n, i)) {
+            snprintf(q->what_verb, sizeof q->what_verb, "work");
+            return;
+        }
+        if (in_list(w[i], focus_aux) || in_list(w[i], focus_stop))
+            return;
+        if (!verb_after(lx, w[1], w[i]))
+            continue;
+        if (i + 1 < n && lexicon_is_noun(lx, w[i], strlen(w[i])) && verb_after(lx, w[1], w[i + 1]))
+            i++;
+        int cls = lexicon_verb_class(lx, w[i], strlen(w[i]));
+        if (!lexicon_verb_clausal(lx, w[i], strlen(w[i])) && cls != VERB_COGNITION &&
+            cls != VERB_COMMUNICATION)
+            snprintf(q->what_verb, sizeof q->what_verb, "%s", w[i]);
+        return;
+    }
+}
+
 /* ---- the query vector ----------------------------------------------------- */
 
 struct weight_ctx {
@@ -950,6 +1034,7 @@ ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char 
     find_kind(folded, q);
     find_owner(folded, q);
     find_wh_verb(folded, q);
+    find_what_verb(folded, q);
     q->about_now = about_now(folded, q);
     static const char *const newest[] = {" latest ", " most recent ", " most recently ",
                                          " last time ", NULL};

@@ -141,6 +141,7 @@ static cJSON *floor_json(const recall_result *r, int trace)
     add_str_or_null(pr, "kind", r->floor_kind[0] ? r->floor_kind : NULL);
     if (r->floor_kind[0])
         cJSON_AddBoolToObject(pr, "kind_which", r->floor_kind_which);
+    add_str_or_null(pr, "verb", r->floor_verb[0] ? r->floor_verb : NULL);
     cJSON_AddNumberToObject(pr, "best_coverage", r->floor_best_coverage);
     cJSON *terms = cJSON_AddArrayToObject(pr, "terms");
     for (int t = 0; t < r->n_floor_terms; t++) {

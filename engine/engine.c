@@ -899,8 +899,8 @@ static ms_status floor_setup(run *x, size_t pool, ms_error *err)
     r->floor_pool_cov = calloc(pool + 1, sizeof *r->floor_pool_cov);
     r->floor_pool_cos = calloc(pool + 1, sizeof *r->floor_pool_cos);
     r->floor_pool_ok = calloc(pool + 1, sizeof *r->floor_pool_ok);
-    r->floor_pool_focus = calloc(pool + 1, sizeof *r->floor_pool_focus);
-    if (!r->floor_pool_cov || !r->floor_pool_cos || !r->floor_pool_ok || !r->floor_pool_focus)
+    r->floor_pool_held = calloc(pool + 1, sizeof *r->floor_pool_held);
+    if (!r->floor_pool_cov || !r->floor_pool_cos || !r->floor_pool_ok || !r->floor_pool_held)
         return ms_fail(err, MS_NOMEM, "out of memory");
     return MS_OK;
 }
@@ -974,8 +974,6 @@ static void floor_one(run *x, uint32_t i, recall_hit *h)
     h->passed_by = x->o->no_floor ? "no_floor" : own;
     r->floor_other_pass |= own && !floor_needs_focus(own);
     r->floor_pool_ok[r->floor_pool_n] = floor_answer_held(&in);
-    r->floor_pool_focus[r->floor_pool_n] =
-        (!in.focus || in.context_focus) && (!in.kind || in.holds_kind);
     r->floor_pool_cov[r->floor_pool_n] = fmax(h->pred_coverage, h->context_coverage);
     r->floor_pool_cos[r->floor_pool_n++] = h->rcosine;
     if (!r->floor_best_id || h->rcosine > r->floor_best_value) {
@@ -1124,6 +1122,31 @@ static void floor_verb_rule(run *x, recall_hit *hs, size_t n)
     x->verb_cut |= cut > 0;
 }
 
+/* For the sweeps (cmd_eval.c would_abstain): which pool-wide rules this
+ * question applies, and what each pooled memory holds of what they ask.
+ * A run without the floor marks the memories that state the asked
+ * attribute as focus_stated marks those that pass, so that a sweep sees
+ * what the floor would at any threshold. */
+static void floor_pool_held(run *x, recall_hit *hs, size_t n)
+{
+    recall_result *r = x->r;
+    int focus = x->q.focus >= 0;
+    r->floor_checks = (focus ? FLOOR_HELD_FOCUS : 0) | (x->kinds ? FLOOR_HELD_KIND : 0) |
+                      (x->slot ? FLOOR_HELD_SLOT : 0) | (x->verb ? FLOOR_HELD_VERB : 0);
+    for (size_t t = 0; t < n && t < r->floor_pool_n; t++) {
+        recall_hit *h = &hs[t];
+        if (x->o->no_floor && focus && !holds_focus(x, h)) {
+            char phrase[64];
+            h->states_focus =
+                stage2_states(x->e->sn, &x->q, x->fused.v[t].idx, h, phrase, sizeof phrase) >= 0;
+        }
+        r->floor_pool_held[t] = (!focus || holds_focus(x, h) ? FLOOR_HELD_FOCUS : 0) |
+                                (!x->kinds || h->holds_kind ? FLOOR_HELD_KIND : 0) |
+                                (!x->slot || h->holds_slot ? FLOOR_HELD_SLOT : 0) |
+                                (!x->verb || h->holds_verb ? FLOOR_HELD_VERB : 0);
+    }
+}
+
 /* r->floor_no_support: nothing about LEAD"WHAT" for the subject. */
 static void no_support(recall_result *r, const char *lead, const char *what)
 {
@@ -1270,6 +1293,7 @@ static ms_status select_hits(run *x, ms_error *err)
     floor_kind(x, hs, pool);
     floor_slot_rule(x, hs, pool);
     floor_verb_rule(x, hs, pool);
+    floor_pool_held(x, hs, pool);
     if (!x->o->no_floor)
         floor_associate(x, hs, pool);
     floor_summary(x, hs, pool);
@@ -1580,7 +1604,7 @@ void recall_free(recall_result *r)
     free(r->floor_pool_cov);
     free(r->floor_pool_cos);
     free(r->floor_pool_ok);
-    free(r->floor_pool_focus);
+    free(r->floor_pool_held);
     free_strings(r->terms, r->n_terms);
     free_strings(r->synonyms, r->n_synonyms);
     free_strings(r->entities, r->n_entities);

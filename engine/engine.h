@@ -226,6 +226,17 @@ typedef struct floor_term {
 
 #define FLOOR_TERMS_MAX 64
 
+/* What the pool-wide floor rules ask a memory that passes by overlap or
+ * meaning to hold (recall_result.floor_pool_held, floor_checks): the asked
+ * word, the kind asked for, the verb with its filler (who, where), the verb
+ * of "what did she VERB". */
+enum {
+    FLOOR_HELD_FOCUS = 1,
+    FLOOR_HELD_KIND = 2,
+    FLOOR_HELD_SLOT = 4,
+    FLOOR_HELD_VERB = 8,
+};
+
 typedef struct recall_result {
     char *query;
     const char *query_type;
@@ -246,18 +257,21 @@ typedef struct recall_result {
     double floor_threshold; /* cosine threshold (of the remainder cosine) */
     double floor_lexical;   /* predicate-coverage threshold */
     int floor_applied;
-    char *floor_best_id;             /* the pooled candidate with the best remainder cosine */
-    double floor_best_value;         /* its remainder cosine */
-    int floor_unknown_terms;         /* query terms no memory holds */
-    int floor_named;                 /* speakers and entities of the store named */
-    int floor_other_pass;            /* a pooled memory passes by a rule with no threshold
-                                        (pinned, subject, temporal) */
-    int floor_lexical_open;          /* the lexical rule can pass: the query names an entity of
-                                        the store, or every predicate word occurs in it */
-    double *floor_pool_cov;          /* [floor_pool_n] each pooled memory's predicate coverage */
-    double *floor_pool_cos;          /* [floor_pool_n] and remainder cosine (for sweeps) */
-    unsigned char *floor_pool_ok;    /* [floor_pool_n] holds the kind of answer asked for */
-    unsigned char *floor_pool_focus; /* [floor_pool_n] holds the asked word (or none is asked) */
+    char *floor_best_id;            /* the pooled candidate with the best remainder cosine */
+    double floor_best_value;        /* its remainder cosine */
+    int floor_unknown_terms;        /* query terms no memory holds */
+    int floor_named;                /* speakers and entities of the store named */
+    int floor_other_pass;           /* a pooled memory passes by a rule with no threshold
+                                       (pinned, subject, temporal) */
+    int floor_lexical_open;         /* the lexical rule can pass: the query names an entity of
+                                       the store, or every predicate word occurs in it */
+    double *floor_pool_cov;         /* [floor_pool_n] each pooled memory's predicate coverage */
+    double *floor_pool_cos;         /* [floor_pool_n] and remainder cosine (for sweeps) */
+    unsigned char *floor_pool_ok;   /* [floor_pool_n] holds the kind of answer asked for */
+    unsigned char *floor_pool_held; /* [floor_pool_n] FLOOR_HELD_* bits: what it holds, with the
+                                       memories an edge joins it to, of what each rule asks */
+    unsigned floor_checks;          /* FLOOR_HELD_* bits of the rules this question applies: the
+                                       passes stand only if, for each, one of them holds it */
     size_t floor_pool_n;
     floor_term floor_terms[FLOOR_TERMS_MAX]; /* the predicate's words */
     int n_floor_terms;

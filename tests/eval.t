@@ -12,6 +12,7 @@ set -u
 
 . "$(dirname "$0")/tap.sh"
 command -v python3 >/dev/null || bail "python3 is needed for the JSON checks"
+src=$(cd "$(dirname "$0")/.." && pwd) # the repository, for its data files
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-eval-t.XXXXXX") || bail "mktemp failed"
 trap 'rm -rf "$T"' EXIT
@@ -54,7 +55,7 @@ ok $rc "the store imports"
 run eval --db s.db --queries q.jsonl --unanswerable un.txt --offtopic off.jsonl --sweep --json
 ok $rc "eval --unanswerable --offtopic --sweep --json exits 0"
 cp out e.json
-problems=$(python3 - e.json <<'PY'
+problems=$(python3 - e.json <<'PY' || echo "its JSON did not read"
 import json, sys
 d = json.load(open(sys.argv[1]))
 def want(cond, what):
@@ -119,5 +120,32 @@ run eval --db s.db --queries q.jsonl --unanswerable un.txt --unanswerable un.txt
 ok $([ "$rc" -eq 2 ]; echo $?) "two --unanswerable for one --queries: usage error"
 run eval --db s.db --queries q.jsonl --unanswerable missing.txt
 ok $([ "$rc" -ne 0 ] && grep -q 'cannot open missing.txt' err; echo $?) "a missing file is named"
+
+# The sweeps replay the floor from the pool at each threshold: at the
+# defaults (cosine 0.28, lexical 0.16) they must give what the run itself
+# counted, also where the pool-wide rules (the asked word, the kind, who or
+# where, the verb) cut. The demo store's own questions reach them.
+run demo --db demo.db --force
+ok $rc "the demo store builds"
+run eval --db demo.db --queries "$src/tests/data/demo-queries.jsonl" \
+    --unanswerable "$src/tests/data/unanswerable/demo.txt" --offtopic "$src/tests/data/offtopic.jsonl" \
+    --sweep --json
+ok $rc "eval on the demo store's questions exits 0"
+cp out d.json
+problems=$(python3 - d.json <<'PY' || echo "its JSON did not read"
+import json, sys
+d = json.load(open(sys.argv[1]))
+run = (d["false_abstention"], d["offtopic"]["abstained"] / d["offtopic"]["queries"],
+       d["unanswerable"]["rate"])
+for key, at in (("floor_sweep", 0.28), ("floor_sweep_lexical", 0.16)):
+    row = [r for r in d[key] if abs(r["threshold"] - at) < 1e-9]
+    got = row and (row[0]["false_abstention"], row[0]["offtopic_abstention"],
+                   row[0]["unanswerable_abstention"])
+    if not got or any(abs(a - b) > 1e-4 for a, b in zip(got, run)):  # the run rounds to 4 places
+        print("%s at %.2f: %s, the run: %s" % (key, at, got, run))
+PY
+)
+ok $([ -z "$problems" ]; echo $?) "on the demo store both sweeps' default rows agree with the run"
+[ -z "$problems" ] || diag "$problems"
 
 tap_done

@@ -115,20 +115,26 @@ static double lex_thresholds(int step)
 /* Would the floor abstain at cosine threshold c and lexical threshold l?
  * From the run's pool: a pooled memory that passes by a rule with no
  * threshold, else each pooled memory's predicate coverage and remainder
- * cosine, among those holding the kind of answer asked for; and when the
- * question asks about a word, one that passes must hold it (floor.c). */
+ * cosine, among those holding the kind of answer asked for; and for each
+ * pool-wide rule the question applies (the asked word, the kind, who or
+ * where, the verb: floor_checks), one of those that pass must hold what it
+ * asks, or the floor cuts them all (engine.c cut_unheld). */
 static int would_abstain(const recall_result *r, double c, double l)
 {
     if (r->candidates == 0)
         return 1;
     if (r->floor_other_pass)
         return 0;
+    int any = 0;
+    unsigned held = 0;
     for (size_t i = 0; i < r->floor_pool_n; i++)
-        if (r->floor_pool_ok[i] && r->floor_pool_focus[i] &&
+        if (r->floor_pool_ok[i] &&
             (r->floor_pool_cos[i] >= c ||
-             (r->floor_lexical_open && r->floor_pool_cov[i] > 0 && r->floor_pool_cov[i] >= l)))
-            return 0;
-    return 1;
+             (r->floor_lexical_open && r->floor_pool_cov[i] > 0 && r->floor_pool_cov[i] >= l))) {
+            any = 1;
+            held |= r->floor_pool_held[i];
+        }
+    return !any || (held & r->floor_checks) != r->floor_checks;
 }
 
 /* Each threshold of both sweeps, the other threshold at its value in

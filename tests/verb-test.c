@@ -27,9 +27,7 @@
 static char tmpdir[] = "/tmp/memscope-verb-test-XXXXXX";
 #include "tests/testdir.h"
 
-typedef struct spec {
-    const char *id, *speaker, *session, *created, *content;
-} spec;
+#include "tests/floorcase.h"
 
 /* What the verbs are never said of: each memory in its own session. */
 static const spec unsaid[] = {
@@ -67,73 +65,6 @@ static const spec party[] = {
      "Leah: We threw a small party for the veterans at the hall."},
     {"p2", "Sam", "s2", "2025-08-02T10:00:00Z", "Sam: The veterans at the hall loved the music."},
 };
-
-#define N(a) (sizeof a / sizeof *a)
-
-static store *build(embedder *emb, const char *name, const spec *mems, size_t n)
-{
-    store *s = NULL;
-    ms_error err;
-    ms_error_clear(&err);
-    if (store_open(tpath(name), 0, &s, &err))
-        return NULL;
-    store_vectorizer v;
-    embed_vectorizer(emb, &v);
-    store_set_vectorizer(s, &v);
-    ms_status st = store_begin(s, &err);
-    for (size_t i = 0; !st && i < n; i++) {
-        store_memory m;
-        store_memory_init(&m);
-        m.id = strdup(mems[i].id);
-        m.speaker = strdup(mems[i].speaker);
-        m.session = strdup(mems[i].session);
-        m.created_at = strdup(mems[i].created);
-        m.content = strdup(mems[i].content);
-        st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
-        store_memory_clear(&m);
-    }
-    st = st ? st : store_end(s, &err);
-    store_set_vectorizer(s, NULL);
-    if (st) {
-        diag("building %s: %s", name, err.msg);
-        store_close(s);
-        return NULL;
-    }
-    return s;
-}
-
-static recall_result *ask(engine *e, const char *q)
-{
-    recall_opts o;
-    recall_opts_init(&o);
-    o.query = q;
-    recall_result *r = NULL;
-    ms_error err;
-    ms_error_clear(&err);
-    if (!e || engine_recall(e, &o, &r, &err)) {
-        diag("recall '%s': %s", q, e ? err.msg : "no engine");
-        return NULL;
-    }
-    return r;
-}
-
-/* Is memory id among r's results? */
-static int returned(const recall_result *r, const char *id)
-{
-    for (size_t t = 0; r && t < r->n_hits; t++)
-        if (strcmp(r->hits[t].mem.id, id) == 0)
-            return 1;
-    return 0;
-}
-
-/* The floor's reason for cut memory id, or "". */
-static const char *miss_why(const recall_result *r, const char *id)
-{
-    for (size_t t = 0; r && t < r->n_misses; t++)
-        if (strcmp(r->misses[t].mem.id, id) == 0)
-            return r->misses[t].floor_why;
-    return "";
-}
 
 /* One question on the store where it is unsaid (abstains, the trace of
  * memory cut says the verb) and on the one where it is said (passes,

@@ -270,7 +270,7 @@ int store_vec_decode(const void *blob, size_t len, float *out, int dim)
  * already (then out->n_exact is 0). */
 static int exact_add(store_qvec *out, uint8_t *slot, int c, float x)
 {
-    uint32_t bits, had;
+    uint32_t bits, had = 0;
     memcpy(&bits, &x, sizeof bits);
     if (c == 0 && bits == 0)
         return 0;

@@ -297,8 +297,10 @@ int vectors_put_exact(snapshot *sn, size_t i, const store_qvec *v)
     }
     sn->qx_at[i] = k ? (uint32_t)sn->n_qx : 0;
     sn->qx_n[i] = (uint8_t)k;
-    memcpy(sn->qx_code + sn->n_qx, v->exact_code, k);
-    memcpy(sn->qx_val + sn->n_qx, v->exact, k * sizeof *sn->qx_val);
+    if (k) { /* with none, the arrays may not exist yet */
+        memcpy(sn->qx_code + sn->n_qx, v->exact_code, k);
+        memcpy(sn->qx_val + sn->n_qx, v->exact, k * sizeof *sn->qx_val);
+    }
     sn->n_qx += k;
     return 0;
 }

@@ -21,7 +21,8 @@ typedef struct spec {
 
 #define N(a) (sizeof a / sizeof *a)
 
-__attribute__((unused)) static store *build(embedder *emb, const char *name, const spec *mems, size_t n)
+__attribute__((unused)) static store *build(embedder *emb, const char *name, const spec *mems,
+                                            size_t n)
 {
     store *s = NULL;
     ms_error err;

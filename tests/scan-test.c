@@ -262,6 +262,8 @@ static void test_extreme_dots(void)
         free(sn.q_resid);
         free(sn.q_norm);
         free(sn.blk_max);
+        free(sn.qx_at);
+        free(sn.qx_n);
     }
 }
 

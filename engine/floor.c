@@ -474,24 +474,49 @@ int floor_kinds_titled(const floor_kinds *k)
     return k && k->titled;
 }
 
+/* ---- sets of a verb's words --------------------------------------------- */
+
+#define SET_WORDS 64
+
+/* Up to cap (<= SET_WORDS) words, each under 48 bytes: a verb's base forms
+ * for the slot rule, its family for the verb rule. */
+typedef struct word_set {
+    char w[SET_WORDS][48];
+    int n, cap;
+} word_set;
+
+/* lexicon callback: add w (n bytes) to the set p while there is room. */
+static int set_add(void *p, const char *w, size_t n)
+{
+    word_set *s = p;
+    if (s->n < s->cap && n < sizeof s->w[0])
+        snprintf(s->w[s->n++], sizeof s->w[0], "%.*s", (int)n, w);
+    return 0;
+}
+
+struct set_look_ctx {
+    const word_set *s;
+    int hit;
+};
+
+/* lexicon callback: is w (n bytes) in the set? Stops the walk on a hit. */
+static int set_look(void *p, const char *w, size_t n)
+{
+    struct set_look_ctx *c = p;
+    for (int k = 0; k < c->s->n && !c->hit; k++)
+        c->hit = strlen(c->s->w[k]) == n && memcmp(c->s->w[k], w, n) == 0;
+    return c->hit;
+}
+
 /* ---- the verb and the slot of who and where ------------------------------ */
 
 #define SLOT_BASES 8
 
 struct floor_slot {
-    const lexicon *lx;         /* not owned */
-    int wh;                    /* WH_WHO, WH_WHERE */
-    char base[SLOT_BASES][48]; /* the verb's base forms ("win" for "won") and the verb */
-    int n;
+    const lexicon *lx; /* not owned */
+    int wh;            /* WH_WHO, WH_WHERE */
+    word_set base;     /* the verb's base forms ("win" for "won") and the verb */
 };
-
-static int slot_base(void *p, const char *w, size_t n)
-{
-    floor_slot *sl = p;
-    if (sl->n < SLOT_BASES && n < sizeof sl->base[0])
-        snprintf(sl->base[sl->n++], sizeof sl->base[0], "%.*s", (int)n, w);
-    return 0;
-}
 
 floor_slot *floor_slot_new(const query *q, const lexicon *lx)
 {
@@ -502,27 +527,15 @@ floor_slot *floor_slot_new(const query *q, const lexicon *lx)
         return NULL;
     sl->lx = lx;
     sl->wh = q->wh;
-    slot_base(sl, q->wh_verb, strlen(q->wh_verb));
-    lexicon_verb_bases(lx, q->wh_verb, strlen(q->wh_verb), slot_base, sl);
+    sl->base.cap = SLOT_BASES;
+    set_add(&sl->base, q->wh_verb, strlen(q->wh_verb));
+    lexicon_verb_bases(lx, q->wh_verb, strlen(q->wh_verb), set_add, &sl->base);
     return sl;
 }
 
 void floor_slot_free(floor_slot *sl)
 {
     free(sl);
-}
-
-struct verb_ctx {
-    const floor_slot *sl;
-    int hit;
-};
-
-static int verb_look(void *p, const char *w, size_t n)
-{
-    struct verb_ctx *c = p;
-    for (int k = 0; k < c->sl->n && !c->hit; k++)
-        c->hit = strlen(c->sl->base[k]) == n && memcmp(c->sl->base[k], w, n) == 0;
-    return c->hit;
 }
 
 /* WordNet's lexicographer classes of a place, a person and a time. */
@@ -578,9 +591,9 @@ int floor_slot_held(const floor_slot *sl, const char *text, int named)
         }
         size_t n = alpha_word(&p, cur, sizeof cur);
         since++;
-        struct verb_ctx c = {sl, 0};
-        if (!verb && !verb_look(&c, cur, n))
-            lexicon_verb_bases(sl->lx, cur, n, verb_look, &c);
+        struct set_look_ctx c = {&sl->base, 0};
+        if (!verb && !set_look(&c, cur, n))
+            lexicon_verb_bases(sl->lx, cur, n, set_look, &c);
         verb |= c.hit;
         filler |= slot_filler(sl, cur, n, &since);
     }
@@ -774,22 +787,13 @@ int floor_holds_amount(amount_kind kind, const char *text)
 
 /* ---- the verb of what ----------------------------------------------------- */
 
-#define VERB_WORDS 64 /* the family of a verb's three senses is rarely over 20 */
-#define VERB_REACH 4  /* content words after the verb its object may be */
+#define VERB_WORDS SET_WORDS /* the family of a verb's three senses is rarely over 20 */
+#define VERB_REACH 4         /* content words after the verb its object may be */
 
 struct floor_verb {
-    const lexicon *lx;           /* not owned */
-    char family[VERB_WORDS][48]; /* the verb's family (lexicon_verb_family) */
-    int n;
+    const lexicon *lx; /* not owned */
+    word_set family;   /* the verb's family (lexicon_verb_family) */
 };
-
-static int verb_family_add(void *p, const char *w, size_t n)
-{
-    floor_verb *v = p;
-    if (v->n < VERB_WORDS && n < sizeof v->family[0])
-        snprintf(v->family[v->n++], sizeof v->family[0], "%.*s", (int)n, w);
-    return 0;
-}
 
 floor_verb *floor_verb_new(const query *q, const lexicon *lx)
 {
@@ -799,9 +803,10 @@ floor_verb *floor_verb_new(const query *q, const lexicon *lx)
     if (!v)
         return NULL;
     v->lx = lx;
-    lexicon_verb_family(lx, q->what_verb, strlen(q->what_verb), FLOOR_VERB_SENSES, verb_family_add,
-                        v);
-    if (v->n == 0) {
+    v->family.cap = VERB_WORDS;
+    lexicon_verb_family(lx, q->what_verb, strlen(q->what_verb), FLOOR_VERB_SENSES, set_add,
+                        &v->family);
+    if (v->family.n == 0) {
         free(v);
         return NULL;
     }
@@ -813,28 +818,15 @@ void floor_verb_free(floor_verb *v)
     free(v);
 }
 
-struct family_ctx {
-    const floor_verb *v;
-    int hit;
-};
-
-static int family_look(void *p, const char *w, size_t n)
-{
-    struct family_ctx *c = p;
-    for (int k = 0; k < c->v->n && !c->hit; k++)
-        c->hit = strlen(c->v->family[k]) == n && memcmp(c->v->family[k], w, n) == 0;
-    return c->hit;
-}
-
 /* Could word cur (n bytes) be a regular form of a word of the family:
  * does it start as one does? WordNet's suffix rules keep all of a base but
  * its last letters ("studies", "study"; "men", "man"): the first two of a
  * word of four letters or more, the first of a shorter one. */
 static int family_prefix(const floor_verb *v, const char *cur, size_t n)
 {
-    for (int k = 0; k < v->n; k++) {
-        size_t fl = strlen(v->family[k]), keep = fl > 3 ? 2 : 1;
-        if (n >= keep && memcmp(v->family[k], cur, keep) == 0)
+    for (int k = 0; k < v->family.n; k++) {
+        size_t fl = strlen(v->family.w[k]), keep = fl > 3 ? 2 : 1;
+        if (n >= keep && memcmp(v->family.w[k], cur, keep) == 0)
             return 1;
     }
     return 0;
@@ -846,16 +838,16 @@ static int family_prefix(const floor_verb *v, const char *cur, size_t n)
  * exception lists ("bought" -> "buy") on every word. */
 static int in_family(const floor_verb *v, const char *cur, size_t n)
 {
-    struct family_ctx c = {v, 0};
-    if (family_look(&c, cur, n))
+    struct set_look_ctx c = {&v->family, 0};
+    if (set_look(&c, cur, n))
         return 1;
     if (!family_prefix(v, cur, n)) {
-        lexicon_exception_bases(v->lx, cur, n, family_look, &c);
+        lexicon_exception_bases(v->lx, cur, n, set_look, &c);
         return c.hit;
     }
-    lexicon_verb_bases(v->lx, cur, n, family_look, &c);
+    lexicon_verb_bases(v->lx, cur, n, set_look, &c);
     if (!c.hit)
-        lexicon_noun_bases(v->lx, cur, n, family_look, &c);
+        lexicon_noun_bases(v->lx, cur, n, set_look, &c);
     return c.hit;
 }
 

@@ -563,28 +563,28 @@ int lexicon_kinds(const lexicon *lx, const char *word, size_t n, int senses, int
     return visited;
 }
 
-int lexicon_noun_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn, void *ctx)
+/* The base forms of word as a pos (NOUN, VERB) through fn, as the two
+ * below promise. */
+static int pos_bases(const lexicon *lx, int pos, const char *word, size_t n, lexicon_fn fn,
+                     void *ctx)
 {
     base_form b[8];
-    int nb = lx && n > 0 && n < WORD_MAX && lx->index[NOUN].text
-                 ? base_forms(lx, NOUN, word, n, b, 8)
-                 : 0;
+    int nb =
+        lx && n > 0 && n < WORD_MAX && lx->index[pos].text ? base_forms(lx, pos, word, n, b, 8) : 0;
     for (int k = 0; k < nb; k++)
         if (fn(ctx, b[k], strlen(b[k])))
             return k + 1;
     return nb;
 }
 
+int lexicon_noun_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn, void *ctx)
+{
+    return pos_bases(lx, NOUN, word, n, fn, ctx);
+}
+
 int lexicon_verb_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn, void *ctx)
 {
-    base_form b[8];
-    int nb = lx && n > 0 && n < WORD_MAX && lx->index[VERB].text
-                 ? base_forms(lx, VERB, word, n, b, 8)
-                 : 0;
-    for (int k = 0; k < nb; k++)
-        if (fn(ctx, b[k], strlen(b[k])))
-            return k + 1;
-    return nb;
+    return pos_bases(lx, VERB, word, n, fn, ctx);
 }
 
 /* ---- a verb's family ---------------------------------------------------- */

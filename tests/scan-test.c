@@ -45,9 +45,11 @@ static void random_vector(float *v, int dim, unsigned density)
         v[d] = rnd(1000) < density ? (float)((int)rnd(20001) - 10000) / 10000.0f : 0.0f;
 }
 
-/* A store at tmpdir/name with n memories, about 9 in 10 with a vector of
- * dim dimensions. NULL (with a diagnostic) on failure. */
-static store *random_store(const char *name, size_t n, int dim)
+/* A store at tmpdir/name with n memories under embedder name emb, memory
+ * i with the vector fill(v, dim, i) writes, when it returns 1. NULL (with
+ * a diagnostic) on failure. */
+static store *vector_store(const char *name, const char *emb, size_t n, int dim,
+                           int (*fill)(float *v, int dim, size_t i))
 {
     store *s = NULL;
     ms_error err;
@@ -57,7 +59,7 @@ static store *random_store(const char *name, size_t n, int dim)
     if (!st)
         st = store_begin(s, &err);
     if (!st)
-        st = store_set_embedder(s, "test:random", dim, &err);
+        st = store_set_embedder(s, emb, dim, &err);
     for (size_t i = 0; !st && i < n; i++) {
         store_memory m;
         store_memory_init(&m);
@@ -65,11 +67,8 @@ static store *random_store(const char *name, size_t n, int dim)
         snprintf(text, sizeof text, "memory %zu", i);
         m.content = strdup(text);
         st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
-        if (!st && rnd(10) != 0) {
-            static const unsigned densities[] = {0, 20, 100, 1000};
-            random_vector(v, dim, densities[rnd(4)]);
+        if (!st && fill(v, dim, i))
             st = store_put_vector(s, m.rid, v, dim, &err);
-        }
         store_memory_clear(&m);
     }
     if (!st)
@@ -81,6 +80,24 @@ static store *random_store(const char *name, size_t n, int dim)
         return NULL;
     }
     return s;
+}
+
+/* About 9 in 10 memories get a random vector of one of four densities. */
+static int fill_random(float *v, int dim, size_t i)
+{
+    (void)i;
+    static const unsigned densities[] = {0, 20, 100, 1000};
+    if (rnd(10) == 0)
+        return 0;
+    random_vector(v, dim, densities[rnd(4)]);
+    return 1;
+}
+
+/* A store at tmpdir/name with n memories, about 9 in 10 with a vector of
+ * dim dimensions. NULL (with a diagnostic) on failure. */
+static store *random_store(const char *name, size_t n, int dim)
+{
+    return vector_store(name, "test:random", n, dim, fill_random);
 }
 
 /* The int8 forms as the store keeps them, by snapshot index: codes[i * dim]. */
@@ -365,39 +382,16 @@ static void kind_vector(float *v, int dim, int k)
         random_vector(v, dim, 1000);
 }
 
+static int fill_kind(float *v, int dim, size_t i)
+{
+    kind_vector(v, dim, (int)(i % 5));
+    return 1;
+}
+
 /* A store of n memories of the kinds above (kind i % 5) at dim. */
 static store *kinds_store(const char *name, size_t n, int dim)
 {
-    store *s = NULL;
-    ms_error err;
-    ms_error_clear(&err);
-    float *v = malloc((size_t)dim * sizeof *v);
-    ms_status st = v ? store_open(tpath(name), 0, &s, &err) : MS_NOMEM;
-    if (!st)
-        st = store_begin(s, &err);
-    if (!st)
-        st = store_set_embedder(s, "test:kinds", dim, &err);
-    for (size_t i = 0; !st && i < n; i++) {
-        store_memory m;
-        store_memory_init(&m);
-        char text[64];
-        snprintf(text, sizeof text, "memory %zu", i);
-        m.content = strdup(text);
-        st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
-        kind_vector(v, dim, (int)(i % 5));
-        if (!st)
-            st = store_put_vector(s, m.rid, v, dim, &err);
-        store_memory_clear(&m);
-    }
-    if (!st)
-        st = store_end(s, &err);
-    free(v);
-    if (st) {
-        diag("building %s: %s", name, err.msg);
-        store_close(s);
-        return NULL;
-    }
-    return s;
+    return vector_store(name, "test:kinds", n, dim, fill_kind);
 }
 
 /* Each memory's vector made from its codes (snapshot_vector) is the

@@ -45,7 +45,7 @@
 
 #define SNAPFILE_MIN 10000 /* memories: below this the tables load in a few ms */
 #define SNAP_MAGIC "MSSNAP\r\n"
-#define SNAP_FORMAT 5
+#define SNAP_FORMAT 6
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_HEAD 4096 /* bytes of header; the sections follow */
 #define SNAP_ALIGN 64

@@ -67,9 +67,11 @@ typedef struct snapshot {
                    code d of memory i at vectors_code_at(sn, i, d); 0 without a vector */
     double *q_scale, *q_resid, *q_norm; /* [n] of each int8 form */
     double *blk_max;                    /* [3 * blocks] largest q_scale, q_resid, q_norm of each */
-    int8_t *stage;                      /* while loading: one block memory-major (vectors_put) */
-    size_t stage_blk;                   /* the block staged, SIZE_MAX when none */
-    uint8_t *has_vec;                   /* [n] */
+    uint8_t *q_slope; /* [n] |q_scale| over its block's largest, rounded up, in 255ths (0 without
+                         a vector): the scan's test before the norms are read */
+    int8_t *stage;    /* while loading: one block memory-major (vectors_put) */
+    size_t stage_blk; /* the block staged, SIZE_MAX when none */
+    uint8_t *has_vec; /* [n] */
     /* each memory's exact floats by code (store_qvec.n_exact): memory i's
      * code qx_code[k] stands for qx_val[k], k in qx_at[i] .. + qx_n[i];
      * qx_n[i] 0 when its codes do not give its floats back */
@@ -295,6 +297,11 @@ void vectors_scan_plain(int on);
 /* For every memory i of block b: estimate + bound <= *slope * max(dot, 0)
  * + return value, with estimate and bound those of vectors_estimate. */
 double vectors_block_cap(const snapshot *sn, const vec_query *q, size_t b, double *slope);
+/* 0 when memory i of a block whose least |dot| to reach a threshold is
+ * least (from its cap: least + 1 <= (thr - cap) / slope) cannot reach it
+ * with dot: estimate + bound <= slope * q_slope[i] / 255 * |dot| + cap. 1
+ * when it may (always, for least 0). */
+int vectors_may_reach(const snapshot *sn, size_t i, int32_t dot, int32_t least);
 
 /* The int8 estimate of the cosine of q with memory i (which has a vector),
  * from dot, the integer dot product of their codes; *bound gets e with

@@ -281,6 +281,7 @@ static ms_status grow_vectors(store *s, snapshot *sn, const snapshot *old, int *
     size_t whole = old->n / VEC_BLOCK; /* blocks of old's whose codes stay as they are */
     vectors_copy_blocks(sn, old, whole);
     copy_old(sn->blk_max, old->blk_max, 3 * whole * sizeof *sn->blk_max);
+    copy_old(sn->q_slope, old->q_slope, whole * VEC_BLOCK);
     copy_old(sn->q_scale, old->q_scale, old->n * sizeof *sn->q_scale);
     copy_old(sn->q_resid, old->q_resid, old->n * sizeof *sn->q_resid);
     copy_old(sn->q_norm, old->q_norm, old->n * sizeof *sn->q_norm);

@@ -284,12 +284,13 @@ int vectors_alloc(snapshot *sn, size_t n, int dim)
     sn->q_resid = calloc(n, sizeof *sn->q_resid);
     sn->q_norm = calloc(n, sizeof *sn->q_norm);
     sn->blk_max = calloc(3 * blocks, sizeof *sn->blk_max);
+    sn->q_slope = calloc(n + 1, 1);
     sn->stage = calloc((size_t)dim * VEC_BLOCK, 1);
     sn->stage_blk = SIZE_MAX;
     sn->qx_at = calloc(n, sizeof *sn->qx_at);
     sn->qx_n = calloc(n, 1);
-    return sn->qv && sn->q_scale && sn->q_resid && sn->q_norm && sn->blk_max && sn->stage &&
-                   sn->qx_at && sn->qx_n
+    return sn->qv && sn->q_scale && sn->q_resid && sn->q_norm && sn->blk_max && sn->q_slope &&
+                   sn->stage && sn->qx_at && sn->qx_n
                ? 0
                : -1;
 }
@@ -344,6 +345,22 @@ static void transpose8(uint64_t x[8])
     }
 }
 
+/* |scale| over the block's largest m in 255ths, rounded up (the + 1 covers
+ * the division's rounding): never below the ratio, 0 for a scale of 0. */
+static uint8_t slope_255ths(double scale, double m)
+{
+    if (scale == 0 || !(m > 0))
+        return scale == 0 ? 0 : 255;
+    double r = floor(255.0 * fabs(scale) / m) + 1;
+    return r >= 255 ? 255 : (uint8_t)r;
+}
+
+/* Memory i's q_slope, from its block's largest scale as it is now. */
+static void slope_put(snapshot *sn, size_t i)
+{
+    sn->q_slope[i] = slope_255ths(sn->q_scale[i], sn->blk_max[3 * (i / VEC_BLOCK)]);
+}
+
 /* The staged block, memory by memory, into its place by dimension: 8 x 8
  * tiles of codes through 64-bit words, the dimensions past a multiple of 8
  * one by one. */
@@ -371,6 +388,9 @@ static void vectors_unstage(snapshot *sn)
             for (size_t r = 0; r < 8; r++)
                 out[d * stride + k0 + r] = in[r * dim + d];
     }
+    size_t first = sn->stage_blk * VEC_BLOCK; /* every scale of the block is known */
+    for (size_t i = first; i < first + VEC_BLOCK && i < sn->n; i++)
+        slope_put(sn, i);
     memset(sn->stage, 0, dim * VEC_BLOCK);
     sn->stage_blk = SIZE_MAX;
 }
@@ -388,7 +408,8 @@ void vectors_put(snapshot *sn, size_t i, const store_qvec *v)
         vectors_unstage(sn);
         sn->stage_blk = b;
     }
-    if (sn->stage && b == sn->stage_blk) { /* in order: a row of the block being staged */
+    int staged = sn->stage && b == sn->stage_blk;
+    if (staged) { /* in order: a row of the block being staged */
         memcpy(sn->stage + (i % VEC_BLOCK) * (size_t)sn->dim, v->q, (size_t)sn->dim);
     } else { /* a block already in place: code by code */
         size_t stride;
@@ -403,6 +424,8 @@ void vectors_put(snapshot *sn, size_t i, const store_qvec *v)
     vectors_max(&m[0], fabs(v->scale));
     vectors_max(&m[1], v->resid);
     vectors_max(&m[2], v->qnorm);
+    if (!staged) /* a larger maximum later leaves it above the ratio: still a bound */
+        slope_put(sn, i);
 }
 
 void vectors_done(snapshot *sn)
@@ -546,6 +569,12 @@ size_t vectors_block_dots(const snapshot *sn, const vec_query *q, size_t b, int3
         block_dots_plain(blk, stride, q, dots);
     size_t first = b * VEC_BLOCK;
     return sn->n - first < VEC_BLOCK ? sn->n - first : VEC_BLOCK;
+}
+
+int vectors_may_reach(const snapshot *sn, size_t i, int32_t dot, int32_t least)
+{
+    int64_t a = dot < 0 ? -(int64_t)dot : dot;
+    return a * sn->q_slope[i] >= 255 * (int64_t)least;
 }
 
 double vectors_block_cap(const snapshot *sn, const vec_query *q, size_t b, double *slope)

@@ -133,7 +133,7 @@ static void check_dots(store *s, const snapshot *sn, const char *name)
         free(r.seen);
         return;
     }
-    size_t codes_differ = 0, dots_differ = 0, caps_fail = 0, compared = 0;
+    size_t codes_differ = 0, dots_differ = 0, caps_fail = 0, slopes_fail = 0, compared = 0;
     size_t bounds_fail = 0, bounded = 0;
     for (size_t i = 0; i < sn->n; i++)
         for (int d = 0; d < dim; d++)
@@ -162,6 +162,8 @@ static void check_dots(store *s, const snapshot *sn, const char *name)
                     continue;
                 double bound, est = vectors_estimate(sn, &q, i, dots[k], &bound);
                 caps_fail += est + bound > slope * fabs((double)dots[k]) + cap + 1e-12;
+                slopes_fail += est + bound >
+                               slope * sn->q_slope[i] / 255.0 * fabs((double)dots[k]) + cap + 1e-12;
                 if (t < 5 || i % 7 == 0) { /* the exact cosine, read from the store */
                     bounds_fail += fabs(semantic_cosine(sn, qvec, i) - est) > bound;
                     bounded++;
@@ -178,6 +180,9 @@ static void check_dots(store *s, const snapshot *sn, const char *name)
        compared, dots_differ);
     ok(caps_fail == 0, "%s: each block's cap bounds its estimates (%zu exceed it)", name,
        caps_fail);
+    ok(slopes_fail == 0,
+       "%s: each memory's slope in 255ths of its block's bounds its estimate (%zu exceed it)", name,
+       slopes_fail);
     ok(bounded > 0 && bounds_fail == 0,
        "%s: %zu exact cosines lie within the bound of their estimate (%zu outside)", name, bounded,
        bounds_fail);
@@ -211,10 +216,18 @@ static void test_put_order(void)
         for (int d = 0; d < sn.dim; d++)
             q[d] = (int8_t)((int)rnd(255) - 127);
         memcpy(want + i * (size_t)sn.dim, q, (size_t)sn.dim);
-        store_qvec v = {.q = q, .scale = 1.0, .qnorm = 1.0};
+        double scale = (double)((int)rnd(2001) - 1000) / 997.0; /* some 0, some negative */
+        store_qvec v = {.q = q, .scale = scale, .qnorm = 1.0};
         vectors_put(&sn, i, &v);
     }
     vectors_done(&sn);
+    size_t below = 0;
+    for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
+        size_t i = order[k];
+        below += sn.q_slope[i] / 255.0 * sn.blk_max[3 * (i / VEC_BLOCK)] < fabs(sn.q_scale[i]);
+    }
+    ok(below == 0, "out of order too, each memory's slope in 255ths bounds its scale (%zu below)",
+       below);
     size_t differ = 0;
     for (size_t i = 0; want && i < sn.n; i++)
         for (int d = 0; d < sn.dim; d++)
@@ -227,6 +240,7 @@ static void test_put_order(void)
     free(sn.q_resid);
     free(sn.q_norm);
     free(sn.blk_max);
+    free(sn.q_slope);
     free(sn.qx_at);
     free(sn.qx_n);
 }
@@ -281,6 +295,7 @@ static void test_extreme_dots(void)
         free(sn.q_resid);
         free(sn.q_norm);
         free(sn.blk_max);
+        free(sn.q_slope);
         free(sn.qx_at);
         free(sn.qx_n);
     }
@@ -335,6 +350,7 @@ static void seg_free(snapshot *sn)
     free(sn->q_resid);
     free(sn->q_norm);
     free(sn->blk_max);
+    free(sn->q_slope);
     free(sn->qx_at);
     free(sn->qx_n);
 }

@@ -143,17 +143,19 @@ static int32_t block_floor(double slope, double cap, double thr)
     return t <= 0 ? 0 : t >= INT32_MAX ? INT32_MAX : (int32_t)t;
 }
 
-/* The places k < m of a block whose |dots[k]| reaches least into cand, in
- * order, with their norms asked of the memory ahead of their use (the
- * memories of a block far apart in the snapshot's arrays: loaded one after
- * another, each would wait for the one before). Their count. */
+/* The places k < m of a block whose |dots[k]| reaches least, and whose
+ * memory's own slope lets it (vectors_may_reach), into cand, in order,
+ * with their norms asked of the memory ahead of their use (the memories of
+ * a block far apart in the snapshot's arrays: loaded one after another,
+ * each would wait for the one before). Their count. */
 static size_t block_candidates(const snapshot *sn, const int32_t *dots, size_t m, int32_t least,
                                size_t first, uint16_t *cand)
 {
     size_t nc = 0;
     for (size_t k = 0; k < m; k++) {
         cand[nc] = (uint16_t)k;
-        nc += dots[k] >= least || -dots[k] >= least;
+        nc += (dots[k] >= least || -dots[k] >= least) &&
+              vectors_may_reach(sn, first + k, dots[k], least);
     }
     for (size_t j = 0; j < nc; j++) {
         size_t i = first + cand[j];

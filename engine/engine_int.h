@@ -63,13 +63,15 @@ typedef struct snapshot {
     int64_t newest_created; /* the latest created time of the profile: its "now" */
     /* vectors */
     int dim;    /* 0 when none */
-    int8_t *qv; /* int8 forms (store_qvec), dimension-major by block of VEC_BLOCK memories:
+    int8_t *qv; /* int8 forms (store_qvec), dimension-major by segment of VEC_SEG blocks:
                    code d of memory i at vectors_code_at(sn, i, d); 0 without a vector */
     double *q_scale, *q_resid, *q_norm; /* [n] of each int8 form */
     double *blk_max;                    /* [3 * blocks] largest q_scale, q_resid, q_norm of each */
-    int8_t *stage;                      /* while loading: one block memory-major (vectors_put) */
-    size_t stage_blk;                   /* the block staged, SIZE_MAX when none */
-    uint8_t *has_vec;                   /* [n] */
+    uint8_t *q_slope; /* [n] |q_scale| over its block's largest, rounded up, in 255ths (0 without
+                         a vector): the scan's test before the norms are read */
+    int8_t *stage;    /* while loading: one block memory-major (vectors_put) */
+    size_t stage_blk; /* the block staged, SIZE_MAX when none */
+    uint8_t *has_vec; /* [n] */
     /* each memory's exact floats by code (store_qvec.n_exact): memory i's
      * code qx_code[k] stands for qx_val[k], k in qx_at[i] .. + qx_n[i];
      * qx_n[i] 0 when its codes do not give its floats back */
@@ -235,11 +237,14 @@ int vectors_exact_dot(const snapshot *sn, const float *x, const uint16_t *nz, in
 /* The dot product of two float vectors of dim, in eight partial sums. */
 float vectors_dot(const float *a, const float *b, int dim);
 
-/* The int8 forms are kept by block of VEC_BLOCK memories (indices
- * b * VEC_BLOCK ..), and within a block by dimension: the codes of one
- * dimension for the block's memories are VEC_BLOCK adjacent bytes. A scan
- * reads only the dimensions where the query's code is not 0. */
+/* The int8 forms are kept by segment of VEC_SEG blocks of VEC_BLOCK
+ * memories (block b holds indices b * VEC_BLOCK ..; the last segment has
+ * as many blocks as are left), and within a segment by dimension: the
+ * codes of one dimension for the segment's memories are adjacent bytes,
+ * block after block (64 KB in a whole segment). A scan reads only the
+ * dimensions where the query's code is not 0, and so only their pages. */
 #define VEC_BLOCK 512
+#define VEC_SEG 128
 
 /* Room for the int8 forms of n memories of dim dimensions (sn->qv, the
  * norms and the block maxima), all 0; -1 when out of memory. */
@@ -257,6 +262,10 @@ int vectors_put_exact(snapshot *sn, size_t i, const store_qvec *v);
 void vectors_done(snapshot *sn);
 /* Code d of memory i's int8 form. */
 int8_t vectors_code_at(const snapshot *sn, size_t i, int d);
+/* The codes of old's first whole blocks (every one of them full, and
+ * old->n <= sn->n, the same dim) copied into sn's place for them: what
+ * vectors_put of each of their memories would write. */
+void vectors_copy_blocks(snapshot *sn, const snapshot *old, size_t whole);
 
 /* A query vector's int16 form and what its error bounds need. */
 typedef struct vec_query {
@@ -288,6 +297,11 @@ void vectors_scan_plain(int on);
 /* For every memory i of block b: estimate + bound <= *slope * max(dot, 0)
  * + return value, with estimate and bound those of vectors_estimate. */
 double vectors_block_cap(const snapshot *sn, const vec_query *q, size_t b, double *slope);
+/* 0 when memory i of a block whose least |dot| to reach a threshold is
+ * least (from its cap: least + 1 <= (thr - cap) / slope) cannot reach it
+ * with dot: estimate + bound <= slope * q_slope[i] / 255 * |dot| + cap. 1
+ * when it may (always, for least 0). */
+int vectors_may_reach(const snapshot *sn, size_t i, int32_t dot, int32_t least);
 
 /* The int8 estimate of the cosine of q with memory i (which has a vector),
  * from dot, the integer dot product of their codes; *bound gets e with

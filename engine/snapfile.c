@@ -45,7 +45,7 @@
 
 #define SNAPFILE_MIN 10000 /* memories: below this the tables load in a few ms */
 #define SNAP_MAGIC "MSSNAP\r\n"
-#define SNAP_FORMAT 5
+#define SNAP_FORMAT 7
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_HEAD 4096 /* bytes of header; the sections follow */
 #define SNAP_ALIGN 64
@@ -75,6 +75,7 @@ enum snap_sec {
     S_Q_RESID,
     S_Q_NORM,
     S_BLK_MAX,
+    S_Q_SLOPE,
     S_HAS_VEC,
     S_ENT_OFF,
     S_ENT_TEXT,
@@ -291,6 +292,7 @@ static void sections_of(const snapshot *sn, const snap_more *x, const void *p[S_
         [S_Q_RESID] = sn->q_resid,
         [S_Q_NORM] = sn->q_norm,
         [S_BLK_MAX] = sn->blk_max,
+        [S_Q_SLOPE] = sn->q_slope,
         [S_HAS_VEC] = sn->has_vec,
         [S_ENT_OFF] = ent->off,
         [S_ENT_TEXT] = ent->text,
@@ -330,6 +332,7 @@ static void sections_of(const snapshot *sn, const snap_more *x, const void *p[S_
         [S_Q_RESID] = sn->dim ? n * 8 : 0,
         [S_Q_NORM] = sn->dim ? n * 8 : 0,
         [S_BLK_MAX] = blocks * 3 * 8,
+        [S_Q_SLOPE] = sn->dim ? n : 0,
         [S_HAS_VEC] = n,
         [S_ENT_OFF] = (sn->n_ent + 1) * 4,
         [S_ENT_TEXT] = ent->len,
@@ -601,6 +604,7 @@ static int point_into(snapshot *sn, const snap_head *h, const char *base)
     sn->q_resid = (double *)sec(h, base, S_Q_RESID);
     sn->q_norm = (double *)sec(h, base, S_Q_NORM);
     sn->blk_max = (double *)sec(h, base, S_BLK_MAX);
+    sn->q_slope = (uint8_t *)sec(h, base, S_Q_SLOPE);
     sn->has_vec = (uint8_t *)sec(h, base, S_HAS_VEC);
     sn->ent_kind = (uint8_t *)sec(h, base, S_ENT_KIND);
     sn->ent_speaker = (uint8_t *)sec(h, base, S_ENT_SPEAKER);

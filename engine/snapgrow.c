@@ -278,10 +278,10 @@ static ms_status grow_vectors(store *s, snapshot *sn, const snapshot *old, int *
     sn->exact = vcache_new(dim, sn->n);
     if (vectors_alloc(sn, sn->n, dim) || !sn->exact || !sn->vec_embedder || !sn->vec_note)
         return ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
-    size_t whole = old->n / VEC_BLOCK; /* blocks of old's that stay as they are */
-    size_t bytes = whole * (size_t)dim * VEC_BLOCK;
-    copy_old(sn->qv, old->qv, bytes);
+    size_t whole = old->n / VEC_BLOCK; /* blocks of old's whose codes stay as they are */
+    vectors_copy_blocks(sn, old, whole);
     copy_old(sn->blk_max, old->blk_max, 3 * whole * sizeof *sn->blk_max);
+    copy_old(sn->q_slope, old->q_slope, whole * VEC_BLOCK);
     copy_old(sn->q_scale, old->q_scale, old->n * sizeof *sn->q_scale);
     copy_old(sn->q_resid, old->q_resid, old->n * sizeof *sn->q_resid);
     copy_old(sn->q_norm, old->q_norm, old->n * sizeof *sn->q_norm);

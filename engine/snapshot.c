@@ -726,6 +726,7 @@ void snapshot_free(snapshot *sn)
     free(sn->q_resid);
     free(sn->q_norm);
     free(sn->blk_max);
+    free(sn->q_slope);
     free(sn->stage);
     vcache_free(sn->exact);
     free(sn->has_vec);

@@ -68,6 +68,33 @@ static size_t vcache_slot(const vcache *c, size_t i)
     return j;
 }
 
+/* ---- where the codes are ------------------------------------------------------ */
+
+static size_t vectors_blocks(size_t n)
+{
+    return (n + VEC_BLOCK - 1) / VEC_BLOCK;
+}
+
+/* The blocks of segment g of a snapshot of n memories: VEC_SEG, fewer in
+ * the last. */
+static size_t segment_blocks(size_t n, size_t g)
+{
+    size_t left = vectors_blocks(n) - g * VEC_SEG;
+    return left < VEC_SEG ? left : VEC_SEG;
+}
+
+/* The first code of dimension d in block b, and into *stride the bytes
+ * from one dimension's codes to the next's in b's segment (its blocks
+ * times VEC_BLOCK): VEC_BLOCK codes of the block's memories follow, then
+ * the next block's of the same dimension. */
+static int8_t *vectors_column(const snapshot *sn, size_t b, int d, size_t *stride)
+{
+    size_t g = b / VEC_SEG;
+    *stride = segment_blocks(sn->n, g) * VEC_BLOCK;
+    return sn->qv + g * VEC_SEG * (size_t)sn->dim * VEC_BLOCK + (size_t)d * *stride +
+           (b - g * VEC_SEG) * VEC_BLOCK;
+}
+
 /* The floats memory i's codes stand for, by code + 128, into val; ok[c +
  * 128] 1 for each code that has one (0 included, for +0.0). 0, or -1 when
  * its codes do not give its floats back. */
@@ -93,9 +120,10 @@ static int exact_from_codes(const snapshot *sn, size_t i, float *v)
     uint8_t ok[256], bad = 0;
     if (exact_table(sn, i, val, ok))
         return -1;
-    const int8_t *col = sn->qv + (i / VEC_BLOCK) * (size_t)sn->dim * VEC_BLOCK + i % VEC_BLOCK;
+    size_t stride;
+    const int8_t *col = vectors_column(sn, i / VEC_BLOCK, 0, &stride) + i % VEC_BLOCK;
     for (int d = 0; d < sn->dim; d++) {
-        int c = col[(size_t)d * VEC_BLOCK] + 128;
+        int c = col[(size_t)d * stride] + 128;
         bad |= !ok[c];
         v[d] = val[c];
     }
@@ -158,11 +186,12 @@ int vectors_exact_dot(const snapshot *sn, const float *x, const uint16_t *nz, in
     uint8_t ok[256], bad = 0;
     if (exact_table(sn, i, val, ok))
         return -1;
-    const int8_t *col = sn->qv + (i / VEC_BLOCK) * (size_t)sn->dim * VEC_BLOCK + i % VEC_BLOCK;
+    size_t stride;
+    const int8_t *col = vectors_column(sn, i / VEC_BLOCK, 0, &stride) + i % VEC_BLOCK;
     int lanes = sn->dim & ~7; /* vectors_dot's eight sums, then its tail */
     float s[8] = {0}, t = 0;
     for (int k = 0; k < n; k++) {
-        int d = nz[k], c = col[(size_t)d * VEC_BLOCK] + 128;
+        int d = nz[k], c = col[(size_t)d * stride] + 128;
         bad |= !ok[c];
         float p = x[d] * val[c];
         if (d < lanes)
@@ -247,17 +276,6 @@ void vectors_query(const float *qvec, int dim, int16_t *codes, uint16_t *nz_dim,
 
 /* ---- the dimension-major layout ------------------------------------------------ */
 
-static size_t vectors_blocks(size_t n)
-{
-    return (n + VEC_BLOCK - 1) / VEC_BLOCK;
-}
-
-/* The first code of dimension d in block b: VEC_BLOCK of them follow. */
-static const int8_t *vectors_column(const snapshot *sn, size_t b, int d)
-{
-    return sn->qv + (b * (size_t)sn->dim + (size_t)d) * VEC_BLOCK;
-}
-
 int vectors_alloc(snapshot *sn, size_t n, int dim)
 {
     size_t blocks = vectors_blocks(n);
@@ -266,12 +284,13 @@ int vectors_alloc(snapshot *sn, size_t n, int dim)
     sn->q_resid = calloc(n, sizeof *sn->q_resid);
     sn->q_norm = calloc(n, sizeof *sn->q_norm);
     sn->blk_max = calloc(3 * blocks, sizeof *sn->blk_max);
+    sn->q_slope = calloc(n + 1, 1);
     sn->stage = calloc((size_t)dim * VEC_BLOCK, 1);
     sn->stage_blk = SIZE_MAX;
     sn->qx_at = calloc(n, sizeof *sn->qx_at);
     sn->qx_n = calloc(n, 1);
-    return sn->qv && sn->q_scale && sn->q_resid && sn->q_norm && sn->blk_max && sn->stage &&
-                   sn->qx_at && sn->qx_n
+    return sn->qv && sn->q_scale && sn->q_resid && sn->q_norm && sn->blk_max && sn->q_slope &&
+                   sn->stage && sn->qx_at && sn->qx_n
                ? 0
                : -1;
 }
@@ -326,6 +345,22 @@ static void transpose8(uint64_t x[8])
     }
 }
 
+/* |scale| over the block's largest m in 255ths, rounded up (the + 1 covers
+ * the division's rounding): never below the ratio, 0 for a scale of 0. */
+static uint8_t slope_255ths(double scale, double m)
+{
+    if (scale == 0 || !(m > 0))
+        return scale == 0 ? 0 : 255;
+    double r = floor(255.0 * fabs(scale) / m) + 1;
+    return r >= 255 ? 255 : (uint8_t)r;
+}
+
+/* Memory i's q_slope, from its block's largest scale as it is now. */
+static void slope_put(snapshot *sn, size_t i)
+{
+    sn->q_slope[i] = slope_255ths(sn->q_scale[i], sn->blk_max[3 * (i / VEC_BLOCK)]);
+}
+
 /* The staged block, memory by memory, into its place by dimension: 8 x 8
  * tiles of codes through 64-bit words, the dimensions past a multiple of 8
  * one by one. */
@@ -337,7 +372,8 @@ static void vectors_unstage(snapshot *sn)
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
     d8 = 0; /* transpose8 takes byte c of a word at bits 8c */
 #endif
-    int8_t *out = sn->qv + sn->stage_blk * dim * VEC_BLOCK;
+    size_t stride;
+    int8_t *out = vectors_column(sn, sn->stage_blk, 0, &stride);
     for (size_t k0 = 0; k0 < VEC_BLOCK; k0 += 8) {
         const int8_t *in = sn->stage + k0 * dim;
         for (size_t d0 = 0; d0 < d8; d0 += 8) {
@@ -346,12 +382,15 @@ static void vectors_unstage(snapshot *sn)
                 memcpy(&x[r], in + (size_t)r * dim + d0, 8);
             transpose8(x);
             for (int c = 0; c < 8; c++)
-                memcpy(out + (d0 + (size_t)c) * VEC_BLOCK + k0, &x[c], 8);
+                memcpy(out + (d0 + (size_t)c) * stride + k0, &x[c], 8);
         }
         for (size_t d = d8; d < dim; d++)
             for (size_t r = 0; r < 8; r++)
-                out[d * VEC_BLOCK + k0 + r] = in[r * dim + d];
+                out[d * stride + k0 + r] = in[r * dim + d];
     }
+    size_t first = sn->stage_blk * VEC_BLOCK; /* every scale of the block is known */
+    for (size_t i = first; i < first + VEC_BLOCK && i < sn->n; i++)
+        slope_put(sn, i);
     memset(sn->stage, 0, dim * VEC_BLOCK);
     sn->stage_blk = SIZE_MAX;
 }
@@ -369,12 +408,14 @@ void vectors_put(snapshot *sn, size_t i, const store_qvec *v)
         vectors_unstage(sn);
         sn->stage_blk = b;
     }
-    if (sn->stage && b == sn->stage_blk) { /* in order: a row of the block being staged */
+    int staged = sn->stage && b == sn->stage_blk;
+    if (staged) { /* in order: a row of the block being staged */
         memcpy(sn->stage + (i % VEC_BLOCK) * (size_t)sn->dim, v->q, (size_t)sn->dim);
     } else { /* a block already in place: code by code */
-        int8_t *col = sn->qv + b * (size_t)sn->dim * VEC_BLOCK + i % VEC_BLOCK;
+        size_t stride;
+        int8_t *col = vectors_column(sn, b, 0, &stride) + i % VEC_BLOCK;
         for (int d = 0; d < sn->dim; d++)
-            col[(size_t)d * VEC_BLOCK] = v->q[d];
+            col[(size_t)d * stride] = v->q[d];
     }
     sn->q_scale[i] = v->scale;
     sn->q_resid[i] = v->resid;
@@ -383,6 +424,8 @@ void vectors_put(snapshot *sn, size_t i, const store_qvec *v)
     vectors_max(&m[0], fabs(v->scale));
     vectors_max(&m[1], v->resid);
     vectors_max(&m[2], v->qnorm);
+    if (!staged) /* a larger maximum later leaves it above the ratio: still a bound */
+        slope_put(sn, i);
 }
 
 void vectors_done(snapshot *sn)
@@ -394,25 +437,42 @@ void vectors_done(snapshot *sn)
 
 int8_t vectors_code_at(const snapshot *sn, size_t i, int d)
 {
-    return vectors_column(sn, i / VEC_BLOCK, d)[i % VEC_BLOCK];
+    size_t stride;
+    return vectors_column(sn, i / VEC_BLOCK, d, &stride)[i % VEC_BLOCK];
 }
 
-/* The scan of one block, portable: four dimensions per pass over dots. */
-static void block_dots_plain(const int8_t *blk, const vec_query *q, int32_t *dots)
+void vectors_copy_blocks(snapshot *sn, const snapshot *old, size_t whole)
+{
+    for (size_t b = 0; b < whole; b += VEC_SEG) { /* segment by segment */
+        size_t blocks = whole - b < VEC_SEG ? whole - b : VEC_SEG, from, to;
+        int8_t *dst = vectors_column(sn, b, 0, &to);
+        const int8_t *src = vectors_column(old, b, 0, &from);
+        if (from == to && to == blocks * VEC_BLOCK) { /* the segment whole, the same in both */
+            memcpy(dst, src, to * (size_t)sn->dim);
+            continue;
+        }
+        for (int d = 0; d < sn->dim; d++)
+            memcpy(dst + (size_t)d * to, src + (size_t)d * from, blocks * VEC_BLOCK);
+    }
+}
+
+/* The scan of one block, portable: four dimensions per pass over dots;
+ * blk is its first dimension's codes, stride the bytes to the next's. */
+static void block_dots_plain(const int8_t *blk, size_t stride, const vec_query *q, int32_t *dots)
 {
     for (size_t k = 0; k < VEC_BLOCK; k++)
         dots[k] = 0;
     int j = 0;
     for (; j + 4 <= q->nz; j += 4) {
         const uint16_t *d = q->nz_dim + j;
-        const int8_t *c0 = blk + (size_t)d[0] * VEC_BLOCK, *c1 = blk + (size_t)d[1] * VEC_BLOCK;
-        const int8_t *c2 = blk + (size_t)d[2] * VEC_BLOCK, *c3 = blk + (size_t)d[3] * VEC_BLOCK;
+        const int8_t *c0 = blk + d[0] * stride, *c1 = blk + d[1] * stride;
+        const int8_t *c2 = blk + d[2] * stride, *c3 = blk + d[3] * stride;
         int32_t w0 = q->q[d[0]], w1 = q->q[d[1]], w2 = q->q[d[2]], w3 = q->q[d[3]];
         for (size_t k = 0; k < VEC_BLOCK; k++)
             dots[k] += (w0 * c0[k] + w1 * c1[k]) + (w2 * c2[k] + w3 * c3[k]);
     }
     for (; j < q->nz; j++) {
-        const int8_t *c0 = blk + (size_t)q->nz_dim[j] * VEC_BLOCK;
+        const int8_t *c0 = blk + q->nz_dim[j] * stride;
         int32_t w0 = q->q[q->nz_dim[j]];
         for (size_t k = 0; k < VEC_BLOCK; k++)
             dots[k] += w0 * c0[k];
@@ -430,10 +490,12 @@ static void block_dots_plain(const int8_t *blk, const vec_query *q, int32_t *dot
  * integers are the plain scan's: no sum leaves an int32 (query_code_max).
  * sums holds them in the lanes' order, memories 0-3 and 8-11 then 4-7 and
  * 12-15 of every 16, put in order at the end. The same four columns of the
- * next block (next, NULL for the last) are asked of the memory as each
- * pass begins: a column is 8 cache lines, too short for the hardware's
- * prefetcher to run ahead of the loads. */
-__attribute__((target("avx2"))) static void block_dots_avx2(const int8_t *blk, const int8_t *next,
+ * next block (next, NULL for the last; nstride its segment's stride) are
+ * asked of the memory as each pass begins: a block's column is 8 cache
+ * lines, too short for the hardware's prefetcher to run ahead of the
+ * loads. */
+__attribute__((target("avx2"))) static void block_dots_avx2(const int8_t *blk, size_t stride,
+                                                            const int8_t *next, size_t nstride,
                                                             const vec_query *q, int32_t *dots)
 {
     __m256i sums[VEC_BLOCK / 8];
@@ -448,11 +510,11 @@ __attribute__((target("avx2"))) static void block_dots_avx2(const int8_t *blk, c
         }
         for (int t = 0; next && t < 4 && j + t < q->nz; t++)
             for (size_t k = 0; k < VEC_BLOCK; k += 64)
-                _mm_prefetch((const char *)next + (size_t)d[t] * VEC_BLOCK + k, _MM_HINT_T0);
+                _mm_prefetch((const char *)next + (size_t)d[t] * nstride + k, _MM_HINT_T0);
         __m256i w01 = _mm256_set1_epi32((int32_t)(w[0] | w[1] << 16));
         __m256i w23 = _mm256_set1_epi32((int32_t)(w[2] | w[3] << 16));
-        const int8_t *c0 = blk + (size_t)d[0] * VEC_BLOCK, *c1 = blk + (size_t)d[1] * VEC_BLOCK;
-        const int8_t *c2 = blk + (size_t)d[2] * VEC_BLOCK, *c3 = blk + (size_t)d[3] * VEC_BLOCK;
+        const int8_t *c0 = blk + (size_t)d[0] * stride, *c1 = blk + (size_t)d[1] * stride;
+        const int8_t *c2 = blk + (size_t)d[2] * stride, *c3 = blk + (size_t)d[3] * stride;
         for (size_t k = 0; k < VEC_BLOCK; k += 16) {
             __m256i a0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(c0 + k)));
             __m256i a1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(c1 + k)));
@@ -494,16 +556,25 @@ static int use_avx2(void)
 
 size_t vectors_block_dots(const snapshot *sn, const vec_query *q, size_t b, int32_t *dots)
 {
-    const int8_t *blk = vectors_column(sn, b, 0);
+    size_t stride;
+    const int8_t *blk = vectors_column(sn, b, 0, &stride);
 #ifdef VEC_AVX2
-    if (use_avx2())
-        block_dots_avx2(blk, b + 1 < vectors_blocks(sn->n) ? vectors_column(sn, b + 1, 0) : NULL, q,
-                        dots);
-    else
+    if (use_avx2()) {
+        size_t nstride = 0;
+        const int8_t *next =
+            b + 1 < vectors_blocks(sn->n) ? vectors_column(sn, b + 1, 0, &nstride) : NULL;
+        block_dots_avx2(blk, stride, next, nstride, q, dots);
+    } else
 #endif
-        block_dots_plain(blk, q, dots);
+        block_dots_plain(blk, stride, q, dots);
     size_t first = b * VEC_BLOCK;
     return sn->n - first < VEC_BLOCK ? sn->n - first : VEC_BLOCK;
+}
+
+int vectors_may_reach(const snapshot *sn, size_t i, int32_t dot, int32_t least)
+{
+    int64_t a = dot < 0 ? -(int64_t)dot : dot;
+    return a * sn->q_slope[i] >= 255 * (int64_t)least;
 }
 
 double vectors_block_cap(const snapshot *sn, const vec_query *q, size_t b, double *slope)

@@ -5,7 +5,9 @@
  *    product vectors_idot gives on each memory's int8 form as the store
  *    keeps it, for every memory of random stores (sizes around the block
  *    size, memories without a vector, dense, sparse and zero vectors), and
- *    a block's cap bounds every estimate and bound of the block;
+ *    a block's cap bounds every estimate and bound of the block; with
+ *    more than one segment, every code is where the layout puts it, and a
+ *    layout grown from a smaller one's whole blocks is the one built whole;
  *  - temporal: the date list found through the memories sorted by day
  *    equals a linear pass over every memory (the channel's rule, written
  *    out here), for random dates with and without a year, random bm25
@@ -131,7 +133,7 @@ static void check_dots(store *s, const snapshot *sn, const char *name)
         free(r.seen);
         return;
     }
-    size_t codes_differ = 0, dots_differ = 0, caps_fail = 0, compared = 0;
+    size_t codes_differ = 0, dots_differ = 0, caps_fail = 0, slopes_fail = 0, compared = 0;
     size_t bounds_fail = 0, bounded = 0;
     for (size_t i = 0; i < sn->n; i++)
         for (int d = 0; d < dim; d++)
@@ -160,6 +162,8 @@ static void check_dots(store *s, const snapshot *sn, const char *name)
                     continue;
                 double bound, est = vectors_estimate(sn, &q, i, dots[k], &bound);
                 caps_fail += est + bound > slope * fabs((double)dots[k]) + cap + 1e-12;
+                slopes_fail += est + bound >
+                               slope * sn->q_slope[i] / 255.0 * fabs((double)dots[k]) + cap + 1e-12;
                 if (t < 5 || i % 7 == 0) { /* the exact cosine, read from the store */
                     bounds_fail += fabs(semantic_cosine(sn, qvec, i) - est) > bound;
                     bounded++;
@@ -176,6 +180,9 @@ static void check_dots(store *s, const snapshot *sn, const char *name)
        compared, dots_differ);
     ok(caps_fail == 0, "%s: each block's cap bounds its estimates (%zu exceed it)", name,
        caps_fail);
+    ok(slopes_fail == 0,
+       "%s: each memory's slope in 255ths of its block's bounds its estimate (%zu exceed it)", name,
+       slopes_fail);
     ok(bounded > 0 && bounds_fail == 0,
        "%s: %zu exact cosines lie within the bound of their estimate (%zu outside)", name, bounded,
        bounds_fail);
@@ -209,10 +216,18 @@ static void test_put_order(void)
         for (int d = 0; d < sn.dim; d++)
             q[d] = (int8_t)((int)rnd(255) - 127);
         memcpy(want + i * (size_t)sn.dim, q, (size_t)sn.dim);
-        store_qvec v = {.q = q, .scale = 1.0, .qnorm = 1.0};
+        double scale = (double)((int)rnd(2001) - 1000) / 997.0; /* some 0, some negative */
+        store_qvec v = {.q = q, .scale = scale, .qnorm = 1.0};
         vectors_put(&sn, i, &v);
     }
     vectors_done(&sn);
+    size_t below = 0;
+    for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
+        size_t i = order[k];
+        below += sn.q_slope[i] / 255.0 * sn.blk_max[3 * (i / VEC_BLOCK)] < fabs(sn.q_scale[i]);
+    }
+    ok(below == 0, "out of order too, each memory's slope in 255ths bounds its scale (%zu below)",
+       below);
     size_t differ = 0;
     for (size_t i = 0; want && i < sn.n; i++)
         for (int d = 0; d < sn.dim; d++)
@@ -225,6 +240,7 @@ static void test_put_order(void)
     free(sn.q_resid);
     free(sn.q_norm);
     free(sn.blk_max);
+    free(sn.q_slope);
     free(sn.qx_at);
     free(sn.qx_n);
 }
@@ -279,8 +295,147 @@ static void test_extreme_dots(void)
         free(sn.q_resid);
         free(sn.q_norm);
         free(sn.blk_max);
+        free(sn.q_slope);
         free(sn.qx_at);
         free(sn.qx_n);
+    }
+}
+
+/* ---- the segments ------------------------------------------------------------- */
+
+/* Code d of memory i in the synthetic snapshots below: 0 for about one
+ * memory in 9 (as without a vector), else spread over -127 .. 127. */
+static int8_t seg_code(size_t i, int d)
+{
+    uint64_t h = ((uint64_t)i * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)d * 0xc2b2ae3d27d4eb4full);
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 32;
+    return i % 9 == 4 ? 0 : (int8_t)((int)(h % 255) - 127);
+}
+
+static void seg_put(snapshot *sn, size_t from, size_t to)
+{
+    int8_t q[8];
+    for (size_t i = from; i < to; i++) {
+        for (int d = 0; d < sn->dim; d++)
+            q[d] = seg_code(i, d);
+        store_qvec v = {.q = q, .scale = 1.0, .qnorm = 1.0};
+        vectors_put(sn, i, &v);
+    }
+}
+
+/* A snapshot of n memories of dim (<= 8) with seg_code's codes, the
+ * memories from `from` on put (those before copied from old's whole
+ * blocks when old). -1 when out of memory. */
+static int seg_build(snapshot *sn, size_t n, int dim, const snapshot *old)
+{
+    memset(sn, 0, sizeof *sn);
+    sn->n = n;
+    sn->dim = dim;
+    if (vectors_alloc(sn, n, dim))
+        return -1;
+    size_t whole = old ? old->n / VEC_BLOCK : 0;
+    if (old)
+        vectors_copy_blocks(sn, old, whole);
+    seg_put(sn, whole * VEC_BLOCK, n);
+    vectors_done(sn);
+    return 0;
+}
+
+static void seg_free(snapshot *sn)
+{
+    free(sn->qv);
+    free(sn->q_scale);
+    free(sn->q_resid);
+    free(sn->q_norm);
+    free(sn->blk_max);
+    free(sn->q_slope);
+    free(sn->qx_at);
+    free(sn->qx_n);
+}
+
+/* Codes out of the layout engine_int.h describes: segment g's codes of
+ * dimension d one run of its blocks * VEC_BLOCK bytes. */
+static size_t seg_misplaced(const snapshot *sn)
+{
+    size_t blocks = (sn->n + VEC_BLOCK - 1) / VEC_BLOCK, seg = (size_t)VEC_SEG * VEC_BLOCK;
+    size_t bad = 0;
+    for (size_t i = 0; i < sn->n; i++) {
+        size_t g = i / seg, in = blocks - g * VEC_SEG < VEC_SEG ? blocks - g * VEC_SEG : VEC_SEG;
+        for (int d = 0; d < sn->dim; d++) {
+            size_t at = g * seg * (size_t)sn->dim + (size_t)d * in * VEC_BLOCK + i % seg;
+            bad += sn->qv[at] != seg_code(i, d) || vectors_code_at(sn, i, d) != seg_code(i, d);
+        }
+    }
+    return bad;
+}
+
+/* Both scans' dot products against seg_code's, for a few random queries. */
+static size_t seg_dots_wrong(const snapshot *sn)
+{
+    size_t wrong = 0;
+    int32_t dots[VEC_BLOCK];
+    for (int t = 0; t < 4; t++) {
+        float qvec[8];
+        int16_t qcodes[8];
+        uint16_t nz[8];
+        random_vector(qvec, sn->dim, t ? 600 : 1000);
+        vec_query q;
+        vectors_query(qvec, sn->dim, qcodes, nz, &q);
+        vectors_scan_plain(t % 2);
+        for (size_t b = 0; b * VEC_BLOCK < sn->n; b++) {
+            size_t m = vectors_block_dots(sn, &q, b, dots);
+            for (size_t k = 0; k < m; k++) {
+                int32_t want = 0;
+                for (int d = 0; d < sn->dim; d++)
+                    want += qcodes[d] * seg_code(b * VEC_BLOCK + k, d);
+                wrong += dots[k] != want;
+            }
+        }
+    }
+    vectors_scan_plain(0);
+    return wrong;
+}
+
+/* Snapshots of more than one segment: every code where the layout puts
+ * it, both scans' dot products exact, and one grown from a smaller one's
+ * whole blocks (as snapgrow.c grows a file) byte for byte one built whole,
+ * across a segment's end and with the last segment growing. */
+static void test_segments(void)
+{
+    const size_t seg = (size_t)VEC_SEG * VEC_BLOCK;
+    static const struct {
+        size_t from, to;
+        int dim;
+    } cases[] = {
+        {1000, 1001, 5},
+        {(size_t)VEC_SEG * VEC_BLOCK - 300, (size_t)VEC_SEG * VEC_BLOCK + 2 * VEC_BLOCK + 9, 5},
+        {(size_t)VEC_SEG * VEC_BLOCK + 3 * VEC_BLOCK, 2 * (size_t)VEC_SEG * VEC_BLOCK + 1, 3},
+        {2 * (size_t)VEC_SEG * VEC_BLOCK, 2 * (size_t)VEC_SEG * VEC_BLOCK + 700, 8}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        snapshot old, full, grown;
+        size_t n = cases[c].to;
+        int dim = cases[c].dim;
+        if (seg_build(&old, cases[c].from, dim, NULL) || seg_build(&full, n, dim, NULL) ||
+            seg_build(&grown, n, dim, &old)) {
+            ok(0, "segments: memory");
+            return;
+        }
+        size_t bytes = (n + VEC_BLOCK - 1) / VEC_BLOCK * VEC_BLOCK * (size_t)dim;
+        size_t bad = seg_misplaced(&full) + seg_misplaced(&old);
+        ok(bad == 0,
+           "%zu memories (%zu segments), dim %d: every code where the layout puts it "
+           "(%zu misplaced)",
+           n, (n + seg - 1) / seg, dim, bad);
+        size_t wrong = seg_dots_wrong(&full);
+        ok(wrong == 0, "%zu memories: both scans' dot products exact (%zu wrong)", n, wrong);
+        ok(memcmp(grown.qv, full.qv, bytes) == 0,
+           "grown from %zu memories to %zu: the same codes, byte for byte, as built whole",
+           cases[c].from, n);
+        seg_free(&old);
+        seg_free(&full);
+        seg_free(&grown);
     }
 }
 
@@ -639,6 +794,7 @@ int main(void)
     }
     test_put_order();
     test_extreme_dots();
+    test_segments();
     test_idx_sum();
     test_semantic_scan();
     test_exact_vectors();

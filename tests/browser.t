@@ -679,32 +679,32 @@ is "$(wait_rc)" 0 "the tour quits with 0"
 caption_end() {
     awk '/^ Tour [0-9]\/6/ {on = 1} on && (/^  # / || /^ WHAT-IF  /) {print last; exit} on {last = $0}' "$T/screen"
 }
-for size in 80x24 120x36 60x14; do
-    cols=${size%x*} rows=${size#*x}
-    start "$cols" "$rows" "$MEMSCOPE" --db "$T/tour.db"
+tour_captions() {
+    start "$cols" "$rows_" "$MEMSCOPE" --db "$T/tour.db"
     wait_for "Query ▸"
     keys Escape
     sleep 0.2
     keys T
     wait_for "Tour 1/6"
     cut=0 # 1 once a caption ends mid-sentence
-    if [ "$size" != 60x14 ]; then
+    if [ "$at" != 60x14 ]; then
         grep -q "^  1 m0037 " "$T/screen" && grep -q "A confident hit. m0037 ranks first" "$T/screen"
-        ok $? "$size: step 1's confident hit, m0037, is the answer at rank 1 and the caption says so"
+        ok $? "$at: step 1's confident hit, m0037, is the answer at rank 1 and the caption says so"
     fi
-    case "$(caption_end)" in *.) ;; *) cut=1; diag "$size step 1 caption ends: $(caption_end)" ;; esac
+    case "$(caption_end)" in *.) ;; *) cut=1; diag "$at step 1 caption ends: $(caption_end)" ;; esac
     for step in 2 3 4 5 6; do
         keys n
         wait_for "Tour $step/6"
-        case "$(caption_end)" in *.) ;; *) cut=1; diag "$size step $step caption ends: $(caption_end)" ;; esac
+        case "$(caption_end)" in *.) ;; *) cut=1; diag "$at step $step caption ends: $(caption_end)" ;; esac
     done
-    ok $cut "$size: every step's caption ends a sentence"
-    if [ "$size" != 60x14 ]; then
+    ok $cut "$at: every step's caption ends a sentence"
+    if [ "$at" != 60x14 ]; then
         grep -q "^ WHAT-IF .*sem off.*hop off" "$T/screen" && grep -q "ABSTAINED — no_candidates" "$T/screen"
-        ok $? "$size: step 6 switches semantic and hopfield off by what-if and shows no_candidates"
+        ok $? "$at: step 6 switches semantic and hopfield off by what-if and shows no_candidates"
     fi
     keys q
     wait_rc >/dev/null
-done
+}
+for_each_size tour_captions 80x24 120x36 60x14
 
 tap_done

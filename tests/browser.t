@@ -23,7 +23,7 @@ fi
 # The plan comes first, so a crash (of the browser, tmux or the checker
 # below) that drops checks is a failure, not a shorter pass. A new check
 # raises it.
-PLAN=212
+PLAN=214
 echo "1..$PLAN"
 tap_done() {
     [ "$n" -eq "$PLAN" ] || diag "ran $n checks, planned $PLAN"
@@ -502,6 +502,22 @@ start 100 30 "$T/bin/memscope" --db "$DB" --theme light
 wait_for "Query ▸"
 grep -qF "memscope:" "$T/screen"
 ok $((!$?)) "a copy of the binary outside the tree finds theme light (in the tree it was built from)"
+keys C-c
+wait_rc >/dev/null
+# An older install's themes (here a broken light in an XDG_DATA_DIRS folder):
+# the binary in the tree takes the tree's; the copy outside keeps the
+# documented order and takes the install's.
+mkdir -p "$T/inst/memscope/themes"
+printf 'color nope red blue\n' >"$T/inst/memscope/themes/light"
+start 200 30 env XDG_DATA_DIRS="$T/inst" "$MEMSCOPE" --db "$DB" --theme light
+wait_for "Query ▸"
+grep -qF "memscope:" "$T/screen"
+ok $((!$?)) "the binary in the tree prefers the tree's theme light to an older install's"
+keys C-c
+wait_rc >/dev/null
+start 200 30 env XDG_DATA_DIRS="$T/inst" "$T/bin/memscope" --db "$DB" --theme light
+wait_for "$T/inst/memscope/themes/light:1:7: unknown role 'nope'"
+ok $? "a copy outside the tree keeps the documented order: the install's light first"
 keys C-c
 wait_rc >/dev/null
 printf 'color normal default default\ncolor nope red blue\n' >"$T/tp/broken"

@@ -62,7 +62,7 @@ $(BUILD)/%.o: %.c
 
 # Themes are looked for in the source tree the binary was built from too,
 # last (theme.h, theme_dirs): a build outside the tree, not installed, still
-# finds themes/.
+# finds themes/; a binary inside the tree looks there before the installs.
 $(BUILD)/tui/present/theme.o: CFLAGS_ALL += -DMEMSCOPE_SRCDIR='"$(CURDIR)"'
 
 # The demo memories are compiled into the binary: `memscope demo` needs no files.

@@ -5,7 +5,9 @@
  * they start a sentence or are always capitalised, like "I" or "Monday");
  * quoted phrases; and any entities given with it. A single capitalised word
  * that starts a sentence is taken only when the profile already knows it as
- * an entity ("Caroline went..."), so "Thanks" or "Sounds" never become names. */
+ * an entity ("Caroline went..."), so "Thanks" or "Sounds" never become names;
+ * a sentence's capitalised first word before a known name is not part of it
+ * ("Asked Róisín about it" names Róisín, not "Asked Róisín"). */
 #include "store_int.h"
 #include "store/base/utf8.h"
 #include "store/base/words.h"
@@ -170,7 +172,49 @@ static int word_is_stop(const char *text, const words_span *w)
 
 typedef int (*known_fn)(void *ctx, const char *text, size_t len);
 
-/* Runs of capitalised, non-stop words joined by single spaces. */
+/* Is text[0..len) a name already found in this memory (a given entity, the
+ * speaker)? */
+static int found_already(const extraction *x, const char *text, size_t len)
+{
+    char norm[4 * NAME_MAX_BYTES + 8], other[4 * NAME_MAX_BYTES + 8];
+    store_entity_norm(text, len, norm, sizeof norm);
+    for (size_t i = 0; i < x->n; i++) {
+        store_entity_norm(x->v[i].name, strlen(x->v[i].name), other, sizeof other);
+        if (strcmp(other, norm) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Is words w[a..b) of text a name the profile or this memory knows? */
+static int name_known(const char *text, const words_span *w, size_t a, size_t b, known_fn known,
+                      void *kctx, const extraction *x)
+{
+    size_t len = (size_t)(w[b - 1].end - w[a].start);
+    return known(kctx, text + w[a].start, len) || found_already(x, text + w[a].start, len);
+}
+
+/* The first word of the run w[i..j) that starts a sentence, when it is a
+ * capitalised common word before a name ("Asked Róisín about it"): i + 1
+ * when the name after it, or its first word, is known and neither the
+ * first word nor the whole run is; else i. Nothing known keeps the run
+ * whole ("Caroline Smith called"). */
+static size_t name_start(const char *text, const words_span *w, size_t i, size_t j, known_fn known,
+                         void *kctx, const extraction *x)
+{
+    if (!w[i].first || j < i + 2)
+        return i;
+    if (name_known(text, w, i, j, known, kctx, x) || name_known(text, w, i, i + 1, known, kctx, x))
+        return i;
+    if (name_known(text, w, i + 1, j, known, kctx, x) ||
+        name_known(text, w, i + 1, i + 2, known, kctx, x))
+        return i + 1;
+    return i;
+}
+
+/* Runs of capitalised, non-stop words joined by single spaces; a single
+ * word or a common first word that starts a sentence counts only as
+ * name_start and the profile say. */
 static void find_names(const char *text, const words_span *w, size_t n, known_fn known, void *kctx,
                        extraction *x)
 {
@@ -183,10 +227,11 @@ static void find_names(const char *text, const words_span *w, size_t n, known_fn
         while (j < n && j - i < NAME_MAX_WORDS && w[j].cap && w[j].joined &&
                !word_is_stop(text, &w[j]))
             j++;
-        size_t len = (size_t)(w[j - 1].end - w[i].start);
+        size_t a = name_start(text, w, i, j, known, kctx, x);
+        size_t len = (size_t)(w[j - 1].end - w[a].start);
         int single_first = j == i + 1 && w[i].first;
-        if (!single_first || known(kctx, text + w[i].start, len))
-            add_found(x, text + w[i].start, len, STORE_ENTITY_NAME);
+        if (!single_first || known(kctx, text + w[a].start, len))
+            add_found(x, text + w[a].start, len, STORE_ENTITY_NAME);
         i = j;
     }
 }

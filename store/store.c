@@ -651,6 +651,39 @@ static ms_status open_immutable(store *s, const char *path, ms_error *err)
     return rc == SQLITE_OK ? MS_OK : store_sql_fail(s, rc, "opening the store", err);
 }
 
+/* Are a -wal and a -shm beside the store at path: a process has it open
+ * (or left them)? A reader then opens it read-only and reads through them:
+ * it creates and removes no file and never checkpoints into the store. */
+static int wal_files_exist(const char *path)
+{
+    char side[PATH_MAX + 8];
+    struct stat sb;
+    snprintf(side, sizeof side, "%s-wal", path);
+    if (stat(side, &sb) != 0)
+        return 0;
+    snprintf(side, sizeof side, "%s-shm", path);
+    return stat(side, &sb) == 0;
+}
+
+/* Open s->db on path with SQLite's flags oflags and check it: query_only
+ * for a reader, the OS's refusal of writes noted, the schema read. */
+static ms_status open_connection(store *s, const char *path, int oflags, ms_error *err)
+{
+    int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
+    ms_status st = rc == SQLITE_OK ? MS_OK : store_sql_fail(s, rc, "opening the store", err);
+    if (!st && s->readonly)
+        st = store_exec(s, "PRAGMA query_only=1", err);
+    if (!st && !s->readonly && sqlite3_db_readonly(s->db, "main") == 1) {
+        /* SQLite falls back to reading when the OS refuses writes (a 0444
+         * file, a read-only mount): reads work, writes say why not. */
+        s->readonly = 1;
+        s->denied = access(path, W_OK) == 0 ? EACCES : errno;
+    }
+    if (!st)
+        st = configure(s, err);
+    return st ? st : check_schema(s, err);
+}
+
 ms_status store_open(const char *path, unsigned flags, store **out, ms_error *err)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -692,25 +725,23 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
     s->nocreate = (flags & STORE_OPEN_NOCREATE) != 0;
     s->profiles_cached = -1;
     store_use_profile(s, STORE_DEFAULT_PROFILE, NULL);
-    /* Read-only is query_only on a read-write connection where the OS
-     * allows it: a read-only connection to a WAL store leaves the -wal and
-     * -shm files it had to create behind when it closes, and reading never
-     * writes (so never leaves a file either). */
-    int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
-    int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
-    ms_status st = rc == SQLITE_OK ? MS_OK : store_sql_fail(s, rc, "opening the store", err);
-    if (!st && readonly)
-        st = store_exec(s, "PRAGMA query_only=1", err);
-    if (!st && !readonly && sqlite3_db_readonly(s->db, "main") == 1) {
-        /* SQLite falls back to reading when the OS refuses writes (a 0444
-         * file, a read-only mount): reads work, writes say why not. */
-        s->readonly = 1;
-        s->denied = access(path, W_OK) == 0 ? EACCES : errno;
+    /* A reader of a store another process has open (its -wal and -shm are
+     * there) opens it read-only and uses them. Else read-only is
+     * query_only on a read-write connection where the OS allows it: a
+     * read-only connection to a WAL store would leave the -wal and -shm it
+     * had to create behind, where SQLite removes them at the last close;
+     * store_close keeps that close from checkpointing (reader_close). */
+    ms_status st = MS_SQL;
+    if (readonly && exists && wal_files_exist(path)) {
+        st = open_connection(s, path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, err);
+        if (st) { /* a log to recover, say: open read-write as below */
+            ms_error_clear(err);
+            sqlite3_close(s->db);
+            s->db = NULL;
+        }
     }
-    if (!st)
-        st = configure(s, err);
-    if (!st)
-        st = check_schema(s, err);
+    if (st)
+        st = open_connection(s, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, err);
     if (st && exists && s->readonly && can_open_immutable(path)) {
         ms_error_clear(err);
         st = open_immutable(s, path, err);
@@ -729,6 +760,23 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
     }
     *out = s;
     return MS_OK;
+}
+
+/* Before the connection of a store that changed nothing closes (a reader,
+ * or a command that only read): when the -wal holds another process's
+ * frames, SQLite's checkpoint at the last close is turned off, so that
+ * reading never writes the store; the -wal and -shm stay for the next
+ * writer, whose last close checkpoints them. An empty -wal (no one wrote)
+ * is removed at the close as usual. */
+static void reader_close(store *s)
+{
+    char wal[PATH_MAX + 8];
+    struct stat sb;
+    if (!s->db || (!s->readonly && sqlite3_total_changes(s->db) > 0))
+        return;
+    snprintf(wal, sizeof wal, "%s-wal", s->path);
+    if (stat(wal, &sb) == 0 && sb.st_size > 0)
+        sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)NULL);
 }
 
 void store_close(store *s)
@@ -751,6 +799,7 @@ void store_close(store *s)
     store_wcache_clear(s);
     store_vjob_discard(s);
     store_doclen_free(s);
+    reader_close(s);
     sqlite3_close(s->db);
     free(s->embedder_id);
     free(s->path);

@@ -46,7 +46,10 @@ enum store_open_flags {
  * file, a newer schema or a corrupt file is never written to. */
 ms_status store_open(const char *path, unsigned flags, store **out, ms_error *err);
 
-/* Close and free; NULL is fine. Rolls back an open transaction. */
+/* Close and free; NULL is fine. Rolls back an open transaction. A store
+ * that changed nothing (a reader) never checkpoints another process's
+ * write-ahead log into the file at its close (docs/ENGINE.md, "What a read
+ * touches"). */
 void store_close(store *s);
 
 /* Is the file at path a memscope store: a regular file that starts with

@@ -23,7 +23,7 @@ fi
 # The plan comes first, so a crash (of the browser, tmux or the checker
 # below) that drops checks is a failure, not a shorter pass. A new check
 # raises it.
-PLAN=212
+PLAN=214
 echo "1..$PLAN"
 tap_done() {
     [ "$n" -eq "$PLAN" ] || diag "ran $n checks, planned $PLAN"
@@ -504,6 +504,22 @@ grep -qF "memscope:" "$T/screen"
 ok $((!$?)) "a copy of the binary outside the tree finds theme light (in the tree it was built from)"
 keys C-c
 wait_rc >/dev/null
+# An older install's themes (here a broken light in an XDG_DATA_DIRS folder):
+# the binary in the tree takes the tree's; the copy outside keeps the
+# documented order and takes the install's.
+mkdir -p "$T/inst/memscope/themes"
+printf 'color nope red blue\n' >"$T/inst/memscope/themes/light"
+start 200 30 env XDG_DATA_DIRS="$T/inst" "$MEMSCOPE" --db "$DB" --theme light
+wait_for "Query ▸"
+grep -qF "memscope:" "$T/screen"
+ok $((!$?)) "the binary in the tree prefers the tree's theme light to an older install's"
+keys C-c
+wait_rc >/dev/null
+start 200 30 env XDG_DATA_DIRS="$T/inst" "$T/bin/memscope" --db "$DB" --theme light
+wait_for "$T/inst/memscope/themes/light:1:7: unknown role 'nope'"
+ok $? "a copy outside the tree keeps the documented order: the install's light first"
+keys C-c
+wait_rc >/dev/null
 printf 'color normal default default\ncolor nope red blue\n' >"$T/tp/broken"
 start 200 30 env MEMSCOPE_THEME_PATH="$T/none:$T/tp" "$MEMSCOPE" --db "$DB" --theme broken
 wait_for "$T/tp/broken:2:7: unknown role 'nope'"
@@ -679,32 +695,32 @@ is "$(wait_rc)" 0 "the tour quits with 0"
 caption_end() {
     awk '/^ Tour [0-9]\/6/ {on = 1} on && (/^  # / || /^ WHAT-IF  /) {print last; exit} on {last = $0}' "$T/screen"
 }
-for size in 80x24 120x36 60x14; do
-    cols=${size%x*} rows=${size#*x}
-    start "$cols" "$rows" "$MEMSCOPE" --db "$T/tour.db"
+tour_captions() {
+    start "$cols" "$rows_" "$MEMSCOPE" --db "$T/tour.db"
     wait_for "Query ▸"
     keys Escape
     sleep 0.2
     keys T
     wait_for "Tour 1/6"
     cut=0 # 1 once a caption ends mid-sentence
-    if [ "$size" != 60x14 ]; then
+    if [ "$at" != 60x14 ]; then
         grep -q "^  1 m0037 " "$T/screen" && grep -q "A confident hit. m0037 ranks first" "$T/screen"
-        ok $? "$size: step 1's confident hit, m0037, is the answer at rank 1 and the caption says so"
+        ok $? "$at: step 1's confident hit, m0037, is the answer at rank 1 and the caption says so"
     fi
-    case "$(caption_end)" in *.) ;; *) cut=1; diag "$size step 1 caption ends: $(caption_end)" ;; esac
+    case "$(caption_end)" in *.) ;; *) cut=1; diag "$at step 1 caption ends: $(caption_end)" ;; esac
     for step in 2 3 4 5 6; do
         keys n
         wait_for "Tour $step/6"
-        case "$(caption_end)" in *.) ;; *) cut=1; diag "$size step $step caption ends: $(caption_end)" ;; esac
+        case "$(caption_end)" in *.) ;; *) cut=1; diag "$at step $step caption ends: $(caption_end)" ;; esac
     done
-    ok $cut "$size: every step's caption ends a sentence"
-    if [ "$size" != 60x14 ]; then
+    ok $cut "$at: every step's caption ends a sentence"
+    if [ "$at" != 60x14 ]; then
         grep -q "^ WHAT-IF .*sem off.*hop off" "$T/screen" && grep -q "ABSTAINED — no_candidates" "$T/screen"
-        ok $? "$size: step 6 switches semantic and hopfield off by what-if and shows no_candidates"
+        ok $? "$at: step 6 switches semantic and hopfield off by what-if and shows no_candidates"
     fi
     keys q
     wait_rc >/dev/null
-done
+}
+for_each_size tour_captions 80x24 120x36 60x14
 
 tap_done

@@ -68,7 +68,7 @@ is "$rc" 0 "calibrate exits 0"
 cp out report.json
 ok $([ -s demo.db.calibration.json ]; echo $?) "the report is saved beside the store"
 is "$(sha demo.db)" "$db_sha" "the store file is not written"
-python3 - report.json demo.db.calibration.json "$held_n" >check.out 2>&1 <<'EOF'
+python3 - report.json demo.db.calibration.json "$held_n" >check.out 2>&1 <<'EOF' ||
 import json, math, re, sys
 r, saved, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
 def say(c, t):
@@ -123,6 +123,7 @@ say(len(r["identity"]["label_files"]) == 4 and all(re.fullmatch("[0-9a-f]{64}", 
     for f in r["identity"]["label_files"]), "four label files, each with its SHA-256")
 say("floor_threshold=" in r["identity"]["engine_configuration"], "the whole engine configuration")
 EOF
+    echo "FAIL the report's reader failed" >>check.out
 while IFS= read -r line; do
     case "$line" in PASS*) ok 0 "${line#PASS }" ;; FAIL*) ok 1 "${line#FAIL }" ;; *) diag "$line" ;; esac
 done <check.out

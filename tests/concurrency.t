@@ -140,13 +140,13 @@ reader() {
         elif [ -s "r$k.err" ]; then
             echo "recall $r said: $(cat "r$k.err")" >>"reader-$k.bad"
         else
-            why=$(SEEN="reader-$k.seen" perl check.pl json "r$k.json")
+            why=$(SEEN="reader-$k.seen" perl check.pl json "r$k.json" 2>&1) || why="check.pl failed: $why"
             [ -z "$why" ] || echo "recall $r: $why" >>"reader-$k.bad"
         fi
         if ! "$MEMSCOPE" list --db "$DB" >"l$k.txt" 2>"l$k.err"; then
             echo "list $r failed: $(cat "l$k.err")" >>"reader-$k.bad"
         else
-            why=$(perl check.pl list "l$k.txt")
+            why=$(perl check.pl list "l$k.txt" 2>&1) || why="check.pl failed: $why"
             [ -z "$why" ] || echo "list $r: $why" >>"reader-$k.bad"
         fi
     done

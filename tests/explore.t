@@ -70,55 +70,53 @@ sql() { sqlite3 "$1" "$2"; }
 ORDER_DATE="ORDER BY created_ts, rid"
 ORDER_EVENT="ORDER BY (event_ts IS NULL), event_ts, rid"
 
-for size in 80x24 120x36; do
-    cols=${size%x*}
-    rows=${size#*x}
+listing() {
     # ---- the listing of a 10k store -------------------------------------------------
-    start "$cols" "$rows" "$MEMSCOPE" --db "$BIG" --read-only
+    start "$cols" "$rows_" "$MEMSCOPE" --db "$BIG" --read-only
     wait_for "Every memory (10000), by date"
-    ok $? "$size: an empty query lists every memory of the 10k store"
+    ok $? "$at: an empty query lists every memory of the 10k store"
     first=$(sql "$BIG" "SELECT id FROM memories $ORDER_DATE LIMIT 1")
     row_of "$first" >/dev/null
-    ok $? "$size: the first row is the oldest memory ($first)"
+    ok $? "$at: the first row is the oldest memory ($first)"
     keys Escape
     keys NPage
-    page=$((rows - 7)) # the rows a page moves: the listing's height less one
-    at=$(sql "$BIG" "SELECT id FROM memories $ORDER_DATE LIMIT 1 OFFSET $page")
-    wait_for "$at"
-    ok $? "$size: PgDn pages down to position $page ($at)"
+    page=$((rows_ - 7)) # the rows a page moves: the listing's height less one
+    id_at=$(sql "$BIG" "SELECT id FROM memories $ORDER_DATE LIMIT 1 OFFSET $page")
+    wait_for "$id_at"
+    ok $? "$at: PgDn pages down to position $page ($id_at)"
     keys G
     last=$(sql "$BIG" "SELECT id FROM memories ORDER BY created_ts DESC, rid DESC LIMIT 1")
     wait_for "$last"
-    ok $? "$size: End shows the newest memory ($last)"
+    ok $? "$at: End shows the newest memory ($last)"
     keys g
     wait_for "$first"
     # ---- sort ----------------------------------------------------------------------
     keys o
     wait_for "by event"
-    ok $? "$size: o sorts by event time"
+    ok $? "$at: o sorts by event time"
     ev=$(sql "$BIG" "SELECT id FROM memories $ORDER_EVENT LIMIT 1")
     row_of "$ev" >/dev/null
-    ok $? "$size: the first row is the earliest event ($ev)"
+    ok $? "$at: the first row is the earliest event ($ev)"
     keys O
     wait_for "by event descending"
     ev=$(sql "$BIG" "SELECT id FROM memories ORDER BY (event_ts IS NULL), event_ts DESC, rid DESC LIMIT 1")
     row_of "$ev" >/dev/null
-    ok $? "$size: O reverses it ($ev first)"
+    ok $? "$at: O reverses it ($ev first)"
     for ((k = 0; k < 7; k++)); do keys o; done # back round to date, still descending
     wait_for "by date descending"
     row_of "$last" >/dev/null
-    ok $? "$size: round the columns back to date, newest first"
+    ok $? "$at: round the columns back to date, newest first"
     # ---- group ---------------------------------------------------------------------
     keys t
     wait_for "by session descending, by session"
     s1=$(sql "$BIG" "SELECT session FROM memories ORDER BY (session IS NULL), session DESC, rid DESC LIMIT 1")
     grep -qF -- "── session $s1 ──" "$T/screen"
-    ok $? "$size: t groups by session ($s1 first)"
+    ok $? "$at: t groups by session ($s1 first)"
     keys t
     wait_for "by day"
     d1=$(sql "$BIG" "SELECT substr(created_at, 1, 10) FROM memories ORDER BY created_ts DESC, rid DESC LIMIT 1")
     grep -qF -- "── $d1 ──" "$T/screen"
-    ok $? "$size: t again: a timeline by day ($d1 first)"
+    ok $? "$at: t again: a timeline by day ($d1 first)"
     keys t
     wait_for "by date descending  ("
     # ---- find ----------------------------------------------------------------------
@@ -129,93 +127,94 @@ for size in 80x24 120x36; do
     type_text "speaker:$spk"
     keys Enter
     wait_for ": $n_spk match"
-    ok $? "$size: F speaker:$spk counts $n_spk matches"
+    ok $? "$at: F speaker:$spk counts $n_spk matches"
     m1=$(sql "$BIG" "SELECT id FROM memories WHERE instr(lower(speaker), lower('$spk')) ORDER BY created_ts DESC, rid DESC LIMIT 1")
     grep -qE -- "^» $m1 " "$T/screen"
-    ok $? "$size: the first match is marked and shown ($m1)"
+    ok $? "$at: the first match is marked and shown ($m1)"
     keys n
     m2=$(sql "$BIG" "SELECT id FROM memories WHERE instr(lower(speaker), lower('$spk')) ORDER BY created_ts DESC, rid DESC LIMIT 1 OFFSET 1")
     wait_for "» $m2 "
-    ok $? "$size: n goes to the next match ($m2)"
+    ok $? "$at: n goes to the next match ($m2)"
     keys q
-    is "$(wait_rc)" 0 "$size: q on the listing quits, exit 0"
-done
+    is "$(wait_rc)" 0 "$at: q on the listing quits, exit 0"
+}
+for_each_size listing 80x24 120x36
 
 # ---- entities, edges, views (120x36 and 80x24, the demo store) ----------------------
-for size in 120x36 80x24; do
-    cols=${size%x*}
-    rows=${size#*x}
-    start "$cols" "$rows" "$MEMSCOPE" --db "$DEMO"
+entities_and_edges() {
+    start "$cols" "$rows_" "$MEMSCOPE" --db "$DEMO"
     wait_for "Every memory ("
     keys Escape
     keys E
     wait_for "Entities of profile default"
-    ok $? "$size: E opens the entity view"
+    ok $? "$at: E opens the entity view"
     top=$(sql "$DEMO" "SELECT e.name || ' ' || count(*) FROM entities e JOIN memory_entities l ON l.eid = e.eid WHERE e.profile = 'default' GROUP BY e.eid ORDER BY count(*) DESC, e.name LIMIT 1")
     name=${top% *}
     count=${top##* }
     grep -qE "^ +$count +[a-z]+ +$name\$" "$T/screen"
-    ok $? "$size: the most linked entity first, with its count ($name, $count)"
+    ok $? "$at: the most linked entity first, with its count ($name, $count)"
     keys Enter
     wait_for "Memories mentioning $name ($count)"
-    ok $? "$size: Enter lists the memories that mention it"
+    ok $? "$at: Enter lists the memories that mention it"
     keys Enter
     wait_for " Memory "
-    ok $? "$size: Enter opens one"
+    ok $? "$at: Enter opens one"
     id=$(sed -n 's/^ Memory \([^ ]*\) .*/\1/p' "$T/screen" | head -1)
     keys Down
     keys Enter
     wait_for "back to the previous memory"
     id2=$(sed -n 's/^ Memory \([^ ]*\) .*/\1/p' "$T/screen" | head -1)
     [ -n "$id2" ] && [ "$id2" != "$id" ]
-    ok $? "$size: Down, Enter walks an edge to another memory ($id -> $id2)"
+    ok $? "$at: Down, Enter walks an edge to another memory ($id -> $id2)"
     keys Escape
     wait_for " Memory $id "
-    ok $? "$size: Esc comes back to $id"
+    ok $? "$at: Esc comes back to $id"
     keys q
     wait_for "Memories mentioning $name"
-    ok $? "$size: q closes the detail view"
+    ok $? "$at: q closes the detail view"
     keys q
     wait_for "Entities of profile default"
-    ok $? "$size: q closes the entity's list"
+    ok $? "$at: q closes the entity's list"
     keys q
     wait_for "Every memory ("
-    ok $? "$size: q closes the entity view"
+    ok $? "$at: q closes the entity view"
     keys '?'
     wait_for "every key"
     keys q
     wait_gone "every key"
     [ ! -s "$T/rc" ]
-    ok $? "$size: q closes the help without quitting"
+    ok $? "$at: q closes the help without quitting"
     # ---- profiles ------------------------------------------------------------------
     keys P
     wait_for "Profiles of this store (2)"
-    ok $? "$size: P opens the profile picker"
+    ok $? "$at: P opens the profile picker"
     grep -qE '^ +1  work$' "$T/screen"
-    ok $? "$size: it lists profile work with its one memory"
+    ok $? "$at: it lists profile work with its one memory"
     keys Down
     keys Enter
     wait_for "Every memory (1)"
-    ok $? "$size: Enter switches to profile work"
+    ok $? "$at: Enter switches to profile work"
     if [ "$cols" -ge 120 ]; then
         grep -qF "1 mem · work" "$T/screen"
-        ok $? "$size: the status bar says so"
+        ok $? "$at: the status bar says so"
     fi
     keys q
-    is "$(wait_rc)" 0 "$size: q quits from the main screen"
-done
+    is "$(wait_rc)" 0 "$at: q quits from the main screen"
+}
+for_each_size entities_and_edges 120x36 80x24
 
 # ---- an empty profile --------------------------------------------------------------
 demo_n=$(sql "$DEMO" "SELECT count(*) FROM memories WHERE profile = 'default'")
-for size in 120x36 80x24; do
-    start "${size%x*}" "${size#*x}" "$MEMSCOPE" --db "$DEMO" --profile nosuch
+empty_profile() {
+    start "$cols" "$rows_" "$MEMSCOPE" --db "$DEMO" --profile nosuch
     wait_for "The profile \"nosuch\" holds no memories."
-    ok $? "$size: an empty profile says so"
+    ok $? "$at: an empty profile says so"
     grep -qF "Profiles with memories: default ($demo_n), work (1). P picks one" "$T/screen"
-    ok $? "$size: and names the profiles that have memories"
+    ok $? "$at: and names the profiles that have memories"
     keys C-c
-    is "$(wait_rc)" 0 "$size: Ctrl-C quits"
-done
+    is "$(wait_rc)" 0 "$at: Ctrl-C quits"
+}
+for_each_size empty_profile 120x36 80x24
 
 # ---- a 100k store: the first screen lists at once, and pages ---------------------------
 HUGE="$T/huge.db"
@@ -224,23 +223,23 @@ awk 'BEGIN { for (i = 0; i < 100000; i++) printf "{\"id\":\"h%06d\",\"content\":
 rm -f "$T/huge.jsonl"
 hfirst=$(sql "$HUGE" "SELECT id FROM memories $ORDER_DATE LIMIT 1")
 hlast=$(sql "$HUGE" "SELECT id FROM memories ORDER BY created_ts DESC, rid DESC LIMIT 1")
-for size in 80x24 120x36; do
-    rows=${size#*x}
-    start "${size%x*}" "$rows" "$MEMSCOPE" --db "$HUGE" --read-only
+huge_store() {
+    start "$cols" "$rows_" "$MEMSCOPE" --db "$HUGE" --read-only
     wait_for "Every memory (100000), by date"
-    ok $? "$size: a 100k store opens on the listing of every memory"
+    ok $? "$at: a 100k store opens on the listing of every memory"
     row_of "$hfirst" >/dev/null
-    ok $? "$size: its first row is the oldest memory ($hfirst)"
+    ok $? "$at: its first row is the oldest memory ($hfirst)"
     keys Escape NPage NPage
-    at=$(sql "$HUGE" "SELECT id FROM memories $ORDER_DATE LIMIT 1 OFFSET $((2 * (rows - 7)))")
-    wait_for "$at"
-    ok $? "$size: two PgDn page down to position $((2 * (rows - 7))) ($at)"
+    id_at=$(sql "$HUGE" "SELECT id FROM memories $ORDER_DATE LIMIT 1 OFFSET $((2 * (rows_ - 7)))")
+    wait_for "$id_at"
+    ok $? "$at: two PgDn page down to position $((2 * (rows_ - 7))) ($id_at)"
     keys G
     wait_for "$hlast"
-    ok $? "$size: End shows the newest of the 100,000 ($hlast)"
+    ok $? "$at: End shows the newest of the 100,000 ($hlast)"
     keys C-c
-    is "$(wait_rc)" 0 "$size: Ctrl-C quits"
-done
+    is "$(wait_rc)" 0 "$at: Ctrl-C quits"
+}
+for_each_size huge_store 80x24 120x36
 
 # ---- while the first screen loads, a line says so, and is gone after -------------------
 # The browser's stderr is the pane here (run.sh sends it to a file): what the
@@ -271,12 +270,11 @@ ok $((!$?)) "with stderr not a terminal, nothing is written to it"
 # MEMSCOPE_SNAPSHOT=off reads the snapshot from the tables, as a stale file
 # does; MEMSCOPE_BROWSE_LOAD_DELAY_MS=10 holds each step it shows 10 ms, so
 # that the 10k store loads for seconds.
-for size in 80x24 120x36; do
-    cols=${size%x*}
+load_line() {
     tm kill-server 2>/dev/null
     rm -f "$T/rc" "$T/pane.log"
     for ((try = 0; try < 50; try++)); do
-        tm new-session -d -s t -x "$cols" -y "${size#*x}" "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME MEMSCOPE_SNAPSHOT=off MEMSCOPE_BROWSE_LOAD_DELAY_MS=10 $MEMSCOPE --db $BIG; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
+        tm new-session -d -s t -x "$cols" -y "$rows_" "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME MEMSCOPE_SNAPSHOT=off MEMSCOPE_BROWSE_LOAD_DELAY_MS=10 $MEMSCOPE --db $BIG; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
         sleep 0.1
     done
     tm pipe-pane -t t -o "cat >>$T/pane.log"
@@ -286,19 +284,19 @@ for size in 80x24 120x36; do
         seen=$(grep -E "^memscope: opening .* \(reading its vectors, [0-9]+ %\) \.\.\." "$T/screen") && break
         sleep 0.05
     done
-    ok "$([ -n "$seen" ]; echo $?)" "$size: while the vectors load, the line says how far: '$seen'"
+    ok "$([ -n "$seen" ]; echo $?)" "$at: while the vectors load, the line says how far: '$seen'"
     is "$(python3 -c 'import sys, unicodedata; s = sys.argv[1].rstrip(); print(len(s) < int(sys.argv[2]))' "$seen" "$cols")" \
-        True "$size: the line is narrower than the terminal (it never wraps)"
+        True "$at: the line is narrower than the terminal (it never wraps)"
     if [ "$cols" -lt 100 ]; then
         tail=${seen#memscope: opening ...}
         tail=${tail%% (reading*}
         ok "$([ "$tail" != "$seen" ] && [ ${#tail} -lt ${#BIG} ] && [ "${BIG: -${#tail}}" = "$tail" ]; echo $?)" \
-            "$size: the store's path is cut from its start to fit ('...$tail')"
+            "$at: the store's path is cut from its start to fit ('...$tail')"
     else
-        ok "$(echo "$seen" | grep -qF "memscope: opening $BIG (reading"; echo $?)" "$size: the whole path fits"
+        ok "$(echo "$seen" | grep -qF "memscope: opening $BIG (reading"; echo $?)" "$at: the whole path fits"
     fi
     wait_for "Every memory (10000), by date"
-    ok $? "$size: then the first screen"
+    ok $? "$at: then the first screen"
     steps=$(python3 - "$T/pane.log" <<'PY'
 import re, sys
 text = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
@@ -316,12 +314,13 @@ print(" ".join(names).replace("entity links", "entity-links"), "bad:" + ",".join
 PY
 )
     is "$steps" "memories vectors entity-links rising" \
-        "$size: memories, vectors and entity links, each from 0 % to 100 %, rising"
+        "$at: memories, vectors and entity links, each from 0 % to 100 %, rising"
     keys C-c
-    is "$(wait_rc)" 0 "$size: Ctrl-C quits"
+    is "$(wait_rc)" 0 "$at: Ctrl-C quits"
     screen
     grep -q "memscope: opening" "$T/screen"
-    ok $((!$?)) "$size: nothing of the line is left"
-done
+    ok $((!$?)) "$at: nothing of the line is left"
+}
+for_each_size load_line 80x24 120x36
 
 tap_done

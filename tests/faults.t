@@ -174,7 +174,7 @@ if declare -F as_user >/dev/null; then
     is "$(lines out)" "$base_count" "read-only file: list --read-only sees every memory"
     is "$(sha ro/s.db)" "$(sha base.db)" "read-only file: byte-for-byte the original"
 else
-    skip "root, and setpriv cannot drop to nobody here: the read-only file case needs a user who cannot write it"
+    skip "root, and setpriv cannot drop to nobody here: the read-only file case needs a user who cannot write it" 24 # the 24 checks above
 fi
 
 # ---- a full disk ----------------------------------------------------------
@@ -219,7 +219,7 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=${size}k tmpfs "$MNT" 2>/dev/n
     umount "$MNT"
 else
     MNT=""
-    skip "cannot mount a tmpfs here (not root, or no permission): the ulimit -f cases still run"
+    skip "cannot mount a tmpfs here (not root, or no permission): the ulimit -f cases still run" 15 # the 15 checks above
 fi
 
 # ulimit -f: past the limit a write fails with EFBIG (SIGXFSZ is ignored)

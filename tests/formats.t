@@ -136,7 +136,7 @@ for l in open("shared.jsonl"):
     is "$(grep -c 'relation 1.00' out)" 2 \
         "the server's own memory.jsonl: Kestrel owned_by Westway Buses links to its 2 memories ($rels relations in all)"
 else
-    ok 0 "# SKIP ../shared/fixtures/mcp-memory/memory.jsonl is absent"
+    skip "../shared/fixtures/mcp-memory/memory.jsonl is absent" 3 # the 3 checks above
 fi
 
 printf '%s\n' '{"type":"entity","name":"Ada","entityType":"person","observations":["a"]}' \

@@ -77,7 +77,7 @@ ok $((!$?)) "a question about April 2025 applies neither latest nor yields"
 # The correction m0210 supersedes m0204: for a question about now, m0204
 # yields to it (traced with the successor and the reason) or ranks below.
 ranks "Where does Róisín live now?" >ids
-python3 - t.json >why <<'EOF'
+python3 - t.json >why <<'EOF' || echo "its reader failed" >>why
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 pos = {h["id"]: i for i, h in enumerate(r)}
@@ -95,7 +95,7 @@ is "$(cat why)" "" "Where does Róisín live now? ranks the correction m0210 abo
 # state it of the subject asked about get `states`, and only those.
 ranks "Where does my sister work now?" >ids
 is "$(head -1 ids)" m0211 "Where does my sister work now? puts m0211 (works at Halden & Price) first"
-python3 - t.json >why <<'EOF'
+python3 - t.json >why <<'EOF' || echo "its reader failed" >>why
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 st = {h["id"]: [a["detail"] for a in h["trace"]["adjustments"] if a["name"] == "states"] for h in r}
@@ -113,7 +113,7 @@ ok $((${r3:-0} < 2)) "m0003, which it supersedes, rises with it but yields below
 
 # The hand-written questions: how many put a memory stating the current
 # fact first, and whether every superseded memory ranks below its successor.
-python3 - "$HERE/data/latest-now.jsonl" d.db "$ASOF" >report <<'EOF'
+python3 - "$HERE/data/latest-now.jsonl" d.db "$ASOF" >report <<'EOF' || echo "BAD its reader failed" >>report
 import json, subprocess, sys, os, sqlite3
 qs = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
 db, asof = sys.argv[2], sys.argv[3]

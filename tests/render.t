@@ -93,11 +93,13 @@ shown = [l for l in bt if len(l) < 110]
 say(len(shown) >= 5 and all(l in fits for l in shown),
     "the browser's trace rows are recall's (%d)" % len(shown), "\n  ".join(shown))
 PYEOF
+python3 "$T/check.py" "$T/recall" "$T/shell" "$T/screen" >"$T/check.out" 2>&1 ||
+    echo "FAIL the checker's reader failed" >>"$T/check.out"
 while IFS= read -r line; do
     case "$line" in
     PASS*) ok 0 "${line#PASS }" ;;
     FAIL*) ok 1 "${line#FAIL }" ;;
     *) diag "$line" ;;
     esac
-done < <(python3 "$T/check.py" "$T/recall" "$T/shell" "$T/screen" 2>&1)
+done <"$T/check.out"
 tap_done

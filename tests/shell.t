@@ -48,7 +48,7 @@ ok $((!$?)) "no prompt when stdin is not a terminal"
 grep -qE "^  # ID +Relevance +Trust +Mem\.Conf +Ranking +Date +Speaker +Content$" "$T/out"
 ok $? "recall prints the table header (rtable.h's)"
 # The first table's rows against the JSON.
-python3 - "$T/out" "$T/q.json" "$T/w.json" "$T/x.json" >"$T/check" <<'EOF'
+python3 - "$T/out" "$T/q.json" "$T/w.json" "$T/x.json" >"$T/check" <<'EOF' ||
 import json, sys
 out = open(sys.argv[1], encoding="utf-8").read().split("\n")
 q, w, x = (json.load(open(p)) for p in sys.argv[2:5])
@@ -83,6 +83,7 @@ ids2, _, _ = table(text.split("\n").index("weights: semantic=profile bm25=3.00 t
 want2 = [r["id"] for r in w["results"]]
 print("PASS" if ids2 == want2 else "FAIL", "sticky weights: the order of recall --weights bm25=3", ids2, want2)
 EOF
+    echo "FAIL the table's reader failed" >>"$T/check"
 while read -r verdict rest; do
     if [ "$verdict" = PASS ]; then ok 0 "$rest"; else ok 1 "$rest"; fi
 done <"$T/check"

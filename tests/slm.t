@@ -283,7 +283,7 @@ if command -v tmux >/dev/null; then
     ok $st "and its trace, the adjustment with the same words"
     [ $st -eq 0 ] || diag "$(cat screen)"
 else
-    ok 0 "# SKIP tmux is absent: the browser's row"
+    skip "tmux is absent: the browser's row" 2 # the 2 checks above
 fi
 
 # An id memscope has from elsewhere (not an SLM import): --on-duplicate decides.
@@ -390,7 +390,7 @@ wait $writer 2>/dev/null
 
 DEMO="$SRC/../shared/fixtures/slm-demo/memory.db"
 if [ ! -r "$DEMO" ]; then
-    ok 0 "# SKIP $DEMO is absent"
+    skip "$DEMO is absent" 17 # the 17 checks below
     tap_done
     exit
 fi
@@ -439,7 +439,7 @@ if command -v tmux >/dev/null; then
     ok $st "the browser shows results and none of the decoys, even asked for by their words"
     [ $st -eq 0 ] || diag "$(cat screen)"
 else
-    ok 0 "# SKIP tmux is absent: the browser"
+    skip "tmux is absent: the browser" 1
 fi
 
 # A re-import after changing the source (in a copy) reports and applies

@@ -1711,6 +1711,36 @@ static void test_entities_edges(void)
     store_close(s);
 }
 
+/* A sentence's capitalised first word before a known name is not part of
+ * the name (entity.c, name_start): "Asked Róisín" names Róisín. */
+static void test_sentence_first_word(void)
+{
+    store *s = open_new("first.db");
+    int64_t r[6];
+    r[0] = put_simple(s, "n1", "Leah: My sister Róisín lives in Leeds.", "Leah", "1");
+    r[1] = put_simple(s, "n2", "Leah: Asked Róisín about the promotion: she got it!", "Leah", "1");
+    r[2] = put_simple(s, "n3", "Leah: Asked Róisín Brennan about it.", "Leah", "1");
+    r[3] = put_simple(s, "n4", "Leah: Caroline Smith called about the flat.", "Leah", "1");
+    r[4] = put_simple(s, "n5", "Leah: Visited Caroline Smith in Leeds.", "Leah", "1");
+    r[5] = put_simple(s, "n6", "Leah: Caroline Smith called again.", "Leah", "1");
+    ok(r[0] && r[1] && r[2] && r[3] && r[4] && r[5], "six memories stored");
+    is_int(has_entity(s, r[0], "Róisín", NULL), 1, "mid-sentence Róisín is a name");
+    is_int(has_entity(s, r[1], "Asked Róisín", NULL), 0,
+           "a sentence-initial Asked before the known Róisín is not part of the name");
+    is_int(has_entity(s, r[1], "Róisín", NULL), 1, "the memory links Róisín");
+    is_int(n_entities_of(s, r[1]), 2, "and only Róisín and the speaker");
+    is_int(has_entity(s, r[2], "Róisín Brennan", NULL), 1,
+           "Asked before a name whose first word is known: the name is Róisín Brennan");
+    is_int(has_entity(s, r[3], "Caroline Smith", NULL), 1,
+           "a sentence-initial name nothing is known of stays whole (Caroline Smith)");
+    is_int(has_entity(s, r[4], "Caroline Smith", NULL), 1,
+           "Visited before the known Caroline Smith: the name is Caroline Smith");
+    is_int(has_entity(s, r[4], "Visited Caroline Smith", NULL), 0, "not Visited Caroline Smith");
+    is_int(has_entity(s, r[5], "Caroline Smith", NULL), 1,
+           "a known name at a sentence's start keeps its first word");
+    store_close(s);
+}
+
 /* Puts outside a transaction, from two connections taking turns: what one
  * remembered between its puts (wcache.c) must not hide the other's. */
 /* store_add_edge: a relation edge between two memories, keeping the larger
@@ -2687,6 +2717,7 @@ int main(void)
     test_fts();
     test_readonly();
     test_entities_edges();
+    test_sentence_first_word();
     test_temporal_nearest();
     test_add_edge();
     test_relations();

@@ -2,6 +2,7 @@
 #
 #   . "$(dirname "$0")/tap.sh"
 #   ok STATUS "what"; is GOT WANT "what"; diag TEXT...; bail REASON
+#   skip REASON [N]      N (default 1) checks that cannot run here, as skips
 #   ...; tap_done        (prints the plan; exit status 1 when any failed)
 #   run ARGS...          memscope ARGS; sets rc, and the files out and err
 #   lines FILE; sha FILE its line count; its sha256
@@ -25,6 +26,12 @@ is() { # is GOT WANT DESCRIPTION
     if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; diag "got:      '$1'" "expected: '$2'"; fi
 }
 bail() { echo "Bail out! $*"; exit 1; }
+# skip REASON [N]: N passing "# SKIP REASON" lines, as many as the checks
+# that cannot run here, so that a file's plan is the same everywhere.
+skip() {
+    local k
+    for ((k = 0; k < ${2:-1}; k++)); do ok 0 "# SKIP $1"; done
+}
 tap_done() {
     echo "1..$n"
     [ "$failed" -eq 0 ]

@@ -335,22 +335,34 @@ static int theme_dir_xdg(theme_dir_fn fn, void *ctx, const char *var, const char
     return theme_dir(fn, ctx, dir, strlen(dir), "/memscope/themes");
 }
 
+/* Is the executable's folder exe in the source tree it was built from (the
+ * tree's ./memscope, its build/tests/)? Compared as real paths. */
+static int theme_exe_in_tree(const char *exe)
+{
+    char tree[PATH_MAX];
+    if (!*exe || !*MEMSCOPE_SRCDIR || !realpath(MEMSCOPE_SRCDIR, tree))
+        return 0;
+    size_t n = strlen(tree);
+    return strncmp(exe, tree, n) == 0 && (exe[n] == '\0' || exe[n] == '/');
+}
+
 int theme_dirs(theme_dir_fn fn, void *ctx)
 {
-    const char *data = getenv("XDG_DATA_DIRS");
+    const char *data = getenv("XDG_DATA_DIRS"), *tree = MEMSCOPE_SRCDIR;
     char exe[PATH_MAX];
     theme_exe_dir(exe, sizeof exe);
-    int rc;
+    int in_tree = theme_exe_in_tree(exe), rc;
     if ((rc = theme_dir_list(fn, ctx, getenv("MEMSCOPE_THEME_PATH"), 0, "")) ||
         (rc = theme_dir_xdg(fn, ctx, "XDG_CONFIG_HOME", ".config")) ||
         (rc = theme_dir_xdg(fn, ctx, "XDG_DATA_HOME", ".local/share")) ||
+        (in_tree && (rc = theme_dir(fn, ctx, tree, strlen(tree), "/themes"))) ||
         (rc = theme_dir_list(fn, ctx, data && *data ? data : "/usr/local/share:/usr/share", 1,
                              "/memscope/themes")) ||
         (rc = theme_dir(fn, ctx, MEMSCOPE_SHAREDIR, strlen(MEMSCOPE_SHAREDIR), "/themes")) ||
         (rc = theme_dir(fn, ctx, exe, strlen(exe), "/../share/memscope/themes")) ||
         (rc = theme_dir(fn, ctx, exe, strlen(exe), "/themes")))
         return rc;
-    return theme_dir(fn, ctx, MEMSCOPE_SRCDIR, strlen(MEMSCOPE_SRCDIR), "/themes");
+    return in_tree ? 0 : theme_dir(fn, ctx, tree, strlen(tree), "/themes");
 }
 
 /* theme_find's search: the name, and where its path goes. */

@@ -135,9 +135,12 @@ int theme_load_file(theme *t, const char *path, char *why, size_t len);
  * folder of $XDG_DATA_DIRS (default /usr/local/share:/usr/share) with
  * /memscope/themes, the install prefix's MEMSCOPE_SHAREDIR/themes, beside
  * the executable (its ../share/memscope/themes, then its themes/), and the
- * source tree it was built from (MEMSCOPE_SRCDIR/themes). Calls fn(ctx, dir)
- * on each, whether it exists or not, until fn returns non-zero; returns
- * that, or 0. */
+ * source tree it was built from (MEMSCOPE_SRCDIR/themes). An executable
+ * inside that source tree (./memscope, build/tests/) takes the tree's themes
+ * right after the user's own folders instead, before $XDG_DATA_DIRS and the
+ * install prefix: a build run from the tree prefers the tree's themes to an
+ * older `make install`'s. Calls fn(ctx, dir) on each, whether it exists or
+ * not, until fn returns non-zero; returns that, or 0. */
 typedef int (*theme_dir_fn)(void *ctx, const char *dir);
 int theme_dirs(theme_dir_fn fn, void *ctx);
 

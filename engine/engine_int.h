@@ -398,6 +398,9 @@ typedef struct query {
     int n_subj;
     int n_pred;          /* predicate terms */
     int asks_name;       /* the answer is a name: "the name of", "called", "named" */
+    int name_of;         /* "the name(s) of N", N the focus: N's name is said beside N */
+    int asks_surname;    /* "last name", "surname", "maiden name", "full name": a name said
+                            after the subject's first name */
     int asks_number;     /* the answer is a number: "how many", "how much", "how old" */
     amount_kind amount;  /* what kind of number: a price for "how much ... cost", an age */
     int focus;           /* the predicate term naming what is asked ("salary" in "what was
@@ -686,8 +689,11 @@ typedef struct floor_in {
     const char *kind;             /* the noun the answer is a kind of ("city"), or NULL */
     int kind_which;               /* asked with "which" */
     int holds_kind;               /* it or a pooled memory an edge joins it to names one */
-    const char *owner; /* the person a possessive names ("daughter"): the name, number and kind
-                          count only beside them; NULL when none */
+    const char *owner;   /* the person a possessive names ("daughter"): the name, number and kind
+                            count only beside them; NULL when none */
+    const char *name_of; /* what "the name of N" asks the name of ("studio"): a name counts
+                            only beside it; NULL when none */
+    int surname;         /* the query asks for the subject's last name: a name after theirs */
 } floor_in;
 
 /* Can the lexical rule pass at all: the query names something the store
@@ -770,6 +776,16 @@ floor_kinds *floor_kinds_new(const query *q, const lexicon *lx);
  * out of memory. A memory whose text holds one (floor_kinds_held) is about
  * them. */
 floor_kinds *floor_owner_new(const query *q, const lexicon *lx);
+/* The words naming what "the name of N" asks the name of (query.name_of,
+ * the focus N: "studio", "atelier", "dance_studio", and every kind below
+ * them), as kinds, or NULL: no such question, no lexicon, a noun too broad,
+ * or out of memory. A name counts for the question only in a memory that
+ * says one of them (engine.c): the pool that talks about the studio and
+ * names Rome elsewhere does not say what the studio is called. */
+floor_kinds *floor_named_new(const query *q, const lexicon *lx);
+/* Does text say a surname after name[0..n) (a first name, any case): the
+ * name, one space and a capitalised word ("Gina Ortiz")? */
+int floor_holds_surname(const char *text, const char *name, size_t n);
 void floor_kinds_free(floor_kinds *k);
 
 /* What text holds (its words and pairs of words, in their base forms):

@@ -16,7 +16,10 @@
  *     number before "students") cuts a memory that holds none, itself or with the
  *     pooled memories an edge joins it to, unless it falls on the date the
  *     query names; when a possessive names the one asked about ("Melanie's
- *     daughter"), only a memory about them holds one (engine.c);
+ *     daughter"), only a memory about them holds one; for "the name of
+ *     N", only a memory that says N (floor_named_new), and for a last
+ *     name, only one that says a name after the subject's
+ *     (floor_holds_surname) (engine.c);
  * then each channel's own rule (channel_ops.floor, asked in ascending
  * floor_rule.ask; a sixth channel brings its own):
  *   - lexical (ch_bm25.c): the idf-weighted share of the predicate's terms
@@ -70,6 +73,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lexicon.h"
 #include "stopwords.h"
@@ -222,6 +226,15 @@ const char *floor_judge(const floor_in *in, char *why, size_t len)
                      "the query asks for a count of \"%s\" and neither it nor a memory joined to "
                      "it says one (a number before the word)",
                      in->focus);
+        else if (in->surname)
+            snprintf(why, len,
+                     "the query asks for a last name and neither it nor a memory joined to it "
+                     "says a name after the one it asks about");
+        else if (in->name_of)
+            snprintf(why, len,
+                     "the query asks for the name of \"%s\" and neither it nor a memory joined "
+                     "to it says a name beside it",
+                     in->name_of);
         else if (in->owner)
             snprintf(why, len,
                      "the query asks for %s of its \"%s\" and neither it nor a memory joined to "
@@ -401,6 +414,38 @@ floor_kinds *floor_kinds_new(const query *q, const lexicon *lx)
 floor_kinds *floor_owner_new(const query *q, const lexicon *lx)
 {
     return lx && q->owner[0] ? kinds_of(q->owner, 0, lx) : NULL;
+}
+
+static int first_base(void *p, const char *w, size_t n)
+{
+    char *out = p;
+    if (out[0] || n >= 64)
+        return 0;
+    memcpy(out, w, n);
+    out[n] = '\0';
+    return 1;
+}
+
+floor_kinds *floor_named_new(const query *q, const lexicon *lx)
+{
+    if (!lx || !q->name_of || q->focus < 0)
+        return NULL;
+    const char *w = q->terms[q->focus].surface;
+    char base[64] = "";
+    lexicon_noun_bases(lx, w, strlen(w), first_base, base);
+    return kinds_of(base[0] ? base : w, 0, lx);
+}
+
+int floor_holds_surname(const char *text, const char *name, size_t n)
+{
+    for (const char *p = text; n && p && *p; p++) {
+        if (strncasecmp(p, name, n) != 0 || (p > text && isalpha((unsigned char)p[-1])))
+            continue;
+        const char *after = p + n;
+        if (after[0] == ' ' && isupper((unsigned char)after[1]) && isalpha((unsigned char)after[2]))
+            return 1;
+    }
+    return 0;
 }
 
 /* What a text holds of the kinds: bit 1 a word below the noun's senses

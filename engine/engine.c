@@ -621,6 +621,15 @@ static int predicate_known(const query *q)
     return 1;
 }
 
+/* Does the query ask a speaker's own age ("how old is Maria", "how old
+ * was Joanna when ..."): an age, no possessive naming someone else, no
+ * other entity named? Then an age a determiner makes the attribute of
+ * someone described ("a thirty year old woman") is not theirs. */
+static int age_self(const run *x)
+{
+    return x->q.amount == AMOUNT_AGE && !x->owner && x->q.n_qents == 0 && x->q.n_named > 0;
+}
+
 /* A memory's own evidence, or NULL (see floor.c); h->floor_why gets the
  * rule and its numbers. h is measured (floor_measure). *seen, when not
  * NULL, gets what the floor knew. */
@@ -655,6 +664,7 @@ static const char *floor_pass(run *x, uint32_t i, recall_hit *h, floor_in *seen)
         .owner = x->owner ? x->q.owner : NULL,
         .name_of = x->q.name_of ? x->q.terms[x->q.focus].surface : NULL,
         .surname = x->q.asks_surname && x->q.n_subj > 0,
+        .age_self = age_self(x),
     };
     if (seen)
         *seen = in;
@@ -795,6 +805,7 @@ static void floor_measure(run *x, uint32_t i, recall_hit *h)
     h->holds_number =
         about && x->q.asks_number && holds_number(h->mem.content) &&
         floor_holds_amount(x->q.amount, h->mem.content) &&
+        (!age_self(x) || floor_holds_own_age(h->mem.content)) &&
         (x->q.amount != AMOUNT_COUNT ||
          floor_holds_count(lexicon_default(), x->q.terms[x->q.focus].surface, h->mem.content));
     if (h->holds_number)
@@ -1246,6 +1257,8 @@ static void floor_summary(run *x, const recall_hit *hs, size_t n)
         no_support(r, x->q.kind_which ? "which " : "what ", x->q.kind);
     else if (x->slot_cut)
         no_support(r, x->q.wh == WH_WHO ? "who " : "where ", x->q.wh_verb);
+    else if (age_self(x) && !counted)
+        no_support(r, "", "age");
     else if (x->q.amount == AMOUNT_COUNT && !counted && r->floor_focus_held)
         no_support(r, "how many ", x->q.terms[x->q.focus].surface);
     else if (x->verb_cut)

@@ -659,6 +659,11 @@ double floor_predicate_coverage(const query *q, uint64_t seen);
  * 6", "turned five", "her 30th birthday", "in his twenties"). AMOUNT_ANY:
  * 1 (the caller's number rule applies). */
 int floor_holds_amount(amount_kind kind, const char *text);
+/* Does text hold an age as floor_holds_amount(AMOUNT_AGE) does, said of
+ * whom a question asks about: not one a determiner or a possessive makes
+ * the attribute of someone described ("a thirty year old woman", "our
+ * one-year-old")? */
+int floor_holds_own_age(const char *text);
 
 /* Does text count noun (a "how many" question's focus, lower case): a
  * number or a count word (a dozen, a couple, a few, several, both, half)
@@ -694,6 +699,7 @@ typedef struct floor_in {
     const char *name_of; /* what "the name of N" asks the name of ("studio"): a name counts
                             only beside it; NULL when none */
     int surname;         /* the query asks for the subject's last name: a name after theirs */
+    int age_self;        /* "how old is Maria": the age of a speaker, said of them */
 } floor_in;
 
 /* Can the lexical rule pass at all: the query names something the store

@@ -137,10 +137,11 @@ static const char *missing_answer(const floor_in *in)
     if (in->asks_name && !in->holds_name)
         return "a name";
     if (in->asks_number && !in->holds_number)
-        return in->amount == AMOUNT_MONEY   ? "a sum of money"
-               : in->amount == AMOUNT_AGE   ? "an age"
-               : in->amount == AMOUNT_COUNT ? "a count"
-                                            : "a number";
+        return in->amount == AMOUNT_MONEY                 ? "a sum of money"
+               : in->amount == AMOUNT_AGE && in->age_self ? "an age said of the one it asks about"
+               : in->amount == AMOUNT_AGE                 ? "an age"
+               : in->amount == AMOUNT_COUNT               ? "a count"
+                                                          : "a number";
     return NULL;
 }
 
@@ -736,8 +737,13 @@ static int is_ordinal(const char *w)
     return word_in(w, words);
 }
 
-static int age_at(const tokens *t, int i)
+/* An age at word i of t. With self, not one a determiner or a possessive
+ * makes the attribute of someone described ("a thirty year old woman",
+ * "our one-year-old"): that is their age, not the subject's. */
+static int age_at(const tokens *t, int i, int self)
 {
+    static const char *const det[] = {"a",   "an",  "the",   "my",   "his",
+                                      "her", "our", "their", "your", NULL};
     static const char *const unit[] = {"year", "years", "yr", "yrs", "month", "months", NULL};
     static const char *const turn[] = {"turn", "turns", "turned", "turning", "aged", "age", NULL};
     static const char *const poss[] = {"my", "his", "her", "their", "our", "your", NULL};
@@ -746,7 +752,7 @@ static int age_at(const tokens *t, int i)
     const char *w = t->w[i];
     const char *next = i + 1 < t->n ? t->w[i + 1] : "";
     if (is_number(w) && word_in(next, unit) && i + 2 < t->n && strcmp(t->w[i + 2], "old") == 0)
-        return 1;
+        return !(self && i > 0 && word_in(t->w[i - 1], det));
     if (word_in(w, turn) &&
         (is_number(next) || (strcmp(next, "of") == 0 && i + 2 < t->n && is_number(t->w[i + 2]))))
         return 1;
@@ -815,7 +821,7 @@ int floor_holds_count(const lexicon *lx, const char *noun, const char *text)
     return found;
 }
 
-int floor_holds_amount(amount_kind kind, const char *text)
+static int holds_amount(amount_kind kind, const char *text, int self)
 {
     if (kind == AMOUNT_ANY || kind == AMOUNT_COUNT)
         return 1;
@@ -825,9 +831,19 @@ int floor_holds_amount(amount_kind kind, const char *text)
     tokenize(text ? text : "", t);
     int found = 0;
     for (int i = 0; i < t->n && !found; i++)
-        found = kind == AMOUNT_MONEY ? money_at(t, i) : age_at(t, i);
+        found = kind == AMOUNT_MONEY ? money_at(t, i) : age_at(t, i, self);
     free(t);
     return found;
+}
+
+int floor_holds_amount(amount_kind kind, const char *text)
+{
+    return holds_amount(kind, text, 0);
+}
+
+int floor_holds_own_age(const char *text)
+{
+    return holds_amount(AMOUNT_AGE, text, 1);
 }
 
 /* ---- the verb of what ----------------------------------------------------- */

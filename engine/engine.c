@@ -336,6 +336,7 @@ typedef struct run {
     floor_kinds *kinds;            /* the kinds of the noun asked for, NULL when none (floor.c) */
     int kind_cut;                  /* the kind rule cut a memory that passed */
     floor_kinds *owner; /* the words naming the person a possessive names, NULL when none */
+    floor_kinds *named; /* the words naming what "the name of N" asks the name of, or NULL */
     floor_slot *slot;   /* the verb and slot of a who- or where-question, NULL when none */
     int slot_cut;       /* the slot rule cut a memory that passed */
     floor_verb *verb;   /* the verb of a what-question and its family, NULL when none */
@@ -620,6 +621,15 @@ static int predicate_known(const query *q)
     return 1;
 }
 
+/* Does the query ask a speaker's own age ("how old is Maria", "how old
+ * was Joanna when ..."): an age, no possessive naming someone else, no
+ * other entity named? Then an age a determiner makes the attribute of
+ * someone described ("a thirty year old woman") is not theirs. */
+static int age_self(const run *x)
+{
+    return x->q.amount == AMOUNT_AGE && !x->owner && x->q.n_qents == 0 && x->q.n_named > 0;
+}
+
 /* A memory's own evidence, or NULL (see floor.c); h->floor_why gets the
  * rule and its numbers. h is measured (floor_measure). *seen, when not
  * NULL, gets what the floor knew. */
@@ -652,6 +662,9 @@ static const char *floor_pass(run *x, uint32_t i, recall_hit *h, floor_in *seen)
         .kind_which = x->q.kind_which,
         .holds_kind = h->holds_kind,
         .owner = x->owner ? x->q.owner : NULL,
+        .name_of = x->q.name_of ? x->q.terms[x->q.focus].surface : NULL,
+        .surname = x->q.asks_surname && x->q.n_subj > 0,
+        .age_self = age_self(x),
     };
     if (seen)
         *seen = in;
@@ -735,12 +748,39 @@ static int about_owner(const run *x, uint32_t i, const char *text)
     return 0;
 }
 
+/* Is a name memory h holds the one the question asks for: for "the name
+ * of N", a name in a memory that says N (its word, a synonym, a kind of
+ * it: "my studio, Starlight"); for a last name, a capitalised word after
+ * the subject's first name ("Gina Ortiz")? 1 for any other question. */
+static int name_beside(const run *x, const recall_hit *h)
+{
+    const query *q = &x->q;
+    if (q->asks_surname)
+        return q->n_subj > 0 && floor_holds_surname(h->mem.content, q->text + q->subj_start[0],
+                                                    (size_t)(q->subj_end[0] - q->subj_start[0]));
+    if (!q->name_of)
+        return 1;
+    return ((h->terms_held >> q->focus) & 1) || floor_kinds_held(x->named, h->mem.content);
+}
+
 /* A memory that holds the amount asked holds the word that asks for it:
  * "old" of "how old is Leah" is held by "I turned 40", "many" and "much"
  * by the count or sum; its predicate coverage counts them. */
 static void answer_word_held(const query *q, recall_hit *h)
 {
     static const char *const asks[] = {"old", "many", "much", NULL};
+    for (int t = 0; t < q->n_terms && t < 64; t++)
+        for (int k = 0; asks[k] && q->terms[t].predicate; k++)
+            if (strcmp(q->terms[t].surface, asks[k]) == 0)
+                h->terms_held |= 1ull << t;
+    h->pred_coverage = floor_predicate_coverage(q, h->terms_held);
+}
+
+/* A memory that says a surname after the first name ("Gina Ortiz") holds
+ * the words asking for it ("last", "surname"), which it need not say. */
+static void surname_words_held(const query *q, recall_hit *h)
+{
+    static const char *const asks[] = {"last", "surname", "family", "maiden", "full", "name", NULL};
     for (int t = 0; t < q->n_terms && t < 64; t++)
         for (int k = 0; asks[k] && q->terms[t].predicate; k++)
             if (strcmp(q->terms[t].surface, asks[k]) == 0)
@@ -760,14 +800,18 @@ static void floor_measure(run *x, uint32_t i, recall_hit *h)
         if (engine_channels[ch]->floor && engine_channels[ch]->floor->measure)
             engine_channels[ch]->floor->measure(&c, i, h);
     int about = about_owner(x, i, h->mem.content);
-    h->holds_name = about && x->q.asks_name && holds_other_name(x->e->sn, &x->q, i);
+    h->holds_name =
+        about && x->q.asks_name && holds_other_name(x->e->sn, &x->q, i) && name_beside(x, h);
     h->holds_number =
         about && x->q.asks_number && holds_number(h->mem.content) &&
         floor_holds_amount(x->q.amount, h->mem.content) &&
+        (!age_self(x) || floor_holds_own_age(h->mem.content)) &&
         (x->q.amount != AMOUNT_COUNT ||
          floor_holds_count(lexicon_default(), x->q.terms[x->q.focus].surface, h->mem.content));
     if (h->holds_number)
         answer_word_held(&x->q, h);
+    if (h->holds_name && x->q.asks_surname)
+        surname_words_held(&x->q, h);
     h->holds_kind = about && names_kind(x, i, h->mem.content);
     h->holds_slot =
         x->slot ? floor_slot_held(x->slot, h->mem.content, holds_other_name(x->e->sn, &x->q, i))
@@ -1163,11 +1207,12 @@ static void floor_summary(run *x, const recall_hit *hs, size_t n)
 {
     recall_result *r = x->r;
     uint64_t held = 0;
-    int any = 0, counted = 0;
+    int any = 0, counted = 0, named = 0;
     for (size_t t = 0; t < n; t++) {
         held |= hs[t].terms_held;
         any |= hs[t].passed_by != NULL;
         counted |= hs[t].holds_number;
+        named |= hs[t].holds_name;
     }
     for (size_t t = 0; t < n; t++)
         r->floor_best_coverage =
@@ -1199,14 +1244,21 @@ static void floor_summary(run *x, const recall_hit *hs, size_t n)
         snprintf(r->floor_verb, sizeof r->floor_verb, "%s", x->q.what_verb);
     if (any)
         return;
-    /* which kind when the kind rule cut, who or where when the slot rule
+    /* the name of the thing or the last name when no memory says one
+     * beside it, which kind when the kind rule cut, who or where when the slot rule
      * did, how many when memories hold the asked word and none counts it,
      * the verb when the verb rule did, the asked word when no memory holds
      * it, else the whole predicate */
-    if (x->kind_cut)
+    if (x->q.asks_surname && !named)
+        no_support(r, "", "last name");
+    else if (x->q.name_of && !named)
+        no_support(r, "the name of ", x->q.terms[x->q.focus].surface);
+    else if (x->kind_cut)
         no_support(r, x->q.kind_which ? "which " : "what ", x->q.kind);
     else if (x->slot_cut)
         no_support(r, x->q.wh == WH_WHO ? "who " : "where ", x->q.wh_verb);
+    else if (age_self(x) && !counted)
+        no_support(r, "", "age");
     else if (x->q.amount == AMOUNT_COUNT && !counted && r->floor_focus_held)
         no_support(r, "how many ", x->q.terms[x->q.focus].surface);
     else if (x->verb_cut)
@@ -1259,6 +1311,7 @@ static ms_status select_hits(run *x, ms_error *err)
     ms_status st = floor_setup(x, pool, err);
     x->kinds = x->q.kind[0] ? floor_kinds_new(&x->q, lexicon_default()) : NULL;
     x->owner = x->q.owner[0] ? floor_owner_new(&x->q, lexicon_default()) : NULL;
+    x->named = x->q.name_of ? floor_named_new(&x->q, lexicon_default()) : NULL;
     x->slot = x->q.wh_verb[0] ? floor_slot_new(&x->q, lexicon_default()) : NULL;
     x->verb = x->q.what_verb[0] ? floor_verb_new(&x->q, lexicon_default()) : NULL;
     if (!st)
@@ -1281,9 +1334,10 @@ static ms_status select_hits(run *x, ms_error *err)
         free(hs);
         floor_kinds_free(x->kinds);
         floor_kinds_free(x->owner);
+        floor_kinds_free(x->named);
         floor_slot_free(x->slot);
         floor_verb_free(x->verb);
-        x->kinds = x->owner = NULL;
+        x->kinds = x->owner = x->named = NULL;
         x->slot = NULL;
         x->verb = NULL;
         return st;
@@ -1299,9 +1353,10 @@ static ms_status select_hits(run *x, ms_error *err)
     floor_summary(x, hs, pool);
     floor_kinds_free(x->kinds);
     floor_kinds_free(x->owner);
+    floor_kinds_free(x->named);
     floor_slot_free(x->slot);
     floor_verb_free(x->verb);
-    x->kinds = x->owner = NULL;
+    x->kinds = x->owner = x->named = NULL;
     x->slot = NULL;
     x->verb = NULL;
     for (size_t t = 0; x->o->explain_id && t < pool; t++)

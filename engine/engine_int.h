@@ -412,6 +412,9 @@ typedef struct query {
     int n_subj;
     int n_pred;          /* predicate terms */
     int asks_name;       /* the answer is a name: "the name of", "called", "named" */
+    int name_of;         /* "the name(s) of N", N the focus: N's name is said beside N */
+    int asks_surname;    /* "last name", "surname", "maiden name", "full name": a name said
+                            after the subject's first name */
     int asks_number;     /* the answer is a number: "how many", "how much", "how old" */
     amount_kind amount;  /* what kind of number: a price for "how much ... cost", an age */
     int focus;           /* the predicate term naming what is asked ("salary" in "what was
@@ -670,6 +673,11 @@ double floor_predicate_coverage(const query *q, uint64_t seen);
  * 6", "turned five", "her 30th birthday", "in his twenties"). AMOUNT_ANY:
  * 1 (the caller's number rule applies). */
 int floor_holds_amount(amount_kind kind, const char *text);
+/* Does text hold an age as floor_holds_amount(AMOUNT_AGE) does, said of
+ * whom a question asks about: not one a determiner or a possessive makes
+ * the attribute of someone described ("a thirty year old woman", "our
+ * one-year-old")? */
+int floor_holds_own_age(const char *text);
 
 /* Does text count noun (a "how many" question's focus, lower case): a
  * number or a count word (a dozen, a couple, a few, several, both, half)
@@ -700,8 +708,12 @@ typedef struct floor_in {
     const char *kind;             /* the noun the answer is a kind of ("city"), or NULL */
     int kind_which;               /* asked with "which" */
     int holds_kind;               /* it or a pooled memory an edge joins it to names one */
-    const char *owner; /* the person a possessive names ("daughter"): the name, number and kind
-                          count only beside them; NULL when none */
+    const char *owner;   /* the person a possessive names ("daughter"): the name, number and kind
+                            count only beside them; NULL when none */
+    const char *name_of; /* what "the name of N" asks the name of ("studio"): a name counts
+                            only beside it; NULL when none */
+    int surname;         /* the query asks for the subject's last name: a name after theirs */
+    int age_self;        /* "how old is Maria": the age of a speaker, said of them */
 } floor_in;
 
 /* Can the lexical rule pass at all: the query names something the store
@@ -784,6 +796,16 @@ floor_kinds *floor_kinds_new(const query *q, const lexicon *lx);
  * out of memory. A memory whose text holds one (floor_kinds_held) is about
  * them. */
 floor_kinds *floor_owner_new(const query *q, const lexicon *lx);
+/* The words naming what "the name of N" asks the name of (query.name_of,
+ * the focus N: "studio", "atelier", "dance_studio", and every kind below
+ * them), as kinds, or NULL: no such question, no lexicon, a noun too broad,
+ * or out of memory. A name counts for the question only in a memory that
+ * says one of them (engine.c): the pool that talks about the studio and
+ * names Rome elsewhere does not say what the studio is called. */
+floor_kinds *floor_named_new(const query *q, const lexicon *lx);
+/* Does text say a surname after name[0..n) (a first name, any case): the
+ * name, one space and a capitalised word ("Gina Ortiz")? */
+int floor_holds_surname(const char *text, const char *name, size_t n);
 void floor_kinds_free(floor_kinds *k);
 
 /* What text holds (its words and pairs of words, in their base forms):

@@ -16,7 +16,10 @@
  *     number before "students") cuts a memory that holds none, itself or with the
  *     pooled memories an edge joins it to, unless it falls on the date the
  *     query names; when a possessive names the one asked about ("Melanie's
- *     daughter"), only a memory about them holds one (engine.c);
+ *     daughter"), only a memory about them holds one; for "the name of
+ *     N", only a memory that says N (floor_named_new), and for a last
+ *     name, only one that says a name after the subject's
+ *     (floor_holds_surname) (engine.c);
  * then each channel's own rule (channel_ops.floor, asked in ascending
  * floor_rule.ask; a sixth channel brings its own):
  *   - lexical (ch_bm25.c): the idf-weighted share of the predicate's terms
@@ -70,6 +73,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lexicon.h"
 #include "stopwords.h"
@@ -133,10 +137,11 @@ static const char *missing_answer(const floor_in *in)
     if (in->asks_name && !in->holds_name)
         return "a name";
     if (in->asks_number && !in->holds_number)
-        return in->amount == AMOUNT_MONEY   ? "a sum of money"
-               : in->amount == AMOUNT_AGE   ? "an age"
-               : in->amount == AMOUNT_COUNT ? "a count"
-                                            : "a number";
+        return in->amount == AMOUNT_MONEY                 ? "a sum of money"
+               : in->amount == AMOUNT_AGE && in->age_self ? "an age said of the one it asks about"
+               : in->amount == AMOUNT_AGE                 ? "an age"
+               : in->amount == AMOUNT_COUNT               ? "a count"
+                                                          : "a number";
     return NULL;
 }
 
@@ -222,6 +227,15 @@ const char *floor_judge(const floor_in *in, char *why, size_t len)
                      "the query asks for a count of \"%s\" and neither it nor a memory joined to "
                      "it says one (a number before the word)",
                      in->focus);
+        else if (in->surname)
+            snprintf(why, len,
+                     "the query asks for a last name and neither it nor a memory joined to it "
+                     "says a name after the one it asks about");
+        else if (in->name_of)
+            snprintf(why, len,
+                     "the query asks for the name of \"%s\" and neither it nor a memory joined "
+                     "to it says a name beside it",
+                     in->name_of);
         else if (in->owner)
             snprintf(why, len,
                      "the query asks for %s of its \"%s\" and neither it nor a memory joined to "
@@ -401,6 +415,38 @@ floor_kinds *floor_kinds_new(const query *q, const lexicon *lx)
 floor_kinds *floor_owner_new(const query *q, const lexicon *lx)
 {
     return lx && q->owner[0] ? kinds_of(q->owner, 0, lx) : NULL;
+}
+
+static int first_base(void *p, const char *w, size_t n)
+{
+    char *out = p;
+    if (out[0] || n >= 64)
+        return 0;
+    memcpy(out, w, n);
+    out[n] = '\0';
+    return 1;
+}
+
+floor_kinds *floor_named_new(const query *q, const lexicon *lx)
+{
+    if (!lx || !q->name_of || q->focus < 0)
+        return NULL;
+    const char *w = q->terms[q->focus].surface;
+    char base[64] = "";
+    lexicon_noun_bases(lx, w, strlen(w), first_base, base);
+    return kinds_of(base[0] ? base : w, 0, lx);
+}
+
+int floor_holds_surname(const char *text, const char *name, size_t n)
+{
+    for (const char *p = text; n && p && *p; p++) {
+        if (strncasecmp(p, name, n) != 0 || (p > text && isalpha((unsigned char)p[-1])))
+            continue;
+        const char *after = p + n;
+        if (after[0] == ' ' && isupper((unsigned char)after[1]) && isalpha((unsigned char)after[2]))
+            return 1;
+    }
+    return 0;
 }
 
 /* What a text holds of the kinds: bit 1 a word below the noun's senses
@@ -691,8 +737,13 @@ static int is_ordinal(const char *w)
     return word_in(w, words);
 }
 
-static int age_at(const tokens *t, int i)
+/* An age at word i of t. With self, not one a determiner or a possessive
+ * makes the attribute of someone described ("a thirty year old woman",
+ * "our one-year-old"): that is their age, not the subject's. */
+static int age_at(const tokens *t, int i, int self)
 {
+    static const char *const det[] = {"a",   "an",  "the",   "my",   "his",
+                                      "her", "our", "their", "your", NULL};
     static const char *const unit[] = {"year", "years", "yr", "yrs", "month", "months", NULL};
     static const char *const turn[] = {"turn", "turns", "turned", "turning", "aged", "age", NULL};
     static const char *const poss[] = {"my", "his", "her", "their", "our", "your", NULL};
@@ -701,7 +752,7 @@ static int age_at(const tokens *t, int i)
     const char *w = t->w[i];
     const char *next = i + 1 < t->n ? t->w[i + 1] : "";
     if (is_number(w) && word_in(next, unit) && i + 2 < t->n && strcmp(t->w[i + 2], "old") == 0)
-        return 1;
+        return !(self && i > 0 && word_in(t->w[i - 1], det));
     if (word_in(w, turn) &&
         (is_number(next) || (strcmp(next, "of") == 0 && i + 2 < t->n && is_number(t->w[i + 2]))))
         return 1;
@@ -770,7 +821,7 @@ int floor_holds_count(const lexicon *lx, const char *noun, const char *text)
     return found;
 }
 
-int floor_holds_amount(amount_kind kind, const char *text)
+static int holds_amount(amount_kind kind, const char *text, int self)
 {
     if (kind == AMOUNT_ANY || kind == AMOUNT_COUNT)
         return 1;
@@ -780,9 +831,19 @@ int floor_holds_amount(amount_kind kind, const char *text)
     tokenize(text ? text : "", t);
     int found = 0;
     for (int i = 0; i < t->n && !found; i++)
-        found = kind == AMOUNT_MONEY ? money_at(t, i) : age_at(t, i);
+        found = kind == AMOUNT_MONEY ? money_at(t, i) : age_at(t, i, self);
     free(t);
     return found;
+}
+
+int floor_holds_amount(amount_kind kind, const char *text)
+{
+    return holds_amount(kind, text, 0);
+}
+
+int floor_holds_own_age(const char *text)
+{
+    return holds_amount(AMOUNT_AGE, text, 1);
 }
 
 /* ---- the verb of what ----------------------------------------------------- */

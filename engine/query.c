@@ -222,7 +222,11 @@ static void answer_type(const char *folded, query *q)
         " spent ",  " raise ",   " raised ", " worth ",  " earn ",   " earned ",  " earns ",
         " charge ", " charged ", " fee ",    " salary ", " donate ", " donated ", " sell ",
         " sold ",   " buy ",     " bought ", " afford ", " budget ", " owe ",     NULL};
-    q->asks_name = has_any(folded, name_any);
+    /* a surname is a name too, said after the first name ("Gina Ortiz") */
+    static const char *const surname_any[] = {" last name ",   " surname ",   " family name ",
+                                              " maiden name ", " full name ", NULL};
+    q->asks_surname = has_any(folded, surname_any);
+    q->asks_name = has_any(folded, name_any) || q->asks_surname;
     q->asks_number = has_any(folded, number_any) && !asks_span(folded);
     q->amount =
         has_any(folded, (const char *const[]){" how old ", NULL}) ? AMOUNT_AGE
@@ -561,6 +565,9 @@ static void find_focus(const char *folded, query *q)
     for (int t = 0; f[0] && t < q->n_terms; t++)
         if (q->terms[t].predicate && strcmp(q->terms[t].surface, f) == 0)
             q->focus = t;
+    /* "what is the name of his dog": the focus is what the name is of */
+    q->name_of = q->focus >= 0 && !q->asks_surname &&
+                 has_any(folded, (const char *const[]){" name of ", " names of ", NULL});
 }
 
 /* "How many N has|have|had ...": a tally over time ("how many times has

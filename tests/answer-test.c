@@ -13,7 +13,10 @@
  *     unless it asks a tally ("how many N has she ..."), which the reader
  *     counts from the memories;
  *   - a memory holding the amount asked holds the word asking for it: "I
- *     turned 40" answers "how old is Leah", though it never says "old".
+ *     turned 40" answers "how old is Leah", though it never says "old";
+ *   - a speaker's age is said of them: "a thirty year old woman" (an age a
+ *     determiner makes the attribute of someone described) does not
+ *     answer "how old is Jon", "I am 30 years old" does.
  *
  * WordNet is the small database in tests/data/wordnet-answer
  * ($MEMSCOPE_WORDNET), so the test needs no installed package. Builds its
@@ -66,6 +69,14 @@ static const spec uncounted[] = {
 static const spec counted[] = {
     {"n1", "Jon", "s1", "2025-04-01T10:00:00Z",
      "Jon: We have a dozen new students at the studio this term."},
+    {"n2", "Jon", "s2", "2025-04-02T10:00:00Z", "Jon: I am 30 years old and still dancing."},
+};
+
+/* An age, of someone Jon describes. */
+static const spec described[] = {
+    {"d1", "Jon", "s1", "2025-04-05T10:00:00Z",
+     "Jon: The film is about a thirty year old woman on a long journey."},
+    {"d2", "Sam", "s2", "2025-04-06T10:00:00Z", "Sam: I saw that film about the journey too."},
 };
 
 /* A sport is an act: the kind rule checks it. */
@@ -174,6 +185,21 @@ static void test_age_word(engine *e)
     recall_free(r);
 }
 
+/* A speaker's age is said of them: "a thirty year old woman" is hers. */
+static void test_own_age(engine *described_e, engine *counted_e)
+{
+    recall_result *r = ask(described_e, "How old is Jon?");
+    ok(r && r->abstained, "how old is Jon: a thirty year old woman is not Jon, abstains");
+    is_str(r ? r->floor_no_support : NULL, "nothing about \"age\" for Jon",
+           "and says what found no support");
+    ok(strstr(miss_why(r, "d1"), "asks for an age said of the one it asks about") != NULL,
+       "the cut memory says what it lacks (%s)", miss_why(r, "d1"));
+    recall_free(r);
+    r = ask(counted_e, "How old is Jon?");
+    ok(r && !r->abstained && returned(r, "n2"), "how old is Jon: I am 30 years old, answered");
+    recall_free(r);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -183,13 +209,14 @@ int main(void)
     setenv("MEMSCOPE_WORDNET", "tests/data/wordnet-answer", 1);
     ms_error err;
     embedder *emb = embed_open(NULL, &err);
-    store *s[4] = {emb ? build(emb, "vague.db", vague, N(vague)) : NULL,
+    store *s[5] = {emb ? build(emb, "vague.db", vague, N(vague)) : NULL,
                    emb ? build(emb, "said.db", said, N(said)) : NULL,
                    emb ? build(emb, "uncounted.db", uncounted, N(uncounted)) : NULL,
-                   emb ? build(emb, "counted.db", counted, N(counted)) : NULL};
-    engine *e[4] = {NULL};
+                   emb ? build(emb, "counted.db", counted, N(counted)) : NULL,
+                   emb ? build(emb, "described.db", described, N(described)) : NULL};
+    engine *e[5] = {NULL};
     int bad = 0;
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         bad |= !s[k] || engine_open(s[k], NULL, &e[k], &err) != MS_OK;
     if (bad)
         printf("Bail out! cannot build the test stores\n");
@@ -200,8 +227,9 @@ int main(void)
         test_count_words();
         test_count(e[2], e[3]);
         test_age_word(e[2]);
+        test_own_age(e[4], e[3]);
     }
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         engine_close(e[k]);
         store_close(s[k]);
     }

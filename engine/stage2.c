@@ -15,9 +15,9 @@
  * docs/QUALITY.md (tools/speakers-eval.py).
  *
  * The answer to a question asked in the conversation. A turn that asks
- * what the query asks ("Awww! How long have you had them?" for "How long
- * has Nate had his turtles?") is answered by the next turn of its session,
- * by someone else ("I've had them for 3 years now"), which need not repeat
+ * what the query asks ("How long have you had the boat?" for "How long
+ * has Jon had the boat?") is answered by the next turn of its session,
+ * by someone else ("Three summers now"), which need not repeat
  * the question's words: a pooled turn whose previous turn is pooled, ends
  * with "?", is spoken by another speaker and holds ANSWERS_COVERAGE of the
  * predicate's idf itself gets `answers` = ANSWERS_FACTOR; not for a

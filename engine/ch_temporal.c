@@ -19,9 +19,10 @@
  *  - a "when / how long" question (type temporal): the bm25 list kept to
  *    memories that carry a time expression ("last Friday", "two years
  *    ago", a month, a year, a weekend, a holiday, a day of the month such
- *    as "on the 15th": the words engine/dates.c reads), in bm25 order; for
- *    "how long", also those that say how long something has lasted ("for
- *    three years now": says_duration). raw = the bm25 score.
+ *    as "on the 15th": the words engine/dates.c reads), in bm25 order, and
+ *    those that say how long something has lasted ("for three years now":
+ *    says_duration), which answers "how long" and, from the time it was
+ *    said, "when did he get them". raw = the bm25 score.
  *  - a recency question: the first RECENCY_POOL of the bm25 list, newest
  *    first, ties in bm25 order. raw = day number - bm25_rank / 1000. When it
  *    is about now and asks an attribute the supersession detector knows,
@@ -542,14 +543,6 @@ static ms_status time_marks(const channel_ctx *c, const uint8_t **out, ms_error 
     return MS_OK;
 }
 
-/* Does the question ask how long ("How long has Jon had the shop?")? */
-static int asks_how_long(const char *text)
-{
-    while (text && (*text == ' ' || *text == '"'))
-        text++;
-    return text && strncasecmp(text, "how long", 8) == 0 && !isalnum((unsigned char)text[8]);
-}
-
 /* Does text say how long something has lasted: an amount (digits, a
  * number word, "a", "a couple of", "a few", "several", "many") right before
  * a unit of time ("for 3 years", "just under a year", "six months now"), or
@@ -622,9 +615,9 @@ static ms_status when_list(const channel_ctx *c, ranked_list *out, ms_error *err
     if (bm->n == 0)
         return MS_OK;
     const uint8_t *mark = NULL;
-    uint8_t *dur = NULL; /* by bm25 rank: for "how long", says how long */
+    uint8_t *dur = NULL; /* by bm25 rank: says how long */
     ms_status st = time_marks(c, &mark, err);
-    if (!st && asks_how_long(c->q->text))
+    if (!st)
         st = durations(c, mark, &dur, err);
     for (size_t r = 0; !st && r < bm->n; r++)
         if ((mark[bm->v[r].idx] || (dur && dur[r])) && ranked_push(out, bm->v[r].idx, bm->v[r].raw))

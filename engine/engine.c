@@ -650,7 +650,9 @@ static const char *floor_pass(run *x, uint32_t i, recall_hit *h, floor_in *seen)
         .pred_known = predicate_known(&x->q),
         .has_date = x->q.n_dates > 0,
         .asks_name = x->q.asks_name,
-        .asks_number = x->q.asks_number,
+        /* a tally is counted over the memories that tell of each: none
+         * need say a number */
+        .asks_number = x->q.asks_number && !x->q.tally,
         .amount = x->q.amount,
         .holds_name = h->holds_name,
         .holds_number = h->holds_number,

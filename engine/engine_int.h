@@ -417,6 +417,7 @@ typedef struct query {
                             after the subject's first name */
     int asks_number;     /* the answer is a number: "how many", "how much", "how old" */
     amount_kind amount;  /* what kind of number: a price for "how much ... cost", an age */
+    int tally;           /* "how many N has|have|had ...": a count over memories (query.c) */
     int focus;           /* the predicate term naming what is asked ("salary" in "what was
                             Jon's salary"), -1 when the question's form names none */
     char kind[48];       /* the noun the answer is a kind of ("city" in "which city does she

@@ -592,10 +592,10 @@ static int asks_tally(char (*w)[FOCUS_LEN], int n)
 static void find_count(const char *folded, query *q)
 {
     char w[FOCUS_WORDS][FOCUS_LEN];
-    if (q->focus < 0 || q->amount != AMOUNT_ANY ||
-        !has_any(folded, (const char *const[]){" how many ", NULL}))
+    if (!has_any(folded, (const char *const[]){" how many ", NULL}))
         return;
-    if (!asks_tally(w, split_words(folded, w)))
+    q->tally = asks_tally(w, split_words(folded, w));
+    if (q->focus >= 0 && q->amount == AMOUNT_ANY && !q->tally)
         q->amount = AMOUNT_COUNT;
 }
 

@@ -14,6 +14,17 @@
  * evidence without outranking an equally matched one. Measured in
  * docs/QUALITY.md (tools/speakers-eval.py).
  *
+ * The answer to a question asked in the conversation. A turn that asks
+ * what the query asks ("How long have you had the boat?" for "How long
+ * has Jon had the boat?") is answered by the next turn of its session,
+ * by someone else ("Three summers now"), which need not repeat
+ * the question's words: a pooled turn whose previous turn is pooled, ends
+ * with "?", is spoken by another speaker and holds ANSWERS_COVERAGE of the
+ * predicate's idf itself gets `answers` = ANSWERS_FACTOR; not for a
+ * question about now of type recency, which the newest word answers
+ * (below). Measured in
+ * docs/QUALITY.md (tools/pool-ablation.py, then memscope eval).
+ *
  * The latest fact. For a question about now (query.c about_now), a pooled
  * memory that a pooled newer one supersedes (a supersedes relation: the
  * store's, an importer's or a curator's) yields to it. The question's
@@ -58,6 +69,12 @@
  * names (1 + eg_mention at its default 1): the memory holds what is asked */
 #define STATES_FACTOR 2.0
 #define STATES_ENTS 32
+/* the question turn holds what the query asks: over twice the floor's
+ * lexical share; the answer rises within its neighbourhood, not over the
+ * turns that hold the words (docs/QUALITY.md: 0.25-0.5 and x1.2 gain MRR
+ * on both halves, x1.5 loses R@10) */
+#define ANSWERS_COVERAGE 0.4
+#define ANSWERS_FACTOR 1.2
 #define NEWEST_TIE 1.0001 /* the newest ranks just above the one whose place it takes */
 
 static void add(recall_hit *h, const char *name, double factor, const char *detail)
@@ -125,6 +142,34 @@ static void exchange(const stage2_in *in, recall_hit *hs, const uint32_t *idx, c
     snprintf(d, sizeof d, "sqrt(1 + speaker %.3g): replies to %.24s, a named speaker's turn",
              in->eg_speaker, hs[p].mem.id);
     add(&hs[t], "exchange", sqrt(1 + in->eg_speaker), d);
+}
+
+/* Does text end with a question mark (trailing blanks aside)? */
+static int asks(const char *text)
+{
+    size_t n = text ? strlen(text) : 0;
+    while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\n' || text[n - 1] == '\t'))
+        n--;
+    return n > 0 && text[n - 1] == '?';
+}
+
+/* The answers adjustment of pooled hit t, if it is the next turn after a
+ * pooled question turn of another speaker that holds the query's
+ * predicate. */
+static void answers(const stage2_in *in, recall_hit *hs, const uint32_t *idx, const pooled *sorted,
+                    size_t n, size_t t)
+{
+    const snapshot *sn = in->sn;
+    long prev = previous_turn(sn, idx[t]);
+    if (prev < 0 || sn->speaker_ent[prev] == sn->speaker_ent[idx[t]])
+        return;
+    long p = pool_position(sorted, n, (uint32_t)prev);
+    if (p < 0 || hs[p].pred_coverage < ANSWERS_COVERAGE || !asks(hs[p].mem.content))
+        return;
+    char d[96];
+    snprintf(d, sizeof d, "answers %.24s, a question turn holding %.3f of the predicate",
+             hs[p].mem.id, hs[p].pred_coverage);
+    add(&hs[t], "answers", ANSWERS_FACTOR, d);
 }
 
 /* hs[t]'s ranking score with the adjustments it has so far. */
@@ -406,21 +451,24 @@ static void current(const stage2_in *in, recall_hit *hs, const uint32_t *idx, si
 ms_status stage2_apply(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t n,
                        ms_error *err)
 {
-    int now = in->q->about_now && in->sn->n_succ > 0;
-    int attr_asked = in->q->about_now && states(in, hs, idx, n);
-    if (in->q->about_now && !attr_asked && in->q->type == QT_RECENCY)
-        newest(in, hs, idx, n);
-    if ((!in->q->n_named && !now) || n == 0) {
-        if (attr_asked)
-            current(in, hs, idx, n);
+    if (n == 0)
         return MS_OK;
-    }
     pooled *sorted = malloc(n * sizeof *sorted);
     if (!sorted)
         return ms_fail(err, MS_NOMEM, "out of memory");
     for (size_t t = 0; t < n; t++)
         sorted[t] = (pooled){idx[t], (uint32_t)t};
     qsort(sorted, n, sizeof *sorted, by_index);
+    /* before the rules that set a memory's place by the scores of others
+     * (newest, latest, current), so the place holds; not for a question
+     * about now of type recency ("How is my knee now?"), which the newest
+     * word answers, not a reply to a question asked months ago */
+    for (size_t t = 0; !(in->q->about_now && in->q->type == QT_RECENCY) && t < n; t++)
+        answers(in, hs, idx, sorted, n, t);
+    int now = in->q->about_now && in->sn->n_succ > 0;
+    int attr_asked = in->q->about_now && states(in, hs, idx, n);
+    if (in->q->about_now && !attr_asked && in->q->type == QT_RECENCY)
+        newest(in, hs, idx, n);
     for (size_t t = 0; in->q->n_named && t < n; t++)
         exchange(in, hs, idx, sorted, n, t);
     if (now)

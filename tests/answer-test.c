@@ -11,7 +11,8 @@
  *     keep ...": the typo's "des" is a noun);
  *   - "how many N" needs a count of N ("40 students"), not any number,
  *     unless it asks a tally ("how many N has she ..."), which the reader
- *     counts from the memories;
+ *     counts from the memories that tell of each, none of which need say
+ *     a number;
  *   - a memory holding the amount asked holds the word asking for it: "I
  *     turned 40" answers "how old is Leah", though it never says "old";
  *   - a speaker's age is said of them: "a thirty year old woman" (an age a
@@ -70,6 +71,10 @@ static const spec counted[] = {
     {"n1", "Jon", "s1", "2025-04-01T10:00:00Z",
      "Jon: We have a dozen new students at the studio this term."},
     {"n2", "Jon", "s2", "2025-04-02T10:00:00Z", "Jon: I am 30 years old and still dancing."},
+    {"w1", "Sam", "s2", "2025-04-05T10:00:00Z",
+     "Sam: I won the chess tournament at the library today, what a game!"},
+    {"w2", "Sam", "s3", "2025-05-10T10:00:00Z",
+     "Sam: Won the chess tournament in Leeds as well, the final was tense."},
 };
 
 /* An age, of someone Jon describes. */
@@ -165,6 +170,16 @@ static void test_count(engine *uncounted_e, engine *counted_e)
     r = ask(uncounted_e, "How many chess tournaments has Sam won?");
     ok(r && !r->abstained && returned(r, "u2"),
        "how many tournaments has he won: a tally, any number of the memory will do");
+    recall_free(r);
+    r = ask(counted_e, "How many chess tournaments has Sam won?");
+    ok(r && !r->abstained && returned(r, "w1") && returned(r, "w2"),
+       "how many tournaments has he won: a tally, counted from the wins told, none with a "
+       "number (%s)",
+       miss_why(r, "w1"));
+    recall_free(r);
+    r = ask(counted_e, "How many chess tournaments does Sam play?");
+    ok(r && r->abstained && strstr(miss_why(r, "w1"), "a count of \"tournaments\""),
+       "how many tournaments does he play: the wins count none, abstains (%s)", miss_why(r, "w1"));
     recall_free(r);
     r = ask(uncounted_e, "How many chess tournaments does Sam play?");
     ok(r && r->abstained && strstr(miss_why(r, "u2"), "a count of \"tournaments\""),

@@ -333,6 +333,10 @@ ms_status store_fts_totals(store *s, int64_t *rows, int64_t *tokens, ms_error *e
 typedef int (*store_text_fn)(void *ctx, int64_t rid, const char *content, int clen,
                              const char *context, int xlen);
 ms_status store_scan_text(store *s, store_text_fn fn, void *ctx, ms_error *err);
+/* store_scan_text for the n memories rids[] (ascending; a missing one is
+ * skipped), then for every memory whose rid is above after. */
+ms_status store_scan_text_some(store *s, const int64_t *rids, size_t n, int64_t after,
+                               store_text_fn fn, void *ctx, ms_error *err);
 
 /* Call fn(ctx, rid) for every memory of the current profile whose text
  * matches the FTS5 expression match (columns named in it as it likes), in

@@ -73,6 +73,12 @@ ms_status store_total(store *s, int64_t *n, ms_error *err);
 /* Number of distinct profiles holding memories. */
 ms_status store_profile_count(store *s, int64_t *n, ms_error *err);
 
+/* How many times this connection ran SQLite's whole-file check (PRAGMA
+ * quick_check) before a write: 0 when none wrote, or when the file was as
+ * the last checked memscope writer left it (PATH.seal, store.c). For tests
+ * and benchmarks. */
+int store_full_checks(const store *s);
+
 /* Transactions. store_begin takes the write lock (BEGIN IMMEDIATE);
  * store_read_begin opens a read snapshot (BEGIN DEFERRED) and may be used on
  * read-only stores. store_end commits; store_rollback discards. */

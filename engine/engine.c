@@ -197,6 +197,11 @@ static void save_snapshot(engine *e)
     e->snap_unsaved = 0;
 }
 
+int engine_saves_at_close(const engine *e)
+{
+    return e && e->snap_unsaved && e->sn;
+}
+
 void engine_close(engine *e)
 {
     if (!e)

@@ -61,6 +61,10 @@ typedef struct engine engine;
  * "cmd:PROGRAM". A missing embedder is not an error here: the semantic and
  * hopfield channels report it as their inactive reason. */
 ms_status engine_open(store *s, const char *embedder_spec, engine **out, ms_error *err);
+/* Will engine_close write the snapshot file for the next process (the
+ * snapshot was read from the tables, or grown, since the file was made)?
+ * That takes seconds at a million memories (docs/ENGINE.md). */
+int engine_saves_at_close(const engine *e);
 /* Close and free; NULL is fine. When the engine read its snapshot from the
  * tables and the store is still as it was then, it first writes the
  * snapshot file that later processes map (docs/ENGINE.md). */

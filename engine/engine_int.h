@@ -108,9 +108,12 @@ typedef struct snapshot {
     int map_left;              /* snapshot_free leaves the file mapped (engine_close_at_exit) */
     const uint8_t *marks_file; /* [n] the file's time marks (ch_temporal.c), or NULL */
     const int32_t *doclen;     /* the file's row lengths lent to the store, or NULL */
-    int64_t grown_from;        /* the generation of the snapshot this one extended (snapgrow.c),
-                                  0 when read from the tables whole */
-    struct postings *post;     /* bm25's postings in the file (postings.c), or NULL */
+    const int32_t *file_len; /* the file's row lengths by rid from file_len_base (span), or NULL */
+    int64_t file_len_base;
+    size_t file_len_span;
+    int64_t grown_from;    /* the generation of the snapshot this one extended (snapgrow.c),
+                              0 when read from the tables whole */
+    struct postings *post; /* bm25's postings in the file (postings.c), or NULL */
 } snapshot;
 
 /* Load the store's current profile. Call inside a read transaction so the
@@ -504,6 +507,16 @@ typedef struct postings postings;
  * (no row lengths, rows that are not the table's, a count too large) or
  * memory is short. */
 void *postings_build(store *s, const snapshot *sn, size_t *len, size_t *lists);
+/* postings_build's blob, byte for byte, from old: the postings of the
+ * store when it held the rows whose lengths are old_len[rid - old_base]
+ * (span of them; -1 for none), since which it only appended. Only the
+ * rows past old's and the old rows whose length changed (an appended
+ * turn's words join its predecessor's context) are read and tokenized;
+ * the other postings are copied, the scores' tables computed again. NULL
+ * when old is not such a base (rows missing or moved, a list that does not
+ * match its hash) or memory is short: then build. Caller frees. */
+void *postings_extend(store *s, const snapshot *sn, const postings *old, const int32_t *old_len,
+                      int64_t old_base, size_t old_span, size_t *len, size_t *lists);
 
 /* The postings in blob[len] (borrowed: it must outlive them), their tables
  * checked for a snapshot of n_snap memories of a store of n_all (every

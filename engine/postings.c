@@ -247,6 +247,12 @@ static int on_token(void *p, const char *tok, int len, int start, int end)
     return 0;
 }
 
+/* A row's k for its length d: BM25_K1 * (1 - b + b * d / avgdl). */
+static double doc_k_of(double d, double avgdl)
+{
+    return BM25_K1 * (1 - BM25_B + BM25_B * d / avgdl);
+}
+
 /* Room for row n_docs: its first (row, term), snapshot index and k. */
 static int push_doc(build *b, int64_t rid, double d)
 {
@@ -257,7 +263,7 @@ static int push_doc(build *b, int64_t rid, double d)
         return -1;
     *off = b->terms.n;
     *snap = (int32_t)snapshot_find(b->sn, rid);
-    *k = BM25_K1 * (1 - BM25_B + BM25_B * d / b->avgdl);
+    *k = doc_k_of(d, b->avgdl);
     return 0;
 }
 
@@ -365,6 +371,8 @@ static void fill_terms(char *blob, const uint32_t *order, const uint64_t *df)
     term_blk[h->n_terms] = blk;
 }
 
+static void finish_postings(char *blob);
+
 /* Postings by term (rows ascending) with their own bits, each snapshot
  * index's row, then each block's last row and maximum. -1 when out of
  * memory. */
@@ -390,11 +398,25 @@ static int fill_postings(build *b, char *blob, const uint32_t *rank)
             own[at >> 3] |= (uint8_t)(rt[i].own << (at & 7));
         }
     free(fill);
+    finish_postings(blob);
+    return 0;
+}
+
+/* What the lists give: each snapshot index's row, each term's hash, each
+ * block's last row and maximum, each term's maximum. */
+static void finish_postings(char *blob)
+{
+    post_head *h = (post_head *)blob;
+    postings p;
+    point(&p, blob);
+    const uint32_t *doc = p.post_doc;
+    const uint16_t *f2 = p.post_f2;
+    const uint8_t *own = p.post_own;
     uint32_t *snap_doc = (uint32_t *)p.snap_doc;
-    const int32_t *doc_snap = b->doc_snap.p;
+    const int32_t *doc_snap = p.doc_snap;
     for (uint64_t i = 0; i < h->n_snap; i++)
         snap_doc[i] = UINT32_MAX;
-    for (size_t d = 0; d < b->n_docs; d++)
+    for (size_t d = 0; d < h->n_docs; d++)
         if (doc_snap[d] >= 0 && (uint64_t)doc_snap[d] < h->n_snap)
             snap_doc[doc_snap[d]] = (uint32_t)d;
     uint64_t *sum = (uint64_t *)p.term_sum;
@@ -417,7 +439,6 @@ static int fill_postings(build *b, char *blob, const uint32_t *rank)
             tmax[t] = m > tmax[t] ? m : tmax[t];
         }
     }
-    return 0;
 }
 
 /* The blob of what b read. */
@@ -505,6 +526,335 @@ void *postings_build(store *s, const snapshot *sn, size_t *len, size_t *lists)
     if (blob)
         *lists = (size_t)((const post_head *)blob)->off[P_POST_DOC];
     build_free(&b);
+    return blob;
+}
+
+/* ---- extending ------------------------------------------------------------ */
+
+/* The rows an extension reads again (the old ones whose length changed) and
+ * the rows past the old postings' last, tokenized as postings_build does;
+ * every other row's postings are copied from the old blob. */
+typedef struct extend {
+    build b; /* the rows read: b.n_docs of them, their terms in b.terms */
+    const postings *old;
+    int64_t *rid;    /* [n_docs] each row's rid now */
+    size_t n_docs;   /* rows now */
+    uint8_t *dirty;  /* [old n_docs] 1: the row is read again */
+    int64_t *reread; /* [n_reread] their rids, ascending */
+    size_t n_reread;
+    snap_grow doc;      /* uint32_t: the row number of each row read */
+    uint32_t *new_off;  /* [new terms + 1]: each new term's postings among the read rows' */
+    uint32_t *new_doc;  /* the read rows' postings by new term (rows ascending) */
+    row_term *new_post; /* and their counts and own bits (tid unused) */
+    char **keys;        /* [new terms] the read rows' terms by id */
+    uint32_t *order;    /* [new terms] their ids by text */
+} extend;
+
+/* The rows as the index holds them now (rid[], by rid) against those the
+ * old postings were made from (old_len by rid from old_base): the old ones
+ * must be the first, in order; those whose length changed are read again.
+ * -1 when they do not match. */
+static int ext_rows(extend *x, const int32_t *old_len, int64_t old_base, size_t old_span)
+{
+    const build *b = &x->b;
+    size_t n0 = x->old->h->n_docs, n = 0, k = 0;
+    for (size_t i = 0; i < b->len_span; i++)
+        n += b->len[i] >= 0;
+    x->rid = malloc((n + 1) * sizeof *x->rid);
+    x->dirty = calloc(n0 + 1, 1);
+    x->reread = malloc((n0 + 1) * sizeof *x->reread);
+    if (!x->rid || !x->dirty || !x->reread || n < n0)
+        return -1;
+    for (size_t i = 0; i < b->len_span; i++)
+        if (b->len[i] >= 0)
+            x->rid[x->n_docs++] = b->len_base + (int64_t)i;
+    for (size_t i = 0; i < old_span; i++) {
+        if (old_len[i] < 0)
+            continue;
+        int64_t rid = old_base + (int64_t)i;
+        if (k >= n0 || x->rid[k] != rid)
+            return -1; /* not the rows the old postings hold */
+        if (old_len[i] != b->len[rid - b->len_base]) {
+            x->dirty[k] = 1;
+            x->reread[x->n_reread++] = rid;
+        }
+        k++;
+    }
+    return k == n0 ? 0 : -1;
+}
+
+/* The row number of rid now, or -1. */
+static long ext_doc(const extend *x, int64_t rid)
+{
+    size_t lo = 0, hi = x->n_docs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->rid[mid] < rid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < x->n_docs && x->rid[lo] == rid ? (long)lo : -1;
+}
+
+static int ext_row(void *p, int64_t rid, const char *content, int clen, const char *context,
+                   int xlen)
+{
+    extend *x = p;
+    build *b = &x->b;
+    long d = ext_doc(x, rid);
+    uint64_t *off = d < 0 ? NULL : snap_grow_push(&b->row_off);
+    uint32_t *doc = off ? snap_grow_push(&x->doc) : NULL;
+    if (!doc || b->n_docs >= UINT32_MAX - 1) {
+        b->bad = 1;
+        return 1;
+    }
+    *off = b->terms.n;
+    *doc = (uint32_t)d;
+    size_t first = b->terms.n;
+    b->weight = 2;
+    if (store_tokenize(b->s, content, clen, on_token, b, NULL) != MS_OK)
+        b->bad = 1;
+    b->weight = 1;
+    if (!b->bad && store_tokenize(b->s, context, xlen, on_token, b, NULL) != MS_OK)
+        b->bad = 1;
+    for (size_t i = first; i < b->terms.n; i++)
+        if (((const row_term *)b->terms.p)[i].f2 > UINT16_MAX)
+            b->bad = 1;
+    b->n_docs++;
+    return b->bad;
+}
+
+/* The read rows' postings by term (each term's rows ascending, as they
+ * were read) and the terms by text. */
+static int ext_lists(extend *x)
+{
+    build *b = &x->b;
+    size_t nt = b->v.n, np = b->terms.n;
+    const row_term *rt = b->terms.p;
+    const uint64_t *row_off = b->row_off.p;
+    const uint32_t *doc = x->doc.p;
+    x->new_off = calloc(nt + 2, sizeof *x->new_off);
+    x->new_doc = malloc((np + 1) * sizeof *x->new_doc);
+    x->new_post = malloc((np + 1) * sizeof *x->new_post);
+    x->keys = malloc((nt + 1) * sizeof *x->keys);
+    x->order = malloc((nt + 1) * sizeof *x->order);
+    uint32_t *fill = calloc(nt + 1, sizeof *fill);
+    int ok = x->new_off && x->new_doc && x->new_post && x->keys && x->order && fill;
+    for (size_t i = 0; ok && i < np; i++)
+        x->new_off[rt[i].tid + 1]++;
+    for (size_t t = 0; ok && t < nt; t++) {
+        x->new_off[t + 1] += x->new_off[t];
+        fill[t] = x->new_off[t];
+        x->order[t] = (uint32_t)t;
+    }
+    for (size_t r = 0; ok && r < b->n_docs; r++)
+        for (uint64_t i = row_off[r]; i < row_off[r + 1]; i++) {
+            uint32_t at = fill[rt[i].tid]++;
+            x->new_doc[at] = doc[r];
+            x->new_post[at] = rt[i];
+        }
+    for (size_t j = 0; ok && j < b->v.cap; j++)
+        if (b->v.key[j])
+            x->keys[b->v.id[j]] = b->v.key[j];
+    if (ok) {
+        sort_keys = x->keys;
+        qsort(x->order, nt, sizeof *x->order, by_text);
+    }
+    free(fill);
+    return ok ? 0 : -1;
+}
+
+/* Old term t's postings that stay (their rows are not read again); -1 when
+ * its list does not match its hash. */
+static int64_t ext_kept(const extend *x, uint64_t t)
+{
+    const postings *o = x->old;
+    uint64_t a = o->term_post[t], e = o->term_post[t + 1];
+    if (list_sum(o->post_doc, o->post_f2, o->post_own, a, e - a) != o->term_sum[t])
+        return -1;
+    int64_t n = 0;
+    for (uint64_t i = a; i < e; i++) {
+        if (o->post_doc[i] >= o->h->n_docs)
+            return -1;
+        n += !x->dirty[o->post_doc[i]];
+    }
+    return n;
+}
+
+/* One term of the merged vocabulary: its old index and new id (-1: none). */
+typedef struct ext_term {
+    const char *text;
+    int64_t old, new;
+    uint64_t df;
+} ext_term;
+
+/* The old terms and the read rows' terms, merged by text, with their
+ * counts; terms left with no posting are dropped. *n their number. */
+static ext_term *ext_terms(const extend *x, size_t *n)
+{
+    const postings *o = x->old;
+    uint64_t n_old = o->h->n_terms, a = 0, b = 0, n_new = x->b.v.n;
+    ext_term *t = malloc((n_old + n_new + 1) * sizeof *t);
+    *n = 0;
+    while (t && (a < n_old || b < n_new)) {
+        const char *ta = a < n_old ? o->text + o->text_off[a] : NULL;
+        const char *tb = b < n_new ? x->keys[x->order[b]] : NULL;
+        int c = !ta ? 1 : !tb ? -1 : strcmp(ta, tb);
+        ext_term e = {c <= 0 ? ta : tb, c <= 0 ? (int64_t)a : -1,
+                      c >= 0 ? (int64_t)x->order[b] : -1, 0};
+        a += c <= 0;
+        b += c >= 0;
+        int64_t kept = e.old >= 0 ? ext_kept(x, (uint64_t)e.old) : 0;
+        if (kept < 0) {
+            free(t);
+            return NULL;
+        }
+        e.df = (uint64_t)kept + (e.new >= 0 ? x->new_off[e.new + 1] - x->new_off[e.new] : 0);
+        if (e.df)
+            t[(*n)++] = e;
+    }
+    return t;
+}
+
+/* Term r's postings: its old ones that stay and the read rows', by row. */
+static void ext_fill_term(const extend *x, const ext_term *e, postings *p, uint64_t r)
+{
+    const postings *o = x->old;
+    uint32_t *doc = (uint32_t *)p->post_doc;
+    uint16_t *f2 = (uint16_t *)p->post_f2;
+    uint8_t *own = (uint8_t *)p->post_own;
+    uint64_t at = p->term_post[r], i = 0, ie = 0, j = 0, je = 0;
+    if (e->old >= 0) {
+        i = o->term_post[e->old];
+        ie = o->term_post[e->old + 1];
+    }
+    if (e->new >= 0) {
+        j = x->new_off[e->new];
+        je = x->new_off[e->new + 1];
+    }
+    for (;;) {
+        while (i < ie && x->dirty[o->post_doc[i]])
+            i++; /* read again: its new postings replace these */
+        if (i >= ie && j >= je)
+            return;
+        unsigned bit;
+        if (j >= je || (i < ie && o->post_doc[i] < x->new_doc[j])) {
+            doc[at] = o->post_doc[i];
+            f2[at] = o->post_f2[i];
+            bit = own_bit(o->post_own, i++);
+        } else {
+            doc[at] = x->new_doc[j];
+            f2[at] = (uint16_t)x->new_post[j].f2;
+            bit = x->new_post[j++].own;
+        }
+        own[at >> 3] |= (uint8_t)(bit << (at & 7));
+        at++;
+    }
+}
+
+/* The blob of the merged terms: postings_build's layout and arithmetic. */
+static void *ext_assemble(extend *x, const ext_term *t, size_t nt, int64_t n_row, int64_t n_token,
+                          size_t *out_len)
+{
+    const build *b = &x->b;
+    post_head h = {.magic = POST_MAGIC, .block = POST_BLOCK, .n_docs = x->n_docs};
+    h.n_terms = nt;
+    for (size_t r = 0; r < nt; r++) {
+        h.n_post += t[r].df;
+        h.n_blocks += (t[r].df + POST_BLOCK - 1) / POST_BLOCK;
+        h.text_len += strlen(t[r].text) + 1;
+    }
+    h.n_snap = b->sn->n;
+    h.n_row = n_row;
+    h.n_token = n_token;
+    h.avgdl = b->avgdl;
+    if (nt >= UINT32_MAX || h.text_len >= UINT32_MAX)
+        return NULL;
+    *out_len = layout(&h);
+    char *blob = calloc(1, *out_len);
+    char **keys = malloc((nt + 1) * sizeof *keys);
+    uint32_t *order = calloc(nt + 1, sizeof *order);
+    uint64_t *df = calloc(nt + 1, sizeof *df);
+    if (blob && keys && order && df) {
+        memcpy(blob, &h, sizeof h);
+        postings p;
+        point(&p, blob);
+        for (size_t d = 0; d < x->n_docs; d++) {
+            int64_t rid = x->rid[d];
+            ((int32_t *)p.doc_snap)[d] = (int32_t)snapshot_find(b->sn, rid);
+            ((double *)p.doc_k)[d] = doc_k_of((double)b->len[rid - b->len_base], b->avgdl);
+        }
+        for (size_t r = 0; r < nt; r++) {
+            keys[r] = (char *)t[r].text;
+            order[r] = (uint32_t)r;
+            df[r] = t[r].df;
+        }
+        sort_keys = keys;
+        fill_terms(blob, order, df);
+        for (size_t r = 0; r < nt; r++)
+            ext_fill_term(x, &t[r], &p, r);
+        finish_postings(blob);
+    } else {
+        free(blob);
+        blob = NULL;
+    }
+    free(keys);
+    free(order);
+    free(df);
+    return blob;
+}
+
+static void ext_free(extend *x)
+{
+    build_free(&x->b);
+    free(x->rid);
+    free(x->dirty);
+    free(x->reread);
+    free(x->doc.p);
+    free(x->new_off);
+    free(x->new_doc);
+    free(x->new_post);
+    free(x->keys);
+    free(x->order);
+}
+
+void *postings_extend(store *s, const snapshot *sn, const postings *old, const int32_t *old_len,
+                      int64_t old_base, size_t old_span, size_t *len, size_t *lists)
+{
+    int64_t n_row = 0, n_token = 0;
+    extend x = {.b = {.s = s,
+                      .sn = sn,
+                      .terms = {.size = sizeof(row_term)},
+                      .row_off = {.size = sizeof(uint64_t)},
+                      .seen = {.size = sizeof(term_seen)}},
+                .old = old,
+                .doc = {.size = sizeof(uint32_t)}};
+    build *b = &x.b;
+    void *blob = NULL;
+    ext_term *t = NULL;
+    size_t nt = 0;
+    uint64_t *end = NULL;
+    if (!old || !old_len || store_fts_totals(s, &n_row, &n_token, NULL) || n_row <= 0 ||
+        store_doclen_get(s, &b->len, &b->len_base, &b->len_span))
+        return NULL;
+    b->avgdl = (double)n_token / (double)n_row;
+    int ok = ext_rows(&x, old_len, old_base, old_span) == 0 && x.n_docs == (size_t)n_row &&
+             x.n_docs < UINT32_MAX - 1;
+    int64_t after = old->h->n_docs ? x.rid[old->h->n_docs - 1] : INT64_MIN;
+    ok = ok && store_scan_text_some(s, x.reread, x.n_reread, after, ext_row, &x, NULL) == MS_OK &&
+         !b->bad && b->n_docs == x.n_reread + (x.n_docs - old->h->n_docs) && b->v.n < UINT32_MAX &&
+         (end = snap_grow_push(&b->row_off));
+    if (ok) {
+        *end = b->terms.n;
+        ok = ext_lists(&x) == 0 && (t = ext_terms(&x, &nt));
+    }
+    if (ok)
+        blob = ext_assemble(&x, t, nt, n_row, n_token, len);
+    if (blob)
+        *lists = (size_t)((const post_head *)blob)->off[P_POST_DOC];
+    free(t);
+    ext_free(&x);
     return blob;
 }
 

@@ -457,6 +457,24 @@ static int open_tmp(const char *tmp)
     return fd;
 }
 
+static snapshot *map_file(store *s, const store_key *key, int as_base, int64_t *generation,
+                          char *note, size_t cap);
+
+/* The postings of grown sn extended from those of the file it grew from,
+ * when that file is still there (a base of key); NULL when not. */
+static void *extended_postings(store *s, const snapshot *sn, const store_key *key, size_t *len,
+                               size_t *lists)
+{
+    char note[PATH_MAX + 128];
+    snapshot *base = map_file(s, key, 1, NULL, note, sizeof note);
+    void *post = base && base->post
+                     ? postings_extend(s, sn, base->post, base->file_len, base->file_len_base,
+                                       base->file_len_span, len, lists)
+                     : NULL;
+    snapshot_free(base);
+    return post;
+}
+
 void snapfile_save(store *s, const snapshot *sn, const store_key *key)
 {
     char path[PATH_MAX], tmp[PATH_MAX + 8];
@@ -472,7 +490,9 @@ void snapfile_save(store *s, const snapshot *sn, const store_key *key)
         x.marks = marks;
     if (store_doclen_get(s, &x.doclen, &x.doclen_base, &x.doclen_span))
         x.doclen = NULL;
-    void *post = postings_build(s, sn, &x.post_len, &x.post_lists);
+    void *post = sn->grown_from ? extended_postings(s, sn, key, &x.post_len, &x.post_lists) : NULL;
+    if (!post)
+        post = postings_build(s, sn, &x.post_len, &x.post_lists);
     x.post = post;
     if (write_body(fd, sn, key, &x) || fsync(fd) || rename(tmp, path))
         unlink(tmp);
@@ -760,7 +780,7 @@ static int extras_of(snapshot *sn, store *s, const snap_head *h, const char *bas
  * by snapshot_free, also when this fails); why says what is wrong with it
  * when NULL. sealed: the file was checked whole before (its seal holds),
  * so its sections are not summed nor its indices checked again. */
-static snapshot *snap_from(store *s, const snap_head *h, const char *base, int sealed,
+static snapshot *snap_from(store *s, const snap_head *h, const char *base, int sealed, int lend,
                            const char **why)
 {
     snapshot *sn = calloc(1, sizeof *sn);
@@ -801,8 +821,11 @@ static snapshot *snap_from(store *s, const snap_head *h, const char *base, int s
     if (h->len[S_POSTINGS] && h->off[S_POST_LISTS] == h->off[S_POSTINGS] + h->len[S_POSTINGS])
         sn->post = postings_open(base + h->off[S_POSTINGS],
                                  h->len[S_POSTINGS] + h->len[S_POST_LISTS], sn->n, sn->n_all);
+    sn->file_len = sn->doclen;
+    sn->file_len_base = h->doclen_base;
+    sn->file_len_span = (size_t)(h->len[S_DOCLEN] / 4);
     if (sn->doclen &&
-        store_doclen_lend(s, sn->doclen, h->doclen_base, (size_t)(h->len[S_DOCLEN] / 4)))
+        (!lend || store_doclen_lend(s, sn->doclen, sn->file_len_base, sn->file_len_span)))
         sn->doclen = NULL; /* the store reads its own */
     sn->data_version = store_data_version(s);
     return sn;
@@ -845,8 +868,8 @@ static snapshot *map_file(store *s, const store_key *key, int as_base, int64_t *
     int sealed = 0, sealable = 0;
     if (base != MAP_FAILED) {
         sealed = seal_holds(path, &st, &h);
-        sealable = !sealed && seal_old_enough(&st); /* the clock read before the file is */
-        sn = snap_from(s, &h, base, sealed, &why);
+        sealable = !sealed && seal_old_enough(&st);          /* the clock read before the file is */
+        sn = snap_from(s, &h, base, sealed, !as_base, &why); /* a base's lengths are stale */
     }
     if (sn && sealable)
         seal_write(path, &st, &h);

@@ -208,6 +208,23 @@ ms_status store_fts_match(store *s, const char *match, store_rid_fn fn, void *ct
     return MS_OK;
 }
 
+/* fn for each row st gives (rid, content, context); 1 when fn stopped. */
+static int text_rows(sqlite3_stmt *st, store_text_fn fn, void *ctx, int *rc)
+{
+    while ((*rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *content = (const char *)sqlite3_column_text(st, 1);
+        int clen = sqlite3_column_bytes(st, 1);
+        const char *context = (const char *)sqlite3_column_text(st, 2);
+        int xlen = sqlite3_column_bytes(st, 2);
+        if (fn(ctx, sqlite3_column_int64(st, 0), content ? content : "", clen,
+               context ? context : "", xlen)) {
+            *rc = SQLITE_DONE;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 ms_status store_scan_text(store *s, store_text_fn fn, void *ctx, ms_error *err)
 {
     ms_status code = s->fts_n ? store_fts_flush(s, err) : MS_OK;
@@ -218,18 +235,38 @@ ms_status store_scan_text(store *s, store_text_fn fn, void *ctx, ms_error *err)
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "reading memories' text", err);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *content = (const char *)sqlite3_column_text(st, 1);
-        int clen = sqlite3_column_bytes(st, 1);
-        const char *context = (const char *)sqlite3_column_text(st, 2);
-        int xlen = sqlite3_column_bytes(st, 2);
-        if (fn(ctx, sqlite3_column_int64(st, 0), content ? content : "", clen,
-               context ? context : "", xlen)) {
-            rc = SQLITE_DONE;
-            break;
-        }
-    }
+    text_rows(st, fn, ctx, &rc);
     sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading memories' text", err);
+    return MS_OK;
+}
+
+/* fn for the rows of sql, its ?1 bound to v; 1 when fn stopped. */
+static int text_query(store *s, const char *sql, int64_t v, store_text_fn fn, void *ctx, int *rc)
+{
+    sqlite3_stmt *st;
+    if ((*rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(st, 1, v);
+    int stop = text_rows(st, fn, ctx, rc);
+    sqlite3_finalize(st);
+    return stop;
+}
+
+ms_status store_scan_text_some(store *s, const int64_t *rids, size_t n, int64_t after,
+                               store_text_fn fn, void *ctx, ms_error *err)
+{
+    ms_status code = s->fts_n ? store_fts_flush(s, err) : MS_OK;
+    if (code)
+        return code;
+    int rc = SQLITE_DONE, stop = 0;
+    for (size_t i = 0; !stop && rc == SQLITE_DONE && i < n; i++)
+        stop = text_query(s, "SELECT rid, content, context FROM memories WHERE rid=?1", rids[i], fn,
+                          ctx, &rc);
+    if (!stop && rc == SQLITE_DONE)
+        text_query(s, "SELECT rid, content, context FROM memories WHERE rid>?1 ORDER BY rid", after,
+                   fn, ctx, &rc);
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "reading memories' text", err);
     return MS_OK;

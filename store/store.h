@@ -76,6 +76,12 @@ ms_status store_total(store *s, int64_t *n, ms_error *err);
 /* Number of distinct profiles holding memories. */
 ms_status store_profile_count(store *s, int64_t *n, ms_error *err);
 
+/* How many times this connection ran SQLite's whole-file check (PRAGMA
+ * quick_check) before a write: 0 when none wrote, or when the file was as
+ * the last checked memscope writer left it (PATH.seal, store.c). For tests
+ * and benchmarks. */
+int store_full_checks(const store *s);
+
 /* Transactions. store_begin takes the write lock (BEGIN IMMEDIATE);
  * store_read_begin opens a read snapshot (BEGIN DEFERRED) and may be used on
  * read-only stores. store_end commits; store_rollback discards. */
@@ -336,6 +342,10 @@ ms_status store_fts_totals(store *s, int64_t *rows, int64_t *tokens, ms_error *e
 typedef int (*store_text_fn)(void *ctx, int64_t rid, const char *content, int clen,
                              const char *context, int xlen);
 ms_status store_scan_text(store *s, store_text_fn fn, void *ctx, ms_error *err);
+/* store_scan_text for the n memories rids[] (ascending; a missing one is
+ * skipped), then for every memory whose rid is above after. */
+ms_status store_scan_text_some(store *s, const int64_t *rids, size_t n, int64_t after,
+                               store_text_fn fn, void *ctx, ms_error *err);
 
 /* Call fn(ctx, rid) for every memory of the current profile whose text
  * matches the FTS5 expression match (columns named in it as it likes), in

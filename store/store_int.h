@@ -130,7 +130,9 @@ struct store {
     int nocreate;         /* STORE_OPEN_NOCREATE: an empty database is not initialised */
     int64_t upgrade_from; /* an older schema read as it is, upgraded by the first
                              write (store_require_writable); 0 when current */
-    int checked;          /* quick_check passed before this connection's first write */
+    int checked;          /* quick_check passed, or the seal held, before this connection's
+                             first write (store.c, "the seal") */
+    int full_checks;      /* the times it ran quick_check (store_full_checks) */
     int in_txn;
     int writing;         /* the open transaction is a write (store_begin) */
     int64_t changes0;    /* sqlite3_total_changes64 when the transaction began */

@@ -266,6 +266,39 @@ wait_rc >/dev/null
 grep -q "opening" "$T/stderr"
 ok $((!$?)) "with stderr not a terminal, nothing is written to it"
 
+# ---- at quit, a line says that the snapshot file is being written ---------------------
+# With no current snapshot file, the browser read the tables and writes the
+# file when it quits (seconds at a million memories): a line says so while
+# it does (the pane's log keeps it), erased after.
+tm kill-server 2>/dev/null
+rm -f "$T/rc" "$T/pane.log" "$BIG.snap" "$BIG.snap.seal"
+for ((try = 0; try < 50; try++)); do
+    tm new-session -d -s t -x 100 -y 24 "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE --db $BIG; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
+    sleep 0.1
+done
+tm pipe-pane -t t -o "cat >>$T/pane.log"
+wait_for "Query ▸"
+keys C-c
+is "$(wait_rc)" 0 "with no snapshot file, Ctrl-C quits"
+grep -qF "memscope: saving the snapshot of $BIG for the next start ..." "$T/pane.log"
+ok $? "while it writes the snapshot file, a line says so"
+ok "$([ -s "$BIG.snap" ]; echo $?)" "and the file is written"
+screen
+grep -q "memscope: saving" "$T/screen"
+ok $((!$?)) "the line is erased after"
+tm kill-server 2>/dev/null
+rm -f "$T/rc" "$T/pane.log"
+for ((try = 0; try < 50; try++)); do
+    tm new-session -d -s t -x 100 -y 24 "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE --db $BIG; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
+    sleep 0.1
+done
+tm pipe-pane -t t -o "cat >>$T/pane.log"
+wait_for "Query ▸"
+keys C-c
+wait_rc >/dev/null
+grep -q "memscope: saving" "$T/pane.log"
+ok $((!$?)) "with the file current, nothing is written at quit and no line is shown"
+
 # ---- the line says how far the load has got, at the terminal's width --------------------
 # MEMSCOPE_SNAPSHOT=off reads the snapshot from the tables, as a stale file
 # does; MEMSCOPE_BROWSE_LOAD_DELAY_MS=10 holds each step it shows 10 ms, so

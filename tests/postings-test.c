@@ -24,7 +24,11 @@
  *     query's document counts) is FTS5's vocabulary count
  *     (store_term_docs), for every word of the vocabulary and some the
  *     index lacks, in every random store; a damaged list says it cannot
- *     tell.
+ *     tell;
+ *   - postings extended for appends (postings_extend: the new rows and
+ *     the old ones whose context grew read again, the rest copied) are
+ *     the bytes postings_build gives, on random stores with random
+ *     appends; after a delete the extension declines.
  * Links the store and the engine. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -453,6 +457,120 @@ static void test_pruning(void)
     store_close(s);
 }
 
+/* The store's row lengths now, copied (the store's change with it). */
+static int32_t *lengths(store *s, int64_t *base, size_t *span)
+{
+    const int32_t *len;
+    if (store_doclen_get(s, &len, base, span))
+        return NULL;
+    int32_t *copy = malloc(*span * sizeof *copy + 1);
+    if (copy)
+        memcpy(copy, len, *span * sizeof *copy);
+    return copy;
+}
+
+/* Appends to a random store: new memories in old sessions (their last turn's
+ * context grows), in new ones and in none, some in the other profile. */
+static void append_some(store *s, int trial, int n_old)
+{
+    ms_error err;
+    int n = 1 + (int)rnd(trial % 5 == 0 ? 300 : 30);
+    if (trial % 3 == 1 && rnd(2)) {
+        store_use_profile(s, "other", &err);
+        fill(s, 1 + (int)rnd(20), "o2-", 12);
+        store_use_profile(s, "default", &err);
+    }
+    store_begin(s, &err);
+    for (int i = 0; i < n; i++) {
+        char text[512], id[32], session[32];
+        random_text(text, sizeof text, 12);
+        snprintf(id, sizeof id, "new%d-%d", trial, i);
+        unsigned how = rnd(3);
+        snprintf(session, sizeof session, how == 0 ? "a-s%u" : "n-s%u",
+                 how == 0 ? rnd((unsigned)n_old / 6 + 1) : (unsigned)i / 4);
+        put(s, id, text, how == 2 ? NULL : session);
+    }
+    store_end(s, &err);
+}
+
+/* Old rows whose length the appends changed. */
+static int grown_rows(const int32_t *a, int64_t abase, size_t aspan, store *s)
+{
+    int64_t base;
+    size_t span;
+    int32_t *b = lengths(s, &base, &span);
+    int n = 0;
+    for (size_t i = 0; b && i < aspan; i++) {
+        int64_t rid = abase + (int64_t)i;
+        n += a[i] >= 0 && rid >= base && (size_t)(rid - base) < span && b[rid - base] != a[i];
+    }
+    free(b);
+    return n;
+}
+
+/* postings_extend from a random store's postings after random appends is
+ * postings_build's blob, byte for byte; after a delete it declines. */
+static void test_extend(void)
+{
+    int stores = 0, same = 0, changed = 0, declined = 0;
+    for (int trial = 0; trial < 30; trial++) {
+        char name[32];
+        snprintf(name, sizeof name, "x%d.db", trial);
+        store *s;
+        ms_error err;
+        if (store_open(tpath(name), 0, &s, &err))
+            continue;
+        random_store(s, trial);
+        snapshot *sn = NULL, *sn2 = NULL;
+        void *blob = NULL, *want = NULL, *got = NULL;
+        size_t len = 0, wlen = 0, glen = 0, wl = 0, gl = 0, span = 0;
+        int64_t base = 0;
+        store_read_begin(s, &err);
+        postings *p = open_postings(s, &sn, &blob, &len);
+        int32_t *old_len = lengths(s, &base, &span);
+        int n_old = (int)(sn ? sn->n : 0);
+        store_end(s, NULL);
+        append_some(s, trial, n_old);
+        store_read_begin(s, &err);
+        if (p && old_len && snapshot_load(s, &sn2, &err) == MS_OK) {
+            stores++;
+            changed += grown_rows(old_len, base, span, s) > 0;
+            want = postings_build(s, sn2, &wlen, &wl);
+            got = postings_extend(s, sn2, p, old_len, base, span, &glen, &gl);
+            same += want && got && wlen == glen && wl == gl && memcmp(want, got, wlen) == 0;
+        }
+        store_end(s, NULL);
+        free(got);
+        got = NULL;
+        store_begin(s, &err);
+        char id[32] = "a0";
+        for (int i = 1; i < 1000 && store_delete(s, id, &err) != MS_OK; i++)
+            snprintf(id, sizeof id, "a%d", i); /* the first old memory that is there */
+        store_end(s, &err);
+        store_read_begin(s, &err);
+        snapshot_free(sn2);
+        sn2 = NULL;
+        if (p && old_len && snapshot_load(s, &sn2, &err) == MS_OK)
+            declined += !(got = postings_extend(s, sn2, p, old_len, base, span, &glen, &gl));
+        store_end(s, NULL);
+        free(got);
+        free(want);
+        free(old_len);
+        postings_free(p);
+        free(blob);
+        snapshot_free(sn);
+        snapshot_free(sn2);
+        store_close(s);
+    }
+    ok(stores == 30 && same == stores,
+       "postings extended for appends to %d random stores: postings_build's bytes in %d", stores,
+       same);
+    ok(changed > 10, "in %d of them an old row's context grew (its postings were read again)",
+       changed);
+    ok(declined == stores, "after a delete of an old row, the extension declines (%d of %d)",
+       declined, stores);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -462,6 +580,7 @@ int main(void)
     test_random();
     test_pruning();
     test_own();
+    test_extend();
     remove_tmpdir();
     return done_testing();
 }

@@ -2313,6 +2313,82 @@ static void test_two_writers(void)
     store_close(a);
 }
 
+/* Open name and put one memory in its own transaction: the status, and
+ * how many whole-file checks the write ran (*checks). */
+static ms_status sealed_put(const char *name, const char *id, int *checks)
+{
+    store *s = NULL;
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = store_open(tpath(name), 0, &s, &err);
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup(id);
+    m.content = strdup("Ana: the seal keeps the check for a changed file.");
+    m.session = strdup("seal");
+    m.created_at = strdup("2023-05-08T13:56:00Z");
+    if (!st)
+        st = store_begin(s, &err);
+    if (!st && (st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err)) == MS_OK)
+        st = store_end(s, &err);
+    *checks = s ? store_full_checks(s) : -1;
+    store_memory_clear(&m);
+    store_close(s);
+    return st;
+}
+
+/* Junk over the last page of the file at path, at once. */
+static void junk_last_page(const char *path)
+{
+    FILE *f = fopen(path, "r+b");
+    char junk[16384];
+    memset(junk, 0x5a, sizeof junk);
+    if (f && fseek(f, -(long)sizeof junk, SEEK_END) == 0)
+        fwrite(junk, 1, sizeof junk, f);
+    if (f)
+        fclose(f);
+}
+
+/* The whole-file check runs once: a writer that checked seals the file it
+ * leaves (PATH.seal), the next writer of that file skips the check, and a
+ * file changed behind the seal (even at once after it) is checked again
+ * and refused when corrupt. */
+static void test_seal(void)
+{
+    store *s = open_new("seal.db");
+    for (int i = 0; s && i < 40; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "z%d", i);
+        put_simple(s, id, "Ben: a few pages of memories before the seal is tried.", "Ben", "z");
+    }
+    store_close(s);
+    int checks = -1;
+    ok(file_exists(tpath("seal.db.seal")), "a writer that checked the store seals it");
+    ms_status st = sealed_put("seal.db", "k1", &checks);
+    ok(st == MS_OK && checks == 0, "the next write skips the whole-file check (%d)", checks);
+    store *r = NULL;
+    ms_error err;
+    if (store_open(tpath("seal.db"), STORE_OPEN_READONLY, &r, &err) == MS_OK &&
+        store_read_begin(r, &err) == MS_OK)
+        store_end(r, NULL);
+    store_close(r);
+    st = sealed_put("seal.db", "k2", &checks);
+    ok(st == MS_OK && checks == 0, "and so does one after a reader (%d)", checks);
+    raw_exec(tpath("seal.db"), "INSERT INTO meta(key, value) VALUES ('sealtest', '1')");
+    st = sealed_put("seal.db", "k3", &checks);
+    ok(st == MS_OK && checks == 1,
+       "a write by another program: the next write checks the file (%d)", checks);
+    st = sealed_put("seal.db", "k4", &checks);
+    ok(st == MS_OK && checks == 0, "and seals it again (%d)", checks);
+    junk_last_page(tpath("seal.db"));
+    st = sealed_put("seal.db", "k5", &checks);
+    ok(st == MS_CORRUPT && checks == 1,
+       "a page overwritten right after the seal: the write checks and refuses (%s, %d)",
+       ms_status_text(st), checks);
+    is_int(raw_int(tpath("seal.db"), "SELECT count(*) FROM memories WHERE id='k5'"), 0,
+           "and writes nothing");
+}
+
 /* The key of what is kept outside the store (store_cache_key) under a
  * read transaction. */
 static int key_of(store *s, store_key *k)
@@ -2727,6 +2803,7 @@ int main(void)
     test_schema6();
     test_detect();
     test_two_writers();
+    test_seal();
     test_cache_key();
     test_parse_time();
     test_format_time();

@@ -471,13 +471,9 @@ static int browse_text_cols(const char *s)
 /* "memscope: opening PATH (reading its WHAT, N %) ..." (no N when pct < 0)
  * into buf, PATH cut from its start to "...TAIL" when the line would be
  * wider than cols. */
-static void browse_opening_line(char *buf, size_t cap, const opening *o, const char *what, int pct)
+static void browse_status_line(char *buf, size_t cap, const opening *o, const char *lead,
+                               const char *rest)
 {
-    char rest[96], num[24] = "";
-    if (pct >= 0)
-        snprintf(num, sizeof num, ", %d %%", pct);
-    snprintf(rest, sizeof rest, " (reading its %s%s) ...", what, num);
-    static const char lead[] = "memscope: opening ";
     int room = o->cols - (int)strlen(lead) - (int)strlen(rest);
     const char *p = o->path;
     int cut = 0;
@@ -489,13 +485,23 @@ static void browse_opening_line(char *buf, size_t cap, const opening *o, const c
     snprintf(buf, cap, "%s%s%s%s", lead, cut ? "..." : "", p, rest);
 }
 
-static void browse_opening_say(const opening *o, const char *what, int pct)
+/* Say lead, the store's path and rest on the line, over what it said before. */
+static void browse_status_say(const opening *o, const char *lead, const char *rest)
 {
     char line[PATH_MAX + 160];
-    browse_opening_line(line, sizeof line, o, what, pct);
+    browse_status_line(line, sizeof line, o, lead, rest);
     int pad = o->cols - browse_text_cols(line);
     cli_printf(stderr, "\r%s%*s", line, pad > 0 ? pad : 0, "");
     fflush(stderr);
+}
+
+static void browse_opening_say(const opening *o, const char *what, int pct)
+{
+    char rest[96], num[24] = "";
+    if (pct >= 0)
+        snprintf(num, sizeof num, ", %d %%", pct);
+    snprintf(rest, sizeof rest, " (reading its %s%s) ...", what, num);
+    browse_status_say(o, "memscope: opening ", rest);
 }
 
 static void browse_progress(void *ctx, const char *what, int percent)
@@ -521,6 +527,20 @@ static void browse_opened(void)
 {
     cli_printf(stderr, "\r%*s\r", browse_line_cols(), "");
     fflush(stderr);
+}
+
+/* Close the engine; when that writes the snapshot file for the next start
+ * (seconds at a million memories), a line says so while it does (o: the
+ * terminal's, NULL when stderr is not one), erased after. */
+static void browse_close(engine *e, const opening *o)
+{
+    int saving = o && engine_saves_at_close(e);
+    if (saving) {
+        browse_status_say(o, "memscope: saving the snapshot of ", " for the next start ...");
+    }
+    engine_close(e);
+    if (saving)
+        browse_opened();
 }
 
 int browse_run(cli_common *c, int tour)
@@ -567,7 +587,7 @@ int browse_run(cli_common *c, int tour)
     view_screen_free(&b.scr);
     view_model_free(&b.vm);
     hist_close(b.hist);
-    engine_close(e);
+    browse_close(e, say ? &o : NULL);
     store_close(s);
     if (browse_signal && browse_signal != SIGINT) {
         signal(browse_signal, SIG_DFL);

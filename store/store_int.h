@@ -54,6 +54,11 @@ ms_status store_relations_forget(store *s, int64_t rid, const char *id, ms_error
 int store_holds_cue(const char *text);
 /* supersede.c: the k-th cue phrase (lower case), NULL past the last. */
 const char *store_cue_text(size_t k);
+/* supersede.c: does the lower-case text hold a job title's head noun
+ * ("engineer", "manager") as a whole word? One pass over its words. */
+int store_holds_title_head(const char *lower);
+/* supersede.c: the k-th title head noun, NULL past the last. */
+const char *store_title_head_text(size_t k);
 
 /* supersede.c: the match forms of the entities memory ?1 is linked to in
  * profile ?2, sorted. CROSS JOIN keeps the links as the outer loop: left

@@ -116,9 +116,12 @@ typedef struct mem_text {
     size_t n_ents;
 } mem_text;
 
+/* isalnum of an ASCII byte is the same in every locale; written out, since
+ * this is asked of every byte of every memory of an import. */
 static int word_byte(unsigned char c)
 {
-    return isalnum(c) || c >= 0x80 || c == '\'' || c == '&' || c == '-';
+    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c >= 0x80 ||
+           c == '\'' || c == '&' || c == '-';
 }
 
 /* Lower-case ASCII copy. Caller frees. */
@@ -570,7 +573,8 @@ static const char *raw_word(const char *p, const char *e, char *out, size_t cap)
     size_t n = 0;
     while (p + n < e && word_byte((unsigned char)p[n]) && n + 1 < cap)
         n++;
-    snprintf(out, cap, "%.*s", (int)n, p);
+    memcpy(out, p, n); /* word bytes: no NUL among them */
+    out[n] = '\0';
     return p + n;
 }
 
@@ -591,10 +595,16 @@ static int age_number(const char *w)
                 return -1;
         return v >= 1 ? v : -1;
     }
+    /* this is asked of every word of every memory: most start with a
+     * letter no number word starts with */
+    if (!w[0] || !memchr("otfsen", w[0], 6))
+        return -1;
     for (int i = 1; units[i]; i++)
-        if (strcmp(w, units[i]) == 0)
+        if (units[i][0] == w[0] && strcmp(w, units[i]) == 0)
             return i;
     for (int i = 0; tens[i]; i++) {
+        if (tens[i][0] != w[0])
+            continue;
         size_t n = strlen(tens[i]);
         if (strncmp(w, tens[i], n) != 0)
             continue;
@@ -774,14 +784,53 @@ static int title_facts(const mem_text *m, const char *lower, const char *s, cons
     return 0;
 }
 
+/* The title heads by first byte, as cue_first holds the cues. */
+_Static_assert(sizeof title_heads / sizeof *title_heads <= 65, "head_first holds a bit per head");
+static uint64_t head_first[256];
+static pthread_once_t head_first_once = PTHREAD_ONCE_INIT;
+
+static void head_first_build(void)
+{
+    for (size_t k = 0; title_heads[k]; k++)
+        head_first[(unsigned char)title_heads[k][0]] |= 1ull << k;
+}
+
+/* Does the lower-case text hold a title head as a whole word? The heads
+ * are letters, so one is found at word boundaries (find_word) exactly where
+ * a whole run of word bytes is that head: one pass over the runs, each
+ * compared with the heads of its first letter. */
+int store_holds_title_head(const char *lower)
+{
+    pthread_once(&head_first_once, head_first_build);
+    for (const char *p = lower; *p;) {
+        if (!word_byte((unsigned char)*p)) {
+            p++;
+            continue;
+        }
+        const char *q = p;
+        while (*q && word_byte((unsigned char)*q))
+            q++;
+        for (uint64_t m = head_first[(unsigned char)*p]; m; m &= m - 1) {
+            const char *h = title_heads[__builtin_ctzll(m)];
+            if (strlen(h) == (size_t)(q - p) && memcmp(p, h, (size_t)(q - p)) == 0)
+                return 1;
+        }
+        p = q;
+    }
+    return 0;
+}
+
+const char *store_title_head_text(size_t k)
+{
+    return k < sizeof title_heads / sizeof *title_heads ? title_heads[k] : NULL;
+}
+
 /* Might the lower-case text state an age or a title: a head noun, or a
  * number after "I'm", "is", "turned" ... (memory_facts decides)? */
 static int any_age_or_title(const char *lower)
 {
-    const char *end = lower + strlen(lower);
-    for (int k = 0; title_heads[k]; k++)
-        if (find_word(lower, end, title_heads[k]))
-            return 1;
+    if (store_holds_title_head(lower))
+        return 1;
     for (const char *s = lower; *s;) {
         const char *e = s;
         while (*e && !is_sentence_end(*e))

@@ -1967,6 +1967,63 @@ static void test_holds_cue(void)
     ok(yes > n / 10 && yes < n - n / 10, "of which some hold a cue and some not (%d)", yes);
 }
 
+/* Does the lower-case text hold a title head at word boundaries: every
+ * head at every place. */
+static int holds_head_slowly(const char *lower)
+{
+    size_t len = strlen(lower);
+    int yes = 0;
+    for (size_t k = 0; !yes && store_title_head_text(k); k++) {
+        const char *w = store_title_head_text(k);
+        size_t n = strlen(w);
+        for (size_t p = 0; !yes && p + n <= len; p++)
+            yes = memcmp(lower + p, w, n) == 0 &&
+                  (p == 0 || !cue_word_byte((unsigned char)lower[p - 1])) &&
+                  (p + n == len || !cue_word_byte((unsigned char)lower[p + n]));
+    }
+    return yes;
+}
+
+/* store_holds_title_head, one pass over the words, answers as a search
+ * for every head at every place does: random lower-case texts of heads,
+ * parts and extensions of them, joining bytes and UTF-8. */
+static void test_holds_title_head(void)
+{
+    static const char *const bits[] = {
+        "engineer", "engineers", "manager",   "lead",    "leader",   "nurse", "tutor",
+        "co-lead",  "chef's",    "x",         "analyst", "-",        "'",     "&",
+        " ",        " ",         ".",         "3",       "\xc3\xa9", "my",    "is",
+        "senior",   "data",      "scientist", "ceo",     "in",       "chief", "intern"};
+    unsigned x = 54321;
+    int yes = 0, agree = 0;
+    const int n = 20000;
+    for (int t = 0; t < n; t++) {
+        char text[256] = "";
+        int words = 1 + (int)((x = x * 1103515245u + 12345u) >> 16) % 8;
+        for (int w = 0; w < words; w++) {
+            x = x * 1103515245u + 12345u;
+            strcat(text, bits[(x >> 16) % (sizeof bits / sizeof *bits)]);
+            x = x * 1103515245u + 12345u;
+            if ((x >> 16) % 3)
+                strcat(text, " ");
+        }
+        int want = holds_head_slowly(text);
+        yes += want;
+        agree += store_holds_title_head(text) == want;
+        if (store_holds_title_head(text) != want)
+            diag("differs on '%s' (want %d)", text, want);
+    }
+    is_int(agree, n, "store_holds_title_head agrees with a search for every head on %d texts", n);
+    int each = 0, k = 0;
+    for (; store_title_head_text(k); k++) {
+        char text[96];
+        snprintf(text, sizeof text, "she is a %s, now", store_title_head_text(k));
+        each += store_holds_title_head(text) && store_holds_title_head(store_title_head_text(k));
+    }
+    ok(k > 40 && each == k, "each of the %d heads is found (%d)", k, each);
+    ok(yes > n / 10 && yes < n - n / 10, "of which some hold a head and some not (%d)", yes);
+}
+
 /* Supersession reads the entities of each memory that holds a cue from its
  * links, not by probing them for every entity of the profile (at 1M
  * memories, 58,725 entities for each of 609 memories: 20 s of an import). */
@@ -2800,6 +2857,7 @@ int main(void)
     test_relation_sync();
     test_cued_entities_plan();
     test_holds_cue();
+    test_holds_title_head();
     test_schema6();
     test_detect();
     test_two_writers();

@@ -103,12 +103,19 @@ typedef struct first_stage_opts {
     int seeds;               /* spreading also seeds from the best turn of each session
                                 not yet seeded down to this rank of its seeds */
     double seed_scale;       /* ... at this share of their activation; 0 off */
+    double kinds;            /* the weight of the list of memories naming a kind of the
+                                noun asked for (WordNet's hyponyms of query.kind); 0 off */
+    int kinds_per_session;   /* ... at most this many of a session in it; 0 any */
+    double hops;             /* the weight of the list of the named speakers' turns by their
+                                best match to any one predicate word; 0 off */
+    int hops_per_session;    /* ... at most this many of a session in it; 0 any */
     int lists_only;          /* only for questions of the multi_hop and aggregation types */
+    int sets_only;           /* only for questions that ask for a set (query.asks_set) */
 } first_stage_opts;
 
-/* Parse "prf=K:T:W,sessions=W,aspects=W,seeds=N:S,lists" (any of them, in
- * any order) into *out (zeroed first): 0, or -1 when spec is malformed or
- * a number out of range (K 1-64, T 1-32, N 11-200, weights and S 0-10). */
+/* Parse "prf=K:T:W,sessions=W,aspects=W,seeds=N:S,kinds=W[:P],hops=W[:P],lists,sets" (any of them,
+ * in any order) into *out (zeroed first): 0, or -1 when spec is malformed or a number out of range
+ * (K 1-64, T 1-32, N 11-200, P 0-50, weights and S 0-10). */
 int engine_first_stage_parse(const char *spec, first_stage_opts *out);
 
 typedef struct recall_opts {

@@ -438,6 +438,9 @@ typedef struct query {
                             instrument does Melanie's daughter play"): what the question asks
                             about, not its owner; "" when none (query.c) */
     int about_now;       /* asks how things are now (query.c): the latest fact wins */
+    int asks_set;        /* asks for a set of things gathered over time (query.c): "what
+                            books has Tim read", "what instruments does Tim play", "how many
+                            times", "both" */
     int asks_newest;     /* says latest, most recent(ly), recently, last time: the newest */
     double pred_idf_sum; /* sum of their idf */
     int64_t now;
@@ -829,6 +832,11 @@ void floor_kinds_free(floor_kinds *k);
 #define FLOOR_KIND_BELOW 1
 #define FLOOR_KIND_OWN 2
 int floor_kinds_held(const floor_kinds *k, const char *text);
+
+/* Call fn for each word of k (as lexicon_kinds gives them, in byte order,
+ * each once) until it returns non-zero: how many were given before that;
+ * 0 for k NULL. */
+int floor_kinds_each(const floor_kinds *k, lexicon_kind_fn fn, void *ctx);
 
 /* Does the question ask "which" (one in particular)? 0 for k NULL. */
 int floor_kinds_which(const floor_kinds *k);

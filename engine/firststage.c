@@ -13,13 +13,24 @@
  *            every second best, ...;
  *   aspects  one bm25 query per predicate word (with the words of the
  *            speakers' names the query gives), so that one word's strong
- *            matches do not crowd out another's.
+ *            matches do not crowd out another's;
+ *   kinds    the words WordNet files below the noun the query asks for
+ *            (query.kind, as the floor's kind rule reads them) that the
+ *            store holds, the rarest QUERY_TERMS_MAX, asked as a bm25 query
+ *            of their own; only the named speakers' memories, at most P a
+ *            session: "which cities has Jon visited" -> rome, paris;
+ *   hops     the named speakers' turns that one predicate word's bm25 list
+ *            holds, each by its best share of the top score of such a
+ *            list (its best match to any one word asked about), at most P
+ *            a session: the facts of a set are spread over sessions, each
+ *            matching one aspect.
  *
  * Each list is fused into bm25's own by rank, w / (FS_K + rank) with bm25's
  * list at weight 1; the channel's list is that fusion (raw = the fused
  * score) and its account (channel_status.first_stage) names what was
- * added. The option's `seeds` acts in ch_spreading.c, and `lists` keeps
- * them all to multi_hop and aggregation questions (firststage_applies). */
+ * added. The option's `seeds` acts in ch_spreading.c; `lists` keeps them
+ * all to multi_hop and aggregation questions, `sets` to questions that ask
+ * for a set (query.asks_set; firststage_applies). */
 #include "engine_int.h"
 
 #include <ctype.h>
@@ -79,8 +90,26 @@ static int fs_item(const char *item, first_stage_opts *o)
             return -1;
         o->seeds = (int)x[0];
         o->seed_scale = x[1];
+    } else if (strncmp(item, "kinds=", 6) == 0) {
+        x[1] = 0;
+        if (numbers(item + 6, 2, x, 0, 50) && numbers(item + 6, 1, x, 0, 10))
+            return -1;
+        if (x[0] > 10 || !whole(x[1]))
+            return -1;
+        o->kinds = x[0];
+        o->kinds_per_session = (int)x[1];
+    } else if (strncmp(item, "hops=", 5) == 0) {
+        x[1] = 0;
+        if (numbers(item + 5, 2, x, 0, 50) && numbers(item + 5, 1, x, 0, 10))
+            return -1;
+        if (x[0] > 10 || !whole(x[1]))
+            return -1;
+        o->hops = x[0];
+        o->hops_per_session = (int)x[1];
     } else if (strcmp(item, "lists") == 0) {
         o->lists_only = 1;
+    } else if (strcmp(item, "sets") == 0) {
+        o->sets_only = 1;
     } else {
         return -1;
     }
@@ -106,7 +135,8 @@ int engine_first_stage_parse(const char *spec, first_stage_opts *out)
 
 int firststage_applies(const first_stage_opts *o, const query *q)
 {
-    return !o->lists_only || q->type == QT_MULTI_HOP || q->type == QT_AGGREGATION;
+    return (!o->lists_only || q->type == QT_MULTI_HOP || q->type == QT_AGGREGATION) &&
+           (!o->sets_only || q->asks_set);
 }
 
 /* Append fmt's text to the channel's account (when it keeps one). */
@@ -399,6 +429,229 @@ static ms_status aspect_lists(const channel_ctx *c, fs_search_fn search, double 
     return st;
 }
 
+/* ---- kinds ------------------------------------------------------------------------ */
+
+typedef struct kind_term {
+    char stem[64];
+    char word[64];
+    int64_t df;
+} kind_term;
+
+struct kind_ctx {
+    const channel_ctx *c;
+    kind_term *v;
+    int n, cap;
+    int oom;
+};
+
+static int all_alpha(const char *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isalpha((unsigned char)w[i]))
+            return 0;
+    return n > 0;
+}
+
+/* A word below the noun asked for that the store holds, once per stem. */
+static int kind_word(void *p, const char *w, size_t n, int own)
+{
+    struct kind_ctx *k = p;
+    kind_term t = {0};
+    if (own || n >= sizeof t.word || !all_alpha(w, n))
+        return 0;
+    memcpy(t.word, w, n);
+    if (query_stem(k->c->s, t.word, n, t.stem, sizeof t.stem) || in_query(k->c->q, t.stem) ||
+        snapshot_term_docs(k->c->sn, k->c->s, t.stem, &t.df, NULL) || t.df == 0)
+        return 0;
+    for (int i = 0; i < k->n; i++)
+        if (strcmp(k->v[i].stem, t.stem) == 0)
+            return 0;
+    if (k->n == k->cap) {
+        int cap = k->cap ? 2 * k->cap : 64;
+        kind_term *v = realloc(k->v, (size_t)cap * sizeof *v);
+        if (!v) {
+            k->oom = 1;
+            return 1;
+        }
+        k->v = v;
+        k->cap = cap;
+    }
+    k->v[k->n++] = t;
+    return 0;
+}
+
+static int by_df(const void *a, const void *b)
+{
+    const kind_term *x = a, *y = b;
+    if (x->df != y->df)
+        return x->df < y->df ? -1 : 1;
+    return strcmp(x->stem, y->stem);
+}
+
+/* The words below the noun the query asks for (query.kind) that the store
+ * holds, the rarest QUERY_TERMS_MAX of them, as a query's terms into kq. */
+static ms_status kind_query(const channel_ctx *c, query *kq, ms_error *err)
+{
+    memset(kq, 0, sizeof *kq);
+    floor_kinds *fk = c->q->kind[0] ? floor_kinds_new(c->q, lexicon_default()) : NULL;
+    if (!fk)
+        return MS_OK;
+    struct kind_ctx k = {c, NULL, 0, 0, 0};
+    floor_kinds_each(fk, kind_word, &k);
+    floor_kinds_free(fk);
+    if (k.oom) {
+        free(k.v);
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    }
+    qsort(k.v, (size_t)k.n, sizeof *k.v, by_df);
+    for (int i = 0; i < k.n && kq->n_terms < QUERY_TERMS_MAX; i++) {
+        query_term *t = &kq->terms[kq->n_terms++];
+        snprintf(t->text, sizeof t->text, "%s", k.v[i].stem);
+        snprintf(t->surface, sizeof t->surface, "%s", k.v[i].word);
+        t->predicate = 1;
+    }
+    free(k.v);
+    return MS_OK;
+}
+
+/* Is memory i spoken by a speaker the query names (any, when it names none)? */
+static int by_named(const channel_ctx *c, uint32_t i)
+{
+    if (c->q->n_named == 0)
+        return 1;
+    for (int k = 0; k < c->q->n_named; k++)
+        if (c->sn->speaker_ent[i] >= 0 && (uint32_t)c->sn->speaker_ent[i] == c->q->named[k])
+            return 1;
+    return 0;
+}
+
+/* l without the memories no named speaker says and those past the first
+ * per of their session (per 0: any number), in its order. */
+static void keep_named(const channel_ctx *c, ranked_list *l, int per)
+{
+    size_t m = 0;
+    for (size_t r = 0; r < l->n; r++) {
+        uint32_t i = l->v[r].idx;
+        int same = 0;
+        for (size_t u = 0; per > 0 && u < m; u++)
+            same += c->sn->session[i] >= 0 && c->sn->session[l->v[u].idx] == c->sn->session[i];
+        if (by_named(c, i) && (per == 0 || same < per))
+            l->v[m++] = l->v[r];
+    }
+    l->n = m;
+}
+
+/* The list of the memories that name a kind of the noun asked for, fused
+ * in at the option's weight; nothing when the query asks for none the store
+ * holds (*added 0). */
+static ms_status add_kinds(const channel_ctx *c, fs_search_fn search, double *acc, uint8_t *seen,
+                           ranked_list *all, int *added, ms_error *err)
+{
+    const first_stage_opts *f = &c->o->first_stage;
+    query *kq = calloc(1, sizeof *kq);
+    ms_status st = kq ? kind_query(c, kq, err) : ms_fail(err, MS_NOMEM, "out of memory");
+    ranked_list l = {0};
+    *added = !st && kq->n_terms > 0;
+    if (*added) {
+        account(c, "%skinds %g of %s (%d words):", c->first_stage && c->first_stage[0] ? "; " : "",
+                f->kinds, c->q->kind, kq->n_terms);
+        for (int i = 0; i < kq->n_terms; i++)
+            account(c, " %s", kq->terms[i].surface);
+        st = search(c, kq, &l, err);
+    }
+    if (!st && *added) {
+        keep_named(c, &l, f->kinds_per_session);
+        if (fold_in(&l, f->kinds, acc, seen, all))
+            st = ms_fail(err, MS_NOMEM, "out of memory");
+    }
+    ranked_free(&l);
+    free(kq);
+    return st;
+}
+
+/* ---- hops --------------------------------------------------------------------- */
+
+typedef struct hop_row {
+    uint32_t idx;
+    double best; /* its best share of the top score of one predicate word's list */
+} hop_row;
+
+static int by_best(const void *a, const void *b)
+{
+    const hop_row *x = a, *y = b;
+    if (x->best != y->best)
+        return x->best > y->best ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* The named speakers' turns that one predicate word's bm25 list holds, each
+ * by its best share of the top score of such a list, into out best first. */
+static ms_status hop_list(const channel_ctx *c, fs_search_fn search, ranked_list *out,
+                          ms_error *err)
+{
+    const query *q = c->q;
+    idx_sum best = {0};
+    query *aq = calloc(1, sizeof *aq);
+    ms_status st = aq ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
+    for (int i = 0; !st && i < q->n_terms; i++) {
+        if (!q->terms[i].predicate)
+            continue;
+        aq->n_terms = 1;
+        aq->terms[0] = q->terms[i];
+        ranked_list l = {0};
+        st = search(c, aq, &l, err);
+        keep_named(c, &l, 0);
+        for (size_t r = 0; !st && r < l.n; r++) {
+            double *b = idx_sum_at(&best, l.v[r].idx, NULL);
+            double share = l.v[0].raw > 0 ? l.v[r].raw / l.v[0].raw : 0;
+            if (!b)
+                st = ms_fail(err, MS_NOMEM, "out of memory");
+            else if (share > *b)
+                *b = share;
+        }
+        ranked_free(&l);
+    }
+    hop_row *v = !st && best.n ? malloc(best.n * sizeof *v) : NULL;
+    size_t n = 0;
+    if (!st && best.n && !v)
+        st = ms_fail(err, MS_NOMEM, "out of memory");
+    for (size_t k = 0; v && k < best.cap; k++)
+        if (best.key[k])
+            v[n++] = (hop_row){best.key[k] - 1, best.val[k]};
+    if (v)
+        qsort(v, n, sizeof *v, by_best);
+    for (size_t r = 0; !st && r < n; r++)
+        if (ranked_push(out, v[r].idx, v[r].best))
+            st = ms_fail(err, MS_NOMEM, "out of memory");
+    free(v);
+    free(aq);
+    idx_sum_free(&best);
+    return st;
+}
+
+/* The hop list fused in at the option's weight, at most hops_per_session
+ * of a session; nothing when the query names no speaker or has no
+ * predicate word (*added 0). */
+static ms_status add_hops(const channel_ctx *c, fs_search_fn search, double *acc, uint8_t *seen,
+                          ranked_list *all, int *added, ms_error *err)
+{
+    const first_stage_opts *f = &c->o->first_stage;
+    *added = c->q->n_named > 0 && c->q->n_pred > 0;
+    if (!*added)
+        return MS_OK;
+    ranked_list l = {0};
+    ms_status st = hop_list(c, search, &l, err);
+    if (!st) {
+        keep_named(c, &l, f->hops_per_session);
+        account(c, "%shops %g (%d words, %zu turns)",
+                c->first_stage && c->first_stage[0] ? "; " : "", f->hops, c->q->n_pred, l.n);
+        if (fold_in(&l, f->hops, acc, seen, all))
+            st = ms_fail(err, MS_NOMEM, "out of memory");
+    }
+    ranked_free(&l);
+    return st;
+}
+
 /* The expansion list of pseudo-relevance feedback, fused in. */
 static ms_status add_prf(const channel_ctx *c, fs_search_fn search, const ranked_list *bm,
                          double *acc, uint8_t *seen, ranked_list *all, ms_error *err)
@@ -439,8 +692,13 @@ ms_status firststage_extend(const channel_ctx *c, fs_search_fn search, ranked_li
                             ms_error *err)
 {
     const first_stage_opts *f = &c->o->first_stage;
-    int prf = f->prf_docs > 0 && f->prf_terms > 0 && f->prf_weight > 0;
-    if ((!prf && !(f->sessions > 0) && !(f->aspects > 0)) || bm->n == 0 ||
+    /* the lists of the query's own words find nothing when bm25 found
+     * nothing; the kinds' words are other words */
+    int words = bm->n > 0;
+    int prf = words && f->prf_docs > 0 && f->prf_terms > 0 && f->prf_weight > 0;
+    int sessions = words && f->sessions > 0;
+    if ((!prf && !sessions && !(words && f->aspects > 0) && !(f->kinds > 0) &&
+         !(words && f->hops > 0)) ||
         !firststage_applies(f, c->q))
         return MS_OK;
     double *acc = calloc(c->sn->n + 1, sizeof *acc);
@@ -451,12 +709,18 @@ ms_status firststage_extend(const channel_ctx *c, fs_search_fn search, ranked_li
         st = ms_fail(err, MS_NOMEM, "out of memory");
     if (!st && prf)
         st = add_prf(c, search, bm, acc, seen, &all, err);
-    if (!st && f->sessions > 0)
+    if (!st && sessions)
         st = add_sessions(c, bm, acc, seen, &all, err);
     int aspects = 0;
-    if (!st && f->aspects > 0)
+    if (!st && words && f->aspects > 0)
         st = aspect_lists(c, search, f->aspects, acc, seen, &all, &aspects, err);
-    if (!st && (prf || f->sessions > 0 || aspects)) {
+    int kinds = 0;
+    if (!st && f->kinds > 0)
+        st = add_kinds(c, search, acc, seen, &all, &kinds, err);
+    int hops = 0;
+    if (!st && words && f->hops > 0)
+        st = add_hops(c, search, acc, seen, &all, &hops, err);
+    if (!st && (prf || sessions || aspects || kinds || hops)) {
         for (size_t t = 0; t < all.n; t++)
             all.v[t].raw = acc[all.v[t].idx];
         ranked_finish(&all, c->sn, c->top_n);

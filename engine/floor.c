@@ -510,6 +510,15 @@ int floor_kinds_held(const floor_kinds *k, const char *text)
     return c.held;
 }
 
+int floor_kinds_each(const floor_kinds *k, lexicon_kind_fn fn, void *ctx)
+{
+    size_t i = 0;
+    for (; k && i < k->n; i++)
+        if (fn(ctx, k->v[i].w, strlen(k->v[i].w), k->v[i].own))
+            break;
+    return (int)i;
+}
+
 int floor_kinds_which(const floor_kinds *k)
 {
     return k && k->which;

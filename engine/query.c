@@ -187,6 +187,55 @@ static int starts_any(const char *folded, const char *const *phrases)
     return 0;
 }
 
+/* Does text start with w (lower case), whatever the case of its letters? */
+static int same_word(const char *text, const char *w)
+{
+    for (; *w; w++, text++)
+        if (tolower((unsigned char)*text) != *w)
+            return 0;
+    return 1;
+}
+
+/* "what|which [WORD] <word ending in s> does|did|has|have|do ...": a plural
+ * asked for, with at most one word before it ("what LGBTQ events has"). */
+static int plural_ask(const char *f)
+{
+    if (plural_question(f))
+        return 1;
+    const char *p = strncmp(f, " what ", 6) == 0    ? f + 5
+                    : strncmp(f, " which ", 7) == 0 ? f + 6
+                                                    : NULL;
+    const char *next = p ? strchr(p + 1, ' ') : NULL;
+    if (!next)
+        return 0;
+    char buf[256];
+    int n = snprintf(buf, sizeof buf, " what%s", next);
+    return n > 0 && (size_t)n < sizeof buf && plural_question(buf);
+}
+
+/* Does the question ask for a set of things gathered over time? A plural
+ * asked for (plural_ask), "how many times", "both", "in common",
+ * "together", or a what-, which- or how-many-question in the present
+ * perfect with a speaker for its subject ("what has Melanie painted",
+ * "which cities has Jon visited": "has" or "have" just before the name). */
+static int asks_set(const char *text, const char *folded, const query *q)
+{
+    static const char *const set_any[] = {" how many times ", " both ", " common ", " together ",
+                                          NULL};
+    static const char *const set_start[] = {" what ", " which ", " how many ", NULL};
+    if (plural_ask(folded) || has_any(folded, set_any))
+        return 1;
+    if (!starts_any(folded, set_start))
+        return 0;
+    for (int k = 0; k < q->n_subj; k++) {
+        int b = q->subj_start[k];
+        if ((b >= 4 && same_word(text + b - 4, "has ")) ||
+            (b >= 5 && same_word(text + b - 5, "have ")))
+            return 1;
+    }
+    return 0;
+}
+
 static query_type classify(const char *folded, int n_terms)
 {
     for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
@@ -1043,6 +1092,7 @@ ms_status query_analyse(store *s, const snapshot *sn, embedder *emb, const char 
     find_wh_verb(folded, q);
     find_what_verb(folded, q);
     q->about_now = about_now(folded, q);
+    q->asks_set = asks_set(text, folded, q);
     static const char *const newest[] = {" latest ", " most recent ", " most recently ",
                                          " last time ", NULL};
     q->asks_newest = has_any(folded, newest) || recently_alone(folded);

@@ -14,6 +14,13 @@
  *   - seeds: spreading also seeds from the first turn of a session below
  *     its ten seeds, at the scale asked, and `lists` keeps every option off
  *     for a question that is not multi_hop or aggregation;
+ *   - kinds: the words WordNet files below the noun asked for ("which
+ *     cities" -> rome, paris) that the store holds, asked as a list of
+ *     their own, only the named speakers' memories, at most P a session;
+ *   - hops: the named speakers' turns by their best match to any one
+ *     predicate word, at most P a session, exactly as a reference fusion
+ *     computes it;
+ *   - query.asks_set, and `sets` keeping every option to those questions;
  *   - engine_recall reports the account in the JSON's channels.
  * Links the store and the engine. */
 #include <math.h>
@@ -31,31 +38,49 @@ static char tmpdir[] = "/tmp/memscope-firststage-test-XXXXXX";
 
 typedef struct mem_row {
     const char *id, *session, *created, *content;
+    const char *speaker; /* NULL for none */
 } mem_row;
 
 /* Pottery is a hobby twice; a third memory fires pottery in a kiln without
  * the word. Session s4 holds two turns that say hobby most. */
 static const mem_row hobby[] = {
-    {"p1", "s1", "2025-01-01T10:00:00Z", "Our hobby is pottery."},
-    {"p2", "s2", "2025-01-02T10:00:00Z", "Pottery became my hobby this year."},
-    {"p3", "s3", "2025-01-03T10:00:00Z", "The kiln fired the pottery bowls."},
-    {"f1", "s5", "2025-01-04T10:00:00Z", "The train was crowded."},
-    {"f2", "s5", "2025-01-04T10:01:00Z", "Rain all day again."},
-    {"f3", "s6", "2025-01-05T10:00:00Z", "Dinner was late tonight."},
-    {"f4", "s6", "2025-01-05T10:01:00Z", "The meeting moved to Friday."},
-    {"f5", "s7", "2025-01-06T10:00:00Z", "My sister called about the car."},
-    {"f6", "s7", "2025-01-06T10:01:00Z", "The car needs new tyres."},
+    {"p1", "s1", "2025-01-01T10:00:00Z", "Our hobby is pottery.", NULL},
+    {"p2", "s2", "2025-01-02T10:00:00Z", "Pottery became my hobby this year.", NULL},
+    {"p3", "s3", "2025-01-03T10:00:00Z", "The kiln fired the pottery bowls.", NULL},
+    {"f1", "s5", "2025-01-04T10:00:00Z", "The train was crowded.", NULL},
+    {"f2", "s5", "2025-01-04T10:01:00Z", "Rain all day again.", NULL},
+    {"f3", "s6", "2025-01-05T10:00:00Z", "Dinner was late tonight.", NULL},
+    {"f4", "s6", "2025-01-05T10:01:00Z", "The meeting moved to Friday.", NULL},
+    {"f5", "s7", "2025-01-06T10:00:00Z", "My sister called about the car.", NULL},
+    {"f6", "s7", "2025-01-06T10:01:00Z", "The car needs new tyres.", NULL},
 };
 
 static const mem_row sessions[] = {
-    {"c1", "s4", "2025-02-01T10:00:00Z", "Hobby, hobby, hobby: my hobby."},
-    {"c2", "s4", "2025-02-01T10:01:00Z", "The hobby hobby club."},
-    {"c3", "s4", "2025-02-01T10:02:00Z", "See you there."},
-    {"a1", "s1", "2025-02-02T10:00:00Z", "A hobby of mine is chess at the club on Sundays."},
-    {"a2", "s2", "2025-02-03T10:00:00Z", "My hobby is knitting."},
-    {"f1", "s5", "2025-02-04T10:00:00Z", "The train was crowded."},
-    {"f2", "s5", "2025-02-04T10:01:00Z", "Rain all day again."},
-    {"f3", "s6", "2025-02-05T10:00:00Z", "Dinner was late tonight."},
+    {"c1", "s4", "2025-02-01T10:00:00Z", "Hobby, hobby, hobby: my hobby.", NULL},
+    {"c2", "s4", "2025-02-01T10:01:00Z", "The hobby hobby club.", NULL},
+    {"c3", "s4", "2025-02-01T10:02:00Z", "See you there.", NULL},
+    {"a1", "s1", "2025-02-02T10:00:00Z", "A hobby of mine is chess at the club on Sundays.", NULL},
+    {"a2", "s2", "2025-02-03T10:00:00Z", "My hobby is knitting.", NULL},
+    {"f1", "s5", "2025-02-04T10:00:00Z", "The train was crowded.", NULL},
+    {"f2", "s5", "2025-02-04T10:01:00Z", "Rain all day again.", NULL},
+    {"f3", "s6", "2025-02-05T10:00:00Z", "Dinner was late tonight.", NULL},
+};
+
+/* Two speakers over six sessions: Melanie's hobbies (one word each), Jonas's
+ * cities (no word of a question asking for cities). */
+static const mem_row club[] = {
+    {"m1", "s1", "2025-03-01T10:00:00Z", "Pottery is my hobby, my one hobby, a hobby for life.",
+     "Melanie"},
+    {"m2", "s1", "2025-03-01T10:01:00Z", "Chess is a hobby too.", "Melanie"},
+    {"m3", "s2", "2025-03-02T10:00:00Z", "I tried swimming last week.", "Melanie"},
+    {"j1", "s3", "2025-03-03T10:00:00Z", "My hobby is golf, hobby, hobby, hobby.", "Jonas"},
+    {"j2", "s4", "2025-03-04T10:00:00Z", "I loved Rome in spring.", "Jonas"},
+    {"j3", "s4", "2025-03-04T10:01:00Z", "Paris was rainy.", "Jonas"},
+    {"m4", "s6", "2025-03-06T10:00:00Z", "Rome is far away.", "Melanie"},
+    {"f1", "s5", "2025-03-05T10:00:00Z", "The train was crowded.", "Jonas"},
+    {"f2", "s5", "2025-03-05T10:01:00Z", "Rain all day again.", "Melanie"},
+    {"f3", "s5", "2025-03-05T10:02:00Z", "Dinner was late tonight.", "Jonas"},
+    {"f4", "s6", "2025-03-06T10:01:00Z", "The meeting moved to Friday.", "Jonas"},
 };
 
 static store *make(const char *name, const mem_row *v, size_t n)
@@ -74,6 +99,7 @@ static store *make(const char *name, const mem_row *v, size_t n)
         m.session = strdup(v[i].session);
         m.created_at = strdup(v[i].created);
         m.content = strdup(v[i].content);
+        m.speaker = v[i].speaker ? strdup(v[i].speaker) : NULL;
         if (store_put(s, &m, STORE_DUP_ERROR, NULL, &err))
             diag("put %s: %s", v[i].id, err.msg);
         store_memory_clear(&m);
@@ -207,11 +233,18 @@ static void test_parse(void)
            o.sessions == 0.25 && o.aspects == 1 && o.seeds == 30 && o.seed_scale == 0.5 &&
            o.lists_only && o.prf_docs == 0,
        "sessions, aspects, seeds and lists parse together");
+    ok(engine_first_stage_parse("kinds=0.5,hops=1:1,sets", &o) == 0 && o.kinds == 0.5 &&
+           o.kinds_per_session == 0 && o.hops == 1 && o.hops_per_session == 1 && o.sets_only &&
+           !o.lists_only,
+       "kinds, hops (with a cap per session) and sets parse together");
+    ok(engine_first_stage_parse("kinds=2:3", &o) == 0 && o.kinds == 2 && o.kinds_per_session == 3,
+       "kinds=2:3: weight 2, at most 3 a session");
     static const char *const bad[] = {
-        "",           "prf",         "prf=5:10",    "prf=0:10:1",  "prf=5:0:1",   "prf=5:33:1",
-        "prf=65:5:1", "prf=5.5:5:1", "prf=5:5:11",  "sessions=-1", "sessions=11", "aspects=x",
-        "seeds=10:1", "seeds=30",    "seeds=30:11", "lists=1",     "sessions=1,", "bogus",
-        "prf=5:10:1x"};
+        "kinds",       "kinds=11",    "kinds=1:1.5", "kinds=1:51", "hops=",       "hops=1:2:3",
+        "hops=-1",     "sets=1",      "kinds=1:",    "",           "prf",         "prf=5:10",
+        "prf=0:10:1",  "prf=5:0:1",   "prf=5:33:1",  "prf=65:5:1", "prf=5.5:5:1", "prf=5:5:11",
+        "sessions=-1", "sessions=11", "aspects=x",   "seeds=10:1", "seeds=30",    "seeds=30:11",
+        "lists=1",     "sessions=1,", "bogus",       "prf=5:10:1x"};
     int refused = 0;
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int r = engine_first_stage_parse(bad[i], &o);
@@ -320,7 +353,7 @@ static store *seeds_store(void)
         int b = i >= 12;
         snprintf(id[i], sizeof id[i], "%c%d", b ? 'b' : 'a', b ? i - 12 : i);
         snprintf(created[i], sizeof created[i], "%d-03-01T10:%02d:00Z", b ? 2024 : 2025, i);
-        v[i] = (mem_row){id[i], b ? "B" : "A", created[i], b ? "Turn of B." : "Turn of A."};
+        v[i] = (mem_row){id[i], b ? "B" : "A", created[i], b ? "Turn of B." : "Turn of A.", NULL};
     }
     return make("seeds.db", v, 15);
 }
@@ -401,6 +434,166 @@ static void test_seeds(void)
     store_close(s);
 }
 
+/* ---- kinds, hops and sets ------------------------------------------------------ */
+
+/* The query's asks_set for text, against the fixture's snapshot; -1 when it
+ * cannot be analysed. */
+static int set_of(fixture *f, const char *text)
+{
+    query q;
+    ms_error err;
+    if (query_analyse(f->s, f->sn, NULL, text, 0, 0, &q, &err))
+        return -1;
+    int set = q.asks_set;
+    query_clear(&q);
+    return set;
+}
+
+static void test_sets(fixture *f)
+{
+    static const struct {
+        const char *text;
+        int set;
+    } cases[] = {
+        {"What books has Melanie read?", 1},
+        {"What has Melanie painted?", 1},
+        {"Which city have Jonas and Melanie visited?", 1},
+        {"What musical events has Melanie gone to?", 1},
+        {"What instruments does Jonas play?", 1},
+        {"How many times has Jonas been to the beach?", 1},
+        {"What do Melanie and Jonas both like?", 1},
+        {"What sports do they have in common?", 1},
+        {"What did Melanie paint yesterday?", 0},
+        {"Where does Jonas work?", 0},
+        {"What is Melanie's job?", 0},
+        {"When has Jonas been to Rome?", 0},
+        {"What has been bothering Melanie?", 0},
+        {"What does Jonas think of chess?", 0},
+        {"How many dogs does Melanie have?", 0},
+    };
+    int right = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int got = set_of(f, cases[i].text);
+        if (got != cases[i].set)
+            diag("asks_set %d, want %d: %s", got, cases[i].set, cases[i].text);
+        right += got == cases[i].set;
+    }
+    ok(right == (int)(sizeof cases / sizeof *cases),
+       "asks_set: a plural asked for, the present perfect of a named speaker, how many times, "
+       "both, in common; not a one-time past, a where, a possessive, a when (%d of %zu)",
+       right, sizeof cases / sizeof *cases);
+}
+
+static void test_hops(fixture *f)
+{
+    const char *q = "What hobbies has Melanie tried?";
+    ranked_list plain = {0}, hop = {0}, any = {0};
+    char a0[CHANNEL_FIRST_STAGE_MAX], a1[CHANNEL_FIRST_STAGE_MAX], a2[CHANNEL_FIRST_STAGE_MAX];
+    int same = 0;
+    ms_status st = bm25_list(f, q, NULL, 0, &plain, a0);
+    st = st ? st : bm25_both(f, q, "hops=1:1", &hop, a1, &same);
+    st = st ? st : bm25_list(f, q, "hops=1", 0, &any, a2);
+    is_str(a1, "hops 1 (2 words, 2 turns)",
+           "hops=1:1: the account names the weight, the two predicate words and the turns listed");
+    is_str(a2, "hops 1 (2 words, 3 turns)", "hops=1 (any number a session): three turns");
+    /* the hop list with one a session: m1 (the best of hobbies), m3 (the
+     * only one of tried), both at share 1, by rid; not j1 (Jonas), not m2
+     * (s1 again) */
+    const char *order[] = {"m1", "m3"};
+    int agree = !st && hop.n > 0;
+    for (size_t r = 0; agree && r < hop.n; r++) {
+        uint32_t i = hop.v[r].idx;
+        int rb = ranked_rank(&plain, i), rh = 0;
+        for (int k = 0; k < 2; k++) {
+            store_memory m;
+            store_memory_init(&m);
+            ms_error err;
+            if (store_get(f->s, order[k], 0, &m, &err) == MS_OK &&
+                snapshot_find(f->sn, m.rid) == (long)i)
+                rh = k + 1;
+            store_memory_clear(&m);
+        }
+        double want = (rb ? 1.0 / (15.0 + rb) : 0) + (rh ? 1.0 / (15.0 + rh) : 0);
+        agree = fabs(hop.v[r].raw - want) < 1e-12;
+    }
+    ok(agree,
+       "each memory scores 1/(15 + bm25 rank) + 1/(15 + hop rank), the hop list m1, m3 "
+       "(%zu memories)",
+       hop.n);
+    ok(rank_of(f, &plain, "j1") < rank_of(f, &plain, "m1") &&
+           rank_of(f, &hop, "m1") < rank_of(f, &hop, "j1"),
+       "Melanie's m1 passes Jonas's j1, which says hobby most (bm25 %d and %d; with hops %d and "
+       "%d)",
+       rank_of(f, &plain, "m1"), rank_of(f, &plain, "j1"), rank_of(f, &hop, "m1"),
+       rank_of(f, &hop, "j1"));
+    ok(rank_of(f, &any, "m2") < rank_of(f, &hop, "m2"),
+       "without the cap per session m2 (a second of s1) gains too (%d against %d)",
+       rank_of(f, &any, "m2"), rank_of(f, &hop, "m2"));
+    ok(same, "the same list through the postings");
+    ranked_list none = {0};
+    st = bm25_list(f, "What hobbies are there?", "hops=1:1", 0, &none, a1);
+    ok(!st && a1[0] == '\0', "a question naming no speaker gets no hop list");
+    ranked_free(&none);
+    ranked_free(&plain);
+    ranked_free(&hop);
+    ranked_free(&any);
+}
+
+static void test_kinds(fixture *f)
+{
+    if (!lexicon_default()) {
+        ok(1, "# SKIP kinds: no WordNet (wordnet-base)");
+        return;
+    }
+    const char *q = "Which cities has Jonas visited?";
+    ranked_list plain = {0}, kin = {0}, cap = {0}, off = {0};
+    char a0[CHANNEL_FIRST_STAGE_MAX], a1[CHANNEL_FIRST_STAGE_MAX], a2[CHANNEL_FIRST_STAGE_MAX];
+    int same = 0;
+    ms_status st = bm25_list(f, q, NULL, 0, &plain, a0);
+    st = st ? st : bm25_both(f, q, "kinds=1", &kin, a1, &same);
+    st = st ? st : bm25_list(f, q, "kinds=1:1", 0, &cap, a2);
+    ok(!st && rank_of(f, &plain, "j2") == 0 && rank_of(f, &plain, "j3") == 0,
+       "bm25 alone lists neither Rome nor Paris (no word of the question)");
+    ok(rank_of(f, &kin, "j2") > 0 && rank_of(f, &kin, "j3") > 0,
+       "kinds=1: Jonas's Rome (%d) and Paris (%d) enter bm25's list", rank_of(f, &kin, "j2"),
+       rank_of(f, &kin, "j3"));
+    ok(rank_of(f, &kin, "m4") == 0, "Melanie's Rome does not: the question names Jonas");
+    ok(strncmp(a1, "kinds 1 of cities (", 19) == 0 && strstr(a1, " rome") && strstr(a1, " paris"),
+       "the account names the noun and the words asked: %s", a1);
+    ok((rank_of(f, &cap, "j2") > 0) + (rank_of(f, &cap, "j3") > 0) == 1,
+       "kinds=1:1: one of the two, both of session s4");
+    ok(same, "the same list through the postings");
+    const char *one = "Which city has Jonas visited?";
+    st = bm25_list(f, one, "kinds=1,lists", 0, &off, a2);
+    ok(!st && rank_of(f, &off, "j2") == 0 && a2[0] == '\0',
+       "kinds=1,lists: \"which city has Jonas visited\" is not of the multi_hop type: no list");
+    ranked_free(&off);
+    off = (ranked_list){0};
+    st = bm25_list(f, one, "kinds=1,sets", 0, &off, a2);
+    ok(!st && rank_of(f, &off, "j2") > 0 && strncmp(a2, "kinds 1 of city", 15) == 0,
+       "kinds=1,sets: it asks for a set (the present perfect of Jonas): Rome is listed (%d)",
+       rank_of(f, &off, "j2"));
+    ranked_free(&off);
+    off = (ranked_list){0};
+    st = bm25_list(f, "Which city is Jonas from?", "kinds=1,sets", 0, &off, a2);
+    ok(!st && a2[0] == '\0', "kinds=1,sets: \"which city is Jonas from\" asks for no set");
+    ranked_free(&off);
+    ranked_free(&plain);
+    ranked_free(&kin);
+    ranked_free(&cap);
+}
+
+static void test_club(void)
+{
+    fixture f;
+    if (!fixture_ready(&f, "club.db", club, sizeof club / sizeof *club))
+        return;
+    test_sets(&f);
+    test_hops(&f);
+    test_kinds(&f);
+    fixture_close(&f);
+}
+
 /* ---- through engine_recall ------------------------------------------------------------ */
 
 static void test_recall_account(void)
@@ -456,6 +649,7 @@ int main(void)
     test_prf();
     test_sessions();
     test_seeds();
+    test_club();
     test_recall_account();
     remove_tmpdir();
     return done_testing();

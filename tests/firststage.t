@@ -60,6 +60,19 @@ ok "$([ -s s.db.snap ] && cmp -s tables.json mapped.json; echo $?)" \
 run recall --db s.db --audit --no-floor --first-stage "$SPEC" "$Q"
 is "$rc" 0 "--audit: every score recomputes from its trace with the lists added"
 
+# hops and sets: Ana's two turns saying hobby, one a session, for a question
+# asking for a set; nothing for one asking about one time
+H="hops=1:1,kinds=0.5,sets"
+run recall --db s.db --json --trace --no-floor --first-stage "$H" "What hobbies has Ana tried?"
+is "$rc" 0 "recall --first-stage $H answers"
+is "$(field out 'd["channels"]["bm25"].get("first_stage")')" "hops 1 (2 words, 2 turns)" \
+    "a set asked of Ana: the hop list of her two turns saying hobby, one a session"
+run recall --db s.db --json --no-floor --first-stage "$H" "What hobby did Ana try?"
+is "$(field out 'd["channels"]["bm25"].get("first_stage")')" "None" \
+    "one time asked (what did Ana try): sets keeps every list off"
+run recall --db s.db --audit --no-floor --first-stage "$H" "What hobbies has Ana tried?"
+is "$rc" 0 "--audit: every score recomputes from its trace with the hop list added"
+
 run recall --db s.db --first-stage "prf=5:10" "$Q"
 is "$rc" 2 "a malformed spec is a usage error"
 is "$(lines err)" 1 "one line on stderr"

@@ -71,7 +71,8 @@ int cli_recall_option(const cli_command *cmd, int opt, const char *arg, recall_o
     case OPT_FIRST_STAGE:
         if (engine_first_stage_parse(arg, &ro->first_stage))
             return cli_usage(cmd, "--first-stage takes prf=K:T:W, sessions=W, aspects=W, "
-                                  "seeds=N:S and lists, comma-separated (docs/QUALITY.md)"),
+                                  "seeds=N:S, kinds=W[:P], hops=W[:P], lists and sets, "
+                                  "comma-separated (docs/QUALITY.md)"),
                    -1;
         return 1;
     case OPT_AS_OF:

@@ -267,16 +267,10 @@ static int push_doc(build *b, int64_t rid, double d)
     return 0;
 }
 
-static int on_row(void *p, int64_t rid, const char *content, int clen, const char *context,
-                  int xlen)
+/* One row's terms: its text's at weight 2, its neighbours' at 1; a term
+ * counted past 16 bits makes the build bad. Returns b->bad. */
+static int row_terms(build *b, const char *content, int clen, const char *context, int xlen)
 {
-    build *b = p;
-    if (rid < b->len_base || (uint64_t)(rid - b->len_base) >= b->len_span ||
-        b->len[rid - b->len_base] < 0 || b->n_docs >= UINT32_MAX - 1 ||
-        push_doc(b, rid, (double)b->len[rid - b->len_base])) {
-        b->bad = 1;
-        return 1;
-    }
     size_t first = b->terms.n;
     b->weight = 2;
     if (store_tokenize(b->s, content, clen, on_token, b, NULL) != MS_OK)
@@ -289,6 +283,19 @@ static int on_row(void *p, int64_t rid, const char *content, int clen, const cha
             b->bad = 1;
     b->n_docs++;
     return b->bad;
+}
+
+static int on_row(void *p, int64_t rid, const char *content, int clen, const char *context,
+                  int xlen)
+{
+    build *b = p;
+    if (rid < b->len_base || (uint64_t)(rid - b->len_base) >= b->len_span ||
+        b->len[rid - b->len_base] < 0 || b->n_docs >= UINT32_MAX - 1 ||
+        push_doc(b, rid, (double)b->len[rid - b->len_base])) {
+        b->bad = 1;
+        return 1;
+    }
+    return row_terms(b, content, clen, context, xlen);
 }
 
 static _Thread_local char *const *sort_keys;
@@ -611,18 +618,7 @@ static int ext_row(void *p, int64_t rid, const char *content, int clen, const ch
     }
     *off = b->terms.n;
     *doc = (uint32_t)d;
-    size_t first = b->terms.n;
-    b->weight = 2;
-    if (store_tokenize(b->s, content, clen, on_token, b, NULL) != MS_OK)
-        b->bad = 1;
-    b->weight = 1;
-    if (!b->bad && store_tokenize(b->s, context, xlen, on_token, b, NULL) != MS_OK)
-        b->bad = 1;
-    for (size_t i = first; i < b->terms.n; i++)
-        if (((const row_term *)b->terms.p)[i].f2 > UINT16_MAX)
-            b->bad = 1;
-    b->n_docs++;
-    return b->bad;
+    return row_terms(b, content, clen, context, xlen);
 }
 
 /* The read rows' postings by term (each term's rows ascending, as they

@@ -1925,6 +1925,21 @@ static int holds_cue_slowly(const char *text)
     return yes;
 }
 
+/* A random text of 1-8 of the bits, most of them followed by a space
+ * (text holds 256 bytes; *x is the generator's state). */
+static void random_text(char *text, const char *const *bits, size_t n_bits, unsigned *x)
+{
+    text[0] = '\0';
+    int words = 1 + (int)((*x = *x * 1103515245u + 12345u) >> 16) % 8;
+    for (int w = 0; w < words; w++) {
+        *x = *x * 1103515245u + 12345u;
+        strcat(text, bits[(*x >> 16) % n_bits]);
+        *x = *x * 1103515245u + 12345u;
+        if ((*x >> 16) % 3)
+            strcat(text, " ");
+    }
+}
+
 /* store_holds_cue, one pass over the text, answers as a search for every
  * cue at every place does: random texts of cue words, parts of them,
  * capitals, joining bytes and UTF-8. */
@@ -1940,15 +1955,8 @@ static void test_holds_cue(void)
     int yes = 0, agree = 0;
     const int n = 20000;
     for (int t = 0; t < n; t++) {
-        char text[256] = "";
-        int words = 1 + (int)((x = x * 1103515245u + 12345u) >> 16) % 8;
-        for (int w = 0; w < words; w++) {
-            x = x * 1103515245u + 12345u;
-            strcat(text, bits[(x >> 16) % (sizeof bits / sizeof *bits)]);
-            x = x * 1103515245u + 12345u;
-            if ((x >> 16) % 3)
-                strcat(text, " ");
-        }
+        char text[256];
+        random_text(text, bits, sizeof bits / sizeof *bits, &x);
         int want = holds_cue_slowly(text);
         yes += want;
         agree += store_holds_cue(text) == want;
@@ -1998,15 +2006,8 @@ static void test_holds_title_head(void)
     int yes = 0, agree = 0;
     const int n = 20000;
     for (int t = 0; t < n; t++) {
-        char text[256] = "";
-        int words = 1 + (int)((x = x * 1103515245u + 12345u) >> 16) % 8;
-        for (int w = 0; w < words; w++) {
-            x = x * 1103515245u + 12345u;
-            strcat(text, bits[(x >> 16) % (sizeof bits / sizeof *bits)]);
-            x = x * 1103515245u + 12345u;
-            if ((x >> 16) % 3)
-                strcat(text, " ");
-        }
+        char text[256];
+        random_text(text, bits, sizeof bits / sizeof *bits, &x);
         int want = holds_head_slowly(text);
         yes += want;
         agree += store_holds_title_head(text) == want;

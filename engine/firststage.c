@@ -503,7 +503,8 @@ static ms_status kind_query(const channel_ctx *c, query *kq, ms_error *err)
         free(k.v);
         return ms_fail(err, MS_NOMEM, "out of memory");
     }
-    qsort(k.v, (size_t)k.n, sizeof *k.v, by_df);
+    if (k.n > 0) /* qsort of no words from NULL: undefined, and ubsan stops */
+        qsort(k.v, (size_t)k.n, sizeof *k.v, by_df);
     for (int i = 0; i < k.n && kq->n_terms < QUERY_TERMS_MAX; i++) {
         query_term *t = &kq->terms[kq->n_terms++];
         snprintf(t->text, sizeof t->text, "%s", k.v[i].stem);

@@ -439,7 +439,7 @@ typedef struct query {
                             about, not its owner; "" when none (query.c) */
     int about_now;       /* asks how things are now (query.c): the latest fact wins */
     int asks_set;        /* asks for a set of things gathered over time (query.c): "what
-                            books has Tim read", "what instruments does Tim play", "how many
+                            novels has Ana read", "what tools does Ana own", "how many
                             times", "both" */
     int asks_newest;     /* says latest, most recent(ly), recently, last time: the newest */
     double pred_idf_sum; /* sum of their idf */

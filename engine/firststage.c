@@ -18,7 +18,7 @@
  *            (query.kind, as the floor's kind rule reads them) that the
  *            store holds, the rarest QUERY_TERMS_MAX, asked as a bm25 query
  *            of their own; only the named speakers' memories, at most P a
- *            session: "which cities has Jon visited" -> rome, paris;
+ *            session: "which cities has Ana visited" -> rome, paris;
  *   hops     the named speakers' turns that one predicate word's bm25 list
  *            holds, each by its best share of the top score of such a
  *            list (its best match to any one word asked about), at most P

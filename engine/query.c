@@ -217,7 +217,7 @@ static int plural_ask(const char *f)
  * asked for (plural_ask), "how many times", "both", "in common",
  * "together", or a what-, which- or how-many-question in the present
  * perfect with a speaker for its subject ("what has Melanie painted",
- * "which cities has Jon visited": "has" or "have" just before the name). */
+ * "which cities has Ana visited": "has" or "have" just before the name). */
 static int asks_set(const char *text, const char *folded, const query *q)
 {
     static const char *const set_any[] = {" how many times ", " both ", " common ", " together ",

@@ -455,7 +455,7 @@ static void test_sets(fixture *f)
         const char *text;
         int set;
     } cases[] = {
-        {"What books has Melanie read?", 1},
+        {"What novels has Melanie read?", 1},
         {"What has Melanie painted?", 1},
         {"Which city have Jonas and Melanie visited?", 1},
         {"What musical events has Melanie gone to?", 1},

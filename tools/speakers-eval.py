@@ -69,7 +69,7 @@ def ask_all(db, questions, extra):
     out = p.stdout
     answers, cur = [], None
     for line in out.splitlines():
-        if " query, k " in line and "candidates" in line:
+        if line.startswith("query: "):  # a result's header (long ones wrap)
             cur = []
             answers.append(cur)
         elif cur is not None and line.startswith("ABSTAINED"):

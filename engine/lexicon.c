@@ -435,11 +435,13 @@ static long first_noun_sense(const lexicon *lx, const char *word, size_t n, base
                                                                                           : -1;
 }
 
-/* The synset line at byte off of data.noun into l (cap bytes), its
+/* The synset line at byte off of data file p into l (cap bytes), its
  * newline cut; 0, or -1 when it cannot be read. */
-static int noun_line(const lexicon *lx, long off, char *l, size_t cap)
+static int data_line(const lexicon *lx, int p, long off, char *l, size_t cap)
 {
-    ssize_t got = pread(lx->data[NOUN], l, cap - 1, off);
+    if (p < 0 || lx->data[p] < 0)
+        return -1;
+    ssize_t got = pread(lx->data[p], l, cap - 1, off);
     if (got <= 0)
         return -1;
     l[got] = '\0';
@@ -456,7 +458,7 @@ int lexicon_noun_class(const lexicon *lx, const char *word, size_t n)
     char l[64];
     size_t fl;
     const char *f;
-    if (off < 0 || noun_line(lx, off, l, sizeof l) || !(f = field(l, 1, &fl)))
+    if (off < 0 || data_line(lx, NOUN, off, l, sizeof l) || !(f = field(l, 1, &fl)))
         return -1;
     return atoi(f);
 }
@@ -554,7 +556,7 @@ int lexicon_kinds(const lexicon *lx, const char *word, size_t n, int senses, int
     for (int s = 0; s < k && !stop; s++)
         kind_push(&w, off[s]);
     for (size_t at = 0; !stop && !w.over && at < w.n_todo; at++)
-        stop = !noun_line(lx, w.todo[at], l, KIND_LINE_MAX) &&
+        stop = !data_line(lx, NOUN, w.todo[at], l, KIND_LINE_MAX) &&
                kind_synset(&w, l, at < (size_t)k, fn, ctx);
     int visited = w.over || !w.todo || !w.seen || !l ? -1 : (int)w.n_seen;
     free(w.todo);
@@ -593,22 +595,6 @@ int lexicon_verb_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn
 static int pointer_pos(char c)
 {
     return c == 'n' ? NOUN : c == 'v' ? VERB : c == 'a' || c == 's' ? ADJ : c == 'r' ? 3 : -1;
-}
-
-/* The synset line at byte off of data file p into l (cap bytes), its
- * newline cut; 0, or -1 when it cannot be read. */
-static int data_line(const lexicon *lx, int p, long off, char *l, size_t cap)
-{
-    if (p < 0 || lx->data[p] < 0)
-        return -1;
-    ssize_t got = pread(lx->data[p], l, cap - 1, off);
-    if (got <= 0)
-        return -1;
-    l[got] = '\0';
-    char *nl = strchr(l, '\n');
-    if (nl)
-        nl[0] = '\0';
-    return 0;
 }
 
 /* Give the word-th word (1-based) of the synset at off of data file p,

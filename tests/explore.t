@@ -244,13 +244,18 @@ for_each_size huge_store 80x24 120x36
 # ---- while the first screen loads, a line says so, and is gone after -------------------
 # The browser's stderr is the pane here (run.sh sends it to a file): what the
 # pane is sent is logged from before the browser starts.
-tm kill-server 2>/dev/null
-rm -f "$T/rc" "$T/pane.log"
-for ((try = 0; try < 50; try++)); do
-    tm new-session -d -s t -x 100 -y 24 "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE --db $BIG; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
-    sleep 0.1
-done
-tm pipe-pane -t t -o "cat >>$T/pane.log"
+# The browser on $BIG at 100x24 with its stderr on the pane, and what the
+# pane is sent logged to $T/pane.log from before the browser starts.
+start_logged() {
+    tm kill-server 2>/dev/null
+    rm -f "$T/rc" "$T/pane.log"
+    for ((try = 0; try < 50; try++)); do
+        tm new-session -d -s t -x 100 -y 24 "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE --db $BIG; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
+        sleep 0.1
+    done
+    tm pipe-pane -t t -o "cat >>$T/pane.log"
+}
+start_logged
 wait_for "Query ▸"
 grep -qF "memscope: opening $BIG (reading its memories) ..." "$T/pane.log"
 ok $? "a line on the terminal says what the browser is opening before its first screen"
@@ -270,13 +275,8 @@ ok $((!$?)) "with stderr not a terminal, nothing is written to it"
 # With no current snapshot file, the browser read the tables and writes the
 # file when it quits (seconds at a million memories): a line says so while
 # it does (the pane's log keeps it), erased after.
-tm kill-server 2>/dev/null
-rm -f "$T/rc" "$T/pane.log" "$BIG.snap" "$BIG.snap.seal"
-for ((try = 0; try < 50; try++)); do
-    tm new-session -d -s t -x 100 -y 24 "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE --db $BIG; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
-    sleep 0.1
-done
-tm pipe-pane -t t -o "cat >>$T/pane.log"
+rm -f "$BIG.snap" "$BIG.snap.seal"
+start_logged
 wait_for "Query ▸"
 keys C-c
 is "$(wait_rc)" 0 "with no snapshot file, Ctrl-C quits"
@@ -286,13 +286,7 @@ ok "$([ -s "$BIG.snap" ]; echo $?)" "and the file is written"
 screen
 grep -q "memscope: saving" "$T/screen"
 ok $((!$?)) "the line is erased after"
-tm kill-server 2>/dev/null
-rm -f "$T/rc" "$T/pane.log"
-for ((try = 0; try < 50; try++)); do
-    tm new-session -d -s t -x 100 -y 24 "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE --db $BIG; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
-    sleep 0.1
-done
-tm pipe-pane -t t -o "cat >>$T/pane.log"
+start_logged
 wait_for "Query ▸"
 keys C-c
 wait_rc >/dev/null

@@ -20,8 +20,12 @@
  * interjection of at most ASKS_SHORT words) says nothing of them, and its
  * answer is the other's reply, which the exchange lifts. It gets `asks` =
  * 1 / sqrt(1 + eg_speaker), taking back half the speaker boost on the log
- * scale, as the exchange gives half (tests/fixtures/recall/asks.test;
- * docs/QUALITY.md, *Ranking that generalises*).
+ * scale, as the exchange gives half. One that asks and says no I, me, my,
+ * we ... anywhere ("That's great news, Sam! Any plans for the summer?")
+ * speaks of the other as well, but may still tell something of its
+ * speaker: a quarter of the boost back, 1 / (1 + eg_speaker)^(1/4)
+ * (tests/fixtures/recall/asks.test; docs/QUALITY.md, *Ranking that
+ * generalises*).
  *
  * The answer to a question asked in the conversation. A turn that asks
  * what the query asks ("How long have you had the boat?" for "How long
@@ -196,17 +200,56 @@ static int only_asks(const char *text, const char *speaker)
     return asked && words == 0;
 }
 
+/* Does text (a turn, "Speaker: " and all) say I, me, my, we, us, our ...
+ * anywhere ("I'm" is "I" and "m")? */
+static int first_person(const char *text, const char *speaker)
+{
+    static const char *const words[] = {"i",  "me",  "my",   "mine",      "myself", "we",
+                                        "us", "our", "ours", "ourselves", NULL};
+    size_t sl = speaker ? strlen(speaker) : 0;
+    if (text && sl && strncmp(text, speaker, sl) == 0 && text[sl] == ':')
+        text += sl + 1;
+    char w[16];
+    size_t n = 0;
+    for (const char *p = text; p; p++) {
+        if (*p && isalpha((unsigned char)*p)) {
+            if (n < sizeof w - 1)
+                w[n] = (char)tolower((unsigned char)*p);
+            n++;
+            continue;
+        }
+        if (n && n < sizeof w) {
+            w[n] = '\0';
+            for (int k = 0; words[k]; k++)
+                if (strcmp(w, words[k]) == 0)
+                    return 1;
+        }
+        n = 0;
+        if (!*p)
+            break;
+    }
+    return 0;
+}
+
 /* The asks adjustment of pooled hit t: a named speaker's turn that only
- * asks the other says nothing of its speaker. */
+ * asks the other says nothing of its speaker (half the speaker boost
+ * back); one that asks and says nothing in the first person speaks of
+ * others (a quarter back). */
 static void only_asking(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t t)
 {
-    if (in->eg_speaker <= 0 || !spoken_by_named(in->q, in->sn, idx[t]) ||
-        !only_asks(hs[t].mem.content, hs[t].mem.speaker))
+    if (in->eg_speaker <= 0 || !spoken_by_named(in->q, in->sn, idx[t]))
         return;
+    const char *text = hs[t].mem.content, *who = hs[t].mem.speaker;
     char d[96];
-    snprintf(d, sizeof d, "1 / sqrt(1 + speaker %.3g): a named speaker's turn that only asks",
-             in->eg_speaker);
-    add(&hs[t], "asks", 1 / sqrt(1 + in->eg_speaker), d);
+    if (only_asks(text, who)) {
+        snprintf(d, sizeof d, "1 / (1 + speaker %.3g)^(1/2): a named speaker's turn that only asks",
+                 in->eg_speaker);
+        add(&hs[t], "asks", 1 / sqrt(1 + in->eg_speaker), d);
+    } else if (asks(text) && !first_person(text, who)) {
+        snprintf(d, sizeof d, "1 / (1 + speaker %.3g)^(1/4): it asks and says no I, me or we",
+                 in->eg_speaker);
+        add(&hs[t], "asks", 1 / sqrt(sqrt(1 + in->eg_speaker)), d);
+    }
 }
 
 /* The answers adjustment of pooled hit t, if it is the next turn after a

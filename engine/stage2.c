@@ -14,6 +14,19 @@
  * evidence without outranking an equally matched one. Measured in
  * docs/QUALITY.md (tools/speakers-eval.py).
  *
+ * A turn that only asks. The speaker boost is for what the named person
+ * says; a turn of theirs that only asks the other ("Do you paint too?",
+ * "Wow! What got you into running?": every sentence a question or an
+ * interjection of at most ASKS_SHORT words) says nothing of them, and its
+ * answer is the other's reply, which the exchange lifts. It gets `asks` =
+ * 1 / sqrt(1 + eg_speaker), taking back half the speaker boost on the log
+ * scale, as the exchange gives half. One that asks and says no I, me, my,
+ * we ... anywhere ("That's great news, Sam! Any plans for the summer?")
+ * speaks of the other as well, but may still tell something of its
+ * speaker: a quarter of the boost back, 1 / (1 + eg_speaker)^(1/4)
+ * (tests/fixtures/recall/asks.test; docs/QUALITY.md, *Ranking that
+ * generalises*).
+ *
  * The answer to a question asked in the conversation. A turn that asks
  * what the query asks ("How long have you had the boat?" for "How long
  * has Jon had the boat?") is answered by the next turn of its session,
@@ -59,6 +72,7 @@
  * now-question is a light prior, and cannot tell February from April. */
 #include "engine_int.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +89,7 @@
  * on both halves, x1.5 loses R@10) */
 #define ANSWERS_COVERAGE 0.4
 #define ANSWERS_FACTOR 1.2
+#define ASKS_SHORT 3      /* words of an interjection before a question ("Oh wow, Jon!") */
 #define NEWEST_TIE 1.0001 /* the newest ranks just above the one whose place it takes */
 
 static void add(recall_hit *h, const char *name, double factor, const char *detail)
@@ -151,6 +166,90 @@ static int asks(const char *text)
     while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\n' || text[n - 1] == '\t'))
         n--;
     return n > 0 && text[n - 1] == '?';
+}
+
+/* Does text (a turn, "Speaker: " and all) only ask: every sentence a
+ * question or an interjection of at most ASKS_SHORT words ("Wow! What got
+ * you into running?"), the last a question? */
+static int only_asks(const char *text, const char *speaker)
+{
+    size_t sl = speaker ? strlen(speaker) : 0;
+    if (text && sl && strncmp(text, speaker, sl) == 0 && text[sl] == ':')
+        text += sl + 1;
+    int words = 0, in_word = 0, asked = 0;
+    for (const char *p = text; p && *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (isalnum(c) || c == '\'' || c >= 0x80) {
+            if (!in_word)
+                words++;
+            in_word = 1;
+            continue;
+        }
+        in_word = 0;
+        if (c != '.' && c != '!' && c != '?')
+            continue;
+        while (p[1] == '.' || p[1] == '!' || p[1] == '?')
+            c = (unsigned char)*++p == '?' ? '?' : c;
+        if (!words)
+            continue; /* "..." after nothing */
+        if (c != '?' && words > ASKS_SHORT)
+            return 0; /* a statement */
+        asked = c == '?';
+        words = 0;
+    }
+    return asked && words == 0;
+}
+
+/* Does text (a turn, "Speaker: " and all) say I, me, my, we, us, our ...
+ * anywhere ("I'm" is "I" and "m")? */
+static int first_person(const char *text, const char *speaker)
+{
+    static const char *const words[] = {"i",  "me",  "my",   "mine",      "myself", "we",
+                                        "us", "our", "ours", "ourselves", NULL};
+    size_t sl = speaker ? strlen(speaker) : 0;
+    if (text && sl && strncmp(text, speaker, sl) == 0 && text[sl] == ':')
+        text += sl + 1;
+    char w[16];
+    size_t n = 0;
+    for (const char *p = text; p; p++) {
+        if (*p && isalpha((unsigned char)*p)) {
+            if (n < sizeof w - 1)
+                w[n] = (char)tolower((unsigned char)*p);
+            n++;
+            continue;
+        }
+        if (n && n < sizeof w) {
+            w[n] = '\0';
+            for (int k = 0; words[k]; k++)
+                if (strcmp(w, words[k]) == 0)
+                    return 1;
+        }
+        n = 0;
+        if (!*p)
+            break;
+    }
+    return 0;
+}
+
+/* The asks adjustment of pooled hit t: a named speaker's turn that only
+ * asks the other says nothing of its speaker (half the speaker boost
+ * back); one that asks and says nothing in the first person speaks of
+ * others (a quarter back). */
+static void only_asking(const stage2_in *in, recall_hit *hs, const uint32_t *idx, size_t t)
+{
+    if (in->eg_speaker <= 0 || !spoken_by_named(in->q, in->sn, idx[t]))
+        return;
+    const char *text = hs[t].mem.content, *who = hs[t].mem.speaker;
+    char d[96];
+    if (only_asks(text, who)) {
+        snprintf(d, sizeof d, "1 / (1 + speaker %.3g)^(1/2): a named speaker's turn that only asks",
+                 in->eg_speaker);
+        add(&hs[t], "asks", 1 / sqrt(1 + in->eg_speaker), d);
+    } else if (asks(text) && !first_person(text, who)) {
+        snprintf(d, sizeof d, "1 / (1 + speaker %.3g)^(1/4): it asks and says no I, me or we",
+                 in->eg_speaker);
+        add(&hs[t], "asks", 1 / sqrt(sqrt(1 + in->eg_speaker)), d);
+    }
 }
 
 /* The answers adjustment of pooled hit t, if it is the next turn after a
@@ -469,8 +568,10 @@ ms_status stage2_apply(const stage2_in *in, recall_hit *hs, const uint32_t *idx,
     int attr_asked = in->q->about_now && states(in, hs, idx, n);
     if (in->q->about_now && !attr_asked && in->q->type == QT_RECENCY)
         newest(in, hs, idx, n);
-    for (size_t t = 0; in->q->n_named && t < n; t++)
+    for (size_t t = 0; in->q->n_named && t < n; t++) {
         exchange(in, hs, idx, sorted, n, t);
+        only_asking(in, hs, idx, t);
+    }
     if (now)
         latest(in, hs, idx, sorted, n);
     if (attr_asked)

@@ -51,12 +51,32 @@ on the tuning split (the strongest rule these features allow; it is
 measured on both splits, and only its confirmation numbers say whether it
 generalises).
 
+With --turns the pool of 30 is reordered by rules about what kind of turn
+a memory is (issue 13, "Ranking that generalises"); "named" is a turn
+spoken by a speaker the question names (trace.entity_graph):
+  without asks   the pool without the `asks` adjustment (engine/stage2.c),
+                 or without its quarter (a turn that asks and says no I),
+                 or that quarter spared for a turn that follows the other
+                 speaker's question (an answer that says no I)
+  you            a named turn with more second-person words (you, your)
+                 than first-person ones (I, my, we ...) is about the one
+                 spoken to: x1/a
+  phatic         a named turn with at most n content words besides
+                 thanks, praise and greetings: xa
+  pairs          the query's adjacent predicate terms found in order within
+                 w words of each other (o) or in either order (u), as a share
+                 of its pairs: x(1 + a share)
+  opener         the first turn of its session: xa
+  set diversity  for a question asking a set (query.asks_set, read from
+                 `recall --first-stage sessions=0.001,sets`), the n-th turn
+                 of one session divided by 1 + lambda (n - 1)
+
 LoCoMo is CC BY-NC evaluation data, read from ../shared/data/locomo (or
 $LOCOMO_DIR) and never copied; without it the script says so and exits 0.
 Stores are tools/eval-locomo.sh's build/eval/sampleK.db (imported when
 missing; $EVAL_OUT names another folder).
 
-  tools/pool-ablation.py [--jobs N] [--whole [--learned]]
+  tools/pool-ablation.py [--jobs N] [--whole [--learned] | --turns]
 """
 import json
 import math
@@ -73,6 +93,7 @@ DATA = os.environ.get("LOCOMO_DIR", os.path.join(ROOT, "..", "shared", "data", "
 OUT = os.environ.get("EVAL_OUT", os.path.join(ROOT, "build", "eval"))
 SPLITS = (("tune 0-2", (0, 1, 2)), ("confirm 3-4", (3, 4)))
 WORDS, NAMES, SESSIONS = {}, {}, {}  # per sample: each memory's words and session; the speakers' names
+TURNS = {}  # per sample: each memory's (content, speaker)
 
 
 def load_jsonl(path):
@@ -99,6 +120,7 @@ def pools(k, jobs, limit=30):
     where = {m["id"]: (str(m.get("session")), n) for n, m in enumerate(mems)}
     WORDS[k] = [set(re.findall(r"[a-z0-9]+", m["content"].lower())) for m in mems]
     SESSIONS[k] = [str(m.get("session")) for m in mems]
+    TURNS[k] = [(m["content"], m.get("speaker")) for m in mems]
     NAMES[k] = set(str(m.get("speaker", "")).lower() for m in mems) - {""}
     qs = [
         q
@@ -411,6 +433,148 @@ def ceiling(data):
     return ", ".join("%s %.3f" % (c, got[c] / n[c]) for c in (1, 2, 3, 4, "all") if n[c])
 
 
+# ---- rules about the kind of turn (--turns) --------------------------------
+
+FIRST = {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "im", "ive", "id", "ill"}
+SECOND = {"you", "your", "yours", "yourself", "youre", "youve", "youd", "youll"}
+PHATIC = set(
+    "thanks thank wow great awesome cool nice amazing glad love lovely sweet congrats congratulations hey "
+    "hello bye yeah yes yep sure totally really means mean lot kind words appreciate appreciated agree "
+    "absolutely definitely good happy proud sounds sound fun talk chat chatting care take soon see hope "
+    "hear time oh aww haha".split()
+)
+STOP = set(
+    "a about above after again against ain all am an and any are aren as at be because been before being "
+    "below between both but by can couldn d did didn do does doesn doing don down during each few for from "
+    "further had hadn has hasn have haven having he her here hers herself him himself his how i if in into "
+    "is isn it its itself just ll m ma me mightn more most mustn my myself needn no nor not now o of off on "
+    "once only or other our ours ourselves out over own re s same shan she should shouldn so some such t "
+    "than that the their theirs them themselves then there these they this those through to too under "
+    "until up ve very was wasn we were weren what when where which while who whom why will with won "
+    "wouldn y you your yours yourself yourselves".split()
+)
+
+
+def body(h):
+    t = h["content"]
+    sp = h.get("speaker") or ""
+    return t[len(sp) + 1 :] if sp and t.startswith(sp + ":") else t
+
+
+def named(h):
+    return h["trace"]["entity_graph"]["speaker_named"]
+
+
+def persons(h):
+    ws = [w.replace("'", "") for w in re.findall(r"[a-z']+", body(h).lower())]
+    return sum(w in FIRST for w in ws), sum(w in SECOND for w in ws)
+
+
+def factor_of(h, name):
+    return math.prod(a["factor"] for a in h["trace"]["adjustments"] if a["name"] == name)
+
+
+def rule_you(a):
+    def f(pool):
+        return [1 / a if named(h) and persons(h)[1] > persons(h)[0] else 1 for h in pool]
+
+    return f
+
+
+def quarter(h):
+    return abs(factor_of(h, "asks") - 0.25 ** 0.25) < 1e-6
+
+
+def rule_no_quarter(pool):
+    return [1 / factor_of(h, "asks") if quarter(h) else 1 for h in pool]
+
+
+def rule_quarter_spared(pool, q):
+    """No quarter for a turn that follows the other speaker's question."""
+    turns = TURNS[q["sample"]]
+
+    def after_question(h):
+        t = h["turn"] - 1
+        return (t >= 0 and pool_session(q, t) == h["sess"] and turns[t][1] != h.get("speaker")
+                and turns[t][0].rstrip().endswith("?"))
+
+    return [1 / factor_of(h, "asks") if quarter(h) and after_question(h) else 1 for h in pool]
+
+
+def rule_phatic(n, a):
+    def f(pool, q):
+        names = NAMES[q["sample"]]
+        left = lambda h: [w for w in re.findall(r"[a-z]+", body(h).lower())
+                          if len(w) > 2 and w not in STOP and w not in PHATIC and w not in names]
+        return [a if named(h) and len(left(h)) <= n else 1 for h in pool]
+
+    return f
+
+
+def rule_pairs(a, w, ordered):
+    def f(pool, q):
+        names = NAMES[q["sample"]]
+        terms = [t for t in q["terms"] if not any(x.startswith(t) or t.startswith(x) for x in names)]
+        pairs = list(zip(terms, terms[1:]))
+        out = []
+        for h in pool:
+            if not pairs:
+                out.append(1)
+                continue
+            ws = re.findall(r"[a-z0-9]+", body(h).lower())
+            at = {t: [i for i, x in enumerate(ws) if (x.startswith(t) if len(t) >= 3 else x == t)] for t in terms}
+            near = lambda x, y: any(0 < j - i <= w if ordered else 0 < abs(j - i) <= w for i in at[x] for j in at[y])
+            out.append(1 + a * sum(near(x, y) for x, y in pairs) / len(pairs))
+        return out
+
+    return f
+
+
+def rule_opener(a):
+    def f(pool, q):
+        return [a if pool_session(q, h["turn"] - 1) != h["sess"] else 1 for h in pool]
+
+    return f
+
+
+def rule_set_diversity(lam):
+    def f(pool, q):
+        if not q.get("asks_set"):
+            return [1] * len(pool)
+        return rule_diversity(lam)(pool)
+
+    return f
+
+
+def asks_set(data, jobs):
+    """Mark each question that asks for a set (the `sets` first stage names
+    a list for it)."""
+    def ask(item):
+        q, _ = item
+        db = os.path.join(OUT, "sample%d.db" % q["sample"])
+        cmd = [MEMSCOPE, "recall", "--db", db, "--json", "--no-floor", "--limit", "1",
+               "--first-stage", "sessions=0.001,sets", "--", q["question"]]
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        q["asks_set"] = "first_stage" in json.loads(out.stdout)["channels"]["bm25"]
+
+    with ThreadPoolExecutor(jobs) as ex:
+        list(ex.map(ask, [item for d in data.values() for item in d]))
+
+
+def turn_rules():
+    r = [("ranking_score (as returned)", lambda pool: [1] * len(pool))]
+    r += [("without asks", lambda pool: [1 / factor_of(h, "asks") for h in pool])]
+    r += [("without its quarter", rule_no_quarter)]
+    r += [("its quarter spared after the other's question", rule_quarter_spared)]
+    r += [("you x1/%g" % a, rule_you(a)) for a in (1.25, 1.5, 2)]
+    r += [("phatic n %d x%g" % (n, a), rule_phatic(n, a)) for n in (0, 1, 2) for a in (0.5, 0.7)]
+    r += [("pairs %s w %d a %g" % ("o" if o else "u", w, a), rule_pairs(a, w, o))
+          for o in (True, False) for w in (1, 4, 8) for a in (0.25, 0.5)]
+    r += [("opener x%g" % a, rule_opener(a)) for a in (1.1, 1.2, 1.5)]
+    r += [("set diversity lambda %g" % a, rule_set_diversity(a)) for a in (0.25, 0.5, 1)]
+    return r
+
+
 def main(argv):
     jobs = int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv else 3
     if not os.path.exists(os.path.join(DATA, "sample0.memories.jsonl")):
@@ -419,6 +583,9 @@ def main(argv):
     whole = "--whole" in argv
     data = {name: [p for k in ks for p in pools(k, jobs, 300 if whole else 30)] for name, ks in SPLITS}
     rules = whole_rules() if whole else RULES
+    if "--turns" in argv:
+        asks_set(data, jobs)
+        rules = turn_rules()
     if whole and "--learned" in argv:
         for l2 in (0.1, 0.01):
             rules = rules + [("learned, l2 %g (fitted on 0-2)" % l2, rule_learned(fit(data[SPLITS[0][0]], l2)))]

@@ -643,6 +643,14 @@ temporal_mode_t temporal_mode(const query *q);
  * *out[n] of 0 and 1, the caller frees. Inside a read transaction. */
 ms_status temporal_marks(store *s, const snapshot *sn, uint8_t **out, ms_error *err);
 
+/* Does text say how long something has lasted: an amount (a word that
+ * starts with a digit, a number word, "a", "few", "couple", "several",
+ * "many", "half") right before a unit of time ("for 3 years", "a couple of
+ * months" does not: "of" stands between)? Words split at bytes that are not
+ * isalnum, compared as tolower makes them. The when-question's list keeps a
+ * bm25 hit that does (ch_temporal.c). */
+int temporal_says_duration(const char *text);
+
 /* Why dense vectors cannot be used (shared by semantic and hopfield), or
  * NULL when they can. */
 const char *semantic_health(const snapshot *sn, embedder *emb);

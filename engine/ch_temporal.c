@@ -688,12 +688,48 @@ int temporal_says_duration(const char *text)
     return 0;
 }
 
+/* The terms of the snapshot's postings that hold a unit of time of
+ * temporal_says_duration ("year", "yearli", "weekend", "decad"), into *t
+ * (*n; worked out on the first when-question). A memory whose own text
+ * holds none of them cannot say how long: FTS5's tokenizer splits words
+ * where temporal_says_duration does but for letters beyond ASCII, which it
+ * keeps in the word ("yearsé" is one token to it, "years" then a
+ * non-alphanumeric byte to temporal_says_duration: the term still holds
+ * "year"), lowers letters as tolower does, and its stemmer changes only a
+ * word's ending, never a unit inside it (nor "decad" of "decade"). 0 when
+ * there are no postings or the terms could not be listed: read every
+ * text. */
+static int unit_terms(const snapshot *sn, const long **t, size_t *n)
+{
+    static const char *const unit[] = {"year", "month", "week", "decad", NULL};
+    snapshot_lazy *lz = sn->lazy;
+    if (!sn->post)
+        return 0;
+    if (!lz->unit_terms_done)
+        lz->unit_terms_done =
+            postings_terms_holding(sn->post, unit, &lz->unit_terms, &lz->n_unit_terms) ? 2 : 1;
+    *t = lz->unit_terms;
+    *n = lz->n_unit_terms;
+    return lz->unit_terms_done == 1;
+}
+
+/* Might memory i say how long, not being marked: 1 unless the postings say
+ * its own text holds no unit of time (unit_terms). */
+static int may_last(const channel_ctx *c, const uint8_t *mark, int units, const long *t, size_t n,
+                    uint32_t i)
+{
+    return !mark[i] && (!units || postings_own_any(c->sn->post, t, n, i) != 0);
+}
+
 /* The memories of bm25's list that temporal_says_duration, not marked already, by
- * index (set in *dur, caller frees): their texts read in one batch. */
+ * index (set in *dur, caller frees): the texts of those that may_last read
+ * in one batch. */
 static ms_status durations(const channel_ctx *c, const uint8_t *mark, uint8_t **dur, ms_error *err)
 {
     const ranked_list *bm = &c->lists[CH_BM25];
-    size_t n = bm->n;
+    size_t n = bm->n, n_units = 0;
+    const long *units = NULL;
+    int by_units = unit_terms(c->sn, &units, &n_units);
     int64_t *rid = malloc((n + 1) * sizeof *rid);
     size_t *at = malloc((n + 1) * sizeof *at);
     store_memory *m = calloc(n + 1, sizeof *m);
@@ -701,7 +737,7 @@ static ms_status durations(const channel_ctx *c, const uint8_t *mark, uint8_t **
     size_t k = 0;
     ms_status st = rid && at && m && *dur ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
     for (size_t r = 0; !st && r < n; r++)
-        if (!mark[bm->v[r].idx]) {
+        if (may_last(c, mark, by_units, units, n_units, bm->v[r].idx)) {
             at[k] = r;
             rid[k++] = c->sn->rid[bm->v[r].idx];
         }

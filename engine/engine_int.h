@@ -25,6 +25,9 @@ typedef struct snapshot_lazy {
     uint32_t *adj_held;      /* [n_held] the memories whose adj was allocated */
     size_t n_held, cap_held; /* adj_held's length and room */
     time_index *by_day;      /* memories sorted by the day of `when`, or NULL */
+    long *unit_terms;        /* the postings' terms that hold a unit of time (ch_temporal.c) */
+    size_t n_unit_terms;
+    int unit_terms_done; /* 1: unit_terms worked out, 2: they could not be */
 } snapshot_lazy;
 
 void time_index_free(time_index *t);
@@ -539,6 +542,16 @@ long postings_term(const postings *p, const char *tok);
  * the one their checked table gives, or a term's list does not add up):
  * read the text. */
 int postings_own(const postings *p, const char *const *tok, int n, uint32_t i, uint64_t *held);
+
+/* The terms of p whose text holds one of the strings sub[] (a NULL-ended
+ * list), ascending, into *out (*n_out; caller frees; NULL and 0 when none).
+ * -1 when out of memory. */
+int postings_terms_holding(const postings *p, const char *const *sub, long **out, size_t *n_out);
+
+/* Does snapshot memory i hold one of the terms t[0..n) (postings_term
+ * indexes) in its own text? 1 or 0; -1 when the postings cannot say (as
+ * postings_own): read the text. */
+int postings_own_any(const postings *p, const long *t, size_t n, uint32_t i);
 
 /* How many rows of every profile hold the single token tok in their own
  * text (content), as store_term_docs counts them from FTS5's vocabulary:

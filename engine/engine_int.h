@@ -664,6 +664,12 @@ ms_status temporal_marks(store *s, const snapshot *sn, uint8_t **out, ms_error *
  * bm25 hit that does (ch_temporal.c). */
 int temporal_says_duration(const char *text);
 
+/* The text cJSON_Print gives the number d (response.c), into out, without
+ * the C library's number conversions: 1; 0 when this cannot be sure of it
+ * (|d| below 1e-9 or from 1e15, not a whole number in int's range, or its
+ * last digit near a tie): let cJSON print it. */
+int response_number(double d, char out[32]);
+
 /* Why dense vectors cannot be used (shared by semantic and hopfield), or
  * NULL when they can. */
 const char *semantic_health(const snapshot *sn, embedder *emb);

@@ -15,7 +15,10 @@
  *    sort) or centuries (qsort, more than 64 years), with memories whose
  *    words say when ("yesterday", "last Friday": told distances), and a
  *    store dense enough that the list's first keep are all near a date
- *    (date_list's cut).
+ *    (date_list's cut);
+ *  - ranked lists: ranked_finish's sort gives the order qsort gives with
+ *    the same comparison (raw descending, then rid), first keep, on random
+ *    lists with many ties and repeated memories.
  *
  * Builds its stores with store_put and store_put_vector in one temporary
  * directory that it removes at the end. Links only libcore. */
@@ -854,6 +857,49 @@ static void test_temporal_index(void)
     }
 }
 
+/* ---- ranked lists ------------------------------------------------------------ */
+
+static const int64_t *ref_rid;
+
+static int ref_by_score(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->raw != y->raw)
+        return x->raw > y->raw ? -1 : 1;
+    return (ref_rid[x->idx] > ref_rid[y->idx]) - (ref_rid[x->idx] < ref_rid[y->idx]);
+}
+
+static void test_ranked_sort(void)
+{
+    enum { N = 5000 };
+    static int64_t rid[N];
+    snapshot sn = {0};
+    sn.n = N;
+    sn.rid = rid;
+    for (size_t i = 0, r = 1; i < N; i++, r += 1 + rnd(3))
+        rid[i] = (int64_t)r;
+    ref_rid = rid;
+    int differ = 0, lists = 0;
+    for (int t = 0; t < 400; t++, lists++) {
+        ranked_list got = {0};
+        size_t n = rnd(4) == 0 ? rnd(20) : rnd(3000), keep = 1 + rnd(t % 2 ? 100 : 4000);
+        unsigned values = 1 + rnd(t % 3 ? 50 : 100000);
+        for (size_t k = 0; k < n; k++)
+            ranked_push(&got, rnd(t % 5 ? N : 40), (double)rnd(values) / 7.0);
+        ranked *want = malloc((n + 1) * sizeof *want);
+        memcpy(want, got.v, n * sizeof *want);
+        qsort(want, n, sizeof *want, ref_by_score);
+        ranked_finish(&got, &sn, keep);
+        int same = got.n == (n < keep ? n : keep);
+        for (size_t k = 0; same && k < got.n; k++)
+            same = got.v[k].idx == want[k].idx && got.v[k].raw == want[k].raw;
+        differ += !same;
+        free(want);
+        ranked_free(&got);
+    }
+    ok(differ == 0, "ranked_finish sorts %d random lists as qsort does (%d differ)", lists, differ);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -867,6 +913,7 @@ int main(void)
     test_semantic_scan();
     test_exact_vectors();
     test_temporal_index();
+    test_ranked_sort();
     remove_tmpdir();
     return done_testing();
 }

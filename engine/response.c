@@ -123,6 +123,8 @@ static int cjson_same(double a, double b)
 
 int response_number(double d, char out[32])
 {
+    if (LDBL_MANT_DIG < 64) /* the digits need long double's 64-bit product */
+        return 0;
     if (d >= (double)INT_MIN && d <= (double)INT_MAX && d == (double)(int)d) {
         snprintf(out, 32, "%d", (int)d); /* rare: counts, ranks */
         return 1;

@@ -21,7 +21,7 @@
  *    ago", a month, a year, a weekend, a holiday, a day of the month such
  *    as "on the 15th": the words engine/dates.c reads), in bm25 order, and
  *    those that say how long something has lasted ("for three years now":
- *    says_duration), which answers "how long" and, from the time it was
+ *    temporal_says_duration), which answers "how long" and, from the time it was
  *    said, "when did he get them". raw = the bm25 score.
  *  - a recency question: the first RECENCY_POOL of the bm25 list, newest
  *    first, ties in bm25 order. raw = day number - bm25_rank / 1000. When it
@@ -144,10 +144,10 @@ void time_index_free(time_index *t)
     free(t);
 }
 
-/* The first position whose day is >= day (n when none). */
-static size_t time_index_find(const time_index *t, size_t n, int64_t day)
+/* The first position from lo whose day is >= day (n when none). */
+static size_t time_index_from(const time_index *t, size_t lo, size_t n, int64_t day)
 {
-    size_t lo = 0, hi = n;
+    size_t hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (t->day[mid] < day)
@@ -156,6 +156,12 @@ static size_t time_index_find(const time_index *t, size_t n, int64_t day)
             hi = mid;
     }
     return lo;
+}
+
+/* The first position whose day is >= day (n when none). */
+static size_t time_index_find(const time_index *t, size_t n, int64_t day)
+{
+    return time_index_from(t, 0, n, day);
 }
 
 /* Counting sort by day when the days span little more than n, else qsort
@@ -385,15 +391,19 @@ static int64_t told_distance(const channel_ctx *c, uint32_t i, const char *text,
 /* A memory whose own words may tell of a query date, and how far the
  * dates they name are from it. */
 typedef struct told {
-    uint32_t idx; /* first, for idx_lower */
-    int64_t dist;
+    uint32_t idx;   /* first, for idx_lower */
+    int64_t dist;   /* of the days its words name; INT64_MAX when none */
+    int64_t on_day; /* of the day it was told (day_distance) */
 } told;
 
 /* Is memory i one whose words date_list reads: in the bm25 list, saying
- * when in its own words, told within TOLD_WITHIN days after a query date? */
-static int may_tell(const channel_ctx *c, const time_index *t, const uint8_t *mark, uint32_t i)
+ * when in its own words, told within TOLD_WITHIN days after a query date?
+ * *on_day gets the distance of the day it was told. */
+static int may_tell(const channel_ctx *c, const time_index *t, const uint8_t *mark, uint32_t i,
+                    int64_t *on_day)
 {
     int64_t best = day_distance(c, t, day_of(c->sn->when[i]));
+    *on_day = best;
     return best > 0 && best <= TOLD_WITHIN && mark[i];
 }
 
@@ -409,7 +419,8 @@ static ms_status told_all(const channel_ctx *c, const time_index *t, const rank_
     size_t k = 0;
     ms_status st = v && rid && m ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
     for (size_t r = 0; !st && r < n; r++)
-        if ((r == 0 || ranks[r].idx != ranks[r - 1].idx) && may_tell(c, t, mark, ranks[r].idx)) {
+        if ((r == 0 || ranks[r].idx != ranks[r - 1].idx) &&
+            may_tell(c, t, mark, ranks[r].idx, &v[k].on_day)) {
             v[k].idx = ranks[r].idx;
             rid[k++] = c->sn->rid[ranks[r].idx];
         }
@@ -437,9 +448,81 @@ static int64_t told_find(const told *v, size_t n, uint32_t i)
     return k < n && v[k].idx == i ? v[k].dist : INT64_MAX;
 }
 
+/* The memories of one day of the day index, t->idx[from .. to), dist days
+ * from the query's dates (day_distance). */
+typedef struct day_run {
+    size_t from, to;
+    int64_t dist;
+} day_run;
+
+/* The days of the spans as runs of the day index, each with its distance
+ * (worked out once a day, not once a memory), into *out (*n; caller
+ * frees). -1 when out of memory. */
+static int day_runs(const channel_ctx *c, const time_index *t, const day_span *spans,
+                    size_t n_spans, day_run **out, size_t *n)
+{
+    size_t n_mem = c->sn->n, cap = 64, k = 0;
+    day_run *v = malloc(cap * sizeof *v);
+    for (size_t s = 0; v && s < n_spans; s++) {
+        size_t j = time_index_find(t, n_mem, spans[s].lo);
+        while (v && j < n_mem && t->day[j] <= spans[s].hi) {
+            if (k == cap) {
+                day_run *grown = realloc(v, 2 * cap * sizeof *v);
+                if (!grown)
+                    free(v);
+                v = grown;
+                cap *= 2;
+                if (!v)
+                    break;
+            }
+            size_t to = time_index_from(t, j, n_mem, t->day[j] + 1);
+            v[k++] = (day_run){j, to, day_distance(c, t, t->day[j])};
+            j = to;
+        }
+    }
+    *out = v;
+    *n = v ? k : 0;
+    return v ? 0 : -1;
+}
+
+/* The farthest distance a memory among the list's first keep can have.
+ * At least keep memories are within d days of a query date for the least
+ * such d (each at the distance date_list gives it: a told one at its told
+ * distance when that is nearer), and their raws are at least -d - ranks /
+ * 1000, where ranks is the largest bm25 rank a raw takes (999 for a memory
+ * not in the list); a memory e days away has at most -e - 1 / 1000, below
+ * all of them once e > d + (ranks - 1) / 1000. TEMPORAL_WINDOW when fewer
+ * than keep are within it. */
+static int64_t dist_cut(const day_run *runs, size_t n_runs, const told *tolds, size_t n_told,
+                        size_t keep, size_t ranks)
+{
+    size_t at[TEMPORAL_WINDOW + 1] = {0}, sum = 0;
+    for (size_t k = 0; k < n_runs; k++)
+        if (runs[k].dist <= TEMPORAL_WINDOW)
+            at[runs[k].dist] += runs[k].to - runs[k].from;
+    for (size_t k = 0; k < n_told; k++) /* on_day <= TOLD_WITHIN: in a run */
+        if (tolds[k].dist < tolds[k].on_day) {
+            at[tolds[k].on_day]--;
+            at[tolds[k].dist]++;
+        }
+    int64_t slack = (int64_t)((ranks > 999 ? ranks : 999) - 1) / 1000;
+    for (int64_t d = 0; d <= TEMPORAL_WINDOW; d++)
+        if ((sum += at[d]) >= keep)
+            return d + slack < TEMPORAL_WINDOW ? d + slack : TEMPORAL_WINDOW;
+    return TEMPORAL_WINDOW;
+}
+
+/* Push memory i at distance dist with its bm25 rank r (0: not in the
+ * list). -1 when out of memory. */
+static int push_dated(ranked_list *out, uint32_t i, int64_t dist, int r)
+{
+    return ranked_push(out, i, -(double)dist - (r ? r : 999) / 1000.0);
+}
+
 /* Memories within the window of the query's dates: only those of the days
  * near them are looked at, each as a linear pass over every memory would
- * (date_distance, its bm25 rank). */
+ * (date_distance, its bm25 rank), and of those only the ones that can be
+ * among the first keep (dist_cut) are listed before they are taken. */
 static ms_status date_list(const channel_ctx *c, ranked_list *out, ms_error *err)
 {
     const snapshot *sn = c->sn;
@@ -448,11 +531,13 @@ static ms_status date_list(const channel_ctx *c, ranked_list *out, ms_error *err
     if (st)
         return st;
     const ranked_list *bm = &c->lists[CH_BM25];
-    size_t n_spans = 0, n_told = 0;
+    size_t n_spans = 0, n_told = 0, n_runs = 0;
+    size_t keep = c->top_n < TEMPORAL_LIMIT ? c->top_n : TEMPORAL_LIMIT;
     day_span *spans = date_spans(c->q, t->years, t->ny, &n_spans);
     rank_of *ranks = malloc((bm->n + 1) * sizeof *ranks);
     told *tolds = NULL;
-    if (!spans || !ranks) {
+    day_run *runs = NULL;
+    if (!spans || !ranks || day_runs(c, t, spans, n_spans, &runs, &n_runs)) {
         free(spans);
         free(ranks);
         return ms_fail(err, MS_NOMEM, "out of memory");
@@ -464,28 +549,32 @@ static ms_status date_list(const channel_ctx *c, ranked_list *out, ms_error *err
     st = time_marks(c, &mark, err);
     if (!st)
         st = told_all(c, t, ranks, bm->n, mark, &tolds, &n_told, err);
-    for (size_t k = 0; !st && k < n_spans; k++) {
-        for (size_t j = time_index_find(t, sn->n, spans[k].lo);
-             !st && j < sn->n && t->day[j] <= spans[k].hi; j++) {
-            int64_t best = day_distance(c, t, t->day[j]);
+    int64_t cut = st ? -1 : dist_cut(runs, n_runs, tolds, n_told, keep, bm->n);
+    for (size_t k = 0; !st && k < n_runs; k++) {
+        if (runs[k].dist > cut)
+            continue; /* its told memories are pushed below */
+        for (size_t j = runs[k].from; !st && j < runs[k].to; j++) {
+            int64_t best = runs[k].dist;
             int r = rank_find(ranks, bm->n, t->idx[j]);
             if (best > 0 && best <= TOLD_WITHIN && r && mark[t->idx[j]]) {
                 int64_t v = told_find(tolds, n_told, t->idx[j]);
                 best = v < best ? v : best;
             }
-            if (best > TEMPORAL_WINDOW)
-                continue;
-            double raw = -(double)best - (r ? r : 999) / 1000.0;
-            if (ranked_push(out, t->idx[j], raw))
+            if (push_dated(out, t->idx[j], best, r))
                 st = ms_fail(err, MS_NOMEM, "out of memory");
         }
     }
+    /* a memory told on a day beyond the cut whose words name a day within it */
+    for (size_t k = 0; !st && k < n_told; k++)
+        if (tolds[k].on_day > cut && tolds[k].dist <= cut &&
+            push_dated(out, tolds[k].idx, tolds[k].dist, rank_find(ranks, bm->n, tolds[k].idx)))
+            st = ms_fail(err, MS_NOMEM, "out of memory");
     free(spans);
     free(ranks);
     free(tolds);
+    free(runs);
     if (st)
         return st;
-    size_t keep = c->top_n < TEMPORAL_LIMIT ? c->top_n : TEMPORAL_LIMIT;
     ranked_finish(out, sn, keep);
     return MS_OK;
 }
@@ -543,12 +632,30 @@ static ms_status time_marks(const channel_ctx *c, const uint8_t **out, ms_error 
     return MS_OK;
 }
 
+/* Is the word p[n] (isalnum bytes) the lower-case word lc, ignoring case
+ * as tolower does? */
+static int word_eq(const char *p, size_t n, const char *lc)
+{
+    size_t k = 0;
+    while (k < n && lc[k] && (char)tolower((unsigned char)p[k]) == lc[k])
+        k++;
+    return k == n && lc[k] == '\0';
+}
+
+static int word_in(const char *p, size_t n, const char *const *list)
+{
+    for (int k = 0; list[k]; k++)
+        if (word_eq(p, n, list[k]))
+            return 1;
+    return 0;
+}
+
 /* Does text say how long something has lasted: an amount (digits, a
  * number word, "a", "a couple of", "a few", "several", "many") right before
- * a unit of time ("for 3 years", "just under a year", "six months now"), or
- * "since" before a year, a month or a season? The words dates.c reads
- * ("last year", "two years ago") are the time marks already. */
-static int says_duration(const char *text)
+ * a unit of time ("for 3 years", "just under a year", "six months now")?
+ * The words dates.c reads ("last year", "two years ago") are the time
+ * marks already. */
+int temporal_says_duration(const char *text)
 {
     static const char *const amount[] = {"a",       "an",     "one",    "two",    "three",   "four",
                                          "five",    "six",    "seven",  "eight",  "nine",    "ten",
@@ -556,7 +663,12 @@ static int says_duration(const char *text)
                                          "fifteen", "twenty", "thirty", "half",   NULL};
     static const char *const unit[] = {"year",  "years",  "month",   "months", "week",
                                        "weeks", "decade", "decades", NULL};
-    char prev[16] = "", w[16];
+    /* Words split at bytes that are not isalnum, compared as tolower
+     * makes them. A word is a unit only with 4 to 7 bytes, and only then is
+     * the word before it asked whether it is an amount (or starts with a
+     * digit). */
+    const char *prev = NULL;
+    size_t prev_n = 0;
     for (const char *p = text; p && *p;) {
         while (*p && !isalnum((unsigned char)*p))
             p++;
@@ -565,27 +677,59 @@ static int says_duration(const char *text)
             n++;
         if (!n)
             break;
-        snprintf(w, sizeof w, "%.*s", (int)(n < 15 ? n : 15), p);
-        for (char *q = w; *q; q++)
-            *q = (char)tolower((unsigned char)*q);
-        int num = isdigit((unsigned char)prev[0]);
-        for (int k = 0; !num && amount[k]; k++)
-            num = strcmp(prev, amount[k]) == 0;
-        for (int k = 0; num && unit[k]; k++)
-            if (strcmp(w, unit[k]) == 0)
-                return 1;
-        snprintf(prev, sizeof prev, "%s", w);
+        if (prev && n >= 4 && n <= 7 && word_in(p, n, unit) &&
+            (isdigit((unsigned char)tolower((unsigned char)prev[0])) ||
+             word_in(prev, prev_n, amount)))
+            return 1;
+        prev = p;
+        prev_n = n;
         p += n;
     }
     return 0;
 }
 
-/* The memories of bm25's list that says_duration, not marked already, by
- * index (set in *dur, caller frees): their texts read in one batch. */
+/* The terms of the snapshot's postings that hold a unit of time of
+ * temporal_says_duration ("year", "yearli", "weekend", "decad"), into *t
+ * (*n; worked out on the first when-question). A memory whose own text
+ * holds none of them cannot say how long: FTS5's tokenizer splits words
+ * where temporal_says_duration does but for letters beyond ASCII, which it
+ * keeps in the word ("yearsé" is one token to it, "years" then a
+ * non-alphanumeric byte to temporal_says_duration: the term still holds
+ * "year"), lowers letters as tolower does, and its stemmer changes only a
+ * word's ending, never a unit inside it (nor "decad" of "decade"). 0 when
+ * there are no postings or the terms could not be listed: read every
+ * text. */
+static int unit_terms(const snapshot *sn, const long **t, size_t *n)
+{
+    static const char *const unit[] = {"year", "month", "week", "decad", NULL};
+    snapshot_lazy *lz = sn->lazy;
+    if (!sn->post)
+        return 0;
+    if (!lz->unit_terms_done)
+        lz->unit_terms_done =
+            postings_terms_holding(sn->post, unit, &lz->unit_terms, &lz->n_unit_terms) ? 2 : 1;
+    *t = lz->unit_terms;
+    *n = lz->n_unit_terms;
+    return lz->unit_terms_done == 1;
+}
+
+/* Might memory i say how long, not being marked: 1 unless the postings say
+ * its own text holds no unit of time (unit_terms). */
+static int may_last(const channel_ctx *c, const uint8_t *mark, int units, const long *t, size_t n,
+                    uint32_t i)
+{
+    return !mark[i] && (!units || postings_own_any(c->sn->post, t, n, i) != 0);
+}
+
+/* The memories of bm25's list that temporal_says_duration, not marked already, by
+ * index (set in *dur, caller frees): the texts of those that may_last read
+ * in one batch. */
 static ms_status durations(const channel_ctx *c, const uint8_t *mark, uint8_t **dur, ms_error *err)
 {
     const ranked_list *bm = &c->lists[CH_BM25];
-    size_t n = bm->n;
+    size_t n = bm->n, n_units = 0;
+    const long *units = NULL;
+    int by_units = unit_terms(c->sn, &units, &n_units);
     int64_t *rid = malloc((n + 1) * sizeof *rid);
     size_t *at = malloc((n + 1) * sizeof *at);
     store_memory *m = calloc(n + 1, sizeof *m);
@@ -593,14 +737,14 @@ static ms_status durations(const channel_ctx *c, const uint8_t *mark, uint8_t **
     size_t k = 0;
     ms_status st = rid && at && m && *dur ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
     for (size_t r = 0; !st && r < n; r++)
-        if (!mark[bm->v[r].idx]) {
+        if (may_last(c, mark, by_units, units, n_units, bm->v[r].idx)) {
             at[k] = r;
             rid[k++] = c->sn->rid[bm->v[r].idx];
         }
     if (!st && k)
         st = store_get_rids(c->s, rid, k, m, err);
     for (size_t j = 0; !st && j < k; j++)
-        (*dur)[at[j]] = m[j].content && says_duration(m[j].content);
+        (*dur)[at[j]] = m[j].content && temporal_says_duration(m[j].content);
     for (size_t j = 0; m && j < k; j++)
         store_memory_clear(&m[j]);
     free(m);

@@ -807,12 +807,23 @@ static const name cue_words[] = {
     {"lately", 0, 0},   {NULL, 0, 0},
 };
 
+/* The first byte of word t as word_match compares it (A-Z lowered); 0 for
+ * a token that is not a word. No word of a table can match t unless it
+ * begins with that byte: the tables are asked at every token, and most
+ * words begin otherwise. */
+static unsigned char first_folded(const tok *t)
+{
+    unsigned char c = t->kind == TK_WORD && t->len > 0 ? (unsigned char)t->s[0] : 0;
+    return c >= 'A' && c <= 'Z' ? c | 32 : c;
+}
+
 static const name *find_name(const tok *t, const name *table)
 {
-    if (t->kind != TK_WORD)
+    unsigned char f = first_folded(t);
+    if (!f)
         return NULL;
     for (; table->word; table++)
-        if (word_match(t, table->word))
+        if ((unsigned char)table->word[0] == f && word_match(t, table->word))
             return table;
     return NULL;
 }
@@ -884,8 +895,10 @@ static int match_words(const win *w, int i, const char *p)
 /* The first phrase of table at i, *k its length in tokens; NULL if none. */
 static const phrase *find_phrase(const win *w, int i, const phrase *table, int *k)
 {
-    for (; table->words; table++)
-        if ((*k = match_words(w, i, table->words)))
+    unsigned char f = first_folded(at(w, i));
+    *k = 0;
+    for (; f && table->words; table++)
+        if ((unsigned char)table->words[0] == f && (*k = match_words(w, i, table->words)))
             return table;
     return NULL;
 }
@@ -1498,8 +1511,10 @@ static int match_holiday(const win *w, int i, const char *p)
 static const holiday *holiday_at(const win *w, int i, int *k)
 {
     const holiday *h;
-    for (h = holidays; h->words; h++)
-        if ((*k = match_holiday(w, i, h->words)))
+    unsigned char f = first_folded(at(w, i));
+    *k = 0;
+    for (h = holidays; f && h->words; h++)
+        if ((unsigned char)h->words[0] == f && (*k = match_holiday(w, i, h->words)))
             return h;
     return NULL;
 }

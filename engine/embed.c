@@ -188,9 +188,11 @@ int embed_hash_weighted(const char *text, float *v, int dim, embed_weight_fn wei
 int embed_hash_with(const char *text, const embed_word *extra, size_t n_extra, float *v, int dim,
                     embed_weight_fn weight, void *ctx)
 {
-    features *f = calloc(1, sizeof *f);
+    features *f = malloc(sizeof *f); /* a query's: only the slots need be empty */
     if (!f)
         return -1;
+    memset(f->slot, 0, sizeof f->slot);
+    f->n = 0;
     struct embed_ctx c = {f, weight, ctx};
     each_token(text, on_token, &c);
     for (size_t k = 0; k < n_extra; k++) {

@@ -25,6 +25,9 @@ typedef struct snapshot_lazy {
     uint32_t *adj_held;      /* [n_held] the memories whose adj was allocated */
     size_t n_held, cap_held; /* adj_held's length and room */
     time_index *by_day;      /* memories sorted by the day of `when`, or NULL */
+    long *unit_terms;        /* the postings' terms that hold a unit of time (ch_temporal.c) */
+    size_t n_unit_terms;
+    int unit_terms_done; /* 1: unit_terms worked out, 2: they could not be */
 } snapshot_lazy;
 
 void time_index_free(time_index *t);
@@ -540,6 +543,16 @@ long postings_term(const postings *p, const char *tok);
  * read the text. */
 int postings_own(const postings *p, const char *const *tok, int n, uint32_t i, uint64_t *held);
 
+/* The terms of p whose text holds one of the strings sub[] (a NULL-ended
+ * list), ascending, into *out (*n_out; caller frees; NULL and 0 when none).
+ * -1 when out of memory. */
+int postings_terms_holding(const postings *p, const char *const *sub, long **out, size_t *n_out);
+
+/* Does snapshot memory i hold one of the terms t[0..n) (postings_term
+ * indexes) in its own text? 1 or 0; -1 when the postings cannot say (as
+ * postings_own): read the text. */
+int postings_own_any(const postings *p, const long *t, size_t n, uint32_t i);
+
 /* How many rows of every profile hold the single token tok in their own
  * text (content), as store_term_docs counts them from FTS5's vocabulary:
  * *df, 0 for a token the index lacks. 0; 1, with *df 0, when the term's
@@ -642,6 +655,20 @@ temporal_mode_t temporal_mode(const query *q);
 /* Which memories of sn say when (a time expression in their content):
  * *out[n] of 0 and 1, the caller frees. Inside a read transaction. */
 ms_status temporal_marks(store *s, const snapshot *sn, uint8_t **out, ms_error *err);
+
+/* Does text say how long something has lasted: an amount (a word that
+ * starts with a digit, a number word, "a", "few", "couple", "several",
+ * "many", "half") right before a unit of time ("for 3 years", "a couple of
+ * months" does not: "of" stands between)? Words split at bytes that are not
+ * isalnum, compared as tolower makes them. The when-question's list keeps a
+ * bm25 hit that does (ch_temporal.c). */
+int temporal_says_duration(const char *text);
+
+/* The text cJSON_Print gives the number d (response.c), into out, without
+ * the C library's number conversions: 1; 0 when this cannot be sure of it
+ * (|d| below 1e-9 or from 1e15, not a whole number in int's range, or its
+ * last digit near a tie): let cJSON print it. */
+int response_number(double d, char out[32]);
 
 /* Why dense vectors cannot be used (shared by semantic and hopfield), or
  * NULL when they can. */

@@ -1037,6 +1037,51 @@ int postings_docs(const postings *p, const char *tok, int64_t *df)
     return 0;
 }
 
+int postings_terms_holding(const postings *p, const char *const *sub, long **out, size_t *n_out)
+{
+    size_t n = 0, cap = 0;
+    long *v = NULL;
+    *out = NULL;
+    *n_out = 0;
+    for (uint64_t t = 0; t < p->h->n_terms; t++) {
+        const char *text = p->text + p->text_off[t];
+        int holds = 0;
+        for (int k = 0; !holds && sub[k]; k++)
+            holds = strstr(text, sub[k]) != NULL;
+        if (!holds)
+            continue;
+        if (n == cap) {
+            long *grown = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
+            if (!grown) {
+                free(v);
+                return -1;
+            }
+            v = grown;
+        }
+        v[n++] = (long)t;
+    }
+    *out = v;
+    *n_out = n;
+    return 0;
+}
+
+int postings_own_any(const postings *p, const long *t, size_t n, uint32_t i)
+{
+    if (i >= p->h->n_snap)
+        return -1;
+    uint32_t d = p->snap_doc[i];
+    if (d >= p->h->n_docs || p->doc_snap[d] != (int32_t)i)
+        return -1; /* not the row the checked table gives it */
+    for (size_t k = 0; k < n; k++) {
+        uint64_t at;
+        if (!term_sound(p, t[k]))
+            return -1;
+        if (term_holds(p, t[k], d, &at) && own_bit(p->post_own, at))
+            return 1;
+    }
+    return 0;
+}
+
 /* ---- the search ------------------------------------------------------------ */
 
 /* One phrase's walk along its term's postings. */

@@ -74,6 +74,78 @@ static void select_best(ranked *v, size_t n, size_t keep)
     }
 }
 
+/* Is a before b: a higher raw, or the same and a lower rid? by_score's
+ * order, inlined into the sort below. */
+static int before(const snapshot *sn, const ranked *a, const ranked *b)
+{
+    if (a->raw != b->raw)
+        return a->raw > b->raw;
+    return sn->rid[a->idx] < sn->rid[b->idx];
+}
+
+static void sift_down(const snapshot *sn, ranked *v, size_t i, size_t n)
+{
+    for (size_t c; (c = 2 * i + 1) < n; i = c) {
+        if (c + 1 < n && before(sn, &v[c], &v[c + 1]))
+            c++;
+        if (!before(sn, &v[i], &v[c]))
+            return;
+        swap(&v[i], &v[c]);
+    }
+}
+
+/* v[n] best first, as qsort with by_score sorts it: the order is total
+ * (no two memories share a rid, and entries of one memory with the same raw
+ * are the same), so any sort gives the same array. Quicksort with the
+ * comparison inlined (qsort's calls through a pointer were a tenth of a
+ * channel's list), insertion sort for short runs, heapsort past a depth. */
+static void sort_ranked(const snapshot *sn, ranked *v, size_t n, int depth)
+{
+    while (n > 16) {
+        if (depth-- == 0) { /* heapsort: worst first at the root, then down */
+            for (size_t i = n / 2; i-- > 0;)
+                sift_down(sn, v, i, n);
+            for (size_t e = n - 1; e > 0; e--) {
+                swap(&v[0], &v[e]);
+                sift_down(sn, v, 0, e);
+            }
+            return;
+        }
+        size_t mid = n / 2;
+        if (before(sn, &v[mid], &v[0]))
+            swap(&v[mid], &v[0]);
+        if (before(sn, &v[n - 1], &v[0]))
+            swap(&v[n - 1], &v[0]);
+        if (before(sn, &v[n - 1], &v[mid]))
+            swap(&v[n - 1], &v[mid]);
+        ranked pivot = v[mid];
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (before(sn, &v[i], &pivot))
+                i++;
+            while (before(sn, &pivot, &v[j]))
+                j--;
+            if (i >= j)
+                break;
+            swap(&v[i], &v[j]);
+            i++;
+            j--;
+        }
+        /* v[0..j] come before or tie the pivot, v[j+1..n) after or tie */
+        if (j + 1 < n - j - 1) {
+            sort_ranked(sn, v, j + 1, depth);
+            v += j + 1;
+            n -= j + 1;
+        } else {
+            sort_ranked(sn, v + j + 1, n - j - 1, depth);
+            n = j + 1;
+        }
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t k = i; k > 0 && before(sn, &v[k], &v[k - 1]); k--)
+            swap(&v[k], &v[k - 1]);
+}
+
 void ranked_finish(ranked_list *l, const snapshot *sn, size_t keep)
 {
     sort_sn = sn;
@@ -81,8 +153,11 @@ void ranked_finish(ranked_list *l, const snapshot *sn, size_t keep)
         select_best(l->v, l->n, keep);
         l->n = keep;
     }
+    int depth = 0;
+    for (size_t m = l->n; m > 1; m >>= 1)
+        depth += 2;
     if (l->n > 1)
-        qsort(l->v, l->n, sizeof *l->v, by_score);
+        sort_ranked(sn, l->v, l->n, depth);
     if (l->n > keep)
         l->n = keep;
 }

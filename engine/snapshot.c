@@ -705,6 +705,7 @@ void snapshot_free(snapshot *sn)
         term_cache_free(sn->lazy->terms);
         snapshot_edges_free(sn->lazy);
         time_index_free(sn->lazy->by_day);
+        free(sn->lazy->unit_terms);
         free(sn->lazy);
     }
     if (sn->map) {

@@ -25,6 +25,13 @@
  *     (store_term_docs), for every word of the vocabulary and some the
  *     index lacks, in every random store; a damaged list says it cannot
  *     tell;
+ *   - a memory whose own text holds no term with a unit of time in it
+ *     ("year", "month", "week", "decad": postings_terms_holding,
+ *     postings_own_any) never says how long (temporal_says_duration), for
+ *     every memory of random stores whose words include amounts and units
+ *     glued to letters beyond ASCII ("yearsé", "年years") and to each other;
+ *     most memories that hold such a term do not, and a damaged list
+ *     cannot tell;
  *   - postings extended for appends (postings_extend: the new rows and
  *     the old ones whose context grew read again, the rest copied) are
  *     the bytes postings_build gives, on random stores with random
@@ -376,6 +383,90 @@ static void test_own(void)
        apart);
 }
 
+/* A text of amounts, units and other words, some glued to each other or to
+ * letters beyond ASCII. */
+static void unit_text(char *text, size_t cap)
+{
+    static const char *const piece[] = {
+        "3",      "a",           "few",      "one",     "half",    "years",   "Years",
+        "MONTHS", "week",        "weeks",    "weekend", "decade",  "Decades", "year",
+        "month",  "yearsé",      "éyears",   "年years", "years年", "decadé",  "monthš",
+        "weekly", "éweeks",      "for",      "the",     "garden",  "run",     "café",
+        "time",   "anniversary", "yearbook", "midweek", "montha",  "ago",     "ten"};
+    int k = 1 + (int)rnd(10);
+    text[0] = '\0';
+    for (int w = 0; w < k && strlen(text) + 24 < cap; w++) {
+        strcat(text, piece[rnd(sizeof piece / sizeof *piece)]);
+        unsigned g = rnd(6);
+        strcat(text, g == 0 ? "" : g == 1 ? ", " : g == 2 ? "\xc3\xa9" : " ");
+    }
+}
+
+static void test_units(void)
+{
+    static const char *const unit[] = {"year", "month", "week", "decad", NULL};
+    int n = 0, lasts = 0, missed = 0, cannot = 0, none = 0, held = 0;
+    for (int trial = 0; trial < 8; trial++) {
+        char name[32];
+        snprintf(name, sizeof name, "u%d.db", trial);
+        store *s;
+        ms_error err;
+        if (store_open(tpath(name), 0, &s, &err))
+            continue;
+        store_begin(s, &err);
+        for (int i = 0; i < 300; i++) {
+            char text[256], id[32];
+            unit_text(text, sizeof text);
+            snprintf(id, sizeof id, "u%d", i);
+            put(s, id, text, rnd(3) ? "s" : NULL);
+        }
+        store_end(s, &err);
+        snapshot *sn = NULL;
+        void *blob;
+        size_t len, nt = 0;
+        long *t = NULL;
+        store_read_begin(s, &err);
+        postings *p = open_postings(s, &sn, &blob, &len);
+        texts x = {sn, sn ? calloc(sn->n + 1, sizeof(char *)) : NULL,
+                   sn ? calloc(sn->n + 1, sizeof(char *)) : NULL};
+        if (p && x.content && x.context && !postings_terms_holding(p, unit, &t, &nt) &&
+            store_scan_text(s, on_text, &x, NULL) == MS_OK)
+            for (size_t i = 0; i < sn->n; i++, n++) {
+                int got = postings_own_any(p, t, nt, (uint32_t)i);
+                int says = temporal_says_duration(x.content[i]);
+                lasts += says;
+                missed += says && got != 1;
+                cannot += got < 0;
+                none += got == 0;
+                held += got == 1 && !says;
+            }
+        if (p && nt > 0) { /* damage every list */
+            for (size_t b = lists_at; b < len; b++)
+                ((unsigned char *)blob)[b] ^= 0x5a;
+            postings_free(p);
+            p = postings_open(blob, len, sn->n, sn->n_all);
+            cannot -= p && sn->n > 0 && postings_own_any(p, t, nt, 0) == -1 ? 1000 : 0;
+        }
+        for (size_t i = 0; sn && i < sn->n; i++) {
+            free(x.content ? x.content[i] : NULL);
+            free(x.context ? x.context[i] : NULL);
+        }
+        free(x.content);
+        free(x.context);
+        free(t);
+        store_end(s, NULL);
+        postings_free(p);
+        free(blob);
+        snapshot_free(sn);
+        store_close(s);
+    }
+    ok(n == 2400 && lasts > 100 && missed == 0 && cannot == -8000 && none > 100 && held > 100,
+       "of %d memories, the %d that say how long all hold a term with a unit of time (%d do "
+       "not); %d hold none, %d hold one and do not say it; a damaged list cannot tell in %d "
+       "stores of 8",
+       n, lasts, missed, none, held, -cannot / 1000);
+}
+
 /* Damaged postings: cut short, another format, more memories than the
  * snapshot has. */
 static void post_fail(void *blob, size_t len, size_t n, int64_t n_all)
@@ -581,6 +672,7 @@ int main(void)
     test_pruning();
     test_own();
     test_extend();
+    test_units();
     remove_tmpdir();
     return done_testing();
 }

@@ -12,7 +12,13 @@
  *    equals a linear pass over every memory (the channel's rule, written
  *    out here), for random dates with and without a year, random bm25
  *    lists and top-N, on stores whose days span a few years (counting
- *    sort) or centuries (qsort, more than 64 years).
+ *    sort) or centuries (qsort, more than 64 years), with memories whose
+ *    words say when ("yesterday", "last Friday": told distances), and a
+ *    store dense enough that the list's first keep are all near a date
+ *    (date_list's cut);
+ *  - ranked lists: ranked_finish's sort gives the order qsort gives with
+ *    the same comparison (raw descending, then rid), first keep, on random
+ *    lists with many ties and repeated memories.
  *
  * Builds its stores with store_put and store_put_vector in one temporary
  * directory that it removes at the end. Links only libcore. */
@@ -635,8 +641,14 @@ static store *dated_store(const char *name, size_t n, int y0, int y1)
     for (size_t i = 0; !st && i < n; i++) {
         store_memory m;
         store_memory_init(&m);
-        char text[64], created[32], event[32];
-        snprintf(text, sizeof text, "memory %zu", i);
+        static const char *const told[] = {"yesterday",    "last Friday",        "two days ago",
+                                           "on the 3rd",   "last week",          "the other day",
+                                           "this morning", "last Saturday night"};
+        char text[96], created[32], event[32];
+        if (rnd(3) == 0)
+            snprintf(text, sizeof text, "memory %zu %s", i, told[rnd(8)]);
+        else
+            snprintf(text, sizeof text, "memory %zu", i);
         snprintf(created, sizeof created, "%04d-%02u-%02uT%02u:00:00Z",
                  y0 + (int)rnd((unsigned)(y1 - y0 + 1)), 1 + rnd(12), 1 + rnd(28), rnd(24));
         snprintf(event, sizeof event, "%04d-%02u-%02uT10:00:00Z",
@@ -667,12 +679,60 @@ static int64_t ref_distance(int64_t o, int64_t s, int64_t e)
     return o > e ? o - e : o < s ? 2 * (s - o) : 0;
 }
 
+/* The distance of day o from the query's dates (a date without a year
+ * tried in each of years[ny]). */
+static int64_t ref_day_distance(const query *q, const int *years, int ny, int64_t o)
+{
+    int64_t best = INT64_MAX;
+    for (int k = 0; k < q->n_dates; k++) {
+        const date_range *dr = &q->dates[k];
+        int64_t s = ref_day(dr->start), e = ref_day(dr->end) - 1;
+        int y0, y1;
+        unsigned m0, d0, m1, d1;
+        civil_from_days(s, &y0, &m0, &d0);
+        civil_from_days(e, &y1, &m1, &d1);
+        for (int t = 0; t < (dr->no_year && ny ? ny : 1); t++) {
+            int shift = dr->no_year && ny ? years[t] - y0 : 0;
+            int64_t v =
+                ref_distance(o, civil_days(y0 + shift, m0, d0), civil_days(y1 + shift, m1, d1));
+            best = v < best ? v : best;
+        }
+    }
+    return best;
+}
+
+/* The distance of the nearest day or week memory i's words name (read
+ * against its own time) from the query's dates; INT64_MAX when none. */
+static int64_t ref_told(store *s, const snapshot *sn, const query *q, const int *years, int ny,
+                        uint32_t i)
+{
+    store_memory m;
+    ms_error err;
+    int64_t best = INT64_MAX;
+    if (store_get_rids(s, &sn->rid[i], 1, &m, &err))
+        return best;
+    date_range r[8];
+    int n = dates_parse(m.content, sn->when[i], r, 8);
+    for (int k = 0; k < n; k++)
+        for (int64_t o = ref_day(r[k].start);
+             (r[k].grain == GRAIN_DAY || r[k].grain == GRAIN_WEEK) && o < ref_day(r[k].end - 1) + 1;
+             o++) {
+            int64_t v = ref_day_distance(q, years, ny, o);
+            best = v < best ? v : best;
+        }
+    store_memory_clear(&m);
+    return best;
+}
+
 /* The rule of the date list, over every memory: distance to the nearest
  * date (a date without a year tried in each year of the store, the first 64
- * distinct years in index order), within WINDOW, raw = -distance -
- * bm25 rank / 1000 (999 when absent). */
-static void ref_date_list(const snapshot *sn, const query *q, const ranked_list *bm, size_t keep,
-                          ranked_list *out)
+ * distinct years in index order), or, for a memory of the bm25 list told
+ * 1 to 31 days after it whose words say when (mark), the distance of the
+ * day they name when nearer; within WINDOW, raw = -distance - bm25 rank /
+ * 1000 (999 when absent). *told counts the memories listed at a told
+ * distance. */
+static void ref_date_list(store *s, const snapshot *sn, const uint8_t *mark, const query *q,
+                          const ranked_list *bm, size_t keep, ranked_list *out, size_t *told)
 {
     int years[64], ny = 0;
     for (size_t i = 0; i < sn->n && ny < 64; i++) {
@@ -685,27 +745,20 @@ static void ref_date_list(const snapshot *sn, const query *q, const ranked_list 
             years[ny++] = y;
     }
     for (size_t i = 0; i < sn->n; i++) {
-        int64_t o = ref_day(sn->when[i]), best = INT64_MAX;
-        for (int k = 0; k < q->n_dates; k++) {
-            const date_range *dr = &q->dates[k];
-            int64_t s = ref_day(dr->start), e = ref_day(dr->end) - 1;
-            int y0, y1;
-            unsigned m0, d0, m1, d1;
-            civil_from_days(s, &y0, &m0, &d0);
-            civil_from_days(e, &y1, &m1, &d1);
-            for (int t = 0; t < (dr->no_year && ny ? ny : 1); t++) {
-                int shift = dr->no_year && ny ? years[t] - y0 : 0;
-                int64_t v =
-                    ref_distance(o, civil_days(y0 + shift, m0, d0), civil_days(y1 + shift, m1, d1));
-                best = v < best ? v : best;
-            }
+        int64_t best = ref_day_distance(q, years, ny, ref_day(sn->when[i]));
+        int r = ranked_rank(bm, (uint32_t)i);
+        if (best > 0 && best <= 31 && r && mark[i]) {
+            int64_t v = ref_told(s, sn, q, years, ny, (uint32_t)i);
+            best = v < best ? v : best;
         }
         if (best > WINDOW)
             continue;
-        int r = ranked_rank(bm, (uint32_t)i);
         ranked_push(out, (uint32_t)i, -(double)best - (r ? r : 999) / 1000.0);
     }
     ranked_finish(out, sn, keep);
+    for (size_t k = 0; k < out->n; k++)
+        *told += out->v[k].raw >
+                 -(double)ref_day_distance(q, years, ny, ref_day(sn->when[out->v[k].idx]));
 }
 
 /* A random date range of 1 to 90 days in years [y0, y1], some without a
@@ -721,9 +774,15 @@ static date_range random_date(int y0, int y1)
     return d;
 }
 
-static void check_dates(store *s, const snapshot *sn, int y0, int y1, const char *name)
+static void check_dates(store *s, const snapshot *sn, int y0, int y1, int dense, const char *name)
 {
-    size_t differ = 0, listed = 0;
+    size_t differ = 0, listed = 0, told = 0;
+    uint8_t *mark = NULL;
+    ms_error merr;
+    if (temporal_marks(s, sn, &mark, &merr)) {
+        ok(0, "%s: time marks (%s)", name, merr.msg);
+        return;
+    }
     for (int t = 0; t < 60; t++) {
         query q = {0};
         q.n_dates = 1 + (int)rnd(3);
@@ -732,6 +791,11 @@ static void check_dates(store *s, const snapshot *sn, int y0, int y1, const char
         ranked_list lists[CH_COUNT] = {0};
         for (size_t r = 0, n = rnd(250); r < n && sn->n; r++)
             ranked_push(&lists[CH_BM25], rnd((unsigned)sn->n), 100.0 - (double)r);
+        /* dense: the marked memories in the bm25 list too, many told ones;
+         * half the lists within 999 ranks (a raw's rank part under 1) */
+        for (size_t i = 0; dense && i < sn->n && lists[CH_BM25].n < (t % 2 ? 900u : 5000u); i++)
+            if (mark[i])
+                ranked_push(&lists[CH_BM25], (uint32_t)i, -(double)i);
         size_t top_n = 10 + rnd(200);
         channel_ctx c = {0};
         c.s = s;
@@ -744,7 +808,8 @@ static void check_dates(store *s, const snapshot *sn, int y0, int y1, const char
         ms_error err;
         ms_error_clear(&err);
         ms_status st = ch_temporal_ops.produce(&c, &got, &note, &err);
-        ref_date_list(sn, &q, &lists[CH_BM25], top_n < LIMIT ? top_n : LIMIT, &want);
+        ref_date_list(s, sn, mark, &q, &lists[CH_BM25], top_n < LIMIT ? top_n : LIMIT, &want,
+                      &told);
         int same = !st && got.n == want.n;
         for (size_t k = 0; same && k < got.n; k++)
             same = got.v[k].idx == want.v[k].idx && got.v[k].raw == want.v[k].raw;
@@ -754,10 +819,11 @@ static void check_dates(store *s, const snapshot *sn, int y0, int y1, const char
         ranked_free(&want);
         ranked_free(&lists[CH_BM25]);
     }
-    ok(differ == 0 && listed > 0,
+    free(mark);
+    ok(differ == 0 && listed > 0 && (!dense || told > 0),
        "%s: 60 date lists through the day index equal a pass over every memory (%zu differ, "
-       "%zu memories listed)",
-       name, differ, listed);
+       "%zu memories listed, %zu at a told distance)",
+       name, differ, listed, told);
 }
 
 static void test_temporal_index(void)
@@ -765,7 +831,12 @@ static void test_temporal_index(void)
     static const struct {
         size_t n;
         int y0, y1;
-    } cases[] = {{1, 2023, 2023}, {700, 2023, 2024}, {3000, 1990, 2024}, {2000, 1800, 2100}};
+        int dense;
+    } cases[] = {{1, 2023, 2023, 0},
+                 {700, 2023, 2024, 0},
+                 {3000, 1990, 2024, 0},
+                 {2000, 1800, 2100, 0},
+                 {3000, 2023, 2023, 1}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         char name[64], file[64];
         snprintf(name, sizeof name, "n=%zu %d-%d", cases[c].n, cases[c].y0, cases[c].y1);
@@ -779,11 +850,56 @@ static void test_temporal_index(void)
             store_close(s);
             continue;
         }
-        check_dates(s, sn, cases[c].y0, cases[c].y1, name);
+        check_dates(s, sn, cases[c].y0, cases[c].y1, cases[c].dense, name);
         snapshot_free(sn);
         store_end(s, NULL);
         store_close(s);
     }
+}
+
+/* ---- ranked lists ------------------------------------------------------------ */
+
+static const int64_t *ref_rid;
+
+static int ref_by_score(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->raw != y->raw)
+        return x->raw > y->raw ? -1 : 1;
+    return (ref_rid[x->idx] > ref_rid[y->idx]) - (ref_rid[x->idx] < ref_rid[y->idx]);
+}
+
+static void test_ranked_sort(void)
+{
+    enum { N = 5000 };
+    static int64_t rid[N];
+    snapshot sn = {0};
+    sn.n = N;
+    sn.rid = rid;
+    for (size_t i = 0, r = 1; i < N; i++, r += 1 + rnd(3))
+        rid[i] = (int64_t)r;
+    ref_rid = rid;
+    int differ = 0, lists = 0;
+    for (int t = 0; t < 400; t++, lists++) {
+        ranked_list got = {0};
+        size_t n = rnd(4) == 0 ? rnd(20) : rnd(3000), keep = 1 + rnd(t % 2 ? 100 : 4000);
+        unsigned values = 1 + rnd(t % 3 ? 50 : 100000);
+        for (size_t k = 0; k < n; k++)
+            ranked_push(&got, rnd(t % 5 ? N : 40), (double)rnd(values) / 7.0);
+        ranked *want = malloc((n + 1) * sizeof *want);
+        if (n) /* got.v is NULL for an empty list: memcpy and qsort may not see it */
+            memcpy(want, got.v, n * sizeof *want);
+        if (n > 1)
+            qsort(want, n, sizeof *want, ref_by_score);
+        ranked_finish(&got, &sn, keep);
+        int same = got.n == (n < keep ? n : keep);
+        for (size_t k = 0; same && k < got.n; k++)
+            same = got.v[k].idx == want[k].idx && got.v[k].raw == want[k].raw;
+        differ += !same;
+        free(want);
+        ranked_free(&got);
+    }
+    ok(differ == 0, "ranked_finish sorts %d random lists as qsort does (%d differ)", lists, differ);
 }
 
 int main(void)
@@ -799,6 +915,7 @@ int main(void)
     test_semantic_scan();
     test_exact_vectors();
     test_temporal_index();
+    test_ranked_sort();
     remove_tmpdir();
     return done_testing();
 }

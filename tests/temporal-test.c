@@ -8,8 +8,15 @@
  *   - the recall runs fewer SQL statements than there are such memories
  *     (sqlite3_trace_v2 on the store's connection, not counting those
  *     FTS5 runs inside a statement), where a store_get for each ran two
- *     apiece.
+ *     apiece;
+ *   - whether a text says how long something lasted
+ *     (temporal_says_duration) is what the rule as first written says (a
+ *     copy here: each word cut to 15 bytes with snprintf, lowered, and
+ *     compared with strcmp) for 20,000 random texts of amounts, units,
+ *     other words, digits, punctuation and bytes above 127, and for a few
+ *     written out.
  * Links the store and the engine. */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +25,7 @@
 #include <sqlite3.h>
 
 #include "engine/engine.h"
+#include "engine/engine_int.h"
 #include "store/store.h"
 #include "store/store_int.h"
 #include "tests/tap.h"
@@ -108,6 +116,136 @@ static void test_batch(void)
     store_close(s);
 }
 
+/* The rule as first written (ch_temporal.c before docs/PERFORMANCE.md item
+ * 56). */
+static int ref_says_duration(const char *text)
+{
+    static const char *const amount[] = {"a",       "an",     "one",    "two",    "three",   "four",
+                                         "five",    "six",    "seven",  "eight",  "nine",    "ten",
+                                         "eleven",  "twelve", "few",    "couple", "several", "many",
+                                         "fifteen", "twenty", "thirty", "half",   NULL};
+    static const char *const unit[] = {"year",  "years",  "month",   "months", "week",
+                                       "weeks", "decade", "decades", NULL};
+    char prev[16] = "", w[16];
+    for (const char *p = text; p && *p;) {
+        while (*p && !isalnum((unsigned char)*p))
+            p++;
+        size_t n = 0;
+        while (isalnum((unsigned char)p[n]))
+            n++;
+        if (!n)
+            break;
+        snprintf(w, sizeof w, "%.*s", (int)(n < 15 ? n : 15), p);
+        for (char *q = w; *q; q++)
+            *q = (char)tolower((unsigned char)*q);
+        int num = isdigit((unsigned char)prev[0]);
+        for (int k = 0; !num && amount[k]; k++)
+            num = strcmp(prev, amount[k]) == 0;
+        for (int k = 0; num && unit[k]; k++)
+            if (strcmp(w, unit[k]) == 0)
+                return 1;
+        snprintf(prev, sizeof prev, "%s", w);
+        p += n;
+    }
+    return 0;
+}
+
+static unsigned long long rng = 0x9E3779B97F4A7C15ull;
+
+static unsigned rnd(unsigned n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng % n);
+}
+
+static void test_says_duration(void)
+{
+    static const char *const piece[] = {"a",
+                                        "An",
+                                        "one",
+                                        "TWO",
+                                        "three",
+                                        "few",
+                                        "couple",
+                                        "several",
+                                        "many",
+                                        "half",
+                                        "thirty",
+                                        "3",
+                                        "10",
+                                        "2nd",
+                                        "year",
+                                        "Years",
+                                        "MONTH",
+                                        "months",
+                                        "week",
+                                        "weeks",
+                                        "decade",
+                                        "decades",
+                                        "yearly",
+                                        "of",
+                                        "for",
+                                        "now",
+                                        "ago",
+                                        "the",
+                                        "yearsyearsyearsyears",
+                                        "aaaaaaaaaaaaaaaaa",
+                                        "monthss",
+                                        "\xc3\xa9",
+                                        "\xe2\x80\x94",
+                                        " ",
+                                        "  ",
+                                        ",",
+                                        ".",
+                                        "-",
+                                        "'",
+                                        "\t",
+                                        "x2",
+                                        "0"};
+    size_t n = sizeof piece / sizeof *piece, differ = 0, yes = 0;
+    char text[256];
+    for (int t = 0; t < 20000; t++) {
+        text[0] = '\0';
+        for (unsigned k = 0, m = 1 + rnd(12); k < m; k++) {
+            strcat(text, piece[rnd((unsigned)n)]);
+            if (rnd(3))
+                strcat(text, " ");
+        }
+        int want = ref_says_duration(text);
+        differ += temporal_says_duration(text) != want;
+        yes += want;
+    }
+    ok(differ == 0 && yes > 1000 && yes < 19000,
+       "says_duration agrees with the rule as first written on 20,000 random texts (%zu differ, "
+       "%zu say a duration)",
+       differ, yes);
+    static const struct {
+        const char *text;
+        int want;
+    } cases[] = {
+        {"We have been together for 3 years now", 1},
+        {"Six Months in and still going", 1},
+        {"a couple of months", 0},
+        {"a week", 1},
+        {"the years went by", 0},
+        {"2years", 0},
+        {"about 10 decades", 1},
+        {"one\xc3\xa9years", 1},
+        {"", 0},
+        {"half year", 1},
+    };
+    int wrong = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+        if (temporal_says_duration(cases[k].text) != cases[k].want ||
+            ref_says_duration(cases[k].text) != cases[k].want) {
+            diag("\"%s\": want %d", cases[k].text, cases[k].want);
+            wrong++;
+        }
+    ok(wrong == 0, "says_duration on 10 texts written out");
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -115,6 +253,7 @@ int main(void)
         return 0;
     }
     test_batch();
+    test_says_duration();
     remove_tmpdir();
     return done_testing();
 }

@@ -726,6 +726,7 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
     s->readonly = readonly;
     s->nocreate = (flags & STORE_OPEN_NOCREATE) != 0;
     s->profiles_cached = -1;
+    s->fts_pending_max = STORE_FTS_PENDING_MAX;
     store_use_profile(s, STORE_DEFAULT_PROFILE, NULL);
     /* A reader of a store another process has open (its -wal and -shm are
      * there) opens it read-only and uses them. Else read-only is
@@ -1173,6 +1174,8 @@ ms_status store_end(store *s, ms_error *err)
     ms_status st = s->readonly ? MS_OK : store_flush_vectors(s, err);
     if (!st)
         st = store_fts_flush(s, err);
+    if (!st)
+        st = store_fts_long_end(s, err);
     if (!st && !s->readonly)
         st = bump_generation(s, only_appended, err);
     if (st) {
@@ -1204,7 +1207,8 @@ void store_rollback(store *s)
     s->n_pending = 0;
     store_vjob_discard(s);
     store_fts_discard(s);
-    s->fts_gen++; /* the index is as it was before: row lengths may differ */
+    s->fts_long = 0; /* the setting rolls back with the rest */
+    s->fts_gen++;    /* the index is as it was before: row lengths may differ */
     store_wcache_clear(s);
     sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
     s->in_txn = 0;

@@ -161,8 +161,11 @@ struct store {
     void *fts5_tok_api;      /* fts5_tokenizer * */
     int64_t profiles_cached; /* profile count, -1 when unknown */
     /* memories waiting for the text index (fts.c), in order, and a set */
-    int64_t *fts_list; /* [fts_n] */
-    int64_t *fts_slot; /* [fts_cap] open addressing, 0 = empty */
+    size_t fts_pending_max;    /* STORE_FTS_PENDING_MAX (tests set less) */
+    int fts_long;              /* store_fts_long_begin ran in this transaction */
+    int64_t fts_automerge_was; /* the index's 'automerge' setting then, -1: none (default) */
+    int64_t *fts_list;         /* [fts_n] */
+    int64_t *fts_slot;         /* [fts_cap] open addressing, 0 = empty */
     size_t fts_n, fts_cap;
     wcache *wc;            /* what appends remember (wcache.c), or NULL */
     uint64_t fts_gen;      /* moves with every write to the text index */
@@ -190,9 +193,26 @@ ms_status store_exec(store *s, const char *sql, ms_error *err);
 /* Copy a column as a fresh string (NULL for SQL NULL). */
 char *store_col_text(sqlite3_stmt *st, int col);
 
+/* The edges an appended memory adds (new rows, each (src, dst, type) once),
+ * gathered so that they go in together: a statement of several rows costs
+ * SQLite less than that many. src is the earlier memory, dst the new one. */
+#define STORE_EDGE_BATCH_MAX (2 * STORE_ENTITIES_MAX + 4) /* entity, session, temporal */
+typedef struct store_edge_batch {
+    int64_t src[STORE_EDGE_BATCH_MAX];
+    int type[STORE_EDGE_BATCH_MAX];
+    double w[STORE_EDGE_BATCH_MAX];
+    int n;
+} store_edge_batch;
+
 /* entity.c: extract entity names from a memory and link them. append: m
- * is a new memory, the newest row (the write cache may answer). */
-ms_status store_link_entities(store *s, const store_memory *m, int append, ms_error *err);
+ * is a new memory, the newest row (the write cache may answer); its entity
+ * edges are then added to *batch for the caller to write (store_edges_write),
+ * else written here (batch is then unused and may be NULL). */
+ms_status store_link_entities(store *s, const store_memory *m, int append, store_edge_batch *batch,
+                              ms_error *err);
+/* entity.c: insert the edges of *b to memory dst, in statements of four,
+ * two or one rows (new rows only). */
+ms_status store_edges_write(store *s, int64_t dst, const store_edge_batch *b, ms_error *err);
 
 /* entity.c: are the entities given with m (matched as names are: case and
  * apostrophes folded) exactly those linked to memory rid as given? */
@@ -218,6 +238,12 @@ ms_status store_fts_inserted(store *s, int64_t rid, ms_error *err);
 ms_status store_fts_pending(store *s, int64_t rid, ms_error *err);
 ms_status store_fts_forget(store *s, int64_t rid, ms_error *err);
 ms_status store_fts_flush(store *s, ms_error *err);
+/* A long write (STORE_FTS_PENDING_MAX memories pending at once): FTS5's
+ * automatic merging of its segments is off until store_fts_long_end, which
+ * runs before the commit and sets the index's automerge setting back as it
+ * was (fts.c says why). */
+ms_status store_fts_long_begin(store *s, ms_error *err);
+ms_status store_fts_long_end(store *s, ms_error *err);
 void store_fts_discard(store *s);
 void store_fts_free(store *s);
 

@@ -1246,6 +1246,134 @@ static void test_fts(void)
     store_close(s);
 }
 
+/* Every row of sql on the store's own connection, columns joined by '|',
+ * rows by newlines (caller frees). */
+static char *conn_dump(store *s, const char *sql)
+{
+    sqlite3_stmt *st;
+    size_t len = 0, cap = 256;
+    char *out = calloc(1, cap);
+    if (!out || sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return out;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        for (int c = 0; c < sqlite3_column_count(st); c++) {
+            const char *v = (const char *)sqlite3_column_text(st, c);
+            size_t n = strlen(v ? v : "") + 2;
+            if (len + n + 1 > cap) {
+                char *g = realloc(out, cap = 2 * (len + n + 1));
+                if (!g)
+                    break;
+                out = g;
+            }
+            len += (size_t)snprintf(out + len, cap - len, "%s%s", v ? v : "", c ? "|" : "\t");
+        }
+        out[len++] = '\n';
+        out[len] = '\0';
+    }
+    sqlite3_finalize(st);
+    return out;
+}
+
+/* Put turns first..first+n-1 (sessions of 7, two speakers, a name now
+ * and then) in one transaction; with check, after each put, whether the
+ * text index's automerge setting reads 0 then (*off_seen counts them). */
+static int put_turns(store *s, int first, int n, int check, int *off_seen, int commit)
+{
+    static const char *const names[] = {"Nora", "Bea Lind", "Oslo", "Carla"};
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = store_begin(s, &err);
+    for (int i = first; !st && i < first + n; i++) {
+        char id[32], text[160], session[16];
+        snprintf(id, sizeof id, "t%d", i);
+        snprintf(session, sizeof session, "s%d", i / 7);
+        snprintf(text, sizeof text, "%s: turn %d about %s and the harbour, word%d word%d",
+                 i % 2 ? "Ann" : "Bob", i, names[i % 4], i % 13, i % 29);
+        store_memory m;
+        store_memory_init(&m);
+        m.id = strdup(id);
+        m.content = strdup(text);
+        m.speaker = strdup(i % 2 ? "Ann" : "Bob");
+        m.session = strdup(session);
+        m.created_at = strdup("2023-05-08T13:56:00Z");
+        st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+        store_memory_clear(&m);
+        if (!st && check) {
+            char *v = conn_dump(s, "SELECT v FROM memories_fts_config WHERE k='automerge'");
+            *off_seen += v && strcmp(v, "0\t\n") == 0;
+            free(v);
+        }
+    }
+    if (st || !commit) {
+        if (st)
+            diag("put_turns: %s", err.msg);
+        store_rollback(s);
+        return st ? -1 : 0;
+    }
+    st = store_end(s, &err);
+    if (st)
+        diag("put_turns commit: %s", err.msg);
+    return st ? -1 : 0;
+}
+
+/* A long write turns FTS5's automatic merging off until its commit, and
+ * the index and its settings come out as a write of the usual length
+ * leaves them. */
+static void test_fts_long(void)
+{
+    static const char *const same[] = {
+        "SELECT k, v FROM memories_fts_config ORDER BY k",
+        "SELECT term, col, doc, cnt FROM memories_vocab ORDER BY term, col",
+        "SELECT id, sz FROM memories_fts_docsize ORDER BY id",
+    };
+    store *a = open_new("fts-short.db"), *b = open_new("fts-long.db");
+    int off_a = 0, off_b = 0;
+    ok(a && b, "two new stores");
+    if (!a || !b)
+        return;
+    b->fts_pending_max = 40; /* a long write after 40 memories */
+    ok(put_turns(a, 0, 300, 1, &off_a, 1) == 0 && put_turns(b, 0, 300, 1, &off_b, 1) == 0,
+       "300 turns in one transaction each");
+    is_int(off_a, 0, "a write below the threshold leaves automerge alone");
+    is_int(off_b, 300 - 39, "a long write runs with automerge 0 from its 40th memory on");
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+        char *x = conn_dump(a, same[i]), *y = conn_dump(b, same[i]);
+        ok(x && y && strlen(x) > 0 && strcmp(x, y) == 0, "the same after the commit: %s", same[i]);
+        free(x);
+        free(y);
+    }
+    char *cfg = conn_dump(b, "SELECT count(*) FROM memories_fts_config WHERE k='automerge'");
+    is_str(cfg, "0\t\n", "no automerge setting is left behind (FTS5's default again)");
+    free(cfg);
+    ok(store_exec(b, "INSERT INTO memories_fts(memories_fts, rank) VALUES('integrity-check', 1)",
+                  NULL) == MS_OK,
+       "FTS5's integrity check passes");
+    /* a setting of the store's own is kept */
+    ok(store_exec(b, "INSERT INTO memories_fts(memories_fts, rank) VALUES('automerge', 8)", NULL) ==
+           MS_OK,
+       "automerge set to 8");
+    off_b = 0;
+    ok(put_turns(b, 301, 100, 1, &off_b, 1) == 0, "another long write (a new session first)");
+    is_int(off_b, 100 - 39, "merging off during it");
+    cfg = conn_dump(b, "SELECT v FROM memories_fts_config WHERE k='automerge'");
+    is_str(cfg, "8\t\n", "the store's own setting (8) is back after the commit");
+    free(cfg);
+    /* a long write that rolls back leaves the setting as it was */
+    off_b = 0;
+    ok(put_turns(b, 406, 100, 1, &off_b, 0) == 0, "a long write rolled back");
+    is_int(off_b, 100 - 39, "merging off during it too");
+    cfg = conn_dump(b, "SELECT v FROM memories_fts_config WHERE k='automerge'");
+    is_str(cfg, "8\t\n", "the setting is 8 after the rollback");
+    free(cfg);
+    ok(put_turns(b, 406, 20, 0, &off_b, 1) == 0 &&
+           store_exec(b,
+                      "INSERT INTO memories_fts(memories_fts, rank) VALUES('integrity-check', 1)",
+                      NULL) == MS_OK,
+       "a short write after it, and the index checks out");
+    store_close(a);
+    store_close(b);
+}
+
 static void test_readonly(void)
 {
     store *s = open_new("ro.db");
@@ -2849,6 +2977,7 @@ int main(void)
     test_get_rids();
     test_listing();
     test_fts();
+    test_fts_long();
     test_readonly();
     test_entities_edges();
     test_sentence_first_word();

@@ -14,6 +14,7 @@ void store_memory_init(store_memory *m)
     m->trust_beta = 1.0;
     m->importance = 0.5;
     m->event_ts = STORE_TS_NONE;
+    m->might_state = -1;
 }
 
 void store_memory_clear(store_memory *m)
@@ -740,6 +741,10 @@ static ms_status put_memory(store *s, store_memory *m, store_dup_policy dup, sto
     if (res)
         *res = existing ? STORE_PUT_REPLACED : STORE_PUT_INSERTED;
     st = existing ? MS_OK : store_fts_inserted(s, m->rid, err);
+    if (!st && !existing)
+        st = store_note_fact(s, m, err);
+    else if (existing)
+        s->facts_on = 0; /* a text changed in place: supersession reads them all */
     /* appending (the usual import): the write cache may answer for the
      * tables, and the neighbour text needs fewer queries */
     int append = !existing && newest_row(s, m->rid);
@@ -1131,6 +1136,7 @@ ms_status store_edit(store *s, const char *id, const store_edit_fields *f, ms_er
 
 static ms_status delete_memory(store *s, const char *id, ms_error *err)
 {
+    s->facts_on = 0; /* store_note_new_facts: a noted row may go */
     ms_status code = store_require_writable(s, "delete", err);
     if (code)
         return code;

@@ -799,6 +799,7 @@ void store_close(store *s)
         free(s->pending[i].text);
     free(s->pending);
     store_fts_free(s);
+    store_facts_clear(s);
     store_wcache_clear(s);
     store_vjob_discard(s);
     store_doclen_free(s);
@@ -1183,6 +1184,7 @@ ms_status store_end(store *s, ms_error *err)
         return st;
     }
     store_wcache_clear(s);
+    store_facts_clear(s);
     hold_commit(s);
     int rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
@@ -1208,7 +1210,8 @@ void store_rollback(store *s)
     store_vjob_discard(s);
     store_fts_discard(s);
     s->fts_long = 0; /* the setting rolls back with the rest */
-    s->fts_gen++;    /* the index is as it was before: row lengths may differ */
+    store_facts_clear(s);
+    s->fts_gen++; /* the index is as it was before: row lengths may differ */
     store_wcache_clear(s);
     sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
     s->in_txn = 0;

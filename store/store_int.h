@@ -52,6 +52,12 @@ ms_status store_relations_forget(store *s, int64_t rid, const char *id, ms_error
  * boundaries, compared in lower case? A memory without one states no fact.
  * One pass over the text: an import asks it of every memory of a profile. */
 int store_holds_cue(const char *text);
+/* supersede.c: after store_note_new_facts, note memory m, just inserted
+ * (its rid set): counted, and listed when it might state a fact (its
+ * might_state, else worked out here). Nothing otherwise. */
+ms_status store_note_fact(store *s, const store_memory *m, ms_error *err);
+/* supersede.c: forget the notes (the transaction ends). */
+void store_facts_clear(store *s);
 /* supersede.c: the k-th cue phrase (lower case), NULL past the last. */
 const char *store_cue_text(size_t k);
 /* supersede.c: does the lower-case text hold a job title's head noun
@@ -161,7 +167,13 @@ struct store {
     void *fts5_tok_api;      /* fts5_tokenizer * */
     int64_t profiles_cached; /* profile count, -1 when unknown */
     /* memories waiting for the text index (fts.c), in order, and a set */
-    size_t fts_pending_max;    /* STORE_FTS_PENDING_MAX (tests set less) */
+    size_t fts_pending_max; /* STORE_FTS_PENDING_MAX (tests set less) */
+    /* store_note_new_facts: since it, the memories inserted (noted) and
+     * those of them that might state a fact (facts, in rid order) */
+    int facts_on;
+    int64_t facts_after, facts_noted;
+    int64_t *facts;
+    size_t n_facts, cap_facts;
     int fts_long;              /* store_fts_long_begin ran in this transaction */
     int64_t fts_automerge_was; /* the index's 'automerge' setting then, -1: none (default) */
     int64_t *fts_list;         /* [fts_n] */

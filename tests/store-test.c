@@ -2372,6 +2372,99 @@ static int show_relation(void *ctx, int64_t src, int64_t dst, int kind, const ch
 /* Supersession found at import: hand-written cases, each positive one with
  * a negative twin (another attribute, an earlier time, the same value,
  * another subject, the past tense, a negation without a correction). */
+/* The detection's memories, in order: statements of facts among turns
+ * that state none. */
+static const char *const noted_texts[] = {
+    "Ana: I work at Westway Buses.",          "Ana: the weather was grey, word1",
+    "Leah: Róisín lives in Leeds.",           "Ben: we had soup for lunch, word2",
+    "Ana: I work at Cartwheel Labs now.",     "Ben: the train was late again, word3",
+    "Leah: Róisín lives in Manchester now.",  "Ana: nothing new to report, word4",
+    "Ana: the harbour was busy today, word5", "Ben: I am 34 years old.",
+};
+
+/* Put noted_texts (ids n0..) into s in one transaction; with note, after
+ * store_note_new_facts; replace_at >= 0: then that memory is written again
+ * (replaced) with a statement of its own. The relations found, as text,
+ * into buf; *listed: the memories noted as ones that might state a fact
+ * before the detection, -1 when the notes were dropped. */
+static void noted_import(store *s, int note, int replace_at, char *buf, size_t cap, int *n_noted)
+{
+    ms_error err;
+    ms_error_clear(&err);
+    size_t n = sizeof noted_texts / sizeof *noted_texts;
+    ok(store_begin(s, &err) == MS_OK, "begin");
+    if (note)
+        store_note_new_facts(s, 0);
+    for (size_t i = 0; i < n; i++) {
+        char id[16], day[16];
+        snprintf(id, sizeof id, "n%zu", i);
+        snprintf(day, sizeof day, "2025-%02zu-10", i + 1);
+        put_fact(s, id, strncmp(noted_texts[i], "Ana", 3) == 0 ? "Ana" : "Leah", day,
+                 noted_texts[i], NULL);
+    }
+    if (replace_at >= 0) {
+        store_memory m;
+        store_memory_init(&m);
+        char id[16];
+        snprintf(id, sizeof id, "n%d", replace_at);
+        m.id = strdup(id);
+        m.content = strdup("Ana: I work at Riverside Vets now.");
+        m.speaker = strdup("Ana");
+        m.created_at = strdup("2025-12-10");
+        ok(store_put(s, &m, STORE_DUP_REPLACE, NULL, &err) == MS_OK, "a memory replaced");
+        store_memory_clear(&m);
+    }
+    *n_noted = s->facts_on ? (int)s->n_facts : -1;
+    uint64_t found = 0;
+    ok(store_detect_supersession(s, 0, &found, &err) == MS_OK && store_end(s, &err) == MS_OK,
+       "detect and commit (%s)", err.msg);
+    ok(s->n_facts == 0 && !s->facts_on, "the notes end with the transaction");
+    buf[0] = '\0';
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        char one[512];
+        store_memory m;
+        store_memory_init(&m);
+        char id[16];
+        snprintf(id, sizeof id, "n%zu", i);
+        if (store_get(s, id, 0, &m, &err) == MS_OK) {
+            relations_text(s, m.rid, one, sizeof one);
+            len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%s;", one);
+        }
+        store_memory_clear(&m);
+    }
+}
+
+/* store_note_new_facts: the detection reads only the memories that might
+ * state a fact, and finds what reading them all finds. */
+static void test_detect_noted(void)
+{
+    char all[4096], noted[4096];
+    int noted_all_n = 0, n_listed = 0, expect = 0;
+    for (size_t i = 0; i < sizeof noted_texts / sizeof *noted_texts; i++)
+        expect += store_might_state(noted_texts[i]) == 1;
+    store *a = open_new("detect-all.db"), *b = open_new("detect-noted.db");
+    noted_import(a, 0, -1, all, sizeof all, &noted_all_n);
+    noted_import(b, 1, -1, noted, sizeof noted, &n_listed);
+    is_int(expect, 5, "five of the ten texts might state a fact");
+    is_int(noted_all_n, -1, "without store_note_new_facts nothing is noted");
+    is_int(n_listed, expect, "with it, those five are listed");
+    ok(strstr(all, "supersedes") != NULL && strcmp(all, noted) == 0,
+       "the same relations found (%s)", noted);
+    store_close(a);
+    store_close(b);
+    /* a memory replaced in place: the notes are dropped and all are read */
+    a = open_new("detect-all2.db");
+    b = open_new("detect-noted2.db");
+    noted_import(a, 0, 3, all, sizeof all, &noted_all_n);
+    noted_import(b, 1, 3, noted, sizeof noted, &n_listed);
+    is_int(n_listed, -1, "a replacement drops the notes");
+    ok(strstr(all, "Riverside") != NULL && strcmp(all, noted) == 0,
+       "and the relations are those of reading them all (%s)", noted);
+    store_close(a);
+    store_close(b);
+}
+
 static void test_detect(void)
 {
     store *s = open_new("detect.db");
@@ -2990,6 +3083,7 @@ int main(void)
     test_holds_title_head();
     test_schema6();
     test_detect();
+    test_detect_noted();
     test_two_writers();
     test_seal();
     test_cache_key();

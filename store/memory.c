@@ -360,9 +360,33 @@ static ms_status session_edges(store *s, const store_memory *m, int64_t prev[2],
     return add_session_edges(s, m, prev, *n, batch, err);
 }
 
+/* Is memory rid of another session than m (or either of none)? Its
+ * session from the write cache, else from its row. -1 on an error. */
+static int other_session(store *s, const store_memory *m, int64_t rid, ms_error *err)
+{
+    const char *session = NULL;
+    if (!m->session)
+        return 1;
+    if (store_wcache_session_of(s, rid, &session))
+        return !session || strcmp(session, m->session) != 0;
+    sqlite3_stmt *st = store_stmt(s, ST_SESSION_OF, err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, rid);
+    int rc = sqlite3_step(st);
+    const char *t = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    int other = !t || strcmp(t, m->session) != 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        store_sql_fail(s, rc, "finding events close in time", err);
+        return -1;
+    }
+    return other;
+}
+
 /* Up to two events nearest m's among those of stmt (ST_TIME_AFTER or
- * ST_TIME_BEFORE: one side of m's event time, nearest first), appended to
- * near[]/when[] from *n. */
+ * ST_TIME_BEFORE: one side of m's event time, nearest first), not m and
+ * not of its session, appended to near[]/when[] from *n. */
 static ms_status near_side(store *s, const store_memory *m, enum stmt_id which, int64_t near[4],
                            int64_t when[4], int *n, ms_error *err)
 {
@@ -370,18 +394,25 @@ static ms_status near_side(store *s, const store_memory *m, enum stmt_id which, 
     if (!st)
         return err ? err->code : MS_SQL;
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, m->event_ts - 86400);
-    sqlite3_bind_int64(st, 3, m->event_ts + 86400);
-    sqlite3_bind_int64(st, 4, m->rid);
-    if (m->session)
-        sqlite3_bind_text(st, 5, m->session, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, which == ST_TIME_AFTER ? 3 : 2,
+                       which == ST_TIME_AFTER ? m->event_ts + 86400 : m->event_ts - 86400);
     sqlite3_bind_int64(st, 6, m->event_ts);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < 4) {
-        near[*n] = sqlite3_column_int64(st, 0);
+    int rc, taken = 0, other = 1;
+    while (taken < 2 && *n < 4 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t rid = sqlite3_column_int64(st, 0);
+        if (rid == m->rid || !(other = other_session(s, m, rid, err)))
+            continue;
+        if (other < 0)
+            break;
+        near[*n] = rid;
         when[(*n)++] = sqlite3_column_int64(st, 1);
+        taken++;
     }
+    if (taken == 2 || *n == 4 || other < 0)
+        rc = SQLITE_DONE;
     sqlite3_reset(st);
+    if (other < 0)
+        return err ? err->code : MS_SQL;
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "finding events close in time", err);
     return MS_OK;
@@ -753,6 +784,8 @@ static ms_status put_memory(store *s, store_memory *m, store_dup_policy dup, sto
         store_wcache_clear(s);
         n_prev = -1; /* not the turns before it after all: look again */
     }
+    if (append && event_ts != STORE_TS_NONE) /* a later event's candidate */
+        store_wcache_set_session_of(s, m->rid, m->session);
     if (!st && !keep_graph)
         st = derive_graph(s, m, !existing, keep_session, append, prev, &n_prev, err);
     if (!st && append && m->session && n_prev >= 0)

@@ -216,15 +216,16 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_EDGE_UPSERT] = "INSERT INTO edges(src, dst, type, weight) VALUES (?1,?2,?3,?4)"
                        " ON CONFLICT(src, dst, type) DO UPDATE"
                        " SET weight = min(1.0, weight + excluded.weight / 2)",
-    /* the events nearest ?6 in other sessions, on each side of it: read
-     * from memories_by_event outward, so a put reads a few rows however
-     * many events the day holds (memory.c: temporal_edges) */
+    /* the events nearest ?6 on each side of it, read from memories_by_event
+     * outward and from it alone (a covering index: no row is read), so a
+     * put reads a few entries however many events the day holds; the
+     * caller skips the memory itself and those of its session
+     * (memory.c: temporal_edges) */
     [ST_TIME_AFTER] = "SELECT rid, event_ts FROM memories WHERE profile=?1 AND event_ts"
-                      " BETWEEN ?6 AND ?3 AND rid<>?4 AND (session IS NOT ?5 OR ?5 IS NULL)"
-                      " ORDER BY event_ts, rid LIMIT 2",
+                      " BETWEEN ?6 AND ?3 ORDER BY event_ts, rid",
     [ST_TIME_BEFORE] = "SELECT rid, event_ts FROM memories WHERE profile=?1 AND event_ts"
-                       " >= ?2 AND event_ts < ?6 AND rid<>?4 AND (session IS NOT ?5 OR ?5 IS NULL)"
-                       " ORDER BY event_ts DESC, rid LIMIT 2",
+                       " >= ?2 AND event_ts < ?6 ORDER BY event_ts DESC, rid",
+    [ST_SESSION_OF] = "SELECT session FROM memories WHERE rid=?1",
     /* upserts, not INSERT OR REPLACE: with foreign keys on, a REPLACE needs
      * a statement journal (a copy of each page it touches) */
     [ST_VECTOR_PUT] = "INSERT INTO vectors(rid, vec) VALUES (?1, ?2)"

@@ -92,6 +92,7 @@ enum stmt_id {
     ST_EDGE_UPSERT,
     ST_TIME_AFTER,
     ST_TIME_BEFORE,
+    ST_SESSION_OF,
     ST_VECTOR_PUT,
     ST_ENTITIES_OF,
     ST_EDGES_OF,
@@ -302,6 +303,11 @@ void store_wcache_set_body(store *s, int64_t rid, const char *body);
 int store_wcache_session(store *s, const char *session, int64_t last[2]);
 void store_wcache_set_session(store *s, const char *session, const int64_t *last, int n);
 /* newest: is rid the row after the newest one appended (so the newest)? */
+/* The session of memory rid, appended in this transaction with an event
+ * time (temporal_edges' candidates): 1 and *session (NULL: none; valid
+ * until the cache is cleared) when known, else 0. */
+int store_wcache_session_of(store *s, int64_t rid, const char **session);
+void store_wcache_set_session_of(store *s, int64_t rid, const char *session);
 int store_wcache_newest(store *s, int64_t rid);
 void store_wcache_set_newest(store *s, int64_t rid);
 

@@ -1532,20 +1532,24 @@ static int64_t put_event(store *s, const char *id, const char *content, const ch
  * dated memory joins the two nearest events (then the smaller rid) within a
  * day in other sessions. 240 memories over three days, at whole hours so
  * that distances tie, in five sessions, put in one transaction. */
-static void test_temporal_nearest(void)
+/* Temporal edges against a brute-force rule, with the memories put in one
+ * transaction (appends: sessions from the write cache) or each in its own
+ * (sessions read from the rows); session 5 is none. */
+static void temporal_nearest(int one_txn)
 {
     enum { N = 240 };
-    store *s = open_new("temporal.db");
+    const char *file = one_txn ? "temporal.db" : "temporal-solo.db";
+    store *s = open_new(file);
     int64_t rid[N], ts[N];
     int sess[N];
     unsigned seed = 7;
     ms_error err;
     ms_error_clear(&err);
-    ms_status st = s ? store_begin(s, &err) : MS_USAGE;
+    ms_status st = !s ? MS_USAGE : one_txn ? store_begin(s, &err) : MS_OK;
     for (int i = 0; !st && i < N; i++) {
         seed = seed * 1103515245u + 12345u;
         ts[i] = 1685577600 + (int64_t)((seed >> 8) % 72) * 3600; /* 2023-06-01 + 0..71 h */
-        sess[i] = (int)((seed >> 20) % 5);
+        sess[i] = (int)((seed >> 20) % 6);
         char id[16], session[8], when[32], text[32];
         snprintf(id, sizeof id, "t%d", i);
         snprintf(session, sizeof session, "s%d", sess[i]);
@@ -1555,15 +1559,16 @@ static void test_temporal_nearest(void)
         store_memory_init(&m);
         m.id = id;
         m.content = text;
-        m.session = session;
+        m.session = sess[i] == 5 ? NULL : session;
         m.event_time = when;
         m.created_at = when;
         st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
         rid[i] = m.rid;
     }
-    if (!st)
+    if (!st && one_txn)
         st = store_end(s, &err);
-    ok(st == MS_OK, "%d dated memories in one transaction (%s)", N, st ? err.msg : "ok");
+    ok(st == MS_OK, "%d dated memories, %s (%s)", N,
+       one_txn ? "in one transaction" : "each in its own", st ? err.msg : "ok");
     char *want = calloc(N * 2, 64), *got = calloc(N * 2, 64);
     size_t wn = 0, gn = 0;
     long edges = 0;
@@ -1571,7 +1576,7 @@ static void test_temporal_nearest(void)
         int best[2] = {-1, -1};
         for (int j = 0; j < i; j++) {
             int64_t d = llabs(ts[j] - ts[i]);
-            if (sess[j] == sess[i] || d > 86400)
+            if ((sess[j] == sess[i] && sess[i] != 5) || d > 86400)
                 continue;
             for (int k = 0; k < 2; k++) {
                 int64_t bd = best[k] < 0 ? INT64_MAX : llabs(ts[best[k]] - ts[i]);
@@ -1598,8 +1603,7 @@ static void test_temporal_nearest(void)
     store_close(s);
     sqlite3 *db;
     sqlite3_stmt *q;
-    if (got &&
-        sqlite3_open_v2(tpath("temporal.db"), &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+    if (got && sqlite3_open_v2(tpath(file), &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
         char sql[128];
         snprintf(sql, sizeof sql,
                  "SELECT src, dst, weight FROM edges WHERE type=%d ORDER BY dst, src",
@@ -1620,6 +1624,12 @@ static void test_temporal_nearest(void)
         diag("want %.300s\n#  got %.300s", want, got);
     free(want);
     free(got);
+}
+
+static void test_temporal_nearest(void)
+{
+    temporal_nearest(1);
+    temporal_nearest(0);
 }
 
 /* How many entities of graph.db match the SQL condition where. */

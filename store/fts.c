@@ -167,17 +167,18 @@ ms_status store_fts_flush(store *s, ms_error *err)
 /* ---- long writes ------------------------------------------------------------ */
 
 /* FTS5 writes a segment each time its pending terms reach the store's
- * hashsize (32 MB) and, in a long import, each time store_fts_flush has
- * indexed STORE_FTS_PENDING_MAX memories (fts_pending_max); after each, its automatic merging
- * (automerge, 4 segments a level) rewrites older segments a piece at a
- * time. In one transaction of a million memories that merging read and
- * rewrote the whole index about twice, and past 200,000 memories it was a
- * fifth of the writing thread's instructions (docs/PERFORMANCE.md, item
- * 57). Off for the rest of a long transaction, the segments are merged
- * only when 16 gather on a level (FTS5's crisismerge), once: the index
- * holds the same rows and answers the same, in about as many segments. A
- * transaction that never holds STORE_FTS_PENDING_MAX memories pending (any
- * import below that size) is not changed. */
+ * hashsize (32 MB) and, in a long import, soon after store_fts_flush has
+ * indexed STORE_FTS_PENDING_MAX memories (fts_pending_max); after each,
+ * its automatic merging (automerge, 4 segments a level) rewrites older
+ * segments a piece at a time. In one transaction of a million memories
+ * that merging grew with the index: past 200,000 memories it was a fifth
+ * of the writing thread's instructions, past 900,000 a quarter
+ * (docs/PERFORMANCE.md, item 57). Off for the rest of a long transaction,
+ * the segments are merged only when 16 gather on a level (FTS5's
+ * crisismerge): the index holds the same rows and answers the same, in
+ * about as many segments. A transaction that never holds
+ * STORE_FTS_PENDING_MAX memories pending (any import below that size) is
+ * not changed. */
 #define FTS_AUTOMERGE_DEFAULT 4 /* FTS5's own, when the config table names none */
 
 static ms_status fts_set_automerge(store *s, int64_t n, ms_error *err)

@@ -351,26 +351,18 @@ static ms_status link_prev(store *s, const store_memory *m, int64_t eid, const c
     return MS_OK;
 }
 
-/* Link the memory to the entity and add entity edges to the most recent
- * earlier memories that mention it. Speakers get no edges: every turn of a
- * person would be linked to every other. */
-/* The entity edges one memory adds: to each earlier memory, the weight
- * the upserts would leave (0.5, then + 0.25 for each further entity they
- * share, at most 1). */
-typedef struct entity_edges {
-    int64_t other[2 * STORE_ENTITIES_MAX];
-    double w[2 * STORE_ENTITIES_MAX];
-    int n;
-} entity_edges;
-
-static void edge_note(entity_edges *x, int64_t other)
+/* The entity edges one memory adds, into the batch: to each earlier
+ * memory, the weight the upserts would leave (0.5, then + 0.25 for each
+ * further entity they share, at most 1). */
+static void edge_note(store_edge_batch *x, int64_t other)
 {
     for (int k = 0; k < x->n; k++)
-        if (x->other[k] == other) {
+        if (x->src[k] == other && x->type[k] == STORE_EDGE_ENTITY) {
             x->w[k] = x->w[k] + 0.5 / 2 < 1.0 ? x->w[k] + 0.5 / 2 : 1.0;
             return;
         }
-    x->other[x->n] = other;
+    x->src[x->n] = other;
+    x->type[x->n] = STORE_EDGE_ENTITY;
     x->w[x->n++] = 0.5;
 }
 
@@ -411,8 +403,7 @@ static ms_status write_links(store *s, int64_t rid, const link_rows *l, ms_error
     return MS_OK;
 }
 
-/* Insert the entity edges x to memory rid (new rows, as for write_links). */
-static ms_status write_edges(store *s, int64_t rid, const entity_edges *x, ms_error *err)
+ms_status store_edges_write(store *s, int64_t dst, const store_edge_batch *x, ms_error *err)
 {
     for (int k = 0; k < x->n;) {
         enum stmt_id id;
@@ -421,14 +412,14 @@ static ms_status write_edges(store *s, int64_t rid, const entity_edges *x, ms_er
         if (!st)
             return err ? err->code : MS_SQL;
         for (int j = 0; j < take; j++, k++) {
-            sqlite3_bind_int64(st, 4 * j + 1, x->other[k]);
-            sqlite3_bind_int64(st, 4 * j + 2, rid);
-            sqlite3_bind_int(st, 4 * j + 3, STORE_EDGE_ENTITY);
+            sqlite3_bind_int64(st, 4 * j + 1, x->src[k]);
+            sqlite3_bind_int64(st, 4 * j + 2, dst);
+            sqlite3_bind_int(st, 4 * j + 3, x->type[k]);
             sqlite3_bind_double(st, 4 * j + 4, x->w[k]);
         }
         int rc = sqlite3_step(st);
         if (rc != SQLITE_DONE)
-            return store_sql_fail(s, rc, "adding an entity edge", err);
+            return store_sql_fail(s, rc, "adding an edge", err);
     }
     return MS_OK;
 }
@@ -448,12 +439,14 @@ static ms_status edge_write(store *s, int64_t a, int64_t b, double w, ms_error *
     return MS_OK;
 }
 
-/* Link m to the entity; its edges to the newest earlier memories that
- * mention it are written at once (upserts), or, while appending, the link
- * gathered into *links and the edges into *edges, for the caller to write
- * together (a new memory has no links yet, and its entities differ). */
+/* Link m to the entity and add entity edges to the most recent earlier
+ * memories that mention it (speakers get no edges: every turn of a person
+ * would be linked to every other). The edges are written at once
+ * (upserts), or, while appending, the link gathered into *links and the
+ * edges into *edges, to be written together (a new memory has no links
+ * yet, and its entities differ). */
 static ms_status link_one(store *s, const store_memory *m, const found *f, int append,
-                          link_rows *links, entity_edges *edges, ms_error *err)
+                          link_rows *links, store_edge_batch *edges, ms_error *err)
 {
     int64_t eid = 0;
     ms_status code = entity_id(s, f, &eid, err);
@@ -503,7 +496,8 @@ static size_t speaker_prefix(const store_memory *m)
     return 0;
 }
 
-ms_status store_link_entities(store *s, const store_memory *m, int append, ms_error *err)
+ms_status store_link_entities(store *s, const store_memory *m, int append, store_edge_batch *batch,
+                              ms_error *err)
 {
     found v[STORE_ENTITIES_MAX];
     extraction x = {v, 0, STORE_ENTITIES_MAX};
@@ -523,14 +517,11 @@ ms_status store_link_entities(store *s, const store_memory *m, int append, ms_er
     find_names(text, w, nw, known_entity, &kc, &x);
     free(w);
     find_quotes(text, len, &x);
-    entity_edges edges = {.n = 0};
     link_rows links = {.n = 0};
     ms_status code = MS_OK;
     for (size_t i = 0; !code && i < x.n; i++)
-        code = link_one(s, m, &x.v[i], append, &links, &edges, err);
-    if (!code)
-        code = write_links(s, m->rid, &links, err);
-    return code ? code : write_edges(s, m->rid, &edges, err);
+        code = link_one(s, m, &x.v[i], append, &links, batch, err);
+    return code ? code : write_links(s, m->rid, &links, err);
 }
 
 /* Is norm linked to rid as a given entity? */

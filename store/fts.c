@@ -20,6 +20,7 @@
  * store_fts_forget(rid) before deleting it. */
 #include "store_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,6 +162,64 @@ ms_status store_fts_flush(store *s, ms_error *err)
     if (!st)
         store_fts_discard(s);
     return st;
+}
+
+/* ---- long writes ------------------------------------------------------------ */
+
+/* FTS5 writes a segment each time its pending terms reach the store's
+ * hashsize (32 MB) and, in a long import, soon after store_fts_flush has
+ * indexed STORE_FTS_PENDING_MAX memories (fts_pending_max); after each,
+ * its automatic merging (automerge, 4 segments a level) rewrites older
+ * segments a piece at a time. In one transaction of a million memories
+ * that merging grew with the index: past 200,000 memories it was a fifth
+ * of the writing thread's instructions, past 900,000 a quarter
+ * (docs/PERFORMANCE.md, item 57). Off for the rest of a long transaction,
+ * the segments are merged only when 16 gather on a level (FTS5's
+ * crisismerge): the index holds the same rows and answers the same, in
+ * about as many segments. A transaction that never holds
+ * STORE_FTS_PENDING_MAX memories pending (any import below that size) is
+ * not changed. */
+#define FTS_AUTOMERGE_DEFAULT 4 /* FTS5's own, when the config table names none */
+
+static ms_status fts_set_automerge(store *s, int64_t n, ms_error *err)
+{
+    char sql[96];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO memories_fts(memories_fts, rank) VALUES('automerge', %lld)",
+             (long long)n);
+    return store_exec(s, sql, err);
+}
+
+ms_status store_fts_long_begin(store *s, ms_error *err)
+{
+    if (s->fts_long)
+        return MS_OK;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT v FROM memories_fts_config WHERE k='automerge'", -1,
+                                &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading the text index's settings", err);
+    rc = sqlite3_step(st);
+    s->fts_automerge_was = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading the text index's settings", err);
+    ms_status code = fts_set_automerge(s, 0, err);
+    s->fts_long = code == MS_OK;
+    return code;
+}
+
+ms_status store_fts_long_end(store *s, ms_error *err)
+{
+    if (!s->fts_long)
+        return MS_OK;
+    s->fts_long = 0;
+    int64_t was = s->fts_automerge_was;
+    ms_status code = fts_set_automerge(s, was >= 0 ? was : FTS_AUTOMERGE_DEFAULT, err);
+    /* FTS5 now holds the default; the table names none, as before */
+    if (!code && was < 0)
+        code = store_exec(s, "DELETE FROM memories_fts_config WHERE k='automerge'", err);
+    return code;
 }
 
 void store_fts_free(store *s)

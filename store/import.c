@@ -847,6 +847,9 @@ static int jsonl_next(jreader *rd, jrec *r, ms_status *st)
             return -1;
         r->text = NULL;
         *st = parse_object(im, pl, buf, len, 0, &r->m, &r->profile, &r->rels);
+        /* on this thread, not the writing one: store_note_fact reads it */
+        if (!*st && (r->m.might_state = store_might_state(r->m.content)) < 0)
+            *st = ms_fail(im->err, MS_NOMEM, "out of memory");
         if (!*st && !(r->text = malloc(len + 1)))
             *st = ms_fail(im->err, MS_NOMEM, "out of memory");
         if (*st) {
@@ -1389,6 +1392,8 @@ ms_status import_file(store *s, const char *path, const import_opts *opts, impor
     int64_t before = 0;
     uint64_t found = 0;
     ms_status st = store_max_rid(s, &before, err);
+    if (!st) /* so that the detection reads only what may state a fact */
+        store_note_new_facts(s, before);
     if (!st)
         st = import_any(s, path, opts, stats, err);
     if (!st)

@@ -14,6 +14,7 @@ void store_memory_init(store_memory *m)
     m->trust_beta = 1.0;
     m->importance = 0.5;
     m->event_ts = STORE_TS_NONE;
+    m->might_state = -1;
 }
 
 void store_memory_clear(store_memory *m)
@@ -295,15 +296,22 @@ static ms_status generate_id(store *s, store_memory *m, ms_error *err)
     return ms_fail(err, MS_DUPLICATE, "could not generate a unique id");
 }
 
-/* Add an edge, or strengthen it when it exists. fresh: it cannot exist yet
- * (b is the memory being appended, and no other edge of this type joins
- * them): a plain insert, cheaper than the upsert. */
-static ms_status add_edge(store *s, int64_t a, int64_t b, int type, double w, int fresh,
-                          ms_error *err)
+/* Add an edge, or strengthen it when it exists. With a batch (b is the
+ * memory being appended, a an earlier one, and no other edge of this type
+ * joins them: a new row) it is noted there, to be written with the
+ * memory's other new edges (store_edges_write). */
+static ms_status add_edge(store *s, store_edge_batch *batch, int64_t a, int64_t b, int type,
+                          double w, ms_error *err)
 {
     if (a == b)
         return MS_OK;
-    sqlite3_stmt *st = store_stmt(s, fresh ? ST_EDGE_ADD : ST_EDGE_UPSERT, err);
+    if (batch && a < b && batch->n < STORE_EDGE_BATCH_MAX) {
+        batch->src[batch->n] = a;
+        batch->type[batch->n] = type;
+        batch->w[batch->n++] = w;
+        return MS_OK;
+    }
+    sqlite3_stmt *st = store_stmt(s, batch ? ST_EDGE_ADD : ST_EDGE_UPSERT, err);
     if (!st)
         return err ? err->code : MS_SQL;
     sqlite3_bind_int64(st, 1, a < b ? a : b);
@@ -320,22 +328,22 @@ static ms_status add_edge(store *s, int64_t a, int64_t b, int type, double w, in
  * 1.0 (next turn) and 0.5 (two turns apart). prev[0..*n) are those turns,
  * looked up here when *n is -1. */
 static ms_status add_session_edges(store *s, const store_memory *m, const int64_t *prev, int n,
-                                   int append, ms_error *err)
+                                   store_edge_batch *batch, ms_error *err)
 {
     static const double weight[2] = {1.0, 0.5};
     for (int i = 0; i < n; i++) {
-        ms_status code = add_edge(s, prev[i], m->rid, STORE_EDGE_SESSION, weight[i], append, err);
+        ms_status code = add_edge(s, batch, prev[i], m->rid, STORE_EDGE_SESSION, weight[i], err);
         if (code)
             return code;
     }
     return MS_OK;
 }
 
-static ms_status session_edges(store *s, const store_memory *m, int64_t prev[2], int *n, int append,
-                               ms_error *err)
+static ms_status session_edges(store *s, const store_memory *m, int64_t prev[2], int *n,
+                               store_edge_batch *batch, ms_error *err)
 {
     if (*n >= 0) /* known already */
-        return add_session_edges(s, m, prev, *n, append, err);
+        return add_session_edges(s, m, prev, *n, batch, err);
     sqlite3_stmt *st = store_stmt(s, ST_SESSION_PREV, err);
     if (!st)
         return err ? err->code : MS_SQL;
@@ -349,12 +357,36 @@ static ms_status session_edges(store *s, const store_memory *m, int64_t prev[2],
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "finding session neighbours", err);
-    return add_session_edges(s, m, prev, *n, append, err);
+    return add_session_edges(s, m, prev, *n, batch, err);
+}
+
+/* Is memory rid of another session than m (or either of none)? Its
+ * session from the write cache, else from its row. -1 on an error. */
+static int other_session(store *s, const store_memory *m, int64_t rid, ms_error *err)
+{
+    const char *session = NULL;
+    if (!m->session)
+        return 1;
+    if (store_wcache_session_of(s, rid, &session))
+        return !session || strcmp(session, m->session) != 0;
+    sqlite3_stmt *st = store_stmt(s, ST_SESSION_OF, err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, rid);
+    int rc = sqlite3_step(st);
+    const char *t = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    int other = !t || strcmp(t, m->session) != 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        store_sql_fail(s, rc, "finding events close in time", err);
+        return -1;
+    }
+    return other;
 }
 
 /* Up to two events nearest m's among those of stmt (ST_TIME_AFTER or
- * ST_TIME_BEFORE: one side of m's event time, nearest first), appended to
- * near[]/when[] from *n. */
+ * ST_TIME_BEFORE: one side of m's event time, nearest first), not m and
+ * not of its session, appended to near[]/when[] from *n. */
 static ms_status near_side(store *s, const store_memory *m, enum stmt_id which, int64_t near[4],
                            int64_t when[4], int *n, ms_error *err)
 {
@@ -362,18 +394,25 @@ static ms_status near_side(store *s, const store_memory *m, enum stmt_id which, 
     if (!st)
         return err ? err->code : MS_SQL;
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, m->event_ts - 86400);
-    sqlite3_bind_int64(st, 3, m->event_ts + 86400);
-    sqlite3_bind_int64(st, 4, m->rid);
-    if (m->session)
-        sqlite3_bind_text(st, 5, m->session, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, which == ST_TIME_AFTER ? 3 : 2,
+                       which == ST_TIME_AFTER ? m->event_ts + 86400 : m->event_ts - 86400);
     sqlite3_bind_int64(st, 6, m->event_ts);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < 4) {
-        near[*n] = sqlite3_column_int64(st, 0);
+    int rc, taken = 0, other = 1;
+    while (taken < 2 && *n < 4 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t rid = sqlite3_column_int64(st, 0);
+        if (rid == m->rid || !(other = other_session(s, m, rid, err)))
+            continue;
+        if (other < 0)
+            break;
+        near[*n] = rid;
         when[(*n)++] = sqlite3_column_int64(st, 1);
+        taken++;
     }
+    if (taken == 2 || *n == 4 || other < 0)
+        rc = SQLITE_DONE;
     sqlite3_reset(st);
+    if (other < 0)
+        return err ? err->code : MS_SQL;
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "finding events close in time", err);
     return MS_OK;
@@ -391,7 +430,8 @@ static int nearer(const int64_t *near, const int64_t *when, int64_t t, int i, in
  * sessions (ties to the smaller rid), weight falling linearly from 0.5 to
  * 0.1 across the day. The two nearest overall are among the two nearest
  * on each side, so each side reads at most two rows that qualify. */
-static ms_status temporal_edges(store *s, const store_memory *m, int append, ms_error *err)
+static ms_status temporal_edges(store *s, const store_memory *m, store_edge_batch *batch,
+                                ms_error *err)
 {
     int64_t near[4], when[4];
     int n = 0;
@@ -407,7 +447,7 @@ static ms_status temporal_edges(store *s, const store_memory *m, int append, ms_
         near[best] = near[i], when[best] = when[i];
         near[i] = r, when[i] = w;
         double dt = fabs((double)(when[i] - m->event_ts)) / 86400.0;
-        code = add_edge(s, near[i], m->rid, STORE_EDGE_TEMPORAL, 0.5 - 0.4 * dt, append, err);
+        code = add_edge(s, batch, near[i], m->rid, STORE_EDGE_TEMPORAL, 0.5 - 0.4 * dt, err);
     }
     return code;
 }
@@ -545,15 +585,21 @@ static ms_status derive_graph(store *s, store_memory *m, int fresh, int keep_ses
     ms_status st = fresh ? MS_OK : linked_eids(s, m->rid, &old, &n_old, err);
     if (!st && !fresh)
         st = forget_derived(s, m->rid, keep_session, err);
+    /* an appended memory's new edges go in together, after its links */
+    store_edge_batch edges;
+    edges.n = 0;
+    store_edge_batch *batch = append ? &edges : NULL;
     if (!st)
-        st = store_link_entities(s, m, append, err);
+        st = store_link_entities(s, m, append, batch, err);
     if (!st) /* names the new text no longer has, unless others link them */
         st = drop_orphans(s, old, n_old, err);
     free(old);
     if (!st && (fresh || !keep_session) && m->session)
-        st = session_edges(s, m, prev, n_prev, append, err);
+        st = session_edges(s, m, prev, n_prev, batch, err);
     if (!st && m->event_ts != STORE_TS_NONE)
-        st = temporal_edges(s, m, append, err);
+        st = temporal_edges(s, m, batch, err);
+    if (!st && batch)
+        st = store_edges_write(s, m->rid, batch, err);
     return st;
 }
 
@@ -726,6 +772,10 @@ static ms_status put_memory(store *s, store_memory *m, store_dup_policy dup, sto
     if (res)
         *res = existing ? STORE_PUT_REPLACED : STORE_PUT_INSERTED;
     st = existing ? MS_OK : store_fts_inserted(s, m->rid, err);
+    if (!st && !existing)
+        st = store_note_fact(s, m, err);
+    else if (existing)
+        s->facts_on = 0; /* a text changed in place: supersession reads them all */
     /* appending (the usual import): the write cache may answer for the
      * tables, and the neighbour text needs fewer queries */
     int append = !existing && newest_row(s, m->rid);
@@ -734,6 +784,8 @@ static ms_status put_memory(store *s, store_memory *m, store_dup_policy dup, sto
         store_wcache_clear(s);
         n_prev = -1; /* not the turns before it after all: look again */
     }
+    if (append && event_ts != STORE_TS_NONE) /* a later event's candidate */
+        store_wcache_set_session_of(s, m->rid, m->session);
     if (!st && !keep_graph)
         st = derive_graph(s, m, !existing, keep_session, append, prev, &n_prev, err);
     if (!st && append && m->session && n_prev >= 0)
@@ -749,7 +801,9 @@ static ms_status put_memory(store *s, store_memory *m, store_dup_policy dup, sto
         st = derive_vector(s, m, !existing, err);
     /* no commit to wait for, or enough waiting that an import of any size
      * stays in bounded memory: index now */
-    if (!st && (!s->in_txn || s->fts_n >= STORE_FTS_PENDING_MAX))
+    if (!st && s->in_txn && s->fts_n >= s->fts_pending_max)
+        st = store_fts_long_begin(s, err);
+    if (!st && (!s->in_txn || s->fts_n >= s->fts_pending_max))
         st = store_fts_flush(s, err);
     return st;
 }
@@ -1115,6 +1169,7 @@ ms_status store_edit(store *s, const char *id, const store_edit_fields *f, ms_er
 
 static ms_status delete_memory(store *s, const char *id, ms_error *err)
 {
+    s->facts_on = 0; /* store_note_new_facts: a noted row may go */
     ms_status code = store_require_writable(s, "delete", err);
     if (code)
         return code;

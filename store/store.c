@@ -216,15 +216,16 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_EDGE_UPSERT] = "INSERT INTO edges(src, dst, type, weight) VALUES (?1,?2,?3,?4)"
                        " ON CONFLICT(src, dst, type) DO UPDATE"
                        " SET weight = min(1.0, weight + excluded.weight / 2)",
-    /* the events nearest ?6 in other sessions, on each side of it: read
-     * from memories_by_event outward, so a put reads a few rows however
-     * many events the day holds (memory.c: temporal_edges) */
+    /* the events nearest ?6 on each side of it, read from memories_by_event
+     * outward and from it alone (a covering index: no row is read), so a
+     * put reads a few entries however many events the day holds; the
+     * caller skips the memory itself and those of its session
+     * (memory.c: temporal_edges) */
     [ST_TIME_AFTER] = "SELECT rid, event_ts FROM memories WHERE profile=?1 AND event_ts"
-                      " BETWEEN ?6 AND ?3 AND rid<>?4 AND (session IS NOT ?5 OR ?5 IS NULL)"
-                      " ORDER BY event_ts, rid LIMIT 2",
+                      " BETWEEN ?6 AND ?3 ORDER BY event_ts, rid",
     [ST_TIME_BEFORE] = "SELECT rid, event_ts FROM memories WHERE profile=?1 AND event_ts"
-                       " >= ?2 AND event_ts < ?6 AND rid<>?4 AND (session IS NOT ?5 OR ?5 IS NULL)"
-                       " ORDER BY event_ts DESC, rid LIMIT 2",
+                       " >= ?2 AND event_ts < ?6 ORDER BY event_ts DESC, rid",
+    [ST_SESSION_OF] = "SELECT session FROM memories WHERE rid=?1",
     /* upserts, not INSERT OR REPLACE: with foreign keys on, a REPLACE needs
      * a statement journal (a copy of each page it touches) */
     [ST_VECTOR_PUT] = "INSERT INTO vectors(rid, vec) VALUES (?1, ?2)"
@@ -726,6 +727,7 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
     s->readonly = readonly;
     s->nocreate = (flags & STORE_OPEN_NOCREATE) != 0;
     s->profiles_cached = -1;
+    s->fts_pending_max = STORE_FTS_PENDING_MAX;
     store_use_profile(s, STORE_DEFAULT_PROFILE, NULL);
     /* A reader of a store another process has open (its -wal and -shm are
      * there) opens it read-only and uses them. Else read-only is
@@ -798,6 +800,7 @@ void store_close(store *s)
         free(s->pending[i].text);
     free(s->pending);
     store_fts_free(s);
+    store_facts_clear(s);
     store_wcache_clear(s);
     store_vjob_discard(s);
     store_doclen_free(s);
@@ -1173,6 +1176,8 @@ ms_status store_end(store *s, ms_error *err)
     ms_status st = s->readonly ? MS_OK : store_flush_vectors(s, err);
     if (!st)
         st = store_fts_flush(s, err);
+    if (!st)
+        st = store_fts_long_end(s, err);
     if (!st && !s->readonly)
         st = bump_generation(s, only_appended, err);
     if (st) {
@@ -1180,6 +1185,7 @@ ms_status store_end(store *s, ms_error *err)
         return st;
     }
     store_wcache_clear(s);
+    store_facts_clear(s);
     hold_commit(s);
     int rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
@@ -1204,6 +1210,8 @@ void store_rollback(store *s)
     s->n_pending = 0;
     store_vjob_discard(s);
     store_fts_discard(s);
+    s->fts_long = 0; /* the setting rolls back with the rest */
+    store_facts_clear(s);
     s->fts_gen++; /* the index is as it was before: row lengths may differ */
     store_wcache_clear(s);
     sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);

@@ -164,6 +164,9 @@ typedef struct store_memory {
     char *superseded_by;     /* id of the memory that replaced it */
     char *superseded_at;     /* ISO 8601, normalised like created_at */
     char *superseded_reason; /* free text: "supersedes edge", "valid_until passed" */
+    /* on put (optional): store_might_state(content), worked out by the
+     * caller (an import's reader thread); -1 (the default) when not */
+    int might_state;
     /* on get (output only): the model and dimension of its stored vector;
      * NULL and 0 when it has none */
     char *vector_model;
@@ -556,6 +559,20 @@ int store_states(const char *content, const char *speaker, char *const *ents, si
 /* The largest rid of any memory (0 for an empty store): what
  * store_detect_supersession is given before a write. */
 ms_status store_max_rid(store *s, int64_t *rid, ms_error *err);
+
+/* Might content state a fact that supersession compares (a cue, an age, a
+ * title): 1 or 0; -1 when out of memory. Only such memories are read by
+ * store_detect_supersession. */
+int store_might_state(const char *content);
+
+/* Inside a write transaction, before the puts whose supersession
+ * store_detect_supersession(s, after, ...) will look for (after is
+ * store_max_rid's answer): from here on, the store notes each memory it
+ * inserts and which of them might state a fact, so that the detection
+ * reads only those instead of every new memory. Without it, or when
+ * anything else wrote rows after `after`, the detection reads them all as
+ * before. Ends with the transaction. */
+void store_note_new_facts(store *s, int64_t after);
 
 /* One relation as seen from one of its memories. */
 typedef struct store_relation {

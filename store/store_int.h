@@ -52,6 +52,12 @@ ms_status store_relations_forget(store *s, int64_t rid, const char *id, ms_error
  * boundaries, compared in lower case? A memory without one states no fact.
  * One pass over the text: an import asks it of every memory of a profile. */
 int store_holds_cue(const char *text);
+/* supersede.c: after store_note_new_facts, note memory m, just inserted
+ * (its rid set): counted, and listed when it might state a fact (its
+ * might_state, else worked out here). Nothing otherwise. */
+ms_status store_note_fact(store *s, const store_memory *m, ms_error *err);
+/* supersede.c: forget the notes (the transaction ends). */
+void store_facts_clear(store *s);
 /* supersede.c: the k-th cue phrase (lower case), NULL past the last. */
 const char *store_cue_text(size_t k);
 /* supersede.c: does the lower-case text hold a job title's head noun
@@ -86,6 +92,7 @@ enum stmt_id {
     ST_EDGE_UPSERT,
     ST_TIME_AFTER,
     ST_TIME_BEFORE,
+    ST_SESSION_OF,
     ST_VECTOR_PUT,
     ST_ENTITIES_OF,
     ST_EDGES_OF,
@@ -161,8 +168,17 @@ struct store {
     void *fts5_tok_api;      /* fts5_tokenizer * */
     int64_t profiles_cached; /* profile count, -1 when unknown */
     /* memories waiting for the text index (fts.c), in order, and a set */
-    int64_t *fts_list; /* [fts_n] */
-    int64_t *fts_slot; /* [fts_cap] open addressing, 0 = empty */
+    size_t fts_pending_max; /* STORE_FTS_PENDING_MAX (tests set less) */
+    /* store_note_new_facts: since it, the memories inserted (noted) and
+     * those of them that might state a fact (facts, in rid order) */
+    int facts_on;
+    int64_t facts_after, facts_noted;
+    int64_t *facts;
+    size_t n_facts, cap_facts;
+    int fts_long;              /* store_fts_long_begin ran in this transaction */
+    int64_t fts_automerge_was; /* the index's 'automerge' setting then, -1: none (default) */
+    int64_t *fts_list;         /* [fts_n] */
+    int64_t *fts_slot;         /* [fts_cap] open addressing, 0 = empty */
     size_t fts_n, fts_cap;
     wcache *wc;            /* what appends remember (wcache.c), or NULL */
     uint64_t fts_gen;      /* moves with every write to the text index */
@@ -190,9 +206,26 @@ ms_status store_exec(store *s, const char *sql, ms_error *err);
 /* Copy a column as a fresh string (NULL for SQL NULL). */
 char *store_col_text(sqlite3_stmt *st, int col);
 
+/* The edges an appended memory adds (new rows, each (src, dst, type) once),
+ * gathered so that they go in together: a statement of several rows costs
+ * SQLite less than that many. src is the earlier memory, dst the new one. */
+#define STORE_EDGE_BATCH_MAX (2 * STORE_ENTITIES_MAX + 4) /* entity, session, temporal */
+typedef struct store_edge_batch {
+    int64_t src[STORE_EDGE_BATCH_MAX];
+    int type[STORE_EDGE_BATCH_MAX];
+    double w[STORE_EDGE_BATCH_MAX];
+    int n;
+} store_edge_batch;
+
 /* entity.c: extract entity names from a memory and link them. append: m
- * is a new memory, the newest row (the write cache may answer). */
-ms_status store_link_entities(store *s, const store_memory *m, int append, ms_error *err);
+ * is a new memory, the newest row (the write cache may answer); its entity
+ * edges are then added to *batch for the caller to write (store_edges_write),
+ * else written here (batch is then unused and may be NULL). */
+ms_status store_link_entities(store *s, const store_memory *m, int append, store_edge_batch *batch,
+                              ms_error *err);
+/* entity.c: insert the edges of *b to memory dst, in statements of four,
+ * two or one rows (new rows only). */
+ms_status store_edges_write(store *s, int64_t dst, const store_edge_batch *b, ms_error *err);
 
 /* entity.c: are the entities given with m (matched as names are: case and
  * apostrophes folded) exactly those linked to memory rid as given? */
@@ -218,6 +251,12 @@ ms_status store_fts_inserted(store *s, int64_t rid, ms_error *err);
 ms_status store_fts_pending(store *s, int64_t rid, ms_error *err);
 ms_status store_fts_forget(store *s, int64_t rid, ms_error *err);
 ms_status store_fts_flush(store *s, ms_error *err);
+/* A long write (STORE_FTS_PENDING_MAX memories pending at once): FTS5's
+ * automatic merging of its segments is off until store_fts_long_end, which
+ * runs before the commit and sets the index's automerge setting back as it
+ * was (fts.c says why). */
+ms_status store_fts_long_begin(store *s, ms_error *err);
+ms_status store_fts_long_end(store *s, ms_error *err);
 void store_fts_discard(store *s);
 void store_fts_free(store *s);
 
@@ -264,6 +303,11 @@ void store_wcache_set_body(store *s, int64_t rid, const char *body);
 int store_wcache_session(store *s, const char *session, int64_t last[2]);
 void store_wcache_set_session(store *s, const char *session, const int64_t *last, int n);
 /* newest: is rid the row after the newest one appended (so the newest)? */
+/* The session of memory rid, appended in this transaction with an event
+ * time (temporal_edges' candidates): 1 and *session (NULL: none; valid
+ * until the cache is cleared) when known, else 0. */
+int store_wcache_session_of(store *s, int64_t rid, const char **session);
+void store_wcache_set_session_of(store *s, int64_t rid, const char *session);
 int store_wcache_newest(store *s, int64_t rid);
 void store_wcache_set_newest(store *s, int64_t rid);
 

@@ -866,6 +866,53 @@ static int might_state(const char *content)
     return yes;
 }
 
+int store_might_state(const char *content)
+{
+    return content ? might_state(content) : 0;
+}
+
+void store_note_new_facts(store *s, int64_t after)
+{
+    store_facts_clear(s);
+    s->facts_on = s->in_txn;
+    s->facts_after = after;
+}
+
+void store_facts_clear(store *s)
+{
+    free(s->facts);
+    s->facts = NULL;
+    s->n_facts = s->cap_facts = 0;
+    s->facts_on = 0;
+    s->facts_noted = 0;
+}
+
+ms_status store_note_fact(store *s, const store_memory *m, ms_error *err)
+{
+    if (!s->facts_on)
+        return MS_OK;
+    int yes = m->might_state >= 0 ? m->might_state : store_might_state(m->content);
+    if (yes < 0)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    if (m->rid <= s->facts_after || (s->n_facts && m->rid <= s->facts[s->n_facts - 1])) {
+        s->facts_on = 0; /* not in rid order after all: read them all */
+        return MS_OK;
+    }
+    s->facts_noted++;
+    if (!yes)
+        return MS_OK;
+    if (s->n_facts == s->cap_facts) {
+        size_t cap = s->cap_facts ? 2 * s->cap_facts : 64;
+        int64_t *g = realloc(s->facts, cap * sizeof *g);
+        if (!g)
+            return ms_fail(err, MS_NOMEM, "out of memory");
+        s->facts = g;
+        s->cap_facts = cap;
+    }
+    s->facts[s->n_facts++] = m->rid;
+    return MS_OK;
+}
+
 /* Every fact memory m states, into fs. -1 when out of memory. */
 static int memory_facts(const mem_text *m, facts *fs)
 {
@@ -1122,26 +1169,46 @@ static ms_status keep_if_cued(sqlite3_stmt *st, profile_mems *pm, size_t *cap, m
 
 /* The memories of the current profile after rid `after` that hold a cue,
  * in rid order, with their entities. */
+/* Did every memory after rid `after` come through puts noted since
+ * store_note_new_facts(after) (then s->facts lists those that might state
+ * a fact)? The noted rids are distinct, above `after` and at most the
+ * largest rid, so when there are as many as rids in between, every row
+ * there was noted (a noted row deleted since is not read). */
+static int facts_noted_all(store *s, int64_t after)
+{
+    int64_t max = 0;
+    return s->facts_on && s->facts_after == after && store_max_rid(s, &max, NULL) == MS_OK &&
+           max - after == s->facts_noted;
+}
+
 static ms_status read_profile(store *s, int64_t after, profile_mems *pm, ms_error *err)
 {
     const char *what = "reading memories for supersession";
+    /* only the noted memories that might state a fact, when they are
+     * known: the rows they name, in the same (rid) order */
+    int noted = facts_noted_all(s, after);
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
-                                /* in rowid order: an index on profile would sort
-                                   every text in a temporary tree */
-                                "SELECT rid, created_ts, content, speaker FROM memories"
-                                " NOT INDEXED WHERE profile=?1 AND rid > ?2 ORDER BY rid",
+                                noted ? "SELECT rid, created_ts, content, speaker FROM memories"
+                                        " WHERE rid=?2 AND profile=?1"
+                                      /* in rowid order: an index on profile would sort
+                                         every text in a temporary tree */
+                                      : "SELECT rid, created_ts, content, speaker FROM memories"
+                                        " NOT INDEXED WHERE profile=?1 AND rid > ?2 ORDER BY rid",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, what, err);
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, after);
     size_t cap = 0;
     ms_status code = MS_OK;
-    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW)
-        code = keep_if_cued(st, pm, &cap, err);
-    if (!code && rc != SQLITE_DONE)
-        code = store_sql_fail(s, rc, what, err);
+    for (size_t i = 0; !code && i < (noted ? s->n_facts : 1); i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 2, noted ? s->facts[i] : after);
+        while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW)
+            code = keep_if_cued(st, pm, &cap, err);
+        if (!code && rc != SQLITE_DONE)
+            code = store_sql_fail(s, rc, what, err);
+    }
     sqlite3_finalize(st);
     if (code || !pm->n)
         return code;

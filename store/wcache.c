@@ -8,7 +8,9 @@
  *  - the text of the last few memories written (the neighbour-text column
  *    of a new turn is its predecessor's text);
  *  - for the last few sessions appended to, their two newest memories (a
- *    new turn's neighbours).
+ *    new turn's neighbours);
+ *  - the session of each memory appended with an event time (a new
+ *    event's temporal edges skip those of its own session).
  *
  * Everything here is a copy of what the tables say while only new memories
  * are appended: the store clears it when a transaction ends, when the
@@ -25,6 +27,13 @@
 #define WC_SESSIONS 4
 #define WC_ENTITIES_MAX 100000 /* names remembered at once: a cache, so an */
                                /* import of any size stays in bounded memory */
+#define WC_EVENTS_MAX 4000000  /* sessions of events remembered at most */
+
+/* The session of an appended memory with an event time. */
+typedef struct wc_event {
+    int64_t rid;   /* 0 = empty slot */
+    char *session; /* NULL = none */
+} wc_event;
 
 typedef struct wc_entity {
     char *norm;      /* NULL = empty slot */
@@ -48,6 +57,8 @@ struct wcache {
     } sess[WC_SESSIONS];
     int next_sess;
     int64_t newest; /* the newest memory, appended in this transaction; 0 */
+    wc_event *ev;   /* open addressing by rid: [ev_cap], ev_n used */
+    size_t ev_cap, ev_n;
 };
 
 static uint32_t wc_hash(const char *s)
@@ -70,6 +81,9 @@ void store_wcache_clear(store *s)
         free(c->body[k].body);
     for (int k = 0; k < WC_SESSIONS; k++)
         free(c->sess[k].session);
+    for (size_t i = 0; i < c->ev_cap; i++)
+        free(c->ev[i].session);
+    free(c->ev);
     free(c);
     s->wc = NULL;
 }
@@ -245,6 +259,61 @@ void store_wcache_set_session(store *s, const char *session, const int64_t *last
     c->sess[k].n = n > 2 ? 2 : n;
     for (int i = 0; i < c->sess[k].n; i++)
         c->sess[k].last[i] = last[i];
+}
+
+static size_t ev_slot(const wc_event *ev, size_t cap, int64_t rid)
+{
+    size_t j = (size_t)(((uint64_t)rid * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+    while (ev[j].rid && ev[j].rid != rid)
+        j = (j + 1) & (cap - 1);
+    return j;
+}
+
+static int ev_grow(wcache *c)
+{
+    size_t cap = c->ev_cap ? 2 * c->ev_cap : 1024;
+    wc_event *e = calloc(cap, sizeof *e);
+    if (!e)
+        return -1;
+    for (size_t i = 0; i < c->ev_cap; i++)
+        if (c->ev[i].rid)
+            e[ev_slot(e, cap, c->ev[i].rid)] = c->ev[i];
+    free(c->ev);
+    c->ev = e;
+    c->ev_cap = cap;
+    return 0;
+}
+
+int store_wcache_session_of(store *s, int64_t rid, const char **session)
+{
+    wcache *c = s->wc;
+    if (!c || !c->ev_cap || rid <= 0)
+        return 0;
+    wc_event *e = &c->ev[ev_slot(c->ev, c->ev_cap, rid)];
+    if (!e->rid)
+        return 0;
+    *session = e->session;
+    return 1;
+}
+
+void store_wcache_set_session_of(store *s, int64_t rid, const char *session)
+{
+    wcache *c = wc_get(s);
+    if (!c || rid <= 0 || c->ev_n >= WC_EVENTS_MAX)
+        return; /* not remembered: asked of the table */
+    if ((c->ev_n + 1) * 2 > c->ev_cap && ev_grow(c))
+        return;
+    char *copy = NULL;
+    if (session && !(copy = store_strdup(session)))
+        return;
+    wc_event *e = &c->ev[ev_slot(c->ev, c->ev_cap, rid)];
+    if (e->rid) { /* appended again? keep the latest */
+        free(e->session);
+    } else {
+        e->rid = rid;
+        c->ev_n++;
+    }
+    e->session = copy;
 }
 
 int store_wcache_newest(store *s, int64_t rid)

@@ -1246,6 +1246,134 @@ static void test_fts(void)
     store_close(s);
 }
 
+/* Every row of sql on the store's own connection, columns joined by '|',
+ * rows by newlines (caller frees). */
+static char *conn_dump(store *s, const char *sql)
+{
+    sqlite3_stmt *st;
+    size_t len = 0, cap = 256;
+    char *out = calloc(1, cap);
+    if (!out || sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return out;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        for (int c = 0; c < sqlite3_column_count(st); c++) {
+            const char *v = (const char *)sqlite3_column_text(st, c);
+            size_t n = strlen(v ? v : "") + 2;
+            if (len + n + 1 > cap) {
+                char *g = realloc(out, cap = 2 * (len + n + 1));
+                if (!g)
+                    break;
+                out = g;
+            }
+            len += (size_t)snprintf(out + len, cap - len, "%s%s", v ? v : "", c ? "|" : "\t");
+        }
+        out[len++] = '\n';
+        out[len] = '\0';
+    }
+    sqlite3_finalize(st);
+    return out;
+}
+
+/* Put turns first..first+n-1 (sessions of 7, two speakers, a name now
+ * and then) in one transaction; with check, after each put, whether the
+ * text index's automerge setting reads 0 then (*off_seen counts them). */
+static int put_turns(store *s, int first, int n, int check, int *off_seen, int commit)
+{
+    static const char *const names[] = {"Nora", "Bea Lind", "Oslo", "Carla"};
+    ms_error err;
+    ms_error_clear(&err);
+    ms_status st = store_begin(s, &err);
+    for (int i = first; !st && i < first + n; i++) {
+        char id[32], text[160], session[16];
+        snprintf(id, sizeof id, "t%d", i);
+        snprintf(session, sizeof session, "s%d", i / 7);
+        snprintf(text, sizeof text, "%s: turn %d about %s and the harbour, word%d word%d",
+                 i % 2 ? "Ann" : "Bob", i, names[i % 4], i % 13, i % 29);
+        store_memory m;
+        store_memory_init(&m);
+        m.id = strdup(id);
+        m.content = strdup(text);
+        m.speaker = strdup(i % 2 ? "Ann" : "Bob");
+        m.session = strdup(session);
+        m.created_at = strdup("2023-05-08T13:56:00Z");
+        st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+        store_memory_clear(&m);
+        if (!st && check) {
+            char *v = conn_dump(s, "SELECT v FROM memories_fts_config WHERE k='automerge'");
+            *off_seen += v && strcmp(v, "0\t\n") == 0;
+            free(v);
+        }
+    }
+    if (st || !commit) {
+        if (st)
+            diag("put_turns: %s", err.msg);
+        store_rollback(s);
+        return st ? -1 : 0;
+    }
+    st = store_end(s, &err);
+    if (st)
+        diag("put_turns commit: %s", err.msg);
+    return st ? -1 : 0;
+}
+
+/* A long write turns FTS5's automatic merging off until its commit, and
+ * the index and its settings come out as a write of the usual length
+ * leaves them. */
+static void test_fts_long(void)
+{
+    static const char *const same[] = {
+        "SELECT k, v FROM memories_fts_config ORDER BY k",
+        "SELECT term, col, doc, cnt FROM memories_vocab ORDER BY term, col",
+        "SELECT id, sz FROM memories_fts_docsize ORDER BY id",
+    };
+    store *a = open_new("fts-short.db"), *b = open_new("fts-long.db");
+    int off_a = 0, off_b = 0;
+    ok(a && b, "two new stores");
+    if (!a || !b)
+        return;
+    b->fts_pending_max = 40; /* a long write after 40 memories */
+    ok(put_turns(a, 0, 300, 1, &off_a, 1) == 0 && put_turns(b, 0, 300, 1, &off_b, 1) == 0,
+       "300 turns in one transaction each");
+    is_int(off_a, 0, "a write below the threshold leaves automerge alone");
+    is_int(off_b, 300 - 39, "a long write runs with automerge 0 from its 40th memory on");
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+        char *x = conn_dump(a, same[i]), *y = conn_dump(b, same[i]);
+        ok(x && y && strlen(x) > 0 && strcmp(x, y) == 0, "the same after the commit: %s", same[i]);
+        free(x);
+        free(y);
+    }
+    char *cfg = conn_dump(b, "SELECT count(*) FROM memories_fts_config WHERE k='automerge'");
+    is_str(cfg, "0\t\n", "no automerge setting is left behind (FTS5's default again)");
+    free(cfg);
+    ok(store_exec(b, "INSERT INTO memories_fts(memories_fts, rank) VALUES('integrity-check', 1)",
+                  NULL) == MS_OK,
+       "FTS5's integrity check passes");
+    /* a setting of the store's own is kept */
+    ok(store_exec(b, "INSERT INTO memories_fts(memories_fts, rank) VALUES('automerge', 8)", NULL) ==
+           MS_OK,
+       "automerge set to 8");
+    off_b = 0;
+    ok(put_turns(b, 301, 100, 1, &off_b, 1) == 0, "another long write (a new session first)");
+    is_int(off_b, 100 - 39, "merging off during it");
+    cfg = conn_dump(b, "SELECT v FROM memories_fts_config WHERE k='automerge'");
+    is_str(cfg, "8\t\n", "the store's own setting (8) is back after the commit");
+    free(cfg);
+    /* a long write that rolls back leaves the setting as it was */
+    off_b = 0;
+    ok(put_turns(b, 406, 100, 1, &off_b, 0) == 0, "a long write rolled back");
+    is_int(off_b, 100 - 39, "merging off during it too");
+    cfg = conn_dump(b, "SELECT v FROM memories_fts_config WHERE k='automerge'");
+    is_str(cfg, "8\t\n", "the setting is 8 after the rollback");
+    free(cfg);
+    ok(put_turns(b, 406, 20, 0, &off_b, 1) == 0 &&
+           store_exec(b,
+                      "INSERT INTO memories_fts(memories_fts, rank) VALUES('integrity-check', 1)",
+                      NULL) == MS_OK,
+       "a short write after it, and the index checks out");
+    store_close(a);
+    store_close(b);
+}
+
 static void test_readonly(void)
 {
     store *s = open_new("ro.db");
@@ -1404,20 +1532,24 @@ static int64_t put_event(store *s, const char *id, const char *content, const ch
  * dated memory joins the two nearest events (then the smaller rid) within a
  * day in other sessions. 240 memories over three days, at whole hours so
  * that distances tie, in five sessions, put in one transaction. */
-static void test_temporal_nearest(void)
+/* Temporal edges against a brute-force rule, with the memories put in one
+ * transaction (appends: sessions from the write cache) or each in its own
+ * (sessions read from the rows); session 5 is none. */
+static void temporal_nearest(int one_txn)
 {
     enum { N = 240 };
-    store *s = open_new("temporal.db");
+    const char *file = one_txn ? "temporal.db" : "temporal-solo.db";
+    store *s = open_new(file);
     int64_t rid[N], ts[N];
     int sess[N];
     unsigned seed = 7;
     ms_error err;
     ms_error_clear(&err);
-    ms_status st = s ? store_begin(s, &err) : MS_USAGE;
+    ms_status st = !s ? MS_USAGE : one_txn ? store_begin(s, &err) : MS_OK;
     for (int i = 0; !st && i < N; i++) {
         seed = seed * 1103515245u + 12345u;
         ts[i] = 1685577600 + (int64_t)((seed >> 8) % 72) * 3600; /* 2023-06-01 + 0..71 h */
-        sess[i] = (int)((seed >> 20) % 5);
+        sess[i] = (int)((seed >> 20) % 6);
         char id[16], session[8], when[32], text[32];
         snprintf(id, sizeof id, "t%d", i);
         snprintf(session, sizeof session, "s%d", sess[i]);
@@ -1427,15 +1559,16 @@ static void test_temporal_nearest(void)
         store_memory_init(&m);
         m.id = id;
         m.content = text;
-        m.session = session;
+        m.session = sess[i] == 5 ? NULL : session;
         m.event_time = when;
         m.created_at = when;
         st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
         rid[i] = m.rid;
     }
-    if (!st)
+    if (!st && one_txn)
         st = store_end(s, &err);
-    ok(st == MS_OK, "%d dated memories in one transaction (%s)", N, st ? err.msg : "ok");
+    ok(st == MS_OK, "%d dated memories, %s (%s)", N,
+       one_txn ? "in one transaction" : "each in its own", st ? err.msg : "ok");
     char *want = calloc(N * 2, 64), *got = calloc(N * 2, 64);
     size_t wn = 0, gn = 0;
     long edges = 0;
@@ -1443,7 +1576,7 @@ static void test_temporal_nearest(void)
         int best[2] = {-1, -1};
         for (int j = 0; j < i; j++) {
             int64_t d = llabs(ts[j] - ts[i]);
-            if (sess[j] == sess[i] || d > 86400)
+            if ((sess[j] == sess[i] && sess[i] != 5) || d > 86400)
                 continue;
             for (int k = 0; k < 2; k++) {
                 int64_t bd = best[k] < 0 ? INT64_MAX : llabs(ts[best[k]] - ts[i]);
@@ -1470,8 +1603,7 @@ static void test_temporal_nearest(void)
     store_close(s);
     sqlite3 *db;
     sqlite3_stmt *q;
-    if (got &&
-        sqlite3_open_v2(tpath("temporal.db"), &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+    if (got && sqlite3_open_v2(tpath(file), &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
         char sql[128];
         snprintf(sql, sizeof sql,
                  "SELECT src, dst, weight FROM edges WHERE type=%d ORDER BY dst, src",
@@ -1492,6 +1624,12 @@ static void test_temporal_nearest(void)
         diag("want %.300s\n#  got %.300s", want, got);
     free(want);
     free(got);
+}
+
+static void test_temporal_nearest(void)
+{
+    temporal_nearest(1);
+    temporal_nearest(0);
 }
 
 /* How many entities of graph.db match the SQL condition where. */
@@ -2244,6 +2382,99 @@ static int show_relation(void *ctx, int64_t src, int64_t dst, int kind, const ch
 /* Supersession found at import: hand-written cases, each positive one with
  * a negative twin (another attribute, an earlier time, the same value,
  * another subject, the past tense, a negation without a correction). */
+/* The detection's memories, in order: statements of facts among turns
+ * that state none. */
+static const char *const noted_texts[] = {
+    "Ana: I work at Westway Buses.",          "Ana: the weather was grey, word1",
+    "Leah: Róisín lives in Leeds.",           "Ben: we had soup for lunch, word2",
+    "Ana: I work at Cartwheel Labs now.",     "Ben: the train was late again, word3",
+    "Leah: Róisín lives in Manchester now.",  "Ana: nothing new to report, word4",
+    "Ana: the harbour was busy today, word5", "Ben: I am 34 years old.",
+};
+
+/* Put noted_texts (ids n0..) into s in one transaction; with note, after
+ * store_note_new_facts; replace_at >= 0: then that memory is written again
+ * (replaced) with a statement of its own. The relations found, as text,
+ * into buf; *listed: the memories noted as ones that might state a fact
+ * before the detection, -1 when the notes were dropped. */
+static void noted_import(store *s, int note, int replace_at, char *buf, size_t cap, int *n_noted)
+{
+    ms_error err;
+    ms_error_clear(&err);
+    size_t n = sizeof noted_texts / sizeof *noted_texts;
+    ok(store_begin(s, &err) == MS_OK, "begin");
+    if (note)
+        store_note_new_facts(s, 0);
+    for (size_t i = 0; i < n; i++) {
+        char id[16], day[16];
+        snprintf(id, sizeof id, "n%zu", i);
+        snprintf(day, sizeof day, "2025-%02zu-10", i + 1);
+        put_fact(s, id, strncmp(noted_texts[i], "Ana", 3) == 0 ? "Ana" : "Leah", day,
+                 noted_texts[i], NULL);
+    }
+    if (replace_at >= 0) {
+        store_memory m;
+        store_memory_init(&m);
+        char id[16];
+        snprintf(id, sizeof id, "n%d", replace_at);
+        m.id = strdup(id);
+        m.content = strdup("Ana: I work at Riverside Vets now.");
+        m.speaker = strdup("Ana");
+        m.created_at = strdup("2025-12-10");
+        ok(store_put(s, &m, STORE_DUP_REPLACE, NULL, &err) == MS_OK, "a memory replaced");
+        store_memory_clear(&m);
+    }
+    *n_noted = s->facts_on ? (int)s->n_facts : -1;
+    uint64_t found = 0;
+    ok(store_detect_supersession(s, 0, &found, &err) == MS_OK && store_end(s, &err) == MS_OK,
+       "detect and commit (%s)", err.msg);
+    ok(s->n_facts == 0 && !s->facts_on, "the notes end with the transaction");
+    buf[0] = '\0';
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        char one[512];
+        store_memory m;
+        store_memory_init(&m);
+        char id[16];
+        snprintf(id, sizeof id, "n%zu", i);
+        if (store_get(s, id, 0, &m, &err) == MS_OK) {
+            relations_text(s, m.rid, one, sizeof one);
+            len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%s;", one);
+        }
+        store_memory_clear(&m);
+    }
+}
+
+/* store_note_new_facts: the detection reads only the memories that might
+ * state a fact, and finds what reading them all finds. */
+static void test_detect_noted(void)
+{
+    char all[4096], noted[4096];
+    int noted_all_n = 0, n_listed = 0, expect = 0;
+    for (size_t i = 0; i < sizeof noted_texts / sizeof *noted_texts; i++)
+        expect += store_might_state(noted_texts[i]) == 1;
+    store *a = open_new("detect-all.db"), *b = open_new("detect-noted.db");
+    noted_import(a, 0, -1, all, sizeof all, &noted_all_n);
+    noted_import(b, 1, -1, noted, sizeof noted, &n_listed);
+    is_int(expect, 5, "five of the ten texts might state a fact");
+    is_int(noted_all_n, -1, "without store_note_new_facts nothing is noted");
+    is_int(n_listed, expect, "with it, those five are listed");
+    ok(strstr(all, "supersedes") != NULL && strcmp(all, noted) == 0,
+       "the same relations found (%s)", noted);
+    store_close(a);
+    store_close(b);
+    /* a memory replaced in place: the notes are dropped and all are read */
+    a = open_new("detect-all2.db");
+    b = open_new("detect-noted2.db");
+    noted_import(a, 0, 3, all, sizeof all, &noted_all_n);
+    noted_import(b, 1, 3, noted, sizeof noted, &n_listed);
+    is_int(n_listed, -1, "a replacement drops the notes");
+    ok(strstr(all, "Riverside") != NULL && strcmp(all, noted) == 0,
+       "and the relations are those of reading them all (%s)", noted);
+    store_close(a);
+    store_close(b);
+}
+
 static void test_detect(void)
 {
     store *s = open_new("detect.db");
@@ -2849,6 +3080,7 @@ int main(void)
     test_get_rids();
     test_listing();
     test_fts();
+    test_fts_long();
     test_readonly();
     test_entities_edges();
     test_sentence_first_word();
@@ -2861,6 +3093,7 @@ int main(void)
     test_holds_title_head();
     test_schema6();
     test_detect();
+    test_detect_noted();
     test_two_writers();
     test_seal();
     test_cache_key();

@@ -222,10 +222,11 @@ void snapfile_save(store *s, const snapshot *sn, const store_key *key);
 vcache *vcache_new(int dim, size_t n);
 void vcache_free(vcache *c);
 
-/* The exact vector of memory i, made from its codes when they give its
- * floats back (sn->qx_n), else read from the store the first time (call
+/* The exact vector of memory i, read from the store the first time (call
  * inside the recall's read transaction), or NULL when it has none or it
- * cannot be read. Valid until the next call. */
+ * cannot be read. Valid until the next call. Not made from the codes:
+ * dimension-major, a memory's codes are on as many pages as it has
+ * dimensions (vectors_exact_dot reads only a sparse vector's). */
 const float *snapshot_vector(const snapshot *sn, size_t i);
 
 /* The non-zero dimensions of x[dim] into nz[dim], ascending: their count. */
@@ -626,8 +627,11 @@ ENGINE_CHANNELS(CH_EXTERN)
 /* Every channel's ops, by channel id (engine.c). */
 extern const channel_ops *const engine_channels[CH_COUNT];
 
-/* Cosine of the query vector with memory i (0 without vectors). */
-double semantic_cosine(const snapshot *sn, const float *qvec, size_t i);
+/* Cosine of the sparse vector x (the query's, or its remainder's) with
+ * memory i (0 without vectors): from its codes at x's non-zero dimensions
+ * when they give its floats back (vectors_exact_dot), else vectors_dot
+ * with snapshot_vector; the same bits either way. */
+double semantic_cosine(const snapshot *sn, const float *x, size_t i);
 
 /* Which list the temporal channel gives for a query (ch_temporal.c). */
 typedef enum temporal_mode_t {

@@ -114,6 +114,19 @@ typedef struct snapshot {
     int64_t grown_from;    /* the generation of the snapshot this one extended (snapgrow.c),
                               0 when read from the tables whole */
     struct postings *post; /* bm25's postings in the file (postings.c), or NULL */
+    /* each memory's edges as snapshot_edges gives them, in the file: those
+     * of memory i are adj_file[adj_off[i] .. adj_off[i + 1]); NULL when the
+     * file has none (read from the store when first asked, edges.c) */
+    const uint32_t *adj_off;
+    const struct snap_edge *adj_file;
+    /* the memories sorted by the day of `when` (ch_temporal.c's time
+     * index), in the file: day_file[k] the day, day_idx_file[k] the
+     * memory; NULL when not (built on the first dated query) */
+    const int64_t *day_file;
+    const uint32_t *day_idx_file;
+    /* [n] the file's: does memory i's content say how long something
+     * lasted (ch_temporal.c), or NULL (its text is read when asked) */
+    const uint8_t *dur_file;
 } snapshot;
 
 /* Load the store's current profile. Call inside a read transaction so the
@@ -318,7 +331,8 @@ int32_t vectors_idot(const int8_t *a, const int8_t *b, int dim);
 
 /* ---- edges (edges.c) ------------------------------------------------------ */
 
-/* One edge of a memory, seen from it. */
+/* One edge of a memory, seen from it (as the snapshot file keeps it too:
+ * the three bytes after type are 0 there). */
 typedef struct snap_edge {
     uint32_t other; /* the memory at the other end (index) */
     float w;        /* weight 0..1 */
@@ -326,15 +340,21 @@ typedef struct snap_edge {
 } snap_edge;
 
 /* The edges of memory i, both directions, in the order of the store's
- * (src, dst, type) key; read from the store the first time (inside the
- * recall's read transaction) and kept with the snapshot. 0, or -1 when they
- * cannot be read (then *n is 0). */
+ * (src, dst, type) key: from the snapshot file when it has them, else read
+ * from the store the first time (inside the recall's read transaction) and
+ * kept with the snapshot. 0, or -1 when they cannot be read (then *n is
+ * 0). */
 int snapshot_edges(const snapshot *sn, size_t i, const snap_edge **out, size_t *n);
 /* Read the edges of those of the n distinct memories idx[] that
  * snapshot_edges has not read yet, in batched reads (store_edges_of_rids),
  * as it would read them one by one. On failure they are left to it. */
 void snapshot_edges_preload(const snapshot *sn, const uint32_t *idx, size_t n);
 void snapshot_edges_free(snapshot_lazy *lz);
+/* Every memory's edges as snapshot_edges gives them, for the snapshot
+ * file: those of memory i are (*e)[(*off)[i] .. (*off)[i + 1]) (two
+ * arrays the caller frees; the bytes after each type 0). Their count, or
+ * -1 when they cannot be read or do not fit the file's 32-bit offsets. */
+long long snapshot_edges_all(store *s, const snapshot *sn, uint32_t **off, snap_edge **e);
 
 /* ---- term counts (terms.c) ------------------------------------------------ */
 
@@ -646,6 +666,18 @@ temporal_mode_t temporal_mode(const query *q);
 /* Which memories of sn say when (a time expression in their content):
  * *out[n] of 0 and 1, the caller frees. Inside a read transaction. */
 ms_status temporal_marks(store *s, const snapshot *sn, uint8_t **out, ms_error *err);
+/* The time channel's index of sn's memories by day, for the snapshot file:
+ * (*day)[k] the day of the k-th (ascending, ties by index), (*idx)[k] its
+ * memory; two arrays of n the caller frees. 0, or -1 when out of memory. */
+int temporal_by_day(const snapshot *sn, int64_t **day, uint32_t **idx);
+/* Which of sn's memories' content says how long something lasted (the
+ * when-list's other test), for the snapshot file: *out[n] of 0 and 1 (the
+ * caller frees), those of the first base_n memories copied from base (of a
+ * snapshot sn grew from: the same memories, whose content an append does
+ * not change; base_n 0 for none), the others' content read. Inside a read
+ * transaction; 0, or -1 when it cannot be read. */
+int temporal_durations(store *s, const snapshot *sn, const uint8_t *base, size_t base_n,
+                       uint8_t **out);
 
 /* Why dense vectors cannot be used (shared by semantic and hopfield), or
  * NULL when they can. */

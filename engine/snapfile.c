@@ -45,7 +45,7 @@
 
 #define SNAPFILE_MIN 10000 /* memories: below this the tables load in a few ms */
 #define SNAP_MAGIC "MSSNAP\r\n"
-#define SNAP_FORMAT 7
+#define SNAP_FORMAT 8
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_HEAD 4096 /* bytes of header; the sections follow */
 #define SNAP_ALIGN 64
@@ -95,6 +95,11 @@ enum snap_sec {
     S_QX_N,
     S_QX_CODE,
     S_QX_VAL,
+    S_ADJ_OFF, /* each memory's edges (snapshot_edges_all), or empty */
+    S_ADJ,
+    S_DAY, /* the memories by day (temporal_by_day), or empty */
+    S_DAY_IDX,
+    S_DUR, /* which memories say how long (temporal_durations), or empty */
     S_COUNT
 };
 
@@ -245,6 +250,12 @@ typedef struct snap_more {
     size_t doclen_span;
     const char *post; /* [post_len] or NULL: the tables, then the lists from post_lists */
     size_t post_len, post_lists;
+    const uint32_t *adj_off; /* [n + 1] or NULL */
+    const snap_edge *adj;    /* [n_adj] */
+    size_t n_adj;
+    const int64_t *day; /* [n] or NULL */
+    const uint32_t *day_idx;
+    const uint8_t *dur; /* [n] or NULL */
 } snap_more;
 
 static int flatten(char *const *v, size_t n, flat *f)
@@ -312,6 +323,11 @@ static void sections_of(const snapshot *sn, const snap_more *x, const void *p[S_
         [S_QX_N] = sn->qx_n,
         [S_QX_CODE] = sn->qx_code,
         [S_QX_VAL] = sn->qx_val,
+        [S_ADJ_OFF] = x->adj_off,
+        [S_ADJ] = x->adj,
+        [S_DAY] = x->day,
+        [S_DAY_IDX] = x->day_idx,
+        [S_DUR] = x->dur,
     };
     uint64_t l[S_COUNT] = {
         [S_RID] = n * 8,
@@ -352,6 +368,11 @@ static void sections_of(const snapshot *sn, const snap_more *x, const void *p[S_
         [S_QX_N] = sn->dim ? n : 0,
         [S_QX_CODE] = sn->n_qx,
         [S_QX_VAL] = sn->n_qx * 4,
+        [S_ADJ_OFF] = x->adj_off ? (n + 1) * 4 : 0,
+        [S_ADJ] = x->adj_off ? x->n_adj * sizeof(snap_edge) : 0,
+        [S_DAY] = x->day ? n * 8 : 0,
+        [S_DAY_IDX] = x->day ? n * 4 : 0,
+        [S_DUR] = x->dur ? n : 0,
     };
     memcpy(p, ptr, sizeof ptr);
     memcpy(len, l, sizeof l);
@@ -460,19 +481,21 @@ static int open_tmp(const char *tmp)
 static snapshot *map_file(store *s, const store_key *key, int as_base, int64_t *generation,
                           char *note, size_t cap);
 
-/* The postings of grown sn extended from those of the file it grew from,
- * when that file is still there (a base of key); NULL when not. */
-static void *extended_postings(store *s, const snapshot *sn, const store_key *key, size_t *len,
-                               size_t *lists)
+/* The file grown sn grew from, when it is still there (a base of key), or
+ * NULL: bm25's postings and the durations are extended from it. */
+static snapshot *grown_base(store *s, const snapshot *sn, const store_key *key)
 {
     char note[PATH_MAX + 128];
-    snapshot *base = map_file(s, key, 1, NULL, note, sizeof note);
-    void *post = base && base->post
-                     ? postings_extend(s, sn, base->post, base->file_len, base->file_len_base,
-                                       base->file_len_span, len, lists)
-                     : NULL;
-    snapshot_free(base);
-    return post;
+    return sn->grown_from ? map_file(s, key, 1, NULL, note, sizeof note) : NULL;
+}
+
+/* How many of sn's first memories are base's, in order (0 when base is
+ * NULL or they are not). */
+static size_t base_rows(const snapshot *base, const snapshot *sn)
+{
+    return base && base->n <= sn->n && memcmp(base->rid, sn->rid, base->n * sizeof *sn->rid) == 0
+               ? base->n
+               : 0;
 }
 
 void snapfile_save(store *s, const snapshot *sn, const store_key *key)
@@ -490,15 +513,43 @@ void snapfile_save(store *s, const snapshot *sn, const store_key *key)
         x.marks = marks;
     if (store_doclen_get(s, &x.doclen, &x.doclen_base, &x.doclen_span))
         x.doclen = NULL;
-    void *post = sn->grown_from ? extended_postings(s, sn, key, &x.post_len, &x.post_lists) : NULL;
+    snapshot *base = grown_base(s, sn, key);
+    void *post = base && base->post
+                     ? postings_extend(s, sn, base->post, base->file_len, base->file_len_base,
+                                       base->file_len_span, &x.post_len, &x.post_lists)
+                     : NULL;
     if (!post)
         post = postings_build(s, sn, &x.post_len, &x.post_lists);
     x.post = post;
+    size_t old = base && base->dur_file ? base_rows(base, sn) : 0;
+    uint8_t *dur = NULL;
+    if (temporal_durations(s, sn, old ? base->dur_file : NULL, old, &dur) == 0)
+        x.dur = dur;
+    snapshot_free(base);
+    uint32_t *adj_off = NULL;
+    snap_edge *adj = NULL;
+    long long n_adj = sn->has_edges ? snapshot_edges_all(s, sn, &adj_off, &adj) : -1;
+    if (n_adj >= 0) {
+        x.adj_off = adj_off;
+        x.adj = adj;
+        x.n_adj = (size_t)n_adj;
+    }
+    int64_t *day = NULL;
+    uint32_t *day_idx = NULL;
+    if (temporal_by_day(sn, &day, &day_idx) == 0) {
+        x.day = day;
+        x.day_idx = day_idx;
+    }
     if (write_body(fd, sn, key, &x) || fsync(fd) || rename(tmp, path))
         unlink(tmp);
     close(fd);
     free(marks);
     free(post);
+    free(adj_off);
+    free(adj);
+    free(day);
+    free(day_idx);
+    free(dur);
     free(x.sup.off);
     free(x.sup.text);
     free(x.ent.off);
@@ -604,6 +655,33 @@ static const void *sec(const snap_head *h, const char *base, int k)
     return h->len[k] ? base + h->off[k] : NULL;
 }
 
+/* Point sn's edges and days into the mapped file at base when it has them
+ * (each may be empty); -1 when a length is not what the header's counts
+ * make it. */
+static int point_more(snapshot *sn, const snap_head *h, const char *base)
+{
+    if (h->len[S_ADJ_OFF]) {
+        const uint32_t *off = (const uint32_t *)sec(h, base, S_ADJ_OFF);
+        if (!sn->has_edges || h->len[S_ADJ_OFF] != (sn->n + 1) * 4 ||
+            h->len[S_ADJ] != (uint64_t)off[sn->n] * sizeof(snap_edge))
+            return -1;
+        sn->adj_off = off;
+        sn->adj_file = (const snap_edge *)sec(h, base, S_ADJ);
+    } else if (h->len[S_ADJ]) {
+        return -1;
+    }
+    if (h->len[S_DAY] || h->len[S_DAY_IDX]) {
+        if (h->len[S_DAY] != sn->n * 8 || h->len[S_DAY_IDX] != sn->n * 4)
+            return -1;
+        sn->day_file = (const int64_t *)sec(h, base, S_DAY);
+        sn->day_idx_file = (const uint32_t *)sec(h, base, S_DAY_IDX);
+    }
+    if (h->len[S_DUR] && h->len[S_DUR] != sn->n)
+        return -1;
+    sn->dur_file = (const uint8_t *)sec(h, base, S_DUR);
+    return 0;
+}
+
 /* Point sn's arrays into the mapped file at base; -1 when a section's
  * length is not what the header's counts make it. */
 static int point_into(snapshot *sn, const snap_head *h, const char *base)
@@ -646,13 +724,14 @@ static int point_into(snapshot *sn, const snap_head *h, const char *base)
     sections_of(sn, &x, p, len);
     for (int k = 0; k < S_COUNT; k++)
         if (k != S_EMBEDDER && k != S_MARKS && k != S_DOCLEN && k != S_POSTINGS &&
-            k != S_POST_LISTS && len[k] != h->len[k])
+            k != S_POST_LISTS && k != S_ADJ_OFF && k != S_ADJ && k != S_DAY && k != S_DAY_IDX &&
+            k != S_DUR && len[k] != h->len[k])
             return -1;
     if ((h->len[S_MARKS] && h->len[S_MARKS] != sn->n) || h->len[S_DOCLEN] % 4)
         return -1;
     sn->marks_file = (const uint8_t *)sec(h, base, S_MARKS);
     sn->doclen = (const int32_t *)sec(h, base, S_DOCLEN);
-    return 0;
+    return point_more(sn, h, base);
 }
 
 /* Strings from offsets into text of len bytes: v[k] (an array the caller
@@ -705,6 +784,19 @@ static int exact_ok(const snapshot *sn)
     return !bad;
 }
 
+/* Each memory's edges within the file's, their other ends memories. */
+static int edges_ok(const snapshot *sn)
+{
+    if (!sn->adj_off)
+        return 1;
+    uint32_t bad = 0, count = sn->adj_off[sn->n];
+    if (!offsets_ok(sn->adj_off, sn->n, count))
+        return 0;
+    for (uint32_t k = 0; k < count; k++)
+        bad |= sn->adj_file[k].other >= sn->n;
+    return !bad;
+}
+
 /* Every index of the mapped snapshot in range, the rids ascending. */
 static int indices_ok(const snapshot *sn)
 {
@@ -722,7 +814,8 @@ static int indices_ok(const snapshot *sn)
            all_below(sn->sup_idx, sn->n_sup, n) &&
            all_below(sn->ent_map, sn->ent_map_cap, sn->n_ent + 1) &&
            (!sn->rid_index || ids_ok(sn->rid_index, sn->rid_span, (int64_t)n)) &&
-           ids_ok(sn->speaker_ent, n, (int64_t)sn->n_ent) && exact_ok(sn) &&
+           ids_ok(sn->speaker_ent, n, (int64_t)sn->n_ent) && exact_ok(sn) && edges_ok(sn) &&
+           (!sn->day_idx_file || all_below(sn->day_idx_file, n, n)) &&
            (sn->ent_map_cap >= 64 && (sn->ent_map_cap & (sn->ent_map_cap - 1)) == 0);
 }
 

@@ -346,6 +346,9 @@ ms_status store_scan_text(store *s, store_text_fn fn, void *ctx, ms_error *err);
  * skipped), then for every memory whose rid is above after. */
 ms_status store_scan_text_some(store *s, const int64_t *rids, size_t n, int64_t after,
                                store_text_fn fn, void *ctx, ms_error *err);
+/* store_scan_text for the content alone (context "", xlen 0) of every
+ * memory of every profile whose rid is above after, in rid order. */
+ms_status store_scan_content(store *s, int64_t after, store_text_fn fn, void *ctx, ms_error *err);
 
 /* Call fn(ctx, rid) for every memory of the current profile whose text
  * matches the FTS5 expression match (columns named in it as it likes), in

@@ -786,7 +786,22 @@ static void test_temporal_index(void)
             continue;
         }
         check_dates(s, sn, cases[c].y0, cases[c].y1, name);
+        /* the same through the arrays the snapshot file keeps */
+        int64_t *day = NULL;
+        uint32_t *idx = NULL;
+        if (temporal_by_day(sn, &day, &idx) == 0) {
+            time_index_free(sn->lazy->by_day);
+            sn->lazy->by_day = NULL;
+            sn->day_file = day;
+            sn->day_idx_file = idx;
+            snprintf(name + strlen(name), sizeof name - strlen(name), ", the file's days");
+            check_dates(s, sn, cases[c].y0, cases[c].y1, name);
+        } else {
+            ok(0, "%s: temporal_by_day", name);
+        }
         snapshot_free(sn);
+        free(day);
+        free(idx);
         store_end(s, NULL);
         store_close(s);
     }

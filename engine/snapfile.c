@@ -10,7 +10,7 @@
  * renames it over FILE, so a reader sees the old file or the new one, never
  * half of one. Before anything in a mapped file is used, the header and
  * every section but the int8 codes and bm25's posting lists (each checked
- * when first read, postings.c) are checksummed (a code out of place
+ * against its own hash, postings.c) are checksummed (a code out of place
  * changes an estimate, never an address) and every index is checked to be
  * in range: once per file, not per process. A process that found the file
  * sound writes FILE.seal, which names the file as it was checked (device,
@@ -869,6 +869,25 @@ static int extras_of(snapshot *sn, store *s, const snap_head *h, const char *bas
     return (sn->exact = vcache_new(sn->dim, sn->n)) && sn->vec_note ? 0 : -1;
 }
 
+/* bm25's postings in the mapped file at base: their tables and every list
+ * checked (once per file), or, sealed, as found sound then; NULL when they
+ * do not add up. */
+static postings *open_postings(const snap_head *h, const char *base, const snapshot *sn, int sealed)
+{
+    if (h->off[S_POST_LISTS] != h->off[S_POSTINGS] + h->len[S_POSTINGS])
+        return NULL;
+    const char *blob = base + h->off[S_POSTINGS];
+    size_t len = h->len[S_POSTINGS] + h->len[S_POST_LISTS];
+    if (sealed)
+        return postings_open_sound(blob, len, sn->n, sn->n_all);
+    postings *p = postings_open(blob, len, sn->n, sn->n_all);
+    if (p && !postings_lists_ok(p)) {
+        postings_free(p);
+        p = NULL;
+    }
+    return p;
+}
+
 /* The snapshot in the mapped file at base, which it then owns (unmapped
  * by snapshot_free, also when this fails); why says what is wrong with it
  * when NULL. sealed: the file was checked whole before (its seal holds),
@@ -906,14 +925,15 @@ static snapshot *snap_from(store *s, const snap_head *h, const char *base, int s
         *why = "not loaded: the store's relations cannot be read";
         ok = 0;
     }
+    if (ok && h->len[S_POSTINGS] && !(sn->post = open_postings(h, base, sn, sealed))) {
+        *why = "damaged (its postings do not add up)";
+        ok = 0;
+    }
     if (!ok) {
         sn->doclen = NULL; /* not lent yet */
         snapshot_free(sn); /* unmaps */
         return NULL;
     }
-    if (h->len[S_POSTINGS] && h->off[S_POST_LISTS] == h->off[S_POSTINGS] + h->len[S_POSTINGS])
-        sn->post = postings_open(base + h->off[S_POSTINGS],
-                                 h->len[S_POSTINGS] + h->len[S_POST_LISTS], sn->n, sn->n_all);
     sn->file_len = sn->doclen;
     sn->file_len_base = h->doclen_base;
     sn->file_len_span = (size_t)(h->len[S_DOCLEN] / 4);

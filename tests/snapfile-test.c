@@ -139,7 +139,8 @@ static void test_edges(const char *name, int n)
             wrong += b[offsetof(snap_edge, type) + 1] != 0;
         }
     }
-    ok(count > 0 && (size_t)count == checked && wrong == 0 && most >= 60 && none >= 5 && sn->n == (size_t)n + 5,
+    ok(count > 0 && (size_t)count == checked && wrong == 0 && most >= 60 && none >= 5 &&
+           sn->n == (size_t)n + 5,
        "%s: the %lld edges of %zu memories kept for the file are those read from the store, in "
        "order, bit for bit (%zu differ; at most %zu a memory, %zu with none)",
        name, count, sn->n, wrong, most, none);
@@ -153,12 +154,18 @@ static void test_edges(const char *name, int n)
 /* Texts that say how long, or when, or neither, in the ways the when-list
  * reads them. */
 static const char *const told[] = {
-    "Ada: we have been climbing for 3 years now",  "Bram: six months now at the bakery",
-    "Cleo: it took a couple of weeks to heal",       "Dov: since then I kept the boat",
-    "Esme: a decade ago I lived by the sea",          "Farid: yesterday the ferry was late",
-    "Gus: the garden, the garden, the garden",        "Hana: for two decades the shop stood there",
-    "Ada: years and years of rain",                   "Bram: last Friday we met at the mill",
-    "Cleo: many weeks passed before the letter came", "Dov: nothing to report about the lake",
+    "Ada: we have been climbing for 3 years now",
+    "Bram: six months now at the bakery",
+    "Cleo: it took a couple of weeks to heal",
+    "Dov: since then I kept the boat",
+    "Esme: a decade ago I lived by the sea",
+    "Farid: yesterday the ferry was late",
+    "Gus: the garden, the garden, the garden",
+    "Hana: for two decades the shop stood there",
+    "Ada: years and years of rain",
+    "Bram: last Friday we met at the mill",
+    "Cleo: many weeks passed before the letter came",
+    "Dov: nothing to report about the lake",
 };
 
 static store *told_store(const char *name, int n)
@@ -258,8 +265,9 @@ static void test_durations(void)
        "durations: 40 when-lists from the file's durations (%zu of %zu memories say how long) "
        "equal those from the texts read (%zu differ, %zu listed)",
        says, sn->n, differ, listed);
-    ok(copied == sn->n, "durations of a grown file: the base's %d copied, the others read (%zu of "
-                        "%zu right)",
+    ok(copied == sn->n,
+       "durations of a grown file: the base's %d copied, the others read (%zu of "
+       "%zu right)",
        n / 3, copied, sn->n);
     free(dur);
     free(grown);

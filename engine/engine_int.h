@@ -91,7 +91,8 @@ typedef struct snapshot {
     int has_edges; /* the profile holds at least one */
     /* entities: memory -> entities and entity -> memories, CSR */
     size_t n_ent;
-    char **ent_norm;           /* [n_ent] lower-case names */
+    char **ent_norm;           /* [n_ent] lower-case names, or NULL when mapped: then
+                                  ent_text_file + ent_off_file[e] (snapshot_ent_norm) */
     uint8_t *ent_kind;         /* [n_ent] */
     uint8_t *ent_speaker;      /* [n_ent] some memory of the profile is spoken by it */
     uint32_t *me_off, *me_ent; /* memory -> entity indices */
@@ -119,6 +120,10 @@ typedef struct snapshot {
      * file has none (read from the store when first asked, edges.c) */
     const uint32_t *adj_off;
     const struct snap_edge *adj_file;
+    /* the entities' names in the file: name e at ent_text_file +
+     * ent_off_file[e] (snapshot_ent_norm), or NULL when not mapped */
+    const uint32_t *ent_off_file;
+    const char *ent_text_file;
     /* the memories sorted by the day of `when` (ch_temporal.c's time
      * index), in the file: day_file[k] the day, day_idx_file[k] the
      * memory; NULL when not (built on the first dated query) */
@@ -181,6 +186,12 @@ long snapshot_entity(const snapshot *sn, const char *norm);
 /* sn's rid index (rid_index, rid_base, rid_span) from its rids, when they
  * are dense enough (else snapshot_find searches). */
 void snapshot_index_rids(snapshot *sn);
+/* The lower-case name of entity e of sn (valid while sn is). */
+static inline const char *snapshot_ent_norm(const snapshot *sn, size_t e)
+{
+    return sn->ent_text_file ? sn->ent_text_file + sn->ent_off_file[e] : sn->ent_norm[e];
+}
+
 /* sn's ent_map over its ent_norm. */
 ms_status snapshot_map_entities(snapshot *sn, ms_error *err);
 /* sn's supersedes relations (succ) from the store, as snapshot_load reads them. */

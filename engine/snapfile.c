@@ -734,18 +734,26 @@ static int point_into(snapshot *sn, const snap_head *h, const char *base)
     return point_more(sn, h, base);
 }
 
+/* Do the n strings at offsets off into text of len bytes each end in it? */
+static int strings_ok(const uint32_t *off, size_t n, const char *text, size_t len)
+{
+    if (off[0] != 0 || off[n] != len)
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        if (off[k + 1] <= off[k] || off[k + 1] > len || text[off[k + 1] - 1] != '\0')
+            return 0;
+    return 1;
+}
+
 /* Strings from offsets into text of len bytes: v[k] (an array the caller
  * frees, the strings in the file); -1 when an offset or an end is wrong. */
 static int strings_of(const uint32_t *off, size_t n, const char *text, size_t len, char ***v)
 {
     *v = calloc(n + 1, sizeof **v);
-    if (!*v || off[0] != 0 || off[n] != len)
+    if (!*v || !strings_ok(off, n, text, len))
         return -1;
-    for (size_t k = 0; k < n; k++) {
-        if (off[k + 1] <= off[k] || off[k + 1] > len || text[off[k + 1] - 1] != '\0')
-            return -1;
+    for (size_t k = 0; k < n; k++)
         (*v)[k] = (char *)text + off[k];
-    }
     return 0;
 }
 
@@ -909,10 +917,12 @@ static snapshot *snap_from(store *s, const snap_head *h, const char *base, int s
         *why = "damaged (an index is out of range)";
         ok = 0;
     }
+    sn->ent_off_file = (const uint32_t *)(base + h->off[S_ENT_OFF]);
+    sn->ent_text_file = base + h->off[S_ENT_TEXT];
     if (ok && (strings_of((const uint32_t *)(base + h->off[S_SUP_OFF]), sn->n_sup,
                           base + h->off[S_SUP_TEXT], h->len[S_SUP_TEXT], &sn->sup_text) ||
-               strings_of((const uint32_t *)(base + h->off[S_ENT_OFF]), sn->n_ent,
-                          base + h->off[S_ENT_TEXT], h->len[S_ENT_TEXT], &sn->ent_norm))) {
+               (!sealed &&
+                !strings_ok(sn->ent_off_file, sn->n_ent, sn->ent_text_file, h->len[S_ENT_TEXT])))) {
         *why = "damaged (its strings do not add up)";
         ok = 0;
     }

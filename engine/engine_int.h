@@ -366,6 +366,13 @@ void snapshot_edges_free(snapshot_lazy *lz);
  * arrays the caller frees; the bytes after each type 0). Their count, or
  * -1 when they cannot be read or do not fit the file's 32-bit offsets. */
 long long snapshot_edges_all(store *s, const snapshot *sn, uint32_t **off, snap_edge **e);
+/* snapshot_edges_all for a snapshot sn grown from base, whose first base_n
+ * memories are base's, in order (the store only appended since: every edge
+ * added touches a memory after them): a memory that no edge added since
+ * touches keeps base's list, the others' are read from the store. The same
+ * arrays; -1 when base has no edges in its file or they cannot be read. */
+long long snapshot_edges_extend(store *s, const snapshot *sn, const snapshot *base, size_t base_n,
+                                uint32_t **off, snap_edge **e);
 
 /* ---- term counts (terms.c) ------------------------------------------------ */
 

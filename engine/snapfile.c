@@ -514,26 +514,31 @@ void snapfile_save(store *s, const snapshot *sn, const store_key *key)
     if (store_doclen_get(s, &x.doclen, &x.doclen_base, &x.doclen_span))
         x.doclen = NULL;
     snapshot *base = grown_base(s, sn, key);
-    void *post = base && base->post
-                     ? postings_extend(s, sn, base->post, base->file_len, base->file_len_base,
-                                       base->file_len_span, &x.post_len, &x.post_lists)
-                     : NULL;
-    if (!post)
-        post = postings_build(s, sn, &x.post_len, &x.post_lists);
-    x.post = post;
-    size_t old = base && base->dur_file ? base_rows(base, sn) : 0;
-    uint8_t *dur = NULL;
-    if (temporal_durations(s, sn, old ? base->dur_file : NULL, old, &dur) == 0)
-        x.dur = dur;
-    snapshot_free(base);
-    uint32_t *adj_off = NULL;
+    size_t old = base_rows(base, sn); /* the edges first: their gathering is let go of */
+    uint32_t *adj_off = NULL;         /* before the postings are built */
     snap_edge *adj = NULL;
-    long long n_adj = sn->has_edges ? snapshot_edges_all(s, sn, &adj_off, &adj) : -1;
+    long long n_adj = -1;
+    if (sn->has_edges && old)
+        n_adj = snapshot_edges_extend(s, sn, base, old, &adj_off, &adj);
+    if (sn->has_edges && n_adj < 0)
+        n_adj = snapshot_edges_all(s, sn, &adj_off, &adj);
     if (n_adj >= 0) {
         x.adj_off = adj_off;
         x.adj = adj;
         x.n_adj = (size_t)n_adj;
     }
+    uint8_t *dur = NULL;
+    size_t dur_old = base && base->dur_file ? old : 0;
+    if (temporal_durations(s, sn, dur_old ? base->dur_file : NULL, dur_old, &dur) == 0)
+        x.dur = dur;
+    void *post = base && base->post
+                     ? postings_extend(s, sn, base->post, base->file_len, base->file_len_base,
+                                       base->file_len_span, &x.post_len, &x.post_lists)
+                     : NULL;
+    snapshot_free(base);
+    if (!post)
+        post = postings_build(s, sn, &x.post_len, &x.post_lists);
+    x.post = post;
     int64_t *day = NULL;
     uint32_t *day_idx = NULL;
     if (temporal_by_day(sn, &day, &day_idx) == 0) {

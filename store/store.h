@@ -447,6 +447,10 @@ ms_status store_has_edges(store *s, int *yes, ms_error *err);
 /* Call fn for every edge of the current profile. */
 typedef int (*store_edge_fn)(void *ctx, const store_edge *e);
 ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err);
+/* Call fn for every edge of any profile with an end above rid after, in no
+ * set order. */
+ms_status store_scan_edges_after(store *s, int64_t after, store_edge_fn fn, void *ctx,
+                                 ms_error *err);
 
 /* ---- relations --------------------------------------------------------- */
 

@@ -5,6 +5,10 @@
  *     same order, bit for bit, on stores of sessions, shared names and
  *     given edges of every type, with a second profile whose edges reach
  *     into the first, a memory of many edges and memories of none;
+ *   - a grown file's edges (snapshot_edges_extend: the base's lists kept
+ *     for the memories no new edge touches, the others read) are those a
+ *     full read gives, byte for byte, after appends that add sessions,
+ *     names and a second profile's memories;
  *   - which memories say how long (temporal_durations) give the same
  *     when-lists as their texts read for each query, over random bm25
  *     lists; a grown file's copies its base's for the base's memories and
@@ -151,6 +155,62 @@ static void test_edges(const char *name, int n)
     store_close(s);
 }
 
+/* The edges of a store grown by appends, extended from its snapshot's
+ * before them, against a full read. */
+static void test_edges_extend(void)
+{
+    int n = 1500;
+    store *s = edge_store("extend.db", n);
+    snapshot *old = NULL, *sn = NULL;
+    uint32_t *off0 = NULL, *off = NULL, *off_all = NULL;
+    snap_edge *e0 = NULL, *e = NULL, *e_all = NULL;
+    ms_error err;
+    ms_error_clear(&err);
+    int bad = !s || store_read_begin(s, &err) || snapshot_load(s, &old, &err) ||
+              snapshot_edges_all(s, old, &off0, &e0) < 0;
+    if (s)
+        store_end(s, NULL);
+    bad = bad || store_begin(s, &err);
+    for (int k = n; !bad && k < n + 60; k++) /* sessions go on, names recur */
+        put_one(s, "m", k, &err);
+    bad = bad || store_use_profile(s, "other", &err);
+    for (int k = n; !bad && k < n + 10; k++)
+        put_one(s, "o", k, &err);
+    bad = bad || store_use_profile(s, STORE_DEFAULT_PROFILE, &err) || store_end(s, &err) ||
+          store_read_begin(s, &err) || snapshot_load(s, &sn, &err);
+    long long got = -1, want = -1;
+    if (!bad) {
+        old->adj_off = off0; /* as a mapped base holds them */
+        old->adj_file = e0;
+        got = snapshot_edges_extend(s, sn, old, old->n, &off, &e);
+        want = snapshot_edges_all(s, sn, &off_all, &e_all);
+    }
+    size_t kept = 0; /* old memories whose list is the base's, untouched */
+    for (size_t i = 0; got >= 0 && i < old->n; i++)
+        kept += off0[i + 1] - off0[i] == off[i + 1] - off[i];
+    ok(!bad && got > 0 && got == want && sn->n == old->n + 60 &&
+           memcmp(off, off_all, (sn->n + 1) * sizeof *off) == 0 &&
+           memcmp(e, e_all, (size_t)got * sizeof *e) == 0 && kept > old->n / 2 && kept < old->n,
+       "after 70 appends: %lld edges of %zu memories extended from the base's (%zu of %zu old "
+       "lists as they were) are a full read's, byte for byte (%s)",
+       got, sn ? sn->n : 0, kept, old ? old->n : 0, err.msg);
+    if (old) { /* not the snapshot's own */
+        old->adj_off = NULL;
+        old->adj_file = NULL;
+    }
+    free(off0);
+    free(e0);
+    free(off);
+    free(e);
+    free(off_all);
+    free(e_all);
+    snapshot_free(old);
+    snapshot_free(sn);
+    if (s)
+        store_end(s, NULL);
+    store_close(s);
+}
+
 /* Texts that say how long, or when, or neither, in the ways the when-list
  * reads them. */
 static const char *const told[] = {
@@ -285,6 +345,7 @@ int main(void)
     }
     test_edges("edges-small.db", 300);
     test_edges("edges.db", 2000);
+    test_edges_extend();
     test_durations();
     remove_tmpdir();
     return done_testing();

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench-process.py - whole `memscope recall` processes, builds compared.
 
-    tools/bench-process.py [--rounds R] [--queries Q] BIN=STORE ...
+    tools/bench-process.py [--rounds R] [--queries Q] [--as-cached] BIN=STORE ...
 
 Each BIN answers the first Q bench queries (`BIN bench --list-queries`) with
 one `BIN recall --db STORE --json --trace --as-of 2025-01-01T00:00:00Z`
@@ -14,6 +14,8 @@ round every STORE and its snapshot file are dropped from the page cache
 copies made in different ways (written by memscope, copied by cp) are
 cached alike: how a file got into the page cache changes the size of its
 pages there, and with it a process's page faults and CPU time by a third.
+--as-cached leaves them as they are (a snapshot file just written by
+memscope is cached in larger pages than one read back).
 
 Prints, per build, the wall time, the CPU time (user + system, wait4), the
 minor page faults and the peak RSS of its processes (p50 and p95), and the
@@ -42,12 +44,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--queries", type=int, default=20)
+    ap.add_argument("--as-cached", action="store_true")
     ap.add_argument("builds", nargs="+", metavar="BIN=STORE")
     a = ap.parse_args()
     builds = [b.split("=", 1) for b in a.builds]
     qs = subprocess.run([builds[0][0], "bench", "--list-queries", "--queries", str(a.queries)],
                         capture_output=True, text=True, check=True).stdout.splitlines()
-    for _, store in builds:
+    for _, store in [] if a.as_cached else builds:
         for f in (store, store + ".snap"):
             if os.path.exists(f):
                 recache(f)

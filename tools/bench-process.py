@@ -13,7 +13,7 @@ round every STORE and its snapshot file are dropped from the page cache
 (posix_fadvise DONTNEED, these files only) and read back whole, so that
 copies made in different ways (written by memscope, copied by cp) are
 cached alike: how a file got into the page cache changes the size of its
-pages there, and with it a process's page faults and CPU time by a third.
+pages there, and with it a process's page faults and CPU time by a quarter.
 --as-cached leaves them as they are (a snapshot file just written by
 memscope is cached in larger pages than one read back).
 

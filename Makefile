@@ -35,6 +35,22 @@ CFLAGS_ALL = -std=c11 -pthread $(WARN) $(OPT) $(SAN) -D_DEFAULT_SOURCE -D_XOPEN_
 LDFLAGS_ALL = $(SAN) -pthread $(LDFLAGS)
 LIBS_CORE = $(filter -lsqlite3 -lcjson -lz,$(PKG_LIBS)) -lm
 LIBS_ALL  = $(PKG_LIBS) -lm
+# The binary carries SQLite, the terminal and line-editing libraries and
+# zlib itself where their static archives are installed (Debian's -dev
+# packages have them): a `memscope recall` is a process of a few tens of
+# milliseconds, and loading and relocating those seven shared libraries was
+# a tenth of one (docs/PERFORMANCE.md, item 61). libc, libm and cJSON (no
+# archive in Debian) stay shared. STATIC_LIBS=0 links every one as shared;
+# a binary linked this way takes a library's security fix when rebuilt.
+STATIC_LIBS ?= 1
+STATIC_SET   = sqlite3 edit ncursesw tinfo bsd md z
+ifeq ($(STATIC_LIBS),1)
+STATIC_A := $(wildcard $(foreach l,$(STATIC_SET),$(shell $(CC) -print-file-name=lib$(l).a)))
+ifeq ($(words $(STATIC_A)),$(words $(STATIC_SET)))
+LIBS_ALL = -Wl,-Bstatic $(addprefix -l,$(STATIC_SET)) -Wl,-Bdynamic \
+           $(filter -lcjson,$(PKG_LIBS)) -lm -ldl
+endif
+endif
 
 STORE_SRC  := $(sort $(wildcard store/*.c store/base/*.c))
 ENGINE_SRC := $(sort $(wildcard engine/*.c))

@@ -83,8 +83,9 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
         for (int d = 0; d < sn->dim; d++)
             xi[d] *= inv;
     }
-    for (size_t k = 0; k < n && !st; k++) {
-        double score = semantic_cosine(sn, xi, pool[k]);
+    for (size_t k = 0; k < n && !st; k++) { /* xi is dense: the whole vectors, read above */
+        const float *x = snapshot_vector(sn, pool[k]);
+        double score = x ? vectors_dot(xi, x, sn->dim) : 0.0;
         if (ranked_push(out, pool[k], score))
             st = ms_fail(err, MS_NOMEM, "out of memory");
     }

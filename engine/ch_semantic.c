@@ -41,10 +41,14 @@ static int exact_cosine(const snapshot *sn, const float *x, const uint16_t *nz, 
     return 0;
 }
 
-double semantic_cosine(const snapshot *sn, const float *qvec, size_t i)
+double semantic_cosine(const snapshot *sn, const float *x, size_t i)
 {
-    const float *v = qvec ? snapshot_vector(sn, i) : NULL;
-    return v ? vectors_dot(qvec, v, sn->dim) : 0.0;
+    if (!x || i >= sn->n || !sn->dim)
+        return 0.0;
+    uint16_t nz[STORE_DIM_MAX];
+    int n = vectors_nonzero(x, sn->dim, nz);
+    double cos;
+    return exact_cosine(sn, x, nz, n, i, &cos) ? 0.0 : cos;
 }
 
 const char *semantic_health(const snapshot *sn, embedder *emb)

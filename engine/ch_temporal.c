@@ -126,21 +126,25 @@ static int store_years(const snapshot *sn, int *years)
 /* ---- memories by day ------------------------------------------------------- */
 
 /* The memories sorted by the day of their `when` (ties by index) and the
- * years store_years gives: built on a snapshot's first dated query, so a
- * date costs binary searches and a pass over the memories near it. */
+ * years store_years gives: in the snapshot file, else built on a
+ * snapshot's first dated query, so a date costs binary searches and a
+ * pass over the memories near it. */
 struct time_index {
     int64_t *day;  /* [n] ascending */
     uint32_t *idx; /* [n] the memory of each */
     int years[64];
     int ny;
+    int lent; /* day and idx are the snapshot file's */
 };
 
 void time_index_free(time_index *t)
 {
     if (!t)
         return;
-    free(t->day);
-    free(t->idx);
+    if (!t->lent) {
+        free(t->day);
+        free(t->idx);
+    }
     free(t);
 }
 
@@ -239,16 +243,39 @@ static void time_index_years(const snapshot *sn, time_index *t)
     }
 }
 
+/* sn's memories by day, sorted into t's arrays (allocated here); -1 when
+ * out of memory. */
+static int time_index_build(const snapshot *sn, time_index *t)
+{
+    t->day = malloc((sn->n + 1) * sizeof *t->day);
+    t->idx = malloc((sn->n + 1) * sizeof *t->idx);
+    return !t->day || !t->idx || (sn->n && time_index_sort(sn, t)) ? -1 : 0;
+}
+
+int temporal_by_day(const snapshot *sn, int64_t **day, uint32_t **idx)
+{
+    time_index t = {0};
+    if (time_index_build(sn, &t)) {
+        free(t.day);
+        free(t.idx);
+        return -1;
+    }
+    *day = t.day;
+    *idx = t.idx;
+    return 0;
+}
+
 static ms_status time_index_get(const snapshot *sn, const time_index **out, ms_error *err)
 {
     snapshot_lazy *lz = sn->lazy;
     if (!lz->by_day) {
         time_index *t = calloc(1, sizeof *t);
-        if (t) {
-            t->day = malloc((sn->n + 1) * sizeof *t->day);
-            t->idx = malloc((sn->n + 1) * sizeof *t->idx);
+        if (t && sn->day_file) { /* the file's: only the pages a query reads */
+            t->day = (int64_t *)sn->day_file;
+            t->idx = (uint32_t *)sn->day_idx_file;
+            t->lent = 1;
         }
-        if (!t || !t->day || !t->idx || (sn->n && time_index_sort(sn, t))) {
+        if (!t || (!t->lent && time_index_build(sn, t))) {
             time_index_free(t);
             return ms_fail(err, MS_NOMEM, "out of memory");
         }
@@ -721,14 +748,21 @@ static int may_last(const channel_ctx *c, const uint8_t *mark, int units, const 
     return !mark[i] && (!units || postings_own_any(c->sn->post, t, n, i) != 0);
 }
 
-/* The memories of bm25's list that temporal_says_duration, not marked already, by
- * index (set in *dur, caller frees): the texts of those that may_last read
- * in one batch. */
+/* The memories of bm25's list that temporal_says_duration, not marked
+ * already, by rank (set in *dur, caller frees): from the snapshot file when
+ * it holds them, else the texts of those that may_last read in one batch. */
 static ms_status durations(const channel_ctx *c, const uint8_t *mark, uint8_t **dur, ms_error *err)
 {
     const ranked_list *bm = &c->lists[CH_BM25];
     size_t n = bm->n, n_units = 0;
     const long *units = NULL;
+    if (c->sn->dur_file) {
+        if (!(*dur = calloc(n + 1, 1)))
+            return ms_fail(err, MS_NOMEM, "out of memory");
+        for (size_t r = 0; r < n; r++)
+            (*dur)[r] = !mark[bm->v[r].idx] && c->sn->dur_file[bm->v[r].idx];
+        return MS_OK;
+    }
     int by_units = unit_terms(c->sn, &units, &n_units);
     int64_t *rid = malloc((n + 1) * sizeof *rid);
     size_t *at = malloc((n + 1) * sizeof *at);
@@ -751,6 +785,44 @@ static ms_status durations(const channel_ctx *c, const uint8_t *mark, uint8_t **
     free(rid);
     free(at);
     return st;
+}
+
+struct dur_ctx {
+    const snapshot *sn;
+    uint8_t *dur;
+};
+
+static int dur_row(void *p, int64_t rid, const char *content, int clen, const char *context,
+                   int xlen)
+{
+    (void)clen; /* temporal_says_duration reads to the NUL, as from store_get_rids */
+    (void)context;
+    (void)xlen;
+    struct dur_ctx *d = p;
+    long i = snapshot_find(d->sn, rid);
+    if (i >= 0)
+        d->dur[i] = (uint8_t)temporal_says_duration(content);
+    return 0;
+}
+
+int temporal_durations(store *s, const snapshot *sn, const uint8_t *base, size_t base_n,
+                       uint8_t **out)
+{
+    *out = NULL;
+    uint8_t *dur = calloc(sn->n + 1, 1);
+    if (!dur)
+        return -1;
+    if (base_n > sn->n)
+        base_n = 0;
+    if (base_n)
+        memcpy(dur, base, base_n);
+    struct dur_ctx d = {sn, dur};
+    if (store_scan_content(s, base_n ? sn->rid[base_n - 1] : INT64_MIN, dur_row, &d, NULL)) {
+        free(dur);
+        return -1;
+    }
+    *out = dur;
+    return 0;
 }
 
 static ms_status when_list(const channel_ctx *c, ranked_list *out, ms_error *err)

@@ -685,9 +685,10 @@ static int holds_other_name(const snapshot *sn, const query *q, uint32_t i)
     for (uint32_t p = sn->me_off[i]; p < sn->me_off[i + 1]; p++) {
         uint32_t e = sn->me_ent[p];
         int known = sn->ent_speaker[e] || sn->ent_kind[e] == STORE_ENTITY_SPEAKER;
+        const char *en = snapshot_ent_norm(sn, e);
         for (size_t s = 0; !known && s < sn->n_ent; s++)
-            known = sn->ent_speaker[s] && strlen(sn->ent_norm[e]) >= 3 &&
-                    strncmp(sn->ent_norm[s], sn->ent_norm[e], strlen(sn->ent_norm[e])) == 0;
+            known = sn->ent_speaker[s] && strlen(en) >= 3 &&
+                    strncmp(snapshot_ent_norm(sn, s), en, strlen(en)) == 0;
         for (int k = 0; !known && k < q->n_qents; k++)
             known = q->qents[k] == e;
         if (!known)
@@ -1549,7 +1550,7 @@ static void copy_analysis(run *x)
     r->entities = calloc((size_t)n + 1, sizeof *r->entities);
     for (int t = 0; r->entities && t < n; t++) {
         uint32_t e = t < x->q.n_named ? x->q.named[t] : x->q.qents[t - x->q.n_named];
-        if ((r->entities[r->n_entities] = strdup(x->e->sn->ent_norm[e])))
+        if ((r->entities[r->n_entities] = strdup(snapshot_ent_norm(x->e->sn, e))))
             r->n_entities++;
     }
     r->dates = calloc((size_t)x->q.n_dates + 1, sizeof *r->dates);

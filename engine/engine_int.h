@@ -94,7 +94,8 @@ typedef struct snapshot {
     int has_edges; /* the profile holds at least one */
     /* entities: memory -> entities and entity -> memories, CSR */
     size_t n_ent;
-    char **ent_norm;           /* [n_ent] lower-case names */
+    char **ent_norm;           /* [n_ent] lower-case names, or NULL when mapped: then
+                                  ent_text_file + ent_off_file[e] (snapshot_ent_norm) */
     uint8_t *ent_kind;         /* [n_ent] */
     uint8_t *ent_speaker;      /* [n_ent] some memory of the profile is spoken by it */
     uint32_t *me_off, *me_ent; /* memory -> entity indices */
@@ -117,6 +118,23 @@ typedef struct snapshot {
     int64_t grown_from;    /* the generation of the snapshot this one extended (snapgrow.c),
                               0 when read from the tables whole */
     struct postings *post; /* bm25's postings in the file (postings.c), or NULL */
+    /* each memory's edges as snapshot_edges gives them, in the file: those
+     * of memory i are adj_file[adj_off[i] .. adj_off[i + 1]); NULL when the
+     * file has none (read from the store when first asked, edges.c) */
+    const uint32_t *adj_off;
+    const struct snap_edge *adj_file;
+    /* the entities' names in the file: name e at ent_text_file +
+     * ent_off_file[e] (snapshot_ent_norm), or NULL when not mapped */
+    const uint32_t *ent_off_file;
+    const char *ent_text_file;
+    /* the memories sorted by the day of `when` (ch_temporal.c's time
+     * index), in the file: day_file[k] the day, day_idx_file[k] the
+     * memory; NULL when not (built on the first dated query) */
+    const int64_t *day_file;
+    const uint32_t *day_idx_file;
+    /* [n] the file's: does memory i's content say how long something
+     * lasted (ch_temporal.c), or NULL (its text is read when asked) */
+    const uint8_t *dur_file;
 } snapshot;
 
 /* Load the store's current profile. Call inside a read transaction so the
@@ -171,6 +189,12 @@ long snapshot_entity(const snapshot *sn, const char *norm);
 /* sn's rid index (rid_index, rid_base, rid_span) from its rids, when they
  * are dense enough (else snapshot_find searches). */
 void snapshot_index_rids(snapshot *sn);
+/* The lower-case name of entity e of sn (valid while sn is). */
+static inline const char *snapshot_ent_norm(const snapshot *sn, size_t e)
+{
+    return sn->ent_text_file ? sn->ent_text_file + sn->ent_off_file[e] : sn->ent_norm[e];
+}
+
 /* sn's ent_map over its ent_norm. */
 ms_status snapshot_map_entities(snapshot *sn, ms_error *err);
 /* sn's supersedes relations (succ) from the store, as snapshot_load reads them. */
@@ -225,10 +249,11 @@ void snapfile_save(store *s, const snapshot *sn, const store_key *key);
 vcache *vcache_new(int dim, size_t n);
 void vcache_free(vcache *c);
 
-/* The exact vector of memory i, made from its codes when they give its
- * floats back (sn->qx_n), else read from the store the first time (call
+/* The exact vector of memory i, read from the store the first time (call
  * inside the recall's read transaction), or NULL when it has none or it
- * cannot be read. Valid until the next call. */
+ * cannot be read. Valid until the next call. Not made from the codes:
+ * dimension-major, a memory's codes are on as many pages as it has
+ * dimensions (vectors_exact_dot reads only a sparse vector's). */
 const float *snapshot_vector(const snapshot *sn, size_t i);
 
 /* The non-zero dimensions of x[dim] into nz[dim], ascending: their count. */
@@ -320,7 +345,8 @@ int32_t vectors_idot(const int8_t *a, const int8_t *b, int dim);
 
 /* ---- edges (edges.c) ------------------------------------------------------ */
 
-/* One edge of a memory, seen from it. */
+/* One edge of a memory, seen from it (as the snapshot file keeps it too:
+ * the three bytes after type are 0 there). */
 typedef struct snap_edge {
     uint32_t other; /* the memory at the other end (index) */
     float w;        /* weight 0..1 */
@@ -328,15 +354,28 @@ typedef struct snap_edge {
 } snap_edge;
 
 /* The edges of memory i, both directions, in the order of the store's
- * (src, dst, type) key; read from the store the first time (inside the
- * recall's read transaction) and kept with the snapshot. 0, or -1 when they
- * cannot be read (then *n is 0). */
+ * (src, dst, type) key: from the snapshot file when it has them, else read
+ * from the store the first time (inside the recall's read transaction) and
+ * kept with the snapshot. 0, or -1 when they cannot be read (then *n is
+ * 0). */
 int snapshot_edges(const snapshot *sn, size_t i, const snap_edge **out, size_t *n);
 /* Read the edges of those of the n distinct memories idx[] that
  * snapshot_edges has not read yet, in batched reads (store_edges_of_rids),
  * as it would read them one by one. On failure they are left to it. */
 void snapshot_edges_preload(const snapshot *sn, const uint32_t *idx, size_t n);
 void snapshot_edges_free(snapshot_lazy *lz);
+/* Every memory's edges as snapshot_edges gives them, for the snapshot
+ * file: those of memory i are (*e)[(*off)[i] .. (*off)[i + 1]) (two
+ * arrays the caller frees; the bytes after each type 0). Their count, or
+ * -1 when they cannot be read or do not fit the file's 32-bit offsets. */
+long long snapshot_edges_all(store *s, const snapshot *sn, uint32_t **off, snap_edge **e);
+/* snapshot_edges_all for a snapshot sn grown from base, whose first base_n
+ * memories are base's, in order (the store only appended since: every edge
+ * added touches a memory after them): a memory that no edge added since
+ * touches keeps base's list, the others' are read from the store. The same
+ * arrays; -1 when base has no edges in its file or they cannot be read. */
+long long snapshot_edges_extend(store *s, const snapshot *sn, const snapshot *base, size_t base_n,
+                                uint32_t **off, snap_edge **e);
 
 /* ---- term counts (terms.c) ------------------------------------------------ */
 
@@ -530,6 +569,13 @@ void *postings_extend(store *s, const snapshot *sn, const postings *old, const i
  * sections were brought up to date without them is not trusted); NULL when
  * they do not add up. Free with postings_free. */
 postings *postings_open(const void *blob, size_t len, size_t n_snap, int64_t n_all);
+/* postings_open for postings found sound before, tables and every list
+ * (postings_lists_ok, in a snapshot file that was then sealed): only the
+ * header is checked, and no list is checked when read. */
+postings *postings_open_sound(const void *blob, size_t len, size_t n_snap, int64_t n_all);
+/* Does every posting list of p add up (each checked now, as a query's first
+ * read of it would)? */
+int postings_lists_ok(const postings *p);
 void postings_free(postings *p);
 
 /* The index of the term tok in p, or -1. */
@@ -639,8 +685,11 @@ ENGINE_CHANNELS(CH_EXTERN)
 /* Every channel's ops, by channel id (engine.c). */
 extern const channel_ops *const engine_channels[CH_COUNT];
 
-/* Cosine of the query vector with memory i (0 without vectors). */
-double semantic_cosine(const snapshot *sn, const float *qvec, size_t i);
+/* Cosine of the sparse vector x (the query's, or its remainder's) with
+ * memory i (0 without vectors): from its codes at x's non-zero dimensions
+ * when they give its floats back (vectors_exact_dot), else vectors_dot
+ * with snapshot_vector; the same bits either way. */
+double semantic_cosine(const snapshot *sn, const float *x, size_t i);
 
 /* Which list the temporal channel gives for a query (ch_temporal.c). */
 typedef enum temporal_mode_t {
@@ -655,6 +704,18 @@ temporal_mode_t temporal_mode(const query *q);
 /* Which memories of sn say when (a time expression in their content):
  * *out[n] of 0 and 1, the caller frees. Inside a read transaction. */
 ms_status temporal_marks(store *s, const snapshot *sn, uint8_t **out, ms_error *err);
+/* The time channel's index of sn's memories by day, for the snapshot file:
+ * (*day)[k] the day of the k-th (ascending, ties by index), (*idx)[k] its
+ * memory; two arrays of n the caller frees. 0, or -1 when out of memory. */
+int temporal_by_day(const snapshot *sn, int64_t **day, uint32_t **idx);
+/* Which of sn's memories' content says how long something lasted (the
+ * when-list's other test), for the snapshot file: *out[n] of 0 and 1 (the
+ * caller frees), those of the first base_n memories copied from base (of a
+ * snapshot sn grew from: the same memories, whose content an append does
+ * not change; base_n 0 for none), the others' content read. Inside a read
+ * transaction; 0, or -1 when it cannot be read. */
+int temporal_durations(store *s, const snapshot *sn, const uint8_t *base, size_t base_n,
+                       uint8_t **out);
 
 /* Does text say how long something has lasted: an amount (a word that
  * starts with a digit, a number word, "a", "few", "couple", "several",

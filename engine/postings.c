@@ -32,8 +32,11 @@
  * The postings are one blob (postings_build) that the snapshot file keeps
  * in two sections (snapfile.c): the tables, checksummed with the file, and
  * the lists, each checked against its hash (list_sum) when a query first
- * reads it, so that opening the file does not read them all. postings_open
- * reads the blob where it lies. */
+ * reads it, so that opening the file does not read them all; the process
+ * that checks a file whole before it is sealed checks every list too
+ * (postings_lists_ok), and the processes after it open the postings as
+ * found sound (postings_open_sound: no table or list read until a query
+ * needs it). postings_open reads the blob where it lies. */
 #include "engine_int.h"
 
 #include <math.h>
@@ -86,6 +89,7 @@ struct postings {
     const double *term_idf, *term_max;
     const uint64_t *term_sum;
     uint8_t *checked; /* [n_terms] 0 not yet, 1 its postings add up, 2 they do not */
+    int sound;        /* found sound before (postings_open_sound): checked is not used */
     const uint32_t *post_doc;
     const uint16_t *post_f2;
     const uint8_t *post_own;
@@ -896,7 +900,8 @@ static int blocks_ok(const postings *p)
     return 1;
 }
 
-postings *postings_open(const void *blob, size_t len, size_t n_snap, int64_t n_all)
+/* postings_open, or with sound only the header checked. */
+static postings *open_blob(const void *blob, size_t len, size_t n_snap, int64_t n_all, int sound)
 {
     post_head h;
     if (!blob || len < sizeof h)
@@ -915,6 +920,8 @@ postings *postings_open(const void *blob, size_t len, size_t n_snap, int64_t n_a
         return NULL;
     }
     point(p, blob);
+    if ((p->sound = sound))
+        return p;
     int ok = texts_ok(p) && blocks_ok(p);
     for (uint64_t d = 0; ok && d < h.n_docs; d++)
         ok = p->doc_snap[d] >= -1 && p->doc_snap[d] < (int64_t)n_snap;
@@ -923,6 +930,26 @@ postings *postings_open(const void *blob, size_t len, size_t n_snap, int64_t n_a
         return NULL;
     }
     return p;
+}
+
+postings *postings_open(const void *blob, size_t len, size_t n_snap, int64_t n_all)
+{
+    return open_blob(blob, len, n_snap, n_all, 0);
+}
+
+postings *postings_open_sound(const void *blob, size_t len, size_t n_snap, int64_t n_all)
+{
+    return open_blob(blob, len, n_snap, n_all, 1);
+}
+
+static int term_sound(const postings *p, long t);
+
+int postings_lists_ok(const postings *p)
+{
+    int ok = 1;
+    for (uint64_t t = 0; t < p->h->n_terms; t++)
+        ok &= term_sound(p, (long)t);
+    return ok;
 }
 
 void postings_free(postings *p)
@@ -935,6 +962,8 @@ void postings_free(postings *p)
 /* Do term t's postings add up (checked the first time it is asked)? */
 static int term_sound(const postings *p, long t)
 {
+    if (p->sound)
+        return 1;
     if (!p->checked[t]) {
         uint64_t a = p->term_post[t], n = p->term_post[t + 1] - a;
         p->checked[t] =

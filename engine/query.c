@@ -363,7 +363,7 @@ static long named_speaker(const snapshot *sn, const char *span, long ent)
     if (n < 3)
         return -1;
     for (size_t e = 0; e < sn->n_ent; e++)
-        if (sn->ent_speaker[e] && strncmp(sn->ent_norm[e], span, n) == 0)
+        if (sn->ent_speaker[e] && strncmp(snapshot_ent_norm(sn, e), span, n) == 0)
             return (long)e;
     return -1;
 }

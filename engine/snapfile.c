@@ -10,7 +10,7 @@
  * renames it over FILE, so a reader sees the old file or the new one, never
  * half of one. Before anything in a mapped file is used, the header and
  * every section but the int8 codes and bm25's posting lists (each checked
- * when first read, postings.c) are checksummed (a code out of place
+ * against its own hash, postings.c) are checksummed (a code out of place
  * changes an estimate, never an address) and every index is checked to be
  * in range: once per file, not per process. A process that found the file
  * sound writes FILE.seal, which names the file as it was checked (device,
@@ -45,7 +45,7 @@
 
 #define SNAPFILE_MIN 10000 /* memories: below this the tables load in a few ms */
 #define SNAP_MAGIC "MSSNAP\r\n"
-#define SNAP_FORMAT 7
+#define SNAP_FORMAT 8
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_HEAD 4096 /* bytes of header; the sections follow */
 #define SNAP_ALIGN 64
@@ -95,6 +95,11 @@ enum snap_sec {
     S_QX_N,
     S_QX_CODE,
     S_QX_VAL,
+    S_ADJ_OFF, /* each memory's edges (snapshot_edges_all), or empty */
+    S_ADJ,
+    S_DAY, /* the memories by day (temporal_by_day), or empty */
+    S_DAY_IDX,
+    S_DUR, /* which memories say how long (temporal_durations), or empty */
     S_COUNT
 };
 
@@ -245,6 +250,12 @@ typedef struct snap_more {
     size_t doclen_span;
     const char *post; /* [post_len] or NULL: the tables, then the lists from post_lists */
     size_t post_len, post_lists;
+    const uint32_t *adj_off; /* [n + 1] or NULL */
+    const snap_edge *adj;    /* [n_adj] */
+    size_t n_adj;
+    const int64_t *day; /* [n] or NULL */
+    const uint32_t *day_idx;
+    const uint8_t *dur; /* [n] or NULL */
 } snap_more;
 
 static int flatten(char *const *v, size_t n, flat *f)
@@ -312,6 +323,11 @@ static void sections_of(const snapshot *sn, const snap_more *x, const void *p[S_
         [S_QX_N] = sn->qx_n,
         [S_QX_CODE] = sn->qx_code,
         [S_QX_VAL] = sn->qx_val,
+        [S_ADJ_OFF] = x->adj_off,
+        [S_ADJ] = x->adj,
+        [S_DAY] = x->day,
+        [S_DAY_IDX] = x->day_idx,
+        [S_DUR] = x->dur,
     };
     uint64_t l[S_COUNT] = {
         [S_RID] = n * 8,
@@ -352,6 +368,11 @@ static void sections_of(const snapshot *sn, const snap_more *x, const void *p[S_
         [S_QX_N] = sn->dim ? n : 0,
         [S_QX_CODE] = sn->n_qx,
         [S_QX_VAL] = sn->n_qx * 4,
+        [S_ADJ_OFF] = x->adj_off ? (n + 1) * 4 : 0,
+        [S_ADJ] = x->adj_off ? x->n_adj * sizeof(snap_edge) : 0,
+        [S_DAY] = x->day ? n * 8 : 0,
+        [S_DAY_IDX] = x->day ? n * 4 : 0,
+        [S_DUR] = x->dur ? n : 0,
     };
     memcpy(p, ptr, sizeof ptr);
     memcpy(len, l, sizeof l);
@@ -460,19 +481,21 @@ static int open_tmp(const char *tmp)
 static snapshot *map_file(store *s, const store_key *key, int as_base, int64_t *generation,
                           char *note, size_t cap);
 
-/* The postings of grown sn extended from those of the file it grew from,
- * when that file is still there (a base of key); NULL when not. */
-static void *extended_postings(store *s, const snapshot *sn, const store_key *key, size_t *len,
-                               size_t *lists)
+/* The file grown sn grew from, when it is still there (a base of key), or
+ * NULL: bm25's postings and the durations are extended from it. */
+static snapshot *grown_base(store *s, const snapshot *sn, const store_key *key)
 {
     char note[PATH_MAX + 128];
-    snapshot *base = map_file(s, key, 1, NULL, note, sizeof note);
-    void *post = base && base->post
-                     ? postings_extend(s, sn, base->post, base->file_len, base->file_len_base,
-                                       base->file_len_span, len, lists)
-                     : NULL;
-    snapshot_free(base);
-    return post;
+    return sn->grown_from ? map_file(s, key, 1, NULL, note, sizeof note) : NULL;
+}
+
+/* How many of sn's first memories are base's, in order (0 when base is
+ * NULL or they are not). */
+static size_t base_rows(const snapshot *base, const snapshot *sn)
+{
+    return base && base->n <= sn->n && memcmp(base->rid, sn->rid, base->n * sizeof *sn->rid) == 0
+               ? base->n
+               : 0;
 }
 
 void snapfile_save(store *s, const snapshot *sn, const store_key *key)
@@ -490,15 +513,48 @@ void snapfile_save(store *s, const snapshot *sn, const store_key *key)
         x.marks = marks;
     if (store_doclen_get(s, &x.doclen, &x.doclen_base, &x.doclen_span))
         x.doclen = NULL;
-    void *post = sn->grown_from ? extended_postings(s, sn, key, &x.post_len, &x.post_lists) : NULL;
+    snapshot *base = grown_base(s, sn, key);
+    size_t old = base_rows(base, sn); /* the edges first: their gathering is let go of */
+    uint32_t *adj_off = NULL;         /* before the postings are built */
+    snap_edge *adj = NULL;
+    long long n_adj = -1;
+    if (sn->has_edges && old)
+        n_adj = snapshot_edges_extend(s, sn, base, old, &adj_off, &adj);
+    if (sn->has_edges && n_adj < 0)
+        n_adj = snapshot_edges_all(s, sn, &adj_off, &adj);
+    if (n_adj >= 0) {
+        x.adj_off = adj_off;
+        x.adj = adj;
+        x.n_adj = (size_t)n_adj;
+    }
+    uint8_t *dur = NULL;
+    size_t dur_old = base && base->dur_file ? old : 0;
+    if (temporal_durations(s, sn, dur_old ? base->dur_file : NULL, dur_old, &dur) == 0)
+        x.dur = dur;
+    void *post = base && base->post
+                     ? postings_extend(s, sn, base->post, base->file_len, base->file_len_base,
+                                       base->file_len_span, &x.post_len, &x.post_lists)
+                     : NULL;
+    snapshot_free(base);
     if (!post)
         post = postings_build(s, sn, &x.post_len, &x.post_lists);
     x.post = post;
+    int64_t *day = NULL;
+    uint32_t *day_idx = NULL;
+    if (temporal_by_day(sn, &day, &day_idx) == 0) {
+        x.day = day;
+        x.day_idx = day_idx;
+    }
     if (write_body(fd, sn, key, &x) || fsync(fd) || rename(tmp, path))
         unlink(tmp);
     close(fd);
     free(marks);
     free(post);
+    free(adj_off);
+    free(adj);
+    free(day);
+    free(day_idx);
+    free(dur);
     free(x.sup.off);
     free(x.sup.text);
     free(x.ent.off);
@@ -604,6 +660,33 @@ static const void *sec(const snap_head *h, const char *base, int k)
     return h->len[k] ? base + h->off[k] : NULL;
 }
 
+/* Point sn's edges and days into the mapped file at base when it has them
+ * (each may be empty); -1 when a length is not what the header's counts
+ * make it. */
+static int point_more(snapshot *sn, const snap_head *h, const char *base)
+{
+    if (h->len[S_ADJ_OFF]) {
+        const uint32_t *off = (const uint32_t *)sec(h, base, S_ADJ_OFF);
+        if (!sn->has_edges || h->len[S_ADJ_OFF] != (sn->n + 1) * 4 ||
+            h->len[S_ADJ] != (uint64_t)off[sn->n] * sizeof(snap_edge))
+            return -1;
+        sn->adj_off = off;
+        sn->adj_file = (const snap_edge *)sec(h, base, S_ADJ);
+    } else if (h->len[S_ADJ]) {
+        return -1;
+    }
+    if (h->len[S_DAY] || h->len[S_DAY_IDX]) {
+        if (h->len[S_DAY] != sn->n * 8 || h->len[S_DAY_IDX] != sn->n * 4)
+            return -1;
+        sn->day_file = (const int64_t *)sec(h, base, S_DAY);
+        sn->day_idx_file = (const uint32_t *)sec(h, base, S_DAY_IDX);
+    }
+    if (h->len[S_DUR] && h->len[S_DUR] != sn->n)
+        return -1;
+    sn->dur_file = (const uint8_t *)sec(h, base, S_DUR);
+    return 0;
+}
+
 /* Point sn's arrays into the mapped file at base; -1 when a section's
  * length is not what the header's counts make it. */
 static int point_into(snapshot *sn, const snap_head *h, const char *base)
@@ -646,13 +729,25 @@ static int point_into(snapshot *sn, const snap_head *h, const char *base)
     sections_of(sn, &x, p, len);
     for (int k = 0; k < S_COUNT; k++)
         if (k != S_EMBEDDER && k != S_MARKS && k != S_DOCLEN && k != S_POSTINGS &&
-            k != S_POST_LISTS && len[k] != h->len[k])
+            k != S_POST_LISTS && k != S_ADJ_OFF && k != S_ADJ && k != S_DAY && k != S_DAY_IDX &&
+            k != S_DUR && len[k] != h->len[k])
             return -1;
     if ((h->len[S_MARKS] && h->len[S_MARKS] != sn->n) || h->len[S_DOCLEN] % 4)
         return -1;
     sn->marks_file = (const uint8_t *)sec(h, base, S_MARKS);
     sn->doclen = (const int32_t *)sec(h, base, S_DOCLEN);
-    return 0;
+    return point_more(sn, h, base);
+}
+
+/* Do the n strings at offsets off into text of len bytes each end in it? */
+static int strings_ok(const uint32_t *off, size_t n, const char *text, size_t len)
+{
+    if (off[0] != 0 || off[n] != len)
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        if (off[k + 1] <= off[k] || off[k + 1] > len || text[off[k + 1] - 1] != '\0')
+            return 0;
+    return 1;
 }
 
 /* Strings from offsets into text of len bytes: v[k] (an array the caller
@@ -660,13 +755,10 @@ static int point_into(snapshot *sn, const snap_head *h, const char *base)
 static int strings_of(const uint32_t *off, size_t n, const char *text, size_t len, char ***v)
 {
     *v = calloc(n + 1, sizeof **v);
-    if (!*v || off[0] != 0 || off[n] != len)
+    if (!*v || !strings_ok(off, n, text, len))
         return -1;
-    for (size_t k = 0; k < n; k++) {
-        if (off[k + 1] <= off[k] || off[k + 1] > len || text[off[k + 1] - 1] != '\0')
-            return -1;
+    for (size_t k = 0; k < n; k++)
         (*v)[k] = (char *)text + off[k];
-    }
     return 0;
 }
 
@@ -705,6 +797,19 @@ static int exact_ok(const snapshot *sn)
     return !bad;
 }
 
+/* Each memory's edges within the file's, their other ends memories. */
+static int edges_ok(const snapshot *sn)
+{
+    if (!sn->adj_off)
+        return 1;
+    uint32_t bad = 0, count = sn->adj_off[sn->n];
+    if (!offsets_ok(sn->adj_off, sn->n, count))
+        return 0;
+    for (uint32_t k = 0; k < count; k++)
+        bad |= sn->adj_file[k].other >= sn->n;
+    return !bad;
+}
+
 /* Every index of the mapped snapshot in range, the rids ascending. */
 static int indices_ok(const snapshot *sn)
 {
@@ -722,7 +827,8 @@ static int indices_ok(const snapshot *sn)
            all_below(sn->sup_idx, sn->n_sup, n) &&
            all_below(sn->ent_map, sn->ent_map_cap, sn->n_ent + 1) &&
            (!sn->rid_index || ids_ok(sn->rid_index, sn->rid_span, (int64_t)n)) &&
-           ids_ok(sn->speaker_ent, n, (int64_t)sn->n_ent) && exact_ok(sn) &&
+           ids_ok(sn->speaker_ent, n, (int64_t)sn->n_ent) && exact_ok(sn) && edges_ok(sn) &&
+           (!sn->day_idx_file || all_below(sn->day_idx_file, n, n)) &&
            (sn->ent_map_cap >= 64 && (sn->ent_map_cap & (sn->ent_map_cap - 1)) == 0);
 }
 
@@ -776,6 +882,25 @@ static int extras_of(snapshot *sn, store *s, const snap_head *h, const char *bas
     return (sn->exact = vcache_new(sn->dim, sn->n)) && sn->vec_note ? 0 : -1;
 }
 
+/* bm25's postings in the mapped file at base: their tables and every list
+ * checked (once per file), or, sealed, as found sound then; NULL when they
+ * do not add up. */
+static postings *open_postings(const snap_head *h, const char *base, const snapshot *sn, int sealed)
+{
+    if (h->off[S_POST_LISTS] != h->off[S_POSTINGS] + h->len[S_POSTINGS])
+        return NULL;
+    const char *blob = base + h->off[S_POSTINGS];
+    size_t len = h->len[S_POSTINGS] + h->len[S_POST_LISTS];
+    if (sealed)
+        return postings_open_sound(blob, len, sn->n, sn->n_all);
+    postings *p = postings_open(blob, len, sn->n, sn->n_all);
+    if (p && !postings_lists_ok(p)) {
+        postings_free(p);
+        p = NULL;
+    }
+    return p;
+}
+
 /* The snapshot in the mapped file at base, which it then owns (unmapped
  * by snapshot_free, also when this fails); why says what is wrong with it
  * when NULL. sealed: the file was checked whole before (its seal holds),
@@ -797,10 +922,12 @@ static snapshot *snap_from(store *s, const snap_head *h, const char *base, int s
         *why = "damaged (an index is out of range)";
         ok = 0;
     }
+    sn->ent_off_file = (const uint32_t *)(base + h->off[S_ENT_OFF]);
+    sn->ent_text_file = base + h->off[S_ENT_TEXT];
     if (ok && (strings_of((const uint32_t *)(base + h->off[S_SUP_OFF]), sn->n_sup,
                           base + h->off[S_SUP_TEXT], h->len[S_SUP_TEXT], &sn->sup_text) ||
-               strings_of((const uint32_t *)(base + h->off[S_ENT_OFF]), sn->n_ent,
-                          base + h->off[S_ENT_TEXT], h->len[S_ENT_TEXT], &sn->ent_norm))) {
+               (!sealed &&
+                !strings_ok(sn->ent_off_file, sn->n_ent, sn->ent_text_file, h->len[S_ENT_TEXT])))) {
         *why = "damaged (its strings do not add up)";
         ok = 0;
     }
@@ -813,14 +940,15 @@ static snapshot *snap_from(store *s, const snap_head *h, const char *base, int s
         *why = "not loaded: the store's relations cannot be read";
         ok = 0;
     }
+    if (ok && h->len[S_POSTINGS] && !(sn->post = open_postings(h, base, sn, sealed))) {
+        *why = "damaged (its postings do not add up)";
+        ok = 0;
+    }
     if (!ok) {
         sn->doclen = NULL; /* not lent yet */
         snapshot_free(sn); /* unmaps */
         return NULL;
     }
-    if (h->len[S_POSTINGS] && h->off[S_POST_LISTS] == h->off[S_POSTINGS] + h->len[S_POSTINGS])
-        sn->post = postings_open(base + h->off[S_POSTINGS],
-                                 h->len[S_POSTINGS] + h->len[S_POST_LISTS], sn->n, sn->n_all);
     sn->file_len = sn->doclen;
     sn->file_len_base = h->doclen_base;
     sn->file_len_span = (size_t)(h->len[S_DOCLEN] / 4);

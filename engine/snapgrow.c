@@ -309,7 +309,7 @@ static int read_entity(void *p, const store_entity *e)
 {
     ent_read *r = p;
     size_t n = r->e.norm.n;
-    if (n < r->old->n_ent && (strcmp(e->norm ? e->norm : "", r->old->ent_norm[n]) != 0 ||
+    if (n < r->old->n_ent && (strcmp(e->norm ? e->norm : "", snapshot_ent_norm(r->old, n)) != 0 ||
                               e->kind != r->old->ent_kind[n])) {
         r->differ = 1; /* not the entities the base was made with */
         return 1;

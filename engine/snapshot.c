@@ -477,7 +477,8 @@ ms_status snapshot_map_entities(snapshot *sn, ms_error *err)
         return ms_fail(err, MS_NOMEM, "out of memory loading entities");
     sn->ent_map_cap = cap;
     for (size_t i = 0; i < sn->n_ent; i++) {
-        size_t j = embed_fnv1a(sn->ent_norm[i], strlen(sn->ent_norm[i])) & (cap - 1);
+        const char *name = snapshot_ent_norm(sn, i);
+        size_t j = embed_fnv1a(name, strlen(name)) & (cap - 1);
         while (sn->ent_map[j])
             j = (j + 1) & (cap - 1);
         sn->ent_map[j] = (uint32_t)i + 1;
@@ -492,7 +493,7 @@ long snapshot_entity(const snapshot *sn, const char *norm)
     size_t j = embed_fnv1a(norm, strlen(norm)) & (sn->ent_map_cap - 1);
     while (sn->ent_map[j]) {
         uint32_t i = sn->ent_map[j] - 1;
-        if (strcmp(sn->ent_norm[i], norm) == 0)
+        if (strcmp(snapshot_ent_norm(sn, i), norm) == 0)
             return i;
         j = (j + 1) & (sn->ent_map_cap - 1);
     }

@@ -404,9 +404,10 @@ static int asked_about(const char *subject, void *arg)
     if (q->owner[0]) { /* "Leah's daughter": the daughter's, not Leah's */
         for (int k = 0; k < q->n_named + q->n_qents; k++) {
             char key[160];
-            snprintf(key, sizeof key, "%s's %s",
-                     a->sn->ent_norm[k < q->n_named ? q->named[k] : q->qents[k - q->n_named]],
-                     q->owner);
+            snprintf(
+                key, sizeof key, "%s's %s",
+                snapshot_ent_norm(a->sn, k < q->n_named ? q->named[k] : q->qents[k - q->n_named]),
+                q->owner);
             if (strcmp(subject, key) == 0)
                 return 1;
         }
@@ -415,7 +416,7 @@ static int asked_about(const char *subject, void *arg)
     if (q->n_named + q->n_qents > 0) {
         for (int k = 0; k < q->n_named + q->n_qents; k++) {
             const char *e =
-                a->sn->ent_norm[k < q->n_named ? q->named[k] : q->qents[k - q->n_named]];
+                snapshot_ent_norm(a->sn, k < q->n_named ? q->named[k] : q->qents[k - q->n_named]);
             if (holds_name(subject, e) || holds_name(e, subject))
                 return 1;
         }
@@ -441,7 +442,7 @@ int stage2_states(const snapshot *sn, const query *q, uint32_t i, const recall_h
     char *ents[STATES_ENTS];
     size_t ne = 0;
     for (uint32_t p = sn->me_off[i]; p < sn->me_off[i + 1] && ne < STATES_ENTS; p++)
-        ents[ne++] = sn->ent_norm[sn->me_ent[p]];
+        ents[ne++] = (char *)snapshot_ent_norm(sn, sn->me_ent[p]); /* only read */
     if (!store_states(h->mem.content, h->mem.speaker, ents, ne, a.attr, asked_about, &a, phrase,
                       cap))
         return -1;

@@ -10,9 +10,13 @@
  * is computed from the exact float vector. The built-in embedder's vectors
  * hold a few distinct floats each (a word's weight over the vector's
  * norm), each with a code of its own, so for such a vector the snapshot
- * keeps which float each code stands for (sn->qx_*) and the exact vector
- * comes from its codes; any other is read from the store the first time it
- * is needed and cached here (snapshot_vector). */
+ * keeps which float each code stands for (sn->qx_*), and its dot product
+ * with a sparse query vector comes from its codes at the query's non-zero
+ * dimensions (vectors_exact_dot): the columns the scan reads. A whole
+ * vector (Hopfield's pattern, or a memory whose codes do not give it) is
+ * read from the store the first time it is needed and cached here
+ * (snapshot_vector): made from its codes, it would touch a page of the
+ * mapped file for each of its dimensions. */
 #include "engine_int.h"
 
 #include <math.h>
@@ -112,24 +116,6 @@ static int exact_table(const snapshot *sn, size_t i, float val[256], uint8_t ok[
     return 0;
 }
 
-/* Memory i's exact vector from its codes into v[dim]: 0, or -1 when they
- * do not give it (a code without a float: the file's codes are not summed). */
-static int exact_from_codes(const snapshot *sn, size_t i, float *v)
-{
-    float val[256];
-    uint8_t ok[256], bad = 0;
-    if (exact_table(sn, i, val, ok))
-        return -1;
-    size_t stride;
-    const int8_t *col = vectors_column(sn, i / VEC_BLOCK, 0, &stride) + i % VEC_BLOCK;
-    for (int d = 0; d < sn->dim; d++) {
-        int c = col[(size_t)d * stride] + 128;
-        bad |= !ok[c];
-        v[d] = val[c];
-    }
-    return bad ? -1 : 0;
-}
-
 const float *snapshot_vector(const snapshot *sn, size_t i)
 {
     vcache *c = sn->exact;
@@ -144,7 +130,7 @@ const float *snapshot_vector(const snapshot *sn, size_t i)
         j = vcache_slot(c, i);
     }
     float *v = c->data + c->used * (size_t)c->dim;
-    if (exact_from_codes(sn, i, v) && store_get_vector(sn->s, sn->rid[i], v, c->dim, NULL))
+    if (store_get_vector(sn->s, sn->rid[i], v, c->dim, NULL))
         return NULL;
     c->key[j] = (uint32_t)i + 1;
     c->at[j] = (uint32_t)c->used++;

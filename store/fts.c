@@ -313,6 +313,16 @@ static int text_query(store *s, const char *sql, int64_t v, store_text_fn fn, vo
     return stop;
 }
 
+ms_status store_scan_content(store *s, int64_t after, store_text_fn fn, void *ctx, ms_error *err)
+{
+    int rc = SQLITE_DONE;
+    text_query(s, "SELECT rid, content, NULL FROM memories WHERE rid>?1 ORDER BY rid", after, fn,
+               ctx, &rc);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading memories' text", err);
+    return MS_OK;
+}
+
 ms_status store_scan_text_some(store *s, const int64_t *rids, size_t n, int64_t after,
                                store_text_fn fn, void *ctx, ms_error *err)
 {

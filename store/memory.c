@@ -1796,6 +1796,32 @@ ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err)
     return MS_OK;
 }
 
+ms_status store_scan_edges_after(store *s, int64_t after, store_edge_fn fn, void *ctx,
+                                 ms_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT src, dst, type, weight FROM edges WHERE src>?1"
+                                " UNION ALL SELECT src, dst, type, weight FROM edges"
+                                " WHERE dst>?1 AND src<=?1",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading edges", err);
+    sqlite3_bind_int64(st, 1, after);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_edge e = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                        sqlite3_column_int(st, 2), sqlite3_column_double(st, 3)};
+        if (fn(ctx, &e)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading edges", err);
+    return MS_OK;
+}
+
 /* ---- feedback ---------------------------------------------------------- */
 
 ms_status store_add_feedback(store *s, int64_t rid, const char *query, const char *query_type,

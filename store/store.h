@@ -349,6 +349,9 @@ ms_status store_scan_text(store *s, store_text_fn fn, void *ctx, ms_error *err);
  * skipped), then for every memory whose rid is above after. */
 ms_status store_scan_text_some(store *s, const int64_t *rids, size_t n, int64_t after,
                                store_text_fn fn, void *ctx, ms_error *err);
+/* store_scan_text for the content alone (context "", xlen 0) of every
+ * memory of every profile whose rid is above after, in rid order. */
+ms_status store_scan_content(store *s, int64_t after, store_text_fn fn, void *ctx, ms_error *err);
 
 /* Call fn(ctx, rid) for every memory of the current profile whose text
  * matches the FTS5 expression match (columns named in it as it likes), in
@@ -447,6 +450,10 @@ ms_status store_has_edges(store *s, int *yes, ms_error *err);
 /* Call fn for every edge of the current profile. */
 typedef int (*store_edge_fn)(void *ctx, const store_edge *e);
 ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err);
+/* Call fn for every edge of any profile with an end above rid after, in no
+ * set order. */
+ms_status store_scan_edges_after(store *s, int64_t after, store_edge_fn fn, void *ctx,
+                                 ms_error *err);
 
 /* ---- relations --------------------------------------------------------- */
 

@@ -14,7 +14,9 @@
  *     far fewer rows are scored in full than match;
  *   - damaged postings, or postings of fewer rows than the store holds,
  *   are refused (postings_open), and a damaged list
- *   is found when a query reads it (postings_search asks for FTS5);
+ *   is found when a query reads it (postings_search asks for FTS5) and by
+ *   postings_lists_ok (the check of a file before it is sealed), and not
+ *   checked again when opened as found sound (postings_open_sound);
  *   - the query terms a memory holds in its own text (postings_own, what
  *     the evidence floor's lexical rule counts) are floor_terms_in's from
  *     its content, for every memory of random stores and random queries,
@@ -482,7 +484,7 @@ static void post_fail(void *blob, size_t len, size_t n, int64_t n_all)
        "postings of fewer rows than the store holds (a snapshot updated without them) are "
        "refused");
     postings *p = postings_open(blob, len, n, n_all);
-    ok(p != NULL, "the same postings, whole, are read");
+    ok(p != NULL && postings_lists_ok(p), "the same postings, whole, are read, every list sound");
     postings_free(p);
     /* a row number in the first list ("garden") changed: the tables still add up */
     b[lists_at] ^= 0x01;
@@ -491,6 +493,13 @@ static void post_fail(void *blob, size_t len, size_t n, int64_t n_all)
     ranked_list out = {0};
     int rc = p ? postings_search(p, tok, 5, 10, &out, NULL) : -2;
     ok(p && rc == 1 && out.n == 0, "a damaged list: the search asks for FTS5 (%d)", rc);
+    ok(p && !postings_lists_ok(p), "a damaged list: postings_lists_ok finds it");
+    postings *sound = postings_open_sound(blob, len, n, n_all);
+    ranked_list trusted = {0};
+    ok(sound && postings_search(sound, tok, 5, 10, &trusted, NULL) == 0,
+       "postings opened as found sound before do not check the list again");
+    ranked_free(&trusted);
+    postings_free(sound);
     uint64_t held = ~0ull;
     ok(p && postings_own(p, tok, 1, 0, &held) == 1 && held == 0,
        "a damaged list: postings_own says it cannot tell (the floor reads the text)");

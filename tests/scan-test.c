@@ -555,12 +555,13 @@ static store *kinds_store(const char *name, size_t n, int dim)
     return vector_store(name, "test:kinds", n, dim, fill_kind);
 }
 
-/* Each memory's vector made from its codes (snapshot_vector) is the
- * store's, bit for bit, and so is every dot product vectors_exact_dot
- * gives with random queries (some of their floats -0.0) against
- * vectors_dot over the store's floats; the kinds whose codes cannot give
- * the floats back have no exact pairs (nor random floats at 512
- * dimensions, more distinct floats than codes). */
+/* Every dot product vectors_exact_dot gives with random queries (some of
+ * their floats -0.0) equals vectors_dot over the store's floats, bit for
+ * bit; so does semantic_cosine (what the floor and Hopfield ask) for every
+ * memory, from the codes or, for the kinds whose codes cannot give the
+ * floats back, from the store (snapshot_vector, the store's vector); the
+ * kinds whose codes cannot give the floats back have no exact pairs (nor
+ * random floats at 512 dimensions, more distinct floats than codes). */
 static void test_exact_vectors(void)
 {
     static const int dims[] = {37, 512};
@@ -582,7 +583,7 @@ static void test_exact_vectors(void)
             free(nz);
             continue;
         }
-        size_t exact[5] = {0}, wrong = 0, dots = 0, dots_wrong = 0;
+        size_t exact[5] = {0}, wrong = 0, dots = 0, dots_wrong = 0, cosines = 0;
         for (size_t i = 0; i < sn->n; i++) {
             exact[i % 5] += sn->qx_n[i] != 0;
             const float *e = snapshot_vector(sn, i);
@@ -596,6 +597,9 @@ static void test_exact_vectors(void)
                 x[rnd((unsigned)dim)] = -0.0f;
                 int n = vectors_nonzero(x, dim, nz);
                 float f, want = vectors_dot(x, v, dim);
+                double cos = semantic_cosine(sn, x, i);
+                cosines++;
+                wrong += memcmp(&cos, &(double){want}, sizeof cos) != 0;
                 if (vectors_exact_dot(sn, x, nz, n, i, &f))
                     continue;
                 dots++;
@@ -609,8 +613,10 @@ static void test_exact_vectors(void)
            "none with -0.0, a float of code 0 or two floats of one code (%zu %zu %zu); random "
            "floats %zu of %zu",
            dim, per, exact[0], exact[1], exact[2], exact[3], exact[4], per);
-        ok(wrong == 0, "dim %d: every exact vector is the store's, bit for bit (%zu differ)", dim,
-           wrong);
+        ok(wrong == 0 && cosines == 3 * sn->n,
+           "dim %d: every memory's vector is the store's and %zu cosines of sparse vectors with "
+           "it are vectors_dot's, bit for bit (%zu differ)",
+           dim, cosines, wrong);
         ok(dots == 3 * all && dots_wrong == 0,
            "dim %d: %zu dot products from the codes equal vectors_dot's, bit for bit (%zu differ)",
            dim, dots, dots_wrong);
@@ -851,7 +857,22 @@ static void test_temporal_index(void)
             continue;
         }
         check_dates(s, sn, cases[c].y0, cases[c].y1, cases[c].dense, name);
+        /* the same through the arrays the snapshot file keeps */
+        int64_t *day = NULL;
+        uint32_t *idx = NULL;
+        if (temporal_by_day(sn, &day, &idx) == 0) {
+            time_index_free(sn->lazy->by_day);
+            sn->lazy->by_day = NULL;
+            sn->day_file = day;
+            sn->day_idx_file = idx;
+            snprintf(name + strlen(name), sizeof name - strlen(name), ", the file's days");
+            check_dates(s, sn, cases[c].y0, cases[c].y1, cases[c].dense, name);
+        } else {
+            ok(0, "%s: temporal_by_day", name);
+        }
         snapshot_free(sn);
+        free(day);
+        free(idx);
         store_end(s, NULL);
         store_close(s);
     }

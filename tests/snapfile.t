@@ -129,10 +129,24 @@ cp good.snap demo.db.snap && flip demo.db.snap 5000
 damage "a byte flipped in the rids" "damaged"
 cp good.snap demo.db.snap && flip demo.db.snap 70
 damage "a byte flipped in the header" "damaged"
+# The middle of bm25's posting lists (not in the checksum: each list has its
+# own hash, which the process that checks the file whole checks too): the
+# header's section offsets begin at byte 320, S_COUNT (43) of them, then as
+# many lengths; the lists are section 33.
+lists_mid() { python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(4096); o=struct.unpack_from("<Q",d,320+33*8)[0]; n=struct.unpack_from("<Q",d,320+43*8+33*8)[0]; print(o+n//2 if n else 0)' "$1"; }
+mid=$(lists_mid good.snap)
+ok "$([ "$mid" -gt 4096 ]; echo $?)" "the file holds bm25's posting lists (at byte $mid)"
+cp good.snap demo.db.snap && flip demo.db.snap "$mid"
+damage "a byte flipped in bm25's posting lists" "damaged (its postings do not add up)"
 cp good.snap demo.db.snap && truncate -s 100000 demo.db.snap
 damage "a file cut short" "damaged"
 cp good.snap demo.db.snap && truncate -s 100 demo.db.snap
 damage "a file shorter than its header" "damaged"
+# A file of the format before this one (7: no edges, days or durations):
+# rebuilt, not read as this format.
+cp good.snap demo.db.snap &&
+    python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(8); f.write((7).to_bytes(4,"little"))' demo.db.snap
+damage "a file of format 7" "made by another version of memscope"
 head -c 10000 /dev/urandom >demo.db.snap
 damage "random bytes" "not a memscope snapshot file"
 "$MEMSCOPE" demo --db other.db >/dev/null 2>&1

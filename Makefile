@@ -64,6 +64,9 @@ TEST_SRC   := $(sort $(wildcard tests/*-test.c))
 TEST_BIN   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_SH    := $(sort $(wildcard tests/*.t))
 PROVE      ?= prove
+# Two test files at a time: the suite took 355 s serially on an idle 2-core
+# machine and 222 s this way (load about 2); PROVE_FLAGS= runs them one by one.
+PROVE_FLAGS ?= -j2
 
 all: $(BIN)
 

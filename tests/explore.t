@@ -293,6 +293,41 @@ wait_rc >/dev/null
 grep -q "memscope: saving" "$T/pane.log"
 ok $((!$?)) "with the file current, nothing is written at quit and no line is shown"
 
+# ---- recall, too, says what it waits for ---------------------------------------------
+# `memscope recall` in the pane, its answer to a file and its stderr on the
+# pane: with no snapshot file it reads the tables (the line says how far)
+# and writes the file after the answer (the line says so); both are erased.
+recall_logged() {
+    tm kill-server 2>/dev/null
+    rm -f "$T/rc" "$T/pane.log" "$T/recall.out"
+    for ((try = 0; try < 50; try++)); do
+        tm new-session -d -s t -x 100 -y 24 "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE recall --db $BIG turn 5 of the log >$T/recall.out; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
+        sleep 0.1
+    done
+    tm pipe-pane -t t -o "cat >>$T/pane.log"
+}
+rm -f "$BIG.snap" "$BIG.snap.seal"
+recall_logged
+is "$(wait_rc)" 0 "recall with no snapshot file exits 0"
+grep -q "g00005" "$T/recall.out"
+ok $? "and answers (g00005 in its output)"
+grep -qE "memscope: opening $BIG \(reading its (memories|vectors|entity links), [0-9]+ %\) \.\.\." "$T/pane.log"
+ok $? "while it reads the tables, a line says how far"
+grep -qF "memscope: saving the snapshot of $BIG for the next recall ..." "$T/pane.log"
+ok $? "while it writes the snapshot file, a line says so"
+ok "$([ -s "$BIG.snap" ]; echo $?)" "and the file is written"
+screen
+grep -q "memscope:" "$T/screen"
+ok $((!$?)) "both lines are erased: nothing of them is left on the terminal"
+recall_logged
+is "$(wait_rc)" 0 "recall with the file current exits 0"
+grep -q "memscope:" "$T/pane.log"
+ok $((!$?)) "and shows no line: nothing to wait for"
+rm -f "$BIG.snap" "$BIG.snap.seal"
+"$MEMSCOPE" recall --db "$BIG" turn 5 of the log >"$T/recall.out" 2>"$T/recall.err"
+is "$?:$(wc -c <"$T/recall.err")" "0:0" "with stderr not a terminal, recall writes nothing to it"
+ok "$([ -s "$BIG.snap" ]; echo $?)" "and still writes the snapshot file"
+
 # ---- the line says how far the load has got, at the terminal's width --------------------
 # MEMSCOPE_SNAPSHOT=off reads the snapshot from the tables, as a stale file
 # does; MEMSCOPE_BROWSE_LOAD_DELAY_MS=10 holds each step it shows 10 ms, so

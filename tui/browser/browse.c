@@ -10,9 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "store/base/utf8.h"
@@ -24,6 +22,7 @@
 #include "tui/browser/qline.h"
 #include "tui/browser/tour.h"
 #include "tui/browser/view.h"
+#include "tui/cli/status_line.h"
 
 #include <term.h> /* last: it defines macros (lines, columns) that view.h's fields use */
 
@@ -438,109 +437,20 @@ static int browse_can_address(void)
 /* The first screen waits for the store and its snapshot: seconds on a
  * million memories with no current snapshot file, or while another
  * process holds the store locked. Until curses takes the screen, a line on
- * the terminal (stderr, when it is one) says what it waits for and, while
- * the snapshot is read from the tables, how far that has got
- * (engine_set_progress); browse_opened erases it before anything else is
- * printed, so an error stays one line and nothing is left above the
- * shell's prompt when the browser ends. The line is cut to the terminal's
- * width, so that it never wraps. MEMSCOPE_BROWSE_LOAD_DELAY_MS (tests
- * only, docs/BROWSER.md) sleeps that long at each step it shows, so that
- * a small store loads slowly enough to watch. */
-typedef struct opening {
-    const char *path;
-    int cols;      /* of the terminal, less one */
-    long delay_ms; /* MEMSCOPE_BROWSE_LOAD_DELAY_MS */
-} opening;
-
-static int browse_line_cols(void)
-{
-    struct winsize ws;
-    return ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col - 1 : 79;
-}
-
-/* Terminal columns of s. */
-static int browse_text_cols(const char *s)
-{
-    int w = 0;
-    unsigned cp;
-    for (size_t n = strlen(s), k; (k = (size_t)utf8_next(s, n, &cp)) > 0; s += k, n -= k)
-        w += utf8_cp_width(cp);
-    return w;
-}
-
-/* "memscope: opening PATH (reading its WHAT, N %) ..." (no N when pct < 0)
- * into buf, PATH cut from its start to "...TAIL" when the line would be
- * wider than cols. */
-static void browse_status_line(char *buf, size_t cap, const opening *o, const char *lead,
-                               const char *rest)
-{
-    int room = o->cols - (int)strlen(lead) - (int)strlen(rest);
-    const char *p = o->path;
-    int cut = 0;
-    unsigned cp;
-    while (*p && browse_text_cols(p) + (cut ? 3 : 0) > room) {
-        p += utf8_next(p, strlen(p), &cp);
-        cut = 1;
-    }
-    snprintf(buf, cap, "%s%s%s%s", lead, cut ? "..." : "", p, rest);
-}
-
-/* Say lead, the store's path and rest on the line, over what it said before. */
-static void browse_status_say(const opening *o, const char *lead, const char *rest)
-{
-    char line[PATH_MAX + 160];
-    browse_status_line(line, sizeof line, o, lead, rest);
-    int pad = o->cols - browse_text_cols(line);
-    cli_printf(stderr, "\r%s%*s", line, pad > 0 ? pad : 0, "");
-    fflush(stderr);
-}
-
-static void browse_opening_say(const opening *o, const char *what, int pct)
-{
-    char rest[96], num[24] = "";
-    if (pct >= 0)
-        snprintf(num, sizeof num, ", %d %%", pct);
-    snprintf(rest, sizeof rest, " (reading its %s%s) ...", what, num);
-    browse_status_say(o, "memscope: opening ", rest);
-}
-
-static void browse_progress(void *ctx, const char *what, int percent)
-{
-    const opening *o = ctx;
-    browse_opening_say(o, what, percent);
-    if (o->delay_ms > 0) {
-        struct timespec ts = {o->delay_ms / 1000, o->delay_ms % 1000 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-}
-
-static void browse_opening(opening *o, const cli_common *c)
-{
-    const char *delay = getenv("MEMSCOPE_BROWSE_LOAD_DELAY_MS");
-    o->path = cli_db_path(c);
-    o->cols = browse_line_cols();
-    o->delay_ms = delay ? strtol(delay, NULL, 10) : 0;
-    browse_opening_say(o, "memories", -1);
-}
-
-static void browse_opened(void)
-{
-    cli_printf(stderr, "\r%*s\r", browse_line_cols(), "");
-    fflush(stderr);
-}
+ * the terminal (stderr, when it is one: tui/cli/status_line.h) says what
+ * it waits for and, while the snapshot is read from the tables, how far
+ * that has got (engine_set_progress); it is erased before anything else is
+ * printed. */
 
 /* Close the engine; when that writes the snapshot file for the next start
- * (seconds at a million memories), a line says so while it does (o: the
- * terminal's, NULL when stderr is not one), erased after. */
-static void browse_close(engine *e, const opening *o)
+ * (seconds at a million memories), the line says so while it does. */
+static void browse_close(engine *e, status_line *l)
 {
-    int saving = o && engine_saves_at_close(e);
-    if (saving) {
-        browse_status_say(o, "memscope: saving the snapshot of ", " for the next start ...");
-    }
-    engine_close(e);
+    int saving = engine_saves_at_close(e);
     if (saving)
-        browse_opened();
+        status_line_say(l, "memscope: saving the snapshot of ", " for the next start ...");
+    engine_close(e);
+    status_line_clear(l);
 }
 
 int browse_run(cli_common *c, int tour)
@@ -558,10 +468,9 @@ int browse_run(cli_common *c, int tour)
     store *s = cli_open(c, 0, NULL);
     if (!s)
         return EXIT_RUNTIME;
-    int say = isatty(STDERR_FILENO);
-    opening o;
-    if (say)
-        browse_opening(&o, c);
+    status_line line;
+    status_line_begin(&line, cli_db_path(c));
+    status_line_opening(&line, "memories", -1);
     engine *e = NULL;
     ms_error err;
     ms_error_clear(&err);
@@ -569,13 +478,12 @@ int browse_run(cli_common *c, int tour)
     memset(&b, 0, sizeof b);
     int status = EXIT_RUNTIME;
     int bad = engine_open(s, NULL, &e, &err);
-    if (!bad && say)
-        engine_set_progress(e, browse_progress, &o);
+    if (!bad && line.on)
+        engine_set_progress(e, status_line_progress, &line);
     bad = bad || view_model_init(&b.vm, e, s, cli_db_path(c), &err);
     if (e)
         engine_set_progress(e, NULL, NULL); /* curses has the screen from here */
-    if (say)
-        browse_opened();
+    status_line_clear(&line);
     if (bad)
         cli_fail(&err);
     else
@@ -587,7 +495,7 @@ int browse_run(cli_common *c, int tour)
     view_screen_free(&b.scr);
     view_model_free(&b.vm);
     hist_close(b.hist);
-    browse_close(e, say ? &o : NULL);
+    browse_close(e, &line);
     store_close(s);
     if (browse_signal && browse_signal != SIGINT) {
         signal(browse_signal, SIG_DFL);

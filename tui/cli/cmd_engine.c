@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tui/cli/cli_recall.h"
+#include "tui/cli/status_line.h"
 #include "tui/present/calreport.h"
 #include "tui/present/rtable.h"
 #include "tui/present/theme.h"
@@ -313,9 +314,17 @@ static int run_recall(cli_common *c, int argc, char **argv)
     ms_error_clear(&err);
     engine *e = NULL;
     recall_result *r = NULL;
+    /* seconds at a million memories when the snapshot is read from the
+       tables, or its file written at the end: a line on the terminal says
+       so (tui/cli/status_line.h) */
+    status_line line;
+    status_line_begin(&line, cli_db_path(c));
     ms_status st = engine_open(s, embedder, &e, &err);
+    if (!st && line.on)
+        engine_set_progress(e, status_line_progress, &line);
     if (!st)
         st = engine_recall(e, &ro, &r, &err);
+    status_line_clear(&line);
     if (e && engine_snapshot_note(e))
         cli_printf(stderr, "memscope: %s\n", engine_snapshot_note(e));
     int status = EXIT_OK;
@@ -347,7 +356,11 @@ static int run_recall(cli_common *c, int argc, char **argv)
         }
     }
     recall_free(r);
+    fflush(stdout); /* the answer before the line below */
+    if (engine_saves_at_close(e))
+        status_line_say(&line, "memscope: saving the snapshot of ", " for the next recall ...");
     engine_close_at_exit(e);
+    status_line_clear(&line);
     store_close(s);
     free(query);
     return status;

@@ -323,6 +323,28 @@ recall_logged
 is "$(wait_rc)" 0 "recall with the file current exits 0"
 grep -q "memscope:" "$T/pane.log"
 ok $((!$?)) "and shows no line: nothing to wait for"
+# The shell (its commands from a file, its stderr on the pane) says the same
+# while its first recall reads the tables, and at its end while it writes
+# the file.
+rm -f "$BIG.snap" "$BIG.snap.seal"
+printf 'recall turn 5 of the log\nquit\n' >"$T/shell.in"
+tm kill-server 2>/dev/null
+rm -f "$T/rc" "$T/pane.log"
+for ((try = 0; try < 50; try++)); do
+    tm new-session -d -s t -x 100 -y 24 "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE shell --db $BIG <$T/shell.in >$T/shell.out; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
+    sleep 0.1
+done
+tm pipe-pane -t t -o "cat >>$T/pane.log"
+is "$(wait_rc)" 0 "the shell with no snapshot file exits 0"
+grep -q "g00005" "$T/shell.out"
+ok $? "and answers"
+grep -qE "memscope: opening $BIG \(reading its (memories|vectors|entity links), [0-9]+ %\) \.\.\." "$T/pane.log"
+ok $? "the shell: while its recall reads the tables, a line says how far"
+grep -qF "memscope: saving the snapshot of $BIG for the next recall ..." "$T/pane.log"
+ok $? "the shell: while it writes the snapshot file at its end, a line says so"
+screen
+grep -q "memscope:" "$T/screen"
+ok $((!$?)) "the shell: both lines are erased"
 rm -f "$BIG.snap" "$BIG.snap.seal"
 "$MEMSCOPE" recall --db "$BIG" turn 5 of the log >"$T/recall.out" 2>"$T/recall.err"
 is "$?:$(wc -c <"$T/recall.err")" "0:0" "with stderr not a terminal, recall writes nothing to it"

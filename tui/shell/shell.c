@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tui/cli/cli_recall.h"
+#include "tui/cli/status_line.h"
 #include "tui/present/history.h"
 #include "tui/present/rtable.h"
 #include "tui/present/text.h"
@@ -37,6 +38,7 @@ typedef struct shell {
     recall_result *last; /* the last recall, for trace */
     int width;           /* columns of the tables */
     int failed;          /* a command failed */
+    status_line line;    /* while the snapshot is read or its file written */
 } shell;
 
 enum { SHELL_OK = 0, SHELL_FAIL = -1, SHELL_QUIT = 1 };
@@ -179,7 +181,9 @@ static int shell_run(shell *sh, const char *query, const char *explain_id, recal
     o.explain_id = explain_id;
     ms_error err;
     ms_error_clear(&err);
-    if (engine_recall(sh->e, &o, out, &err))
+    int bad = engine_recall(sh->e, &o, out, &err) != MS_OK;
+    status_line_clear(&sh->line); /* what the snapshot's read said */
+    if (bad)
         return shell_fail(sh, "%s", err.msg);
     return SHELL_OK;
 }
@@ -494,6 +498,11 @@ static int run_shell(cli_common *c, int argc, char **argv)
         status = cli_fail(&err);
     } else {
         sh.width = cli_width(stdout);
+        /* a recall that reads the snapshot from the tables (seconds at a
+           million memories) says how far on the terminal, as recall does */
+        status_line_begin(&sh.line, cli_db_path(c));
+        if (sh.line.on)
+            engine_set_progress(sh.e, status_line_progress, &sh.line);
         if (isatty(STDIN_FILENO))
             shell_interactive(&sh);
         else
@@ -501,7 +510,11 @@ static int run_shell(cli_common *c, int argc, char **argv)
         status = sh.failed && !isatty(STDIN_FILENO) ? EXIT_RUNTIME : EXIT_OK;
     }
     recall_free(sh.last);
+    fflush(stdout);
+    if (engine_saves_at_close(sh.e))
+        status_line_say(&sh.line, "memscope: saving the snapshot of ", " for the next recall ...");
     engine_close(sh.e);
+    status_line_clear(&sh.line);
     store_close(sh.s);
     return status;
 }

@@ -615,4 +615,31 @@ XDG_DATA_HOME='' "$MEMSCOPE" add from home >/dev/null 2>&1
 ok "$([ -f "$HOME/.local/share/memscope/memory.db" ]; echo $?)" \
     "without \$XDG_DATA_HOME the store is ~/.local/share/memscope/memory.db"
 
+# ---- a locale whose decimal mark is a comma --------------------------------
+# Numbers on the command line and in the output are C's in every locale:
+# under de_DE, "2.5" was not a number to strtod. The locale is compiled into
+# $T from Debian's `locales` definitions (localedef, LOCPATH).
+if command -v localedef >/dev/null && [ -f /usr/share/i18n/locales/de_DE ] && mkdir -p "$T/loc" &&
+    localedef -i de_DE -f UTF-8 "$T/loc/de_DE.UTF-8" >/dev/null 2>&1; then
+    de() { LOCPATH="$T/loc" LC_ALL=de_DE.UTF-8 "$MEMSCOPE" "$@" >out 2>err </dev/null; rc=$?; }
+    ok "$(env LOCPATH="$T/loc" LC_ALL=de_DE.UTF-8 /usr/bin/printf '%.1f' 2.5 2>/dev/null | grep -q ,; echo $?)" \
+        "de_DE.UTF-8 writes 2.5 with a comma (the case is real)"
+    cp base.db de.db
+    de add --db de.db --confidence 0.75 --trust 2.5,1.5 --importance 0.4 the comma test
+    is "$rc:$(cat err)" "0:" "under de_DE, add takes --confidence 0.75 and --trust 2.5,1.5"
+    is "$(sqlite3 de.db "SELECT memory_confidence, importance FROM memories WHERE content = 'the comma test'")" \
+        "0.75|0.4" "and stores those numbers"
+    de recall --db de.db --weights temporal=2.5,bm25=0.5 --limit 2 Leah Easton
+    is "$rc:$(cat err)" "0:" "under de_DE, recall takes --weights temporal=2.5,bm25=0.5"
+    grep -qE "^ +1 s1 +[01]\.[0-9]{3} " out
+    ok $? "and prints its relevance with a point: $(grep -m1 -E '^ +1 ' out | cut -c1-40)"
+    grep -E '^ +[0-9]+ ' out | grep -q '[0-9],[0-9]'
+    ok $((!$?)) "no number in its rows has a comma"
+    de recall --db de.db --json --limit 1 Leah Easton
+    ok "$(python3 -c 'import json, sys; json.load(open("out"))' 2>/dev/null; echo $?)" \
+        "its JSON is JSON"
+else
+    skip "no de_DE.UTF-8 to compile (needs localedef and Debian's locales)" 7
+fi
+
 tap_done

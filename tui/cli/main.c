@@ -37,7 +37,12 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-    setlocale(LC_ALL, "");
+    /* The user's character set only (UTF-8 or not: ncursesw, libedit, the
+     * tables' bars). Numbers stay C's: "2.5" is a weight in every locale,
+     * and a comma-decimal LC_NUMERIC (de_DE) made strtod reject it; the
+     * other categories are not used, and each was a file read at every
+     * start (there is no locale archive on Debian's C.UTF-8). */
+    setlocale(LC_CTYPE, "");
     vfmt_use_locale(); /* the bars of every table: ASCII unless UTF-8 */
     opterr = 0;        /* commands report bad options themselves, on one line */
     /* Past a file-size limit (ulimit -f) a write must fail with EFBIG, which

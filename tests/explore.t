@@ -246,15 +246,18 @@ for_each_size huge_store 80x24 120x36
 # pane is sent is logged from before the browser starts.
 # The browser on $BIG at 100x24 with its stderr on the pane, and what the
 # pane is sent logged to $T/pane.log from before the browser starts.
-start_logged() {
+# pane_logged COMMAND: the shell command line COMMAND in a pane of 100x24,
+# its exit status to $T/rc, what the pane is sent logged to $T/pane.log.
+pane_logged() {
     tm kill-server 2>/dev/null
     rm -f "$T/rc" "$T/pane.log"
     for ((try = 0; try < 50; try++)); do
-        tm new-session -d -s t -x 100 -y 24 "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE --db $BIG; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
+        tm new-session -d -s t -x 100 -y 24 "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $1; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
         sleep 0.1
     done
     tm pipe-pane -t t -o "cat >>$T/pane.log"
 }
+start_logged() { pane_logged "$MEMSCOPE --db $BIG"; }
 start_logged
 wait_for "Query ▸"
 grep -qF "memscope: opening $BIG (reading its memories) ..." "$T/pane.log"
@@ -293,58 +296,34 @@ wait_rc >/dev/null
 grep -q "memscope: saving" "$T/pane.log"
 ok $((!$?)) "with the file current, nothing is written at quit and no line is shown"
 
-# ---- recall, too, says what it waits for ---------------------------------------------
-# `memscope recall` in the pane, its answer to a file and its stderr on the
-# pane: with no snapshot file it reads the tables (the line says how far)
-# and writes the file after the answer (the line says so); both are erased.
-recall_logged() {
-    tm kill-server 2>/dev/null
-    rm -f "$T/rc" "$T/pane.log" "$T/recall.out"
-    for ((try = 0; try < 50; try++)); do
-        tm new-session -d -s t -x 100 -y 24 "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE recall --db $BIG turn 5 of the log >$T/recall.out; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
-        sleep 0.1
-    done
-    tm pipe-pane -t t -o "cat >>$T/pane.log"
+# ---- recall and the shell, too, say what they wait for -------------------------------
+# The command in the pane, its answer to $T/answer and its stderr on the
+# pane: with no snapshot file it reads the tables (a line says how far) and
+# writes the file after the answer (a line says so); both are erased.
+# waits_said WHO COMMAND-LINE (the store's snapshot file removed first)
+waits_said() {
+    rm -f "$BIG.snap" "$BIG.snap.seal" "$T/answer"
+    pane_logged "$2 >$T/answer"
+    is "$(wait_rc)" 0 "$1 with no snapshot file exits 0"
+    grep -q "g00005" "$T/answer"
+    ok $? "$1: and answers (g00005 in its output)"
+    grep -qE "memscope: opening $BIG \(reading its (memories|vectors|entity links), [0-9]+ %\) \.\.\." "$T/pane.log"
+    ok $? "$1: while it reads the tables, a line says how far"
+    grep -qF "memscope: saving the snapshot of $BIG for the next recall ..." "$T/pane.log"
+    ok $? "$1: while it writes the snapshot file, a line says so"
+    ok "$([ -s "$BIG.snap" ]; echo $?)" "$1: and the file is written"
+    screen
+    grep -q "memscope:" "$T/screen"
+    ok $((!$?)) "$1: both lines are erased: nothing of them is left on the terminal"
 }
-rm -f "$BIG.snap" "$BIG.snap.seal"
-recall_logged
-is "$(wait_rc)" 0 "recall with no snapshot file exits 0"
-grep -q "g00005" "$T/recall.out"
-ok $? "and answers (g00005 in its output)"
-grep -qE "memscope: opening $BIG \(reading its (memories|vectors|entity links), [0-9]+ %\) \.\.\." "$T/pane.log"
-ok $? "while it reads the tables, a line says how far"
-grep -qF "memscope: saving the snapshot of $BIG for the next recall ..." "$T/pane.log"
-ok $? "while it writes the snapshot file, a line says so"
-ok "$([ -s "$BIG.snap" ]; echo $?)" "and the file is written"
-screen
-grep -q "memscope:" "$T/screen"
-ok $((!$?)) "both lines are erased: nothing of them is left on the terminal"
-recall_logged
+waits_said recall "$MEMSCOPE recall --db $BIG turn 5 of the log"
+pane_logged "$MEMSCOPE recall --db $BIG turn 5 of the log >$T/answer"
 is "$(wait_rc)" 0 "recall with the file current exits 0"
 grep -q "memscope:" "$T/pane.log"
 ok $((!$?)) "and shows no line: nothing to wait for"
-# The shell (its commands from a file, its stderr on the pane) says the same
-# while its first recall reads the tables, and at its end while it writes
-# the file.
-rm -f "$BIG.snap" "$BIG.snap.seal"
+# the shell, its commands from a file
 printf 'recall turn 5 of the log\nquit\n' >"$T/shell.in"
-tm kill-server 2>/dev/null
-rm -f "$T/rc" "$T/pane.log"
-for ((try = 0; try < 50; try++)); do
-    tm new-session -d -s t -x 100 -y 24 "sleep 1; env TERM=xterm-256color LANG=C.UTF-8 HOME=$HOME $MEMSCOPE shell --db $BIG <$T/shell.in >$T/shell.out; echo \$? >$T/rc; exec sleep 600" 2>/dev/null && break
-    sleep 0.1
-done
-tm pipe-pane -t t -o "cat >>$T/pane.log"
-is "$(wait_rc)" 0 "the shell with no snapshot file exits 0"
-grep -q "g00005" "$T/shell.out"
-ok $? "and answers"
-grep -qE "memscope: opening $BIG \(reading its (memories|vectors|entity links), [0-9]+ %\) \.\.\." "$T/pane.log"
-ok $? "the shell: while its recall reads the tables, a line says how far"
-grep -qF "memscope: saving the snapshot of $BIG for the next recall ..." "$T/pane.log"
-ok $? "the shell: while it writes the snapshot file at its end, a line says so"
-screen
-grep -q "memscope:" "$T/screen"
-ok $((!$?)) "the shell: both lines are erased"
+waits_said shell "$MEMSCOPE shell --db $BIG <$T/shell.in"
 rm -f "$BIG.snap" "$BIG.snap.seal"
 "$MEMSCOPE" recall --db "$BIG" turn 5 of the log >"$T/recall.out" 2>"$T/recall.err"
 is "$?:$(wc -c <"$T/recall.err")" "0:0" "with stderr not a terminal, recall writes nothing to it"

@@ -1765,6 +1765,25 @@ ms_status store_has_edges(store *s, int *yes, ms_error *err)
     return MS_OK;
 }
 
+/* fn(ctx, edge) for each (src, dst, type, weight) row of st, until fn
+ * returns non-zero; st is finalized. */
+static ms_status edges_each(store *s, sqlite3_stmt *st, store_edge_fn fn, void *ctx, ms_error *err)
+{
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_edge e = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                        sqlite3_column_int(st, 2), sqlite3_column_double(st, 3)};
+        if (fn(ctx, &e)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading edges", err);
+    return MS_OK;
+}
+
 ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err)
 {
     int only = 0;
@@ -1782,18 +1801,7 @@ ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err)
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "reading edges", err);
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        store_edge e = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                        sqlite3_column_int(st, 2), sqlite3_column_double(st, 3)};
-        if (fn(ctx, &e)) {
-            rc = SQLITE_DONE;
-            break;
-        }
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "reading edges", err);
-    return MS_OK;
+    return edges_each(s, st, fn, ctx, err);
 }
 
 ms_status store_scan_edges_after(store *s, int64_t after, store_edge_fn fn, void *ctx,
@@ -1808,18 +1816,7 @@ ms_status store_scan_edges_after(store *s, int64_t after, store_edge_fn fn, void
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "reading edges", err);
     sqlite3_bind_int64(st, 1, after);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        store_edge e = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                        sqlite3_column_int(st, 2), sqlite3_column_double(st, 3)};
-        if (fn(ctx, &e)) {
-            rc = SQLITE_DONE;
-            break;
-        }
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "reading edges", err);
-    return MS_OK;
+    return edges_each(s, st, fn, ctx, err);
 }
 
 /* ---- feedback ---------------------------------------------------------- */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench-process.py - whole `memscope recall` processes, builds compared.
 
-    tools/bench-process.py [--rounds R] [--queries Q] [--as-cached] BIN=STORE ...
+    tools/bench-process.py [--rounds R] [--queries Q] [--as-cached | --dropped] BIN=STORE ...
 
 Each BIN answers the first Q bench queries (`BIN bench --list-queries`) with
 one `BIN recall --db STORE --json --trace --as-of 2025-01-01T00:00:00Z`
@@ -15,7 +15,10 @@ copies made in different ways (written by memscope, copied by cp) are
 cached alike: how a file got into the page cache changes the size of its
 pages there, and with it a process's page faults and CPU time by a quarter.
 --as-cached leaves them as they are (a snapshot file just written by
-memscope is cached in larger pages than one read back).
+memscope is cached in larger pages than one read back). --dropped drops
+them and reads nothing back: each build's first process (not counted)
+reads them in through its own mappings, as after the files left the page
+cache (memscope asks for its snapshot file in 2 MB pages then).
 
 Prints, per build, the wall time, the CPU time (user + system, wait4), the
 minor page faults and the peak RSS of its processes (p50 and p95), and the
@@ -33,10 +36,10 @@ def pct(v, p):
     return v[max(0, -(-len(v) * p // 100) - 1)]
 
 
-def recache(path):
+def recache(path, read_back=True):
     with open(path, "rb") as f:
         os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
-        while f.read(1 << 24):
+        while read_back and f.read(1 << 24):
             pass
 
 
@@ -45,6 +48,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--queries", type=int, default=20)
     ap.add_argument("--as-cached", action="store_true")
+    ap.add_argument("--dropped", action="store_true")
     ap.add_argument("builds", nargs="+", metavar="BIN=STORE")
     a = ap.parse_args()
     builds = [b.split("=", 1) for b in a.builds]
@@ -53,7 +57,7 @@ def main():
     for _, store in [] if a.as_cached else builds:
         for f in (store, store + ".snap"):
             if os.path.exists(f):
-                recache(f)
+                recache(f, not a.dropped)
     res = [{"wall": [], "cpu": [], "flt": [], "rss": []} for _ in builds]
 
     def run(k, q):

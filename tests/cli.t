@@ -615,6 +615,18 @@ XDG_DATA_HOME='' "$MEMSCOPE" add from home >/dev/null 2>&1
 ok "$([ -f "$HOME/.local/share/memscope/memory.db" ]; echo $?)" \
     "without \$XDG_DATA_HOME the store is ~/.local/share/memscope/memory.db"
 
+# ---- bench's memory figures ------------------------------------------------
+# rss_mb counts the mapped pages of the store and the snapshot file the
+# recalls read; import_rss_mb is the peak before any recall, rss_anon_mb the
+# process's own memory at the end (no file's pages).
+run bench --json --memories 1000 --queries 5
+is "$rc" 0 "bench --json at 1,000 memories exits 0"
+is "$(python3 -c 'import json; r = json.load(open("out")); print(0 < r["import_rss_mb"] <= r["rss_mb"], 0 < r["rss_anon_mb"] <= r["rss_mb"])' 2>&1)" \
+    "True True" "its import_rss_mb and rss_anon_mb are above 0 and at most its peak rss_mb"
+run bench --json --db base.db --queries 5
+is "$(python3 -c 'import json; r = json.load(open("out")); print(r["import_rss_mb"], r["rss_anon_mb"] > 0)' 2>&1)" \
+    "None True" "with --db there is no import: import_rss_mb is null"
+
 # ---- a locale whose decimal mark is a comma --------------------------------
 # Numbers on the command line and in the output are C's in every locale:
 # under de_DE, "2.5" was not a number to strtod. The locale is compiled into

@@ -102,7 +102,8 @@ typedef struct bench {
     char path[512];
     char **q;
     double import_s, jsonl_s, open_ms; /* store_put path, `memscope import` path */
-    double reopen_ms; /* the next cold open: the snapshot file the first wrote, mapped */
+    double reopen_ms;     /* the next cold open: the snapshot file the first wrote, mapped */
+    double import_rss_mb; /* peak RSS when both imports were done, before any recall */
     curve put_curve, jsonl_curve;
     double jsonl_t0; /* mono_ms() when the JSONL import started */
     long long db_bytes;
@@ -348,6 +349,24 @@ static double peak_rss_mb(void)
     return (double)ru.ru_maxrss / 1024.0; /* kilobytes on Linux */
 }
 
+/* The process's resident memory that is its own (RssAnon of
+ * /proc/self/status, now), in MB: unlike the peak RSS, no page of a file it
+ * maps (the store is mapped by read-only connections, the snapshot file by
+ * every engine) counts in it. -1 when it cannot be read. */
+static double anon_rss_mb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[128];
+    double mb = -1;
+    long kb;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "RssAnon: %ld kB", &kb) == 1)
+            mb = (double)kb / 1024.0;
+    if (f)
+        fclose(f);
+    return mb;
+}
+
 static double r3(double v)
 {
     return round(v * 1000) / 1000;
@@ -397,6 +416,15 @@ static void print_json(bench *b)
     }
     cJSON_AddNumberToObject(o, "db_bytes", (double)b->db_bytes);
     cJSON_AddNumberToObject(o, "rss_mb", round(peak_rss_mb() * 10) / 10);
+    double anon = anon_rss_mb();
+    if (anon >= 0)
+        cJSON_AddNumberToObject(o, "rss_anon_mb", round(anon * 10) / 10);
+    else
+        cJSON_AddNullToObject(o, "rss_anon_mb");
+    if (b->existing)
+        cJSON_AddNullToObject(o, "import_rss_mb");
+    else
+        cJSON_AddNumberToObject(o, "import_rss_mb", round(b->import_rss_mb * 10) / 10);
     cJSON_AddItemToObject(o, "recall_ms", pct_json(&b->full, 1));
     cJSON_AddItemToObject(o, "bm25_only_ms", pct_json(&b->bm25, 0));
     cJSON *ch = cJSON_AddObjectToObject(o, "channels_ms");
@@ -439,7 +467,16 @@ static void print_table(bench *b)
     cli_printf(stdout, "  cold open              %.1f ms to first results\n", b->open_ms);
     cli_printf(stdout, "  the next cold open     %.1f ms (the snapshot file mapped)\n",
                b->reopen_ms);
-    cli_printf(stdout, "  peak RSS               %.1f MB\n", peak_rss_mb());
+    cli_printf(stdout,
+               "  peak RSS               %.1f MB (the mapped pages of the store and the "
+               "snapshot file included)\n",
+               peak_rss_mb());
+    if (!b->existing)
+        cli_printf(stdout, "  peak RSS of the import %.1f MB (before any recall)\n",
+                   b->import_rss_mb);
+    double anon = anon_rss_mb();
+    if (anon >= 0)
+        cli_printf(stdout, "  its own memory at end  %.1f MB (RssAnon: no file's pages)\n", anon);
     cli_printf(stdout, "\n  %-22s %9s %9s %9s\n", "ms", "p50", "p95", "p99");
     print_row("recall (all channels)", &b->full, 1);
     print_row("recall (bm25 only)", &b->bm25, 0);
@@ -573,6 +610,7 @@ static int bench_run(bench *b, const corpus *w)
     unlink(src);
     if (!st)
         st = build_store(b, w, &err);
+    b->import_rss_mb = peak_rss_mb();
     if (!st)
         st = measure(b, &err);
     if (b->progress)

@@ -329,6 +329,26 @@ rm -f "$BIG.snap" "$BIG.snap.seal"
 is "$?:$(wc -c <"$T/recall.err")" "0:0" "with stderr not a terminal, recall writes nothing to it"
 ok "$([ -s "$BIG.snap" ]; echo $?)" "and still writes the snapshot file"
 
+# ---- import says how far it has got, and when it commits -------------------------------
+# On a terminal, import's stderr counts the memories; at the end, while the
+# index's last words are written and the transaction commits (seconds at a
+# million memories), the line says "committing", then gives the final
+# count and pace, which stay.
+pane_logged "$MEMSCOPE import --db $T/imp.db $T/big.jsonl >$T/answer"
+is "$(wait_rc)" 0 "import on a terminal exits 0"
+grep -q "imported 10000 memories (10000 new" "$T/answer"
+ok $? "and imports the 10,000"
+grep -qE "importing: 10000 memories, [0-9.]+ MB: committing \.\.\." "$T/pane.log"
+ok $? "while it commits, the line says so"
+screen
+grep -qE "^importing: 10000 memories, [0-9.]+ MB, [0-9]+/s *$" "$T/screen"
+ok $? "then it gives the count and the pace: '$(grep -m1 importing "$T/screen")'"
+grep -q "committing" "$T/screen"
+ok $((!$?)) "and nothing of the commit's line is left"
+rm -f "$T/imp.db"
+"$MEMSCOPE" import --db "$T/imp.db" "$T/big.jsonl" >"$T/answer" 2>"$T/import.err"
+is "$?:$(wc -c <"$T/import.err")" "0:0" "with stderr not a terminal, import writes nothing to it"
+
 # ---- the line says how far the load has got, at the terminal's width --------------------
 # MEMSCOPE_SNAPSHOT=off reads the snapshot from the tables, as a stale file
 # does; MEMSCOPE_BROWSE_LOAD_DELAY_MS=10 holds each step it shows 10 ms, so

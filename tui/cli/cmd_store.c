@@ -327,14 +327,22 @@ static int run_import(cli_common *c, int argc, char **argv)
         code = ms_fail(&err, MS_IO, "interrupted (Ctrl-C): nothing was imported (store %s)",
                        cli_db_path(c));
     if (!code && store_profiles(s, &after, &na, NULL))
-        na = 0; /* only the per-profile lines will be missing */
+        na = 0;           /* only the per-profile lines will be missing */
+    if (!code && p.shown) /* the index's last words, the commit and its checkpoint: seconds
+                             at a million memories, the count no longer moving */
+        cli_printf(stderr, "\rimporting: %llu memories, %.1f MB: committing ...   ",
+                   (unsigned long long)st.records, (double)st.bytes / 1e6);
     if (!code)
         code = store_end(s, &err);
     else
         store_rollback(s);
     catch_interrupt(0);
-    if (p.shown)
+    if (p.shown) { /* the line as it ended: the count and the pace, commit included */
+        cli_put_own(stderr, "\r\033[K");
+        if (!code)
+            show_progress(&p, &st);
         fputc('\n', stderr);
+    }
     store_close(s);
     embed_close(e);
     if (code) {

@@ -62,22 +62,15 @@ import sqlite3
 import subprocess
 import sys
 
+from engine_words import stop_words
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MEMSCOPE = os.environ.get("MEMSCOPE", os.path.join(ROOT, "memscope"))
 DATA = os.environ.get("LOCOMO_DIR", os.path.join(ROOT, "..", "shared", "data", "locomo"))
 OUT = os.path.join(ROOT, "build", "eval")
 HALVES = (("0-2", (0, 1, 2)), ("3-4", (3, 4)))
 
-STOP = set(
-    "a about above after again against ain all am an and any are aren as at be because been before being "
-    "below between both but by can couldn d did didn do does doesn doing don down during each few for from "
-    "further had hadn has hasn have haven having he her here hers herself him himself his how i if in into "
-    "is isn it its itself just ll m ma me mightn more most mustn my myself needn no nor not now o of off on "
-    "once only or other our ours ourselves out over own re s same shan she should shouldn so some such t "
-    "than that the their theirs them themselves then there these they this those through to too under "
-    "until up ve very was wasn we were weren what when where which while who whom why will with won "
-    "wouldn y you your yours yourself yourselves".split()
-)  # engine/stopwords.c
+STOP = stop_words()  # engine/stopwords.c
 INTERJ = set(
     "yeah yes yep yup wow oh ah aw aww hey hi hello thanks thank well sure totally haha ha hmm ok okay "
     "cool nice great awesome so and but no nope right definitely absolutely lol omg whoa woah".split()

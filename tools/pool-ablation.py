@@ -87,6 +87,8 @@ import sys
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 
+from engine_words import stop_words
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MEMSCOPE = os.environ.get("MEMSCOPE", os.path.join(ROOT, "memscope"))
 DATA = os.environ.get("LOCOMO_DIR", os.path.join(ROOT, "..", "shared", "data", "locomo"))
@@ -443,16 +445,7 @@ PHATIC = set(
     "absolutely definitely good happy proud sounds sound fun talk chat chatting care take soon see hope "
     "hear time oh aww haha".split()
 )
-STOP = set(
-    "a about above after again against ain all am an and any are aren as at be because been before being "
-    "below between both but by can couldn d did didn do does doesn doing don down during each few for from "
-    "further had hadn has hasn have haven having he her here hers herself him himself his how i if in into "
-    "is isn it its itself just ll m ma me mightn more most mustn my myself needn no nor not now o of off on "
-    "once only or other our ours ourselves out over own re s same shan she should shouldn so some such t "
-    "than that the their theirs them themselves then there these they this those through to too under "
-    "until up ve very was wasn we were weren what when where which while who whom why will with won "
-    "wouldn y you your yours yourself yourselves".split()
-)
+STOP = stop_words()  # engine/stopwords.c
 
 
 def body(h):

@@ -34,16 +34,12 @@ import random
 import re
 import sys
 
+from engine_words import stop_words
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIM, NONZERO = 512, 10
 BETA = float(os.environ.get("RI_BETA", "0"))
 NEIGHBOUR = float(os.environ.get("RI_NB", "0.5"))
-
-
-def stop_words():
-    src = open(os.path.join(ROOT, "engine", "stopwords.c"), encoding="utf-8").read()
-    body = src.split("static const char *const words[]")[1].split("};")[0]
-    return set(re.findall(r'"([a-z]+)"', body))
 
 
 STOP = stop_words()

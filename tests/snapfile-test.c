@@ -39,7 +39,7 @@ static const char *const names[] = {"Ada", "Bram", "Cleo", "Dov", "Esme", "Farid
 
 /* One memory of the current profile: id, speaker and a name or two in its
  * text (entity edges), a session of a few (session edges), a time. */
-static void put_one(store *s, const char *prefix, int k, ms_error *err)
+static ms_status put_one(store *s, const char *prefix, int k, ms_error *err)
 {
     store_memory m;
     store_memory_init(&m);
@@ -56,8 +56,9 @@ static void put_one(store *s, const char *prefix, int k, ms_error *err)
     m.speaker = strdup(a);
     m.session = strdup(sess);
     m.created_at = strdup(when);
-    store_put(s, &m, STORE_DUP_ERROR, NULL, err);
+    ms_status st = store_put(s, &m, STORE_DUP_ERROR, NULL, err);
     store_memory_clear(&m);
+    return st;
 }
 
 /* A store of n memories in profile "default" and n / 4 in "other", with
@@ -72,11 +73,11 @@ static store *edge_store(const char *name, int n)
     if (!st)
         st = store_begin(s, &err);
     for (int k = 0; !st && k < n; k++)
-        put_one(s, "m", k, &err);
+        st = put_one(s, "m", k, &err);
     if (!st)
         st = store_use_profile(s, "other", &err);
     for (int k = 0; !st && k < n / 4; k++)
-        put_one(s, "o", k, &err);
+        st = put_one(s, "o", k, &err);
     if (!st)
         st = store_use_profile(s, STORE_DEFAULT_PROFILE, &err);
     for (int k = 0; !st && k < 5; k++) { /* no speaker, session nor name: no edge */
@@ -172,10 +173,10 @@ static void test_edges_extend(void)
         store_end(s, NULL);
     bad = bad || store_begin(s, &err);
     for (int k = n; !bad && k < n + 60; k++) /* sessions go on, names recur */
-        put_one(s, "m", k, &err);
+        bad = put_one(s, "m", k, &err) != MS_OK;
     bad = bad || store_use_profile(s, "other", &err);
     for (int k = n; !bad && k < n + 10; k++)
-        put_one(s, "o", k, &err);
+        bad = put_one(s, "o", k, &err) != MS_OK;
     bad = bad || store_use_profile(s, STORE_DEFAULT_PROFILE, &err) || store_end(s, &err) ||
           store_read_begin(s, &err) || snapshot_load(s, &sn, &err);
     long long got = -1, want = -1;

@@ -23,15 +23,19 @@
 struct progress {
     double start; /* mono_ms() */
     int shown;
+    int committing; /* the count is final: say so instead of the pace */
 };
 
 static void show_progress(void *ctx, const import_stats *st)
 {
     struct progress *p = ctx;
     double dt = (mono_ms() - p->start) / 1e3;
-    cli_printf(stderr, "\rimporting: %llu memories, %.1f MB, %.0f/s   ",
-               (unsigned long long)st->records, (double)st->bytes / 1e6,
-               dt > 0 ? (double)st->records / dt : 0.0);
+    cli_printf(stderr, "\rimporting: %llu memories, %.1f MB", (unsigned long long)st->records,
+               (double)st->bytes / 1e6);
+    if (p->committing)
+        cli_printf(stderr, ": committing ...   ");
+    else
+        cli_printf(stderr, ", %.0f/s   ", dt > 0 ? (double)st->records / dt : 0.0);
     p->shown = 1;
 }
 
@@ -327,11 +331,13 @@ static int run_import(cli_common *c, int argc, char **argv)
         code = ms_fail(&err, MS_IO, "interrupted (Ctrl-C): nothing was imported (store %s)",
                        cli_db_path(c));
     if (!code && store_profiles(s, &after, &na, NULL))
-        na = 0;           /* only the per-profile lines will be missing */
-    if (!code && p.shown) /* the index's last words, the commit and its checkpoint: seconds
-                             at a million memories, the count no longer moving */
-        cli_printf(stderr, "\rimporting: %llu memories, %.1f MB: committing ...   ",
-                   (unsigned long long)st.records, (double)st.bytes / 1e6);
+        na = 0;             /* only the per-profile lines will be missing */
+    if (!code && p.shown) { /* the index's last words, the commit and its checkpoint:
+                               seconds at a million memories, the count no longer moving */
+        p.committing = 1;
+        show_progress(&p, &st);
+        p.committing = 0;
+    }
     if (!code)
         code = store_end(s, &err);
     else

@@ -137,6 +137,7 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
     for (size_t r = 0; r < seeds->n && r < SPREAD_SEEDS; r++)
         give(&sp, seeds->v[r].idx, 1.0 / sqrt((double)r + 1.0));
     size_t n_seeds = diverse_seeds(c);
+    int more = 0; /* seeds past SPREAD_SEEDS, each the first of its session */
     for (size_t r = 0; r < seeds->n && r < n_seeds; r++) {
         uint32_t u = seeds->v[r].idx;
         double a = 1.0 / sqrt((double)r + 1.0);
@@ -145,6 +146,7 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
                 continue;
             a *= c->o->first_stage.seed_scale;
             give(&sp, u, a);
+            more++;
         }
         if (along_edges(sn, u, a, &sp)) {
             st = ms_fail(err, MS_SQL, "cannot read the edges of memory #%lld",
@@ -159,6 +161,9 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
     }
     if (!st && sp.oom)
         st = ms_fail(err, MS_NOMEM, "out of memory");
+    if (n_seeds > SPREAD_SEEDS)
+        firststage_account(c, "seeds %d:%g: %d more, the first of their sessions down to rank %zu",
+                           c->o->first_stage.seeds, c->o->first_stage.seed_scale, more, n_seeds);
     for (size_t t = 0; t < sp.n && !st; t++)
         if (ranked_push(out, sp.touched[t], *idx_sum_find(&sp.act, sp.touched[t])))
             st = ms_fail(err, MS_NOMEM, "out of memory");

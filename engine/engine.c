@@ -293,6 +293,7 @@ void recall_opts_init(recall_opts *o)
     o->floor_threshold = -1;
     o->floor_lexical = -1;
     o->as_of = STORE_TS_NONE;
+    (void)engine_first_stage_parse(ENGINE_FIRST_STAGE_DEFAULT, &o->first_stage);
 }
 
 /* ---- fusion -------------------------------------------------------------- */
@@ -1856,6 +1857,13 @@ char *engine_config_text(engine *e, const recall_opts *o)
             o->no_floor, o->no_adaptive);
     fprintf(f, "floor_threshold=%.17g\nfloor_rule=%s\n",
             o->floor_threshold >= 0 ? o->floor_threshold : FLOOR_COSINE_DEFAULT, FLOOR_RULE);
+    const first_stage_opts *fs = &o->first_stage;
+    fprintf(f,
+            "first_stage=prf:%d:%d:%.17g,sessions:%.17g,aspects:%.17g,seeds:%d:%.17g,"
+            "kinds:%.17g:%d,hops:%.17g:%d,lists:%d,sets:%d\n",
+            fs->prf_docs, fs->prf_terms, fs->prf_weight, fs->sessions, fs->aspects, fs->seeds,
+            fs->seed_scale, fs->kinds, fs->kinds_per_session, fs->hops, fs->hops_per_session,
+            fs->lists_only, fs->sets_only);
     for (int c = 0; c < CH_COUNT; c++)
         if (o->weights_set & CH_MASK(c))
             fprintf(f, "weight.%s=%.17g\n", engine_channel_name(c), o->weights[c]);

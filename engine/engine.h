@@ -92,9 +92,11 @@ void engine_set_progress(engine *e, engine_progress_fn fn, void *ctx);
 #define ENGINE_LIMIT_MAX 1000 /* results per recall */
 #define ENGINE_TOPN_MAX 5000  /* candidates per channel */
 
-/* First-stage lists beyond bm25's one query (docs/QUALITY.md, "First-stage
- * lists"; engine/firststage.c), all off by default: measured on LoCoMo and
- * none gains on both halves. */
+/* First-stage lists beyond bm25's one query and spreading's seeds
+ * (docs/QUALITY.md, "First-stage lists"; engine/firststage.c). The default
+ * is ENGINE_FIRST_STAGE_DEFAULT: spreading's seeds from further sessions for
+ * a question that asks for a set, the one option that gains on both halves
+ * of LoCoMo (docs/QUALITY.md, "Seeds for a set"); the lists are off. */
 typedef struct first_stage_opts {
     int prf_docs, prf_terms; /* pseudo-relevance feedback: terms of bm25's top docs */
     double prf_weight;       /* the weight of their list in bm25's; 0 off */
@@ -113,9 +115,14 @@ typedef struct first_stage_opts {
     int sets_only;           /* only for questions that ask for a set (query.asks_set) */
 } first_stage_opts;
 
+/* recall_opts_init's first stage: for a question that asks for a set of things gathered over
+ * time, spreading also seeds from the best turn of each further session down to rank 30. */
+#define ENGINE_FIRST_STAGE_DEFAULT "seeds=30:1,sets"
+
 /* Parse "prf=K:T:W,sessions=W,aspects=W,seeds=N:S,kinds=W[:P],hops=W[:P],lists,sets" (any of them,
- * in any order) into *out (zeroed first): 0, or -1 when spec is malformed or a number out of range
- * (K 1-64, T 1-32, N 11-200, P 0-50, weights and S 0-10). */
+ * in any order), or "none" (all off), into *out (zeroed first): 0, or -1 when spec is malformed or
+ * a number out of range (K 1-64, T 1-32, N 11-200, P 0-50, weights and S 0-10). The spec replaces
+ * the default whole. */
 int engine_first_stage_parse(const char *spec, first_stage_opts *out);
 
 typedef struct recall_opts {
@@ -135,12 +142,13 @@ typedef struct recall_opts {
     int no_rerank;                /* skip the reranker */
     double synonyms;              /* weight of WordNet synonyms in the query vector
                                      (docs/QUALITY.md); 0: none (the default) */
-    first_stage_opts first_stage; /* off (all 0) by default */
+    first_stage_opts first_stage; /* ENGINE_FIRST_STAGE_DEFAULT by default */
     const char *reranker;         /* "cmd:PROGRAM": rerank with it (kept for later recalls) */
     const char *explain_id;       /* also explain where this memory was cut */
 } recall_opts;
 
-/* Defaults: limit 10, top_n 200, everything else off or from the profile. */
+/* Defaults: limit 10, top_n 200, the first stage ENGINE_FIRST_STAGE_DEFAULT, everything else
+ * off or from the profile. */
 void recall_opts_init(recall_opts *o);
 
 /* ---- the response ------------------------------------------------------ */

@@ -645,6 +645,11 @@ typedef ms_status (*fs_search_fn)(const channel_ctx *c, const query *q, ranked_l
  * (firststage.c); bm unchanged when none is asked for. */
 ms_status firststage_extend(const channel_ctx *c, fs_search_fn search, ranked_list *bm,
                             ms_error *err);
+/* Append fmt's text to channel c's account of what the first-stage options
+ * added (channel_status.first_stage, "first_stage" in the JSON), when it
+ * keeps one. */
+void firststage_account(const channel_ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Do the first-stage options o act on query q (their `lists` restriction)? */
 int firststage_applies(const first_stage_opts *o, const query *q);
 

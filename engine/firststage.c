@@ -1,6 +1,7 @@
 /* firststage.c - lists of the bm25 channel's first stage beyond its one
  * query (recall_opts.first_stage, `--first-stage`; docs/QUALITY.md,
- * "First-stage lists"), each off by default:
+ * "First-stage lists"), each off by default (the default is only `seeds`
+ * for sets, below):
  *
  *   prf      pseudo-relevance feedback (RM3 by rank): the T terms that
  *            weigh most in bm25's top K memories (each term's share of a
@@ -28,7 +29,9 @@
  * Each list is fused into bm25's own by rank, w / (FS_K + rank) with bm25's
  * list at weight 1; the channel's list is that fusion (raw = the fused
  * score) and its account (channel_status.first_stage) names what was
- * added. The option's `seeds` acts in ch_spreading.c; `lists` keeps them
+ * added. The option's `seeds` acts in ch_spreading.c, with an account of
+ * its own in the spreading channel (on by default for sets: engine.h
+ * ENGINE_FIRST_STAGE_DEFAULT); `lists` keeps them
  * all to multi_hop and aggregation questions, `sets` to questions that ask
  * for a set (query.asks_set; firststage_applies). */
 #include "engine_int.h"
@@ -122,6 +125,8 @@ int engine_first_stage_parse(const char *spec, first_stage_opts *out)
     char buf[256];
     if (!spec || !*spec || strlen(spec) >= sizeof buf)
         return -1;
+    if (strcmp(spec, "none") == 0)
+        return 0;
     memcpy(buf, spec, strlen(spec) + 1);
     for (char *item = buf, *next; item; item = next) {
         next = strchr(item, ',');
@@ -139,8 +144,7 @@ int firststage_applies(const first_stage_opts *o, const query *q)
            (!o->sets_only || q->asks_set);
 }
 
-/* Append fmt's text to the channel's account (when it keeps one). */
-static void account(const channel_ctx *c, const char *fmt, ...)
+void firststage_account(const channel_ctx *c, const char *fmt, ...)
 {
     if (!c->first_stage)
         return;
@@ -407,7 +411,8 @@ static ms_status aspect_lists(const channel_ctx *c, fs_search_fn search, double 
     *added = n_asp >= 2;
     if (n_asp < 2)
         return MS_OK;
-    account(c, "%saspects %g (%d)", c->first_stage && c->first_stage[0] ? "; " : "", w, n_asp);
+    firststage_account(c, "%saspects %g (%d)", c->first_stage && c->first_stage[0] ? "; " : "", w,
+                       n_asp);
     query *aq = calloc(1, sizeof *aq);
     if (!aq)
         return ms_fail(err, MS_NOMEM, "out of memory");
@@ -554,10 +559,11 @@ static ms_status add_kinds(const channel_ctx *c, fs_search_fn search, double *ac
     ranked_list l = {0};
     *added = !st && kq->n_terms > 0;
     if (*added) {
-        account(c, "%skinds %g of %s (%d words):", c->first_stage && c->first_stage[0] ? "; " : "",
-                f->kinds, c->q->kind, kq->n_terms);
+        firststage_account(
+            c, "%skinds %g of %s (%d words):", c->first_stage && c->first_stage[0] ? "; " : "",
+            f->kinds, c->q->kind, kq->n_terms);
         for (int i = 0; i < kq->n_terms; i++)
-            account(c, " %s", kq->terms[i].surface);
+            firststage_account(c, " %s", kq->terms[i].surface);
         st = search(c, kq, &l, err);
     }
     if (!st && *added) {
@@ -644,8 +650,9 @@ static ms_status add_hops(const channel_ctx *c, fs_search_fn search, double *acc
     ms_status st = hop_list(c, search, &l, err);
     if (!st) {
         keep_named(c, &l, f->hops_per_session);
-        account(c, "%shops %g (%d words, %zu turns)",
-                c->first_stage && c->first_stage[0] ? "; " : "", f->hops, c->q->n_pred, l.n);
+        firststage_account(c, "%shops %g (%d words, %zu turns)",
+                           c->first_stage && c->first_stage[0] ? "; " : "", f->hops, c->q->n_pred,
+                           l.n);
         if (fold_in(&l, f->hops, acc, seen, all))
             st = ms_fail(err, MS_NOMEM, "out of memory");
     }
@@ -662,10 +669,10 @@ static ms_status add_prf(const channel_ctx *c, fs_search_fn search, const ranked
     ranked_list l = {0};
     const first_stage_opts *f = &c->o->first_stage;
     if (!st)
-        account(c, "%sprf %d:%d:%g", c->first_stage && c->first_stage[0] ? "; " : "", f->prf_docs,
-                f->prf_terms, f->prf_weight);
+        firststage_account(c, "%sprf %d:%d:%g", c->first_stage && c->first_stage[0] ? "; " : "",
+                           f->prf_docs, f->prf_terms, f->prf_weight);
     for (int i = 0; !st && i < eq->n_terms; i++)
-        account(c, " %s", eq->terms[i].surface);
+        firststage_account(c, " %s", eq->terms[i].surface);
     if (!st && eq->n_terms > 0)
         st = search(c, eq, &l, err);
     if (!st && fold_in(&l, f->prf_weight, acc, seen, all))
@@ -681,8 +688,8 @@ static ms_status add_sessions(const channel_ctx *c, const ranked_list *bm, doubl
     ranked_list l = {0};
     ms_status st = session_list(c, bm, &l, err);
     if (!st)
-        account(c, "%ssessions %g", c->first_stage && c->first_stage[0] ? "; " : "",
-                c->o->first_stage.sessions);
+        firststage_account(c, "%ssessions %g", c->first_stage && c->first_stage[0] ? "; " : "",
+                           c->o->first_stage.sessions);
     if (!st && fold_in(&l, c->o->first_stage.sessions, acc, seen, all))
         st = ms_fail(err, MS_NOMEM, "out of memory");
     ranked_free(&l);

@@ -122,6 +122,8 @@ say(saved["this_store"]["content_sha256"] == [s for s in r["identity"]["stores"]
 say(len(r["identity"]["label_files"]) == 4 and all(re.fullmatch("[0-9a-f]{64}", f["sha256"])
     for f in r["identity"]["label_files"]), "four label files, each with its SHA-256")
 say("floor_threshold=" in r["identity"]["engine_configuration"], "the whole engine configuration")
+say("first_stage=prf:0:0:0,sessions:0,aspects:0,seeds:30:1,kinds:0:0,hops:0:0,lists:0,sets:1\n"
+    in r["identity"]["engine_configuration"], "with the first stage's options (the default's)")
 EOF
     echo "FAIL the report's reader failed" >>check.out
 while IFS= read -r line; do
@@ -209,6 +211,10 @@ run calibrate --db demo.db --queries fit.jsonl --eval --db demo.db --queries hel
 run health --db demo.db
 grep -q "stale because the engine configuration changed" out
 ok $? "a report made under another configuration is stale for the default one"
+run calibrate --db demo.db --queries fit.jsonl --eval --db demo.db --queries held.jsonl --first-stage none
+run health --db demo.db
+grep -q "stale because the engine configuration changed" out
+ok $? "so is one made with another first stage (--first-stage none)"
 run health --db demo.db --profile other
 grep -q "stale because .*made for another profile" out
 ok $? "another profile: stale"

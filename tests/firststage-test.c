@@ -13,7 +13,9 @@
  *   - every list the same through the snapshot's postings and through FTS5;
  *   - seeds: spreading also seeds from the first turn of a session below
  *     its ten seeds, at the scale asked, and `lists` keeps every option off
- *     for a question that is not multi_hop or aggregation;
+ *     for a question that is not multi_hop or aggregation; the default
+ *     (seeds=30:1,sets) does so for a question that asks for a set, and
+ *     `none` never;
  *   - kinds: the words WordNet files below the noun asked for ("which
  *     cities" -> rome, paris) that the store holds, asked as a list of
  *     their own, only the named speakers' memories, at most P a session;
@@ -239,12 +241,25 @@ static void test_parse(void)
        "kinds, hops (with a cap per session) and sets parse together");
     ok(engine_first_stage_parse("kinds=2:3", &o) == 0 && o.kinds == 2 && o.kinds_per_session == 3,
        "kinds=2:3: weight 2, at most 3 a session");
+    first_stage_opts none = {0};
+    o.seeds = 30;
+    ok(engine_first_stage_parse("none", &o) == 0 && memcmp(&o, &none, sizeof o) == 0,
+       "none: every option off");
+    recall_opts ro;
+    recall_opts_init(&ro);
+    ok(ro.first_stage.seeds == 30 && ro.first_stage.seed_scale == 1 && ro.first_stage.sets_only &&
+           !ro.first_stage.lists_only && ro.first_stage.prf_weight == 0 &&
+           ro.first_stage.sessions == 0 && ro.first_stage.aspects == 0 &&
+           ro.first_stage.kinds == 0 && ro.first_stage.hops == 0,
+       "the default (recall_opts_init): seeds=30:1 for sets, no list");
     static const char *const bad[] = {
-        "kinds",       "kinds=11",    "kinds=1:1.5", "kinds=1:51", "hops=",       "hops=1:2:3",
-        "hops=-1",     "sets=1",      "kinds=1:",    "",           "prf",         "prf=5:10",
-        "prf=0:10:1",  "prf=5:0:1",   "prf=5:33:1",  "prf=65:5:1", "prf=5.5:5:1", "prf=5:5:11",
-        "sessions=-1", "sessions=11", "aspects=x",   "seeds=10:1", "seeds=30",    "seeds=30:11",
-        "lists=1",     "sessions=1,", "bogus",       "prf=5:10:1x"};
+        "kinds",       "kinds=11",    "kinds=1:1.5", "kinds=1:51",  "hops=",
+        "hops=1:2:3",  "hops=-1",     "sets=1",      "kinds=1:",    "",
+        "prf",         "prf=5:10",    "prf=0:10:1",  "prf=5:0:1",   "prf=5:33:1",
+        "prf=65:5:1",  "prf=5.5:5:1", "prf=5:5:11",  "sessions=-1", "sessions=11",
+        "aspects=x",   "seeds=10:1",  "seeds=30",    "seeds=30:11", "lists=1",
+        "sessions=1,", "bogus",       "prf=5:10:1x", "none,sets",   "sets,none",
+        "None"};
     int refused = 0;
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int r = engine_first_stage_parse(bad[i], &o);
@@ -423,6 +438,17 @@ static void test_seeds(void)
        "b1, the second of B, is no seed: all it gets is b0's (halved with b0)");
     ok(same_list(&lists, &plain), "lists: a question that is not multi_hop keeps ten seeds");
     ok(same_list(&lists_mh, &s1), "lists: a multi_hop question (\"both\") seeds as seeds=12:1");
+    ranked_list dflt = {0}, dflt_set = {0}, off_set = {0};
+    st = spread(s, sn, "turn", NULL, &seeds, &dflt);
+    st = st ? st : spread(s, sn, "Which turns do A and B both take?", NULL, &seeds, &dflt_set);
+    st = st ? st : spread(s, sn, "Which turns do A and B both take?", "none", &seeds, &off_set);
+    ok(!st && same_list(&dflt, &plain), "the default: a question that asks no set keeps ten seeds");
+    ok(same_list(&dflt_set, &s1),
+       "the default: a set asked (\"both\") seeds b0 as seeds=12:1 does");
+    ok(same_list(&off_set, &plain), "none: ten seeds for the same question");
+    ranked_free(&dflt);
+    ranked_free(&dflt_set);
+    ranked_free(&off_set);
     ranked_free(&seeds);
     ranked_free(&plain);
     ranked_free(&s1);
@@ -631,7 +657,7 @@ static void test_recall_account(void)
     j = text ? cJSON_Parse(text) : NULL;
     bm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "channels"), "bm25");
     ok(bm && !cJSON_GetObjectItemCaseSensitive(bm, "first_stage"),
-       "off by default: no first_stage in the channels");
+       "the options off: no first_stage in bm25");
     cJSON_Delete(j);
     free(text);
     recall_free(r);

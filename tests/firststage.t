@@ -3,9 +3,9 @@
 # tested in tests/firststage-test.c): recall --json names what was added to
 # bm25's list, every score of a traced answer with all the options on
 # recomputes from its trace (--audit), the answer is the same with the
-# store's snapshot file (bm25 over its postings) as without it, off by
-# default nothing is named, eval and shell take the option, and a malformed
-# spec is one usage line (exit 2).
+# store's snapshot file (bm25 over its postings) as without it, by default
+# bm25 names nothing (the default, seeds for sets, is spreading's), eval and
+# shell take the option, and a malformed spec is one usage line (exit 2).
 #
 # Needs $MEMSCOPE and python3. Works in a temporary directory it removes.
 set -u
@@ -41,7 +41,7 @@ p3_bm25() { field out '[r["trace"]["channels"].get("bm25", {}).get("rank") for r
 
 run recall --db s.db --json --trace --no-floor "$Q"
 is "$rc" 0 "recall without --first-stage answers"
-is "$(field out '"first_stage" in d["channels"]["bm25"]')" False "off by default: bm25 names nothing added"
+is "$(field out '"first_stage" in d["channels"]["bm25"]')" False "by default bm25 names nothing added (the default acts in spreading, for sets)"
 is "$(p3_bm25)" "None" "the kiln memory, holding no word of the question, is not in bm25's list"
 
 MEMSCOPE_SNAPSHOT=off run recall --db s.db --json --trace --no-floor --first-stage "$SPEC" "$Q"

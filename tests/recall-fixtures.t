@@ -169,6 +169,15 @@ my %check = (
         }
         return (!@bad, "channel $ch: $v", @bad);
     },
+    "first-stage" => sub {    # channel CH's account of the first stage holds TEXT, or has none
+        my ($j, $ch, $v) = @_;
+        my $c = $j->{channels}{$ch} or return (0, "channel $ch exists", "no such channel");
+        my $got = $c->{first_stage};
+        return (!defined $got, "channel $ch has no first_stage", "got '" . ($got // "") . "'")
+            if $v eq "none";
+        return (defined $got && index($got, $v) >= 0, "channel ${ch}'s first_stage says '$v'",
+                "got '" . ($got // "none") . "'");
+    },
     "ranked-by" => sub {
         my ($j, $id, $v) = @_;
         my $r = result($j, $id) or return (0, "$id ranked by $v", "$id not returned: " . shown($j));

@@ -73,7 +73,7 @@ int cli_recall_option(const cli_command *cmd, int opt, const char *arg, recall_o
         if (engine_first_stage_parse(arg, &ro->first_stage))
             return cli_usage(cmd, "--first-stage takes prf=K:T:W, sessions=W, aspects=W, "
                                   "seeds=N:S, kinds=W[:P], hops=W[:P], lists and sets, "
-                                  "comma-separated (docs/QUALITY.md)"),
+                                  "comma-separated, or none (docs/QUALITY.md)"),
                    -1;
         return 1;
     case OPT_AS_OF:
@@ -122,9 +122,11 @@ static const char recall_usage[] =
     "candidate pool with an external program (an adjustment of ranking_score);\n"
     "--no-adaptive ignores what `memscope feedback` taught. --synonyms W adds the\n"
     "WordNet synonyms of the question's words to its vector at weight W (off by\n"
-    "default; needs wordnet-base). --first-stage SPEC adds lists to bm25's first\n"
-    "stage (prf=K:T:W pseudo-relevance feedback, sessions=W, aspects=W, seeds=N:S,\n"
-    "lists; off by default, docs/QUALITY.md). Recall never writes.\n";
+    "default; needs wordnet-base). --first-stage SPEC sets the first stage: lists\n"
+    "added to bm25's (prf=K:T:W pseudo-relevance feedback, sessions=W, aspects=W,\n"
+    "kinds=W, hops=W) and spreading's seeds (seeds=N:S); lists or sets keeps them\n"
+    "to multi-hop questions or to those asking for a set. The default is\n"
+    "seeds=30:1,sets; none turns it all off (docs/QUALITY.md). Recall never writes.\n";
 
 static int run_recall(cli_common *c, int argc, char **argv);
 const cli_command cmd_recall = {"recall", "recall memories for a query (Score Contract v2)",

@@ -180,6 +180,12 @@ ok $? "the table says no column is an answer probability"
 run recall --db demo.db --trace "$ASOF" "When is my dentist appointment?"
 grep -Eq '[0-9.]+/\([0-9.]+\+[0-9]+\) = [0-9.]+' out
 ok $? "the table's --trace shows w/(k+rank) = contribution"
+run recall --db demo.db --trace --limit 1 "$ASOF" "How many times did Leah run a race?"
+grep -q "spreading first stage: seeds 30:1: [0-9]* more" out
+ok $? "--trace says what the first stage added: spreading's seeds for a set asked"
+run recall --db demo.db --trace --limit 1 "$ASOF" "When is my dentist appointment?"
+! grep -q "first stage" out
+ok $? "and nothing for a question that asks for no set"
 
 # ---- --weights, --disable, --rrf-k -----------------------------------------------------
 

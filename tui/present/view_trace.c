@@ -110,6 +110,20 @@ int vfmt_trace(vrow *out, int max, const recall_result *r, const recall_hit *h)
     vfmt_trace_header(&out[n++]);
     for (int c = 0; c < CH_COUNT; c++)
         vfmt_channel_row(&out[n++], r, h, c);
+    /* What the first stage added to a channel's list (the JSON's
+     * channels.X.first_stage): the same for every hit, and why one was
+     * ranked at all. It may quote stored words (prf's, kinds'). A row only
+     * while the rest still fits. */
+    for (int c = 0; c < CH_COUNT; c++) {
+        const char *fs = r->ch[c].first_stage;
+        if (!fs[0] || n + 6 + h->n_adj > max)
+            continue;
+        vrow *f = &out[n++];
+        vrow_addf(f, ROLE_trace_label, "%-*s", TW_NAME, "");
+        vrow_addf(f, theme_channel_role(c), "%s", engine_channel_name(c));
+        vrow_add(f, ROLE_legend, " first stage: ");
+        vrow_stored(f, ROLE_legend, fs, strlen(fs));
+    }
     vrow *l = &out[n++];
     vrow_addf(l, ROLE_trace_label, "%-*s", TW_NAME, "fused");
     vrow_add(l, ROLE_normal, "sum of contributions = ");

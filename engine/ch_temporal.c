@@ -19,7 +19,9 @@
  *  - a "when / how long" question (type temporal): the bm25 list kept to
  *    memories that carry a time expression ("last Friday", "two years
  *    ago", a month, a year, a weekend, a holiday, a day of the month such
- *    as "on the 15th": the words engine/dates.c reads), in bm25 order, and
+ *    as "on the 15th": the words engine/dates.c reads) or say that
+ *    something was just done ("I just got accepted": at the time of
+ *    telling, temporal_says_just_done), in bm25 order, and
  *    those that say how long something has lasted ("for three years now":
  *    temporal_says_duration), which answers "how long" and, from the time it was
  *    said, "when did he get them". raw = the bm25 score.
@@ -30,6 +32,7 @@
  *    if just after the bm25 list.
  * With no date and neither question type it has nothing to say. */
 #include "engine_int.h"
+#include "lexicon.h"
 #include "store/base/civil.h"
 
 #include <ctype.h>
@@ -606,14 +609,17 @@ static ms_status date_list(const channel_ctx *c, ranked_list *out, ms_error *err
     return MS_OK;
 }
 
-/* The memories that match the query's terms and carry a time expression. */
 /* Which memories say when in their own words (their content holds a time
- * expression)? The same for every query, so worked out once per snapshot:
- * for a memory the bm25 list holds, this is exactly "matches the query's
- * terms AND content : (time expressions)". */
+ * expression, or says that something was just done)? The same for every
+ * query, so worked out once per snapshot: for a memory the bm25 list
+ * holds, this is exactly "matches the query's terms AND content : (time
+ * expressions)", or its text says_just_done. */
 struct mark_ctx {
     const snapshot *sn;
     uint8_t *mark;
+    int64_t *rid; /* the rids of the memories holding "just", mark_just */
+    size_t n, cap;
+    int oom;
 };
 
 static int mark_rid(void *p, int64_t rid)
@@ -625,6 +631,50 @@ static int mark_rid(void *p, int64_t rid)
     return 0;
 }
 
+static int just_rid(void *p, int64_t rid)
+{
+    struct mark_ctx *m = p;
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 64;
+        int64_t *v = realloc(m->rid, cap * sizeof *v);
+        if (!v) {
+            m->oom = 1;
+            return 1;
+        }
+        m->rid = v;
+        m->cap = cap;
+    }
+    m->rid[m->n++] = rid;
+    return 0;
+}
+
+/* Mark the memories not marked yet whose content holds "just" and
+ * says_just_done: their texts read STORE_GET_BATCH at a time. */
+static ms_status mark_just(store *s, struct mark_ctx *m, ms_error *err)
+{
+    ms_status st = store_fts_match(s, "content : just", just_rid, m, err);
+    if (!st && m->oom)
+        st = ms_fail(err, MS_NOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t j = 0; j < m->n; j++) { /* only those not marked already */
+        long i = snapshot_find(m->sn, m->rid[j]);
+        if (i >= 0 && !m->mark[i])
+            m->rid[k++] = m->rid[j];
+    }
+    store_memory got[STORE_GET_BATCH];
+    for (size_t a = 0; !st && a < k; a += STORE_GET_BATCH) {
+        size_t b = k - a < STORE_GET_BATCH ? k - a : STORE_GET_BATCH;
+        st = store_get_rids(s, m->rid + a, b, got, err);
+        for (size_t j = 0; j < b; j++) {
+            long i = snapshot_find(m->sn, m->rid[a + j]);
+            if (!st && i >= 0 && temporal_says_just_done(got[j].content))
+                m->mark[i] = 1;
+            store_memory_clear(&got[j]);
+        }
+    }
+    return st;
+}
+
 ms_status temporal_marks(store *s, const snapshot *sn, uint8_t **out, ms_error *err)
 {
     uint8_t *mark = calloc(sn->n + 1, 1);
@@ -633,8 +683,11 @@ ms_status temporal_marks(store *s, const snapshot *sn, uint8_t **out, ms_error *
         return ms_fail(err, MS_NOMEM, "out of memory");
     char match[sizeof time_expression + 16];
     snprintf(match, sizeof match, "content : (%s)", time_expression);
-    struct mark_ctx m = {sn, mark};
+    struct mark_ctx m = {sn, mark, NULL, 0, 0, 0};
     ms_status st = store_fts_match(s, match, mark_rid, &m, err);
+    if (!st)
+        st = mark_just(s, &m, err);
+    free(m.rid);
     if (st) {
         free(mark);
         return st;
@@ -674,6 +727,45 @@ static int word_in(const char *p, size_t n, const char *const *list)
     for (int k = 0; list[k]; k++)
         if (word_eq(p, n, list[k]))
             return 1;
+    return 0;
+}
+
+/* Is the word p[n] a past form of a verb: a regular one, ending in "ed"
+ * after a letter other than "e" ("opened", "started"; not "need",
+ * "speed"), or a form WordNet's exception list of verbs gives a base
+ * ("got", "won", "been"; not the present "am", "is", "are", "has")? */
+static int past_form(const char *p, size_t n)
+{
+    static const char *const present[] = {"am", "is", "are", "has", NULL};
+    char w[32];
+    if (n < 2 || n >= sizeof w)
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        w[k] = (char)tolower((unsigned char)p[k]);
+    w[n] = '\0';
+    if (n >= 4 && w[n - 2] == 'e' && w[n - 1] == 'd' && w[n - 3] != 'e')
+        return 1;
+    return !word_in(p, n, present) && lexicon_verb_irregular(lexicon_default(), w, n);
+}
+
+int temporal_says_just_done(const char *text)
+{
+    /* words split at bytes that are not letters, as temporal_says_duration
+     * does at bytes that are not isalnum */
+    int just = 0;
+    for (const char *p = text; p && *p;) {
+        while (*p && !isalpha((unsigned char)*p))
+            p++;
+        size_t n = 0;
+        while (isalpha((unsigned char)p[n]) || p[n] == '\'')
+            n++;
+        if (!n)
+            break;
+        if (just && past_form(p, n))
+            return 1;
+        just = n == 4 && word_eq(p, n, "just");
+        p += n;
+    }
     return 0;
 }
 

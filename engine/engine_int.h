@@ -729,6 +729,12 @@ int temporal_durations(store *s, const snapshot *sn, const uint8_t *base, size_t
  * isalnum, compared as tolower makes them. The when-question's list keeps a
  * bm25 hit that does (ch_temporal.c). */
 int temporal_says_duration(const char *text);
+/* Does text say that something was just done: "just" right before a past
+ * form of a verb ("I just got accepted", "we've just opened"), which dates
+ * it at the time of telling as "today" would? Irregular forms come from
+ * WordNet's exception list of verbs (lexicon_default); without it only
+ * the regular "-ed" forms count. */
+int temporal_says_just_done(const char *text);
 
 /* The text cJSON_Print gives the number d (response.c), into out, without
  * the C library's number conversions: 1; 0 when this cannot be sure of it

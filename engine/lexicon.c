@@ -747,6 +747,12 @@ int lexicon_verb_class(const lexicon *lx, const char *word, size_t n)
     return atoi(f);
 }
 
+int lexicon_verb_irregular(const lexicon *lx, const char *word, size_t n)
+{
+    return lx && n > 0 && n < WORD_MAX && lx->exc[VERB].text &&
+           sorted_find(&lx->exc[VERB], word, n) != NULL;
+}
+
 int lexicon_exception_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn, void *ctx)
 {
     static const int pos[] = {NOUN, VERB};

@@ -92,6 +92,10 @@ int lexicon_verb_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn
 int lexicon_exception_bases(const lexicon *lx, const char *word, size_t n, lexicon_fn fn,
                             void *ctx);
 
+/* Is word[0..n) (lower case) an inflected form WordNet's exception list
+ * of verbs gives a base ("got" -> "get", "won" -> "win")? */
+int lexicon_verb_irregular(const lexicon *lx, const char *word, size_t n);
+
 /* Call fn for each distinct word of a verb's family: the verb base forms
  * of word[0..n) themselves, the words of their first `senses` verb
  * synsets, and the words WordNet relates to those senses by derivation

@@ -45,7 +45,9 @@
 
 #define SNAPFILE_MIN 10000 /* memories: below this the tables load in a few ms */
 #define SNAP_MAGIC "MSSNAP\r\n"
-#define SNAP_FORMAT 8
+/* 9: the time marks (S_MARKS) also hold the memories that say something
+ * was just done (temporal_says_just_done); a file of 8 has them without */
+#define SNAP_FORMAT 9
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_HEAD 4096 /* bytes of header; the sections follow */
 #define SNAP_ALIGN 64

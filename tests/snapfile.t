@@ -142,11 +142,12 @@ cp good.snap demo.db.snap && truncate -s 100000 demo.db.snap
 damage "a file cut short" "damaged"
 cp good.snap demo.db.snap && truncate -s 100 demo.db.snap
 damage "a file shorter than its header" "damaged"
-# A file of the format before this one (7: no edges, days or durations):
-# rebuilt, not read as this format.
+# A file of the format before this one (8: its time marks without the
+# memories that say something was just done): rebuilt, not read as this
+# format.
 cp good.snap demo.db.snap &&
-    python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(8); f.write((7).to_bytes(4,"little"))' demo.db.snap
-damage "a file of format 7" "made by another version of memscope"
+    python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(8); f.write((8).to_bytes(4,"little"))' demo.db.snap
+damage "a file of format 8" "made by another version of memscope"
 head -c 10000 /dev/urandom >demo.db.snap
 damage "random bytes" "not a memscope snapshot file"
 "$MEMSCOPE" demo --db other.db >/dev/null 2>&1

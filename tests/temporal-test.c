@@ -14,6 +14,9 @@
  *     copy here: each word cut to 15 bytes with snprintf, lowered, and
  *     compared with strcmp) for 20,000 random texts of amounts, units,
  *     other words, digits, punctuation and bytes above 127, and for a few
+ *     written out;
+ *   - whether a text says something was just done
+ *     (temporal_says_just_done): "just" before a past form, for a few
  *     written out.
  * Links the store and the engine. */
 #include <ctype.h>
@@ -246,14 +249,45 @@ static void test_says_duration(void)
     ok(wrong == 0, "says_duration on 10 texts written out");
 }
 
+/* "just" before a past form says something was just done; before anything
+ * else ("just a bakery", "just need") it does not. Irregular forms from the
+ * test WordNet (tests/data/wordnet: "won"). */
+static void test_says_just_done(void)
+{
+    static const struct {
+        const char *text;
+        int want;
+    } cases[] = {
+        {"I just opened the bakery on Mill Street!", 1},
+        {"We've JUST started a book club.", 1},
+        {"I just won the county bake-off", 1},
+        {"It's just a small bakery, nothing fancy.", 0},
+        {"I just need a bigger oven", 0},
+        {"just", 0},
+        {"I adjusted the oven", 0},
+        {"It just is.", 0},
+        {"Just finished my first marathon", 1},
+        {"", 0},
+    };
+    int wrong = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+        if (temporal_says_just_done(cases[k].text) != cases[k].want) {
+            diag("\"%s\": want %d", cases[k].text, cases[k].want);
+            wrong++;
+        }
+    ok(wrong == 0, "says_just_done on 10 texts written out");
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
         printf("1..0 # SKIP no temporary directory\n");
         return 0;
     }
+    setenv("MEMSCOPE_WORDNET", "tests/data/wordnet", 1);
     test_batch();
     test_says_duration();
+    test_says_just_done();
     remove_tmpdir();
     return done_testing();
 }

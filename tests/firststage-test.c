@@ -241,7 +241,8 @@ static void test_parse(void)
        "kinds, hops (with a cap per session) and sets parse together");
     ok(engine_first_stage_parse("kinds=2:3", &o) == 0 && o.kinds == 2 && o.kinds_per_session == 3,
        "kinds=2:3: weight 2, at most 3 a session");
-    first_stage_opts none = {0};
+    first_stage_opts none; /* all bytes 0, padding too, as the parse leaves it */
+    memset(&none, 0, sizeof none);
     o.seeds = 30;
     ok(engine_first_stage_parse("none", &o) == 0 && memcmp(&o, &none, sizeof o) == 0,
        "none: every option off");

@@ -183,6 +183,11 @@ ok $? "the table's --trace shows w/(k+rank) = contribution"
 run recall --db demo.db --trace --limit 1 "$ASOF" "How many times did Leah run a race?"
 grep -q "spreading first stage: seeds 30:1: [0-9]* more" out
 ok $? "--trace says what the first stage added: spreading's seeds for a set asked"
+run recall --db demo.db --trace --limit 5 "$ASOF" "How many times did Leah run a race?"
+is "$(grep -c "spreading first stage: seeds 30:1" out)" 1 \
+    "with five traces it is said once: the same for every hit"
+[ "$(grep -n "first stage" out | cut -d: -f1)" -lt "$(grep -n "^ *1 " out | head -n 1 | cut -d: -f1)" ]
+ok $? "above the table, after the channels line"
 run recall --db demo.db --trace --limit 1 "$ASOF" "When is my dentist appointment?"
 ! grep -q "first stage" out
 ok $? "and nothing for a question that asks for no set"

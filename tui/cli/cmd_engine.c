@@ -174,6 +174,12 @@ static int explain_rows(vrow *out, int max, const recall_result *r, const recall
     return vfmt_explain(out, max, r);
 }
 
+static int first_stage_rows(vrow *out, int max, const recall_result *r, const recall_hit *h)
+{
+    (void)h;
+    return vfmt_first_stage(out, max, r);
+}
+
 static int abstention_rows(vrow *out, int max, const recall_result *r, const recall_hit *h)
 {
     (void)h;
@@ -213,8 +219,8 @@ static void print_hits(const recall_page *p, const recall_result *r, const recal
         rtab_row(&l, &p->c, &h[i], &m);
         cli_put_row(stdout, &l);
         vrow_free(&l);
-        if (p->trace)
-            print_rows(vfmt_trace, r, &h[i], "      ");
+        if (p->trace) /* what the first stage added is said once, above the table */
+            print_rows(vfmt_trace_hit, r, &h[i], "      ");
     }
 }
 
@@ -249,6 +255,8 @@ static void print_table(const recall_result *r, int trace, int width, int wide)
     rtab_layout(width, 0, 1, idw, &p.c);
     print_line(rtab_summary, r);
     print_line(rtab_channels, r);
+    if (trace)
+        print_rows(first_stage_rows, r, NULL, "");
     if (r->abstained) {
         print_rows(abstention_rows, r, NULL, "");
         if (r->n_misses) {

@@ -98,6 +98,11 @@ int vfmt_overlap(const recall_hit *a, size_t na, const recall_hit *b, size_t nb,
  * fused, entity graph, adjustments, ranking, relevance and floor. Returns the
  * number of lines used. Shared by the trace pane and the shell. */
 int vfmt_trace(vrow *out, int max, const recall_result *r, const recall_hit *h);
+/* The same without the rows of what the first stage added, which are the
+ * same for every hit: for a list of traces, with vfmt_first_stage once. */
+int vfmt_trace_hit(vrow *out, int max, const recall_result *r, const recall_hit *h);
+/* What the first stage added to each channel's list, a row each: how many. */
+int vfmt_first_stage(vrow *out, int max, const recall_result *r);
 /* The why-not rows for r->explain (see vfmt_trace). */
 int vfmt_explain(vrow *out, int max, const recall_result *r);
 /* A sentence saying what an explain verdict means. Static storage. */

@@ -102,7 +102,29 @@ static void vfmt_floor_row(vrow *l, const recall_result *r, const recall_hit *h)
     vrow_addf(l, ROLE_normal, "  (%s)", h->floor_why);
 }
 
-int vfmt_trace(vrow *out, int max, const recall_result *r, const recall_hit *h)
+/* The row saying what the first stage added to channel c's list (the
+ * JSON's channels.X.first_stage): the same for every hit of a recall, and
+ * why one was ranked at all. It may quote stored words (prf's, kinds'). */
+static void vfmt_first_stage_row(vrow *f, const recall_result *r, int c)
+{
+    const char *fs = r->ch[c].first_stage;
+    vrow_addf(f, ROLE_trace_label, "%-*s", TW_NAME, "");
+    vrow_addf(f, theme_channel_role(c), "%s", engine_channel_name(c));
+    vrow_add(f, ROLE_legend, " first stage: ");
+    vrow_stored(f, ROLE_legend, fs, strlen(fs));
+}
+
+int vfmt_first_stage(vrow *out, int max, const recall_result *r)
+{
+    int n = 0;
+    for (int c = 0; c < CH_COUNT && n < max; c++)
+        if (r->ch[c].first_stage[0])
+            vfmt_first_stage_row(&out[n++], r, c);
+    return n;
+}
+
+static int trace_rows(vrow *out, int max, const recall_result *r, const recall_hit *h,
+                      int first_stage)
 {
     int n = 0;
     if (max < 6 + CH_COUNT + h->n_adj)
@@ -110,20 +132,10 @@ int vfmt_trace(vrow *out, int max, const recall_result *r, const recall_hit *h)
     vfmt_trace_header(&out[n++]);
     for (int c = 0; c < CH_COUNT; c++)
         vfmt_channel_row(&out[n++], r, h, c);
-    /* What the first stage added to a channel's list (the JSON's
-     * channels.X.first_stage): the same for every hit, and why one was
-     * ranked at all. It may quote stored words (prf's, kinds'). A row only
-     * while the rest still fits. */
-    for (int c = 0; c < CH_COUNT; c++) {
-        const char *fs = r->ch[c].first_stage;
-        if (!fs[0] || n + 6 + h->n_adj > max)
-            continue;
-        vrow *f = &out[n++];
-        vrow_addf(f, ROLE_trace_label, "%-*s", TW_NAME, "");
-        vrow_addf(f, theme_channel_role(c), "%s", engine_channel_name(c));
-        vrow_add(f, ROLE_legend, " first stage: ");
-        vrow_stored(f, ROLE_legend, fs, strlen(fs));
-    }
+    /* a row only while the rest still fits */
+    for (int c = 0; first_stage && c < CH_COUNT; c++)
+        if (r->ch[c].first_stage[0] && n + 6 + h->n_adj <= max)
+            vfmt_first_stage_row(&out[n++], r, c);
     vrow *l = &out[n++];
     vrow_addf(l, ROLE_trace_label, "%-*s", TW_NAME, "fused");
     vrow_add(l, ROLE_normal, "sum of contributions = ");
@@ -140,6 +152,16 @@ int vfmt_trace(vrow *out, int max, const recall_result *r, const recall_hit *h)
     vrow_addf(l, ROLE_trace_total, "%.4f", h->relevance_score);
     vfmt_floor_row(&out[n++], r, h);
     return n;
+}
+
+int vfmt_trace(vrow *out, int max, const recall_result *r, const recall_hit *h)
+{
+    return trace_rows(out, max, r, h, 1);
+}
+
+int vfmt_trace_hit(vrow *out, int max, const recall_result *r, const recall_hit *h)
+{
+    return trace_rows(out, max, r, h, 0);
 }
 
 /* ---- why not ------------------------------------------------------------- */

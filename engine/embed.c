@@ -52,15 +52,42 @@ static int token_cp(unsigned cp)
 /* The features of one text: distinct hashes with counts and weights. A
  * batch of texts reuses one table: only the slots a text used are cleared
  * after it (clearing all 160 KB for every text was most of an import's
- * embedding time). */
+ * embedding time). A query's table starts with QUERY_SLOTS slots and
+ * doubles as it fills: zeroing all 64 KB of them was 32 of a recall
+ * process's 400 page faults (two vectors a query). The features and
+ * their order are the same at any size, so the vector is too. */
+#define QUERY_SLOTS 512
+
 typedef struct features {
     uint32_t h[HASH_FEATURES_MAX];
     uint32_t tf[HASH_FEATURES_MAX];
     float w[HASH_FEATURES_MAX];
     uint32_t pos[HASH_FEATURES_MAX];      /* the slot of each feature */
     uint32_t slot[2 * HASH_FEATURES_MAX]; /* open addressing: index + 1 */
+    size_t mask;                          /* slots in use - 1 (a power of 2) */
     size_t n;
 } features;
+
+/* Where feature hash h goes in f's slots: its own slot or the empty one. */
+static size_t feature_slot(const features *f, uint32_t h)
+{
+    size_t j = (h * 2654435761u) & f->mask;
+    while (f->slot[j] && f->h[f->slot[j] - 1] != h)
+        j = (j + 1) & f->mask;
+    return j;
+}
+
+/* Twice the slots, the features placed again in their order. */
+static void features_grow(features *f)
+{
+    f->mask = 2 * f->mask + 1;
+    memset(f->slot, 0, (f->mask + 1) * sizeof *f->slot);
+    for (size_t k = 0; k < f->n; k++) {
+        size_t j = feature_slot(f, f->h[k]);
+        f->pos[k] = (uint32_t)j;
+        f->slot[j] = (uint32_t)(k + 1);
+    }
+}
 
 /* Empty f again for the next text. */
 static void features_reset(features *f)
@@ -73,19 +100,20 @@ static void features_reset(features *f)
 static void add_feature(features *f, const char *s, size_t n, float w)
 {
     uint32_t h = embed_fnv1a(s, n);
-    size_t j = (h * 2654435761u) & (2 * HASH_FEATURES_MAX - 1);
-    while (f->slot[j]) {
+    size_t j = feature_slot(f, h);
+    if (f->slot[j]) {
         uint32_t k = f->slot[j] - 1;
-        if (f->h[k] == h) {
-            f->tf[k]++;
-            if (w > f->w[k])
-                f->w[k] = w;
-            return;
-        }
-        j = (j + 1) & (2 * HASH_FEATURES_MAX - 1);
+        f->tf[k]++;
+        if (w > f->w[k])
+            f->w[k] = w;
+        return;
     }
     if (f->n >= HASH_FEATURES_MAX)
         return;
+    if (2 * (f->n + 1) > f->mask + 1) { /* at most half full */
+        features_grow(f);
+        j = feature_slot(f, h);
+    }
     f->h[f->n] = h;
     f->tf[f->n] = 1;
     f->w[f->n] = w;
@@ -188,10 +216,11 @@ int embed_hash_weighted(const char *text, float *v, int dim, embed_weight_fn wei
 int embed_hash_with(const char *text, const embed_word *extra, size_t n_extra, float *v, int dim,
                     embed_weight_fn weight, void *ctx)
 {
-    features *f = malloc(sizeof *f); /* a query's: only the slots need be empty */
+    features *f = malloc(sizeof *f); /* a query's: only the slots in use need be empty */
     if (!f)
         return -1;
-    memset(f->slot, 0, sizeof f->slot);
+    f->mask = QUERY_SLOTS - 1;
+    memset(f->slot, 0, QUERY_SLOTS * sizeof *f->slot);
     f->n = 0;
     struct embed_ctx c = {f, weight, ctx};
     each_token(text, on_token, &c);
@@ -207,9 +236,10 @@ int embed_hash_with(const char *text, const embed_word *extra, size_t n_extra, f
 static ms_status hash_embed(embedder *e, const char *const *texts, size_t n, float *out,
                             ms_error *err)
 {
-    features *f = calloc(1, sizeof *f); /* one table for the batch */
+    features *f = calloc(1, sizeof *f); /* one table for the batch, all its slots */
     if (!f)
         return ms_fail(err, MS_NOMEM, "out of memory computing vectors");
+    f->mask = 2 * HASH_FEATURES_MAX - 1;
     for (size_t i = 0; i < n; i++)
         embed_features(f, texts[i], out + i * (size_t)e->dim, e->dim, NULL, NULL);
     free(f);

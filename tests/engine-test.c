@@ -1658,6 +1658,33 @@ static void test_curly_possessive(void)
     resp_free(&b);
 }
 
+/* A query's vector (embed_hash_weighted: a table that starts small and
+ * grows) is bit for bit the vector of the same text stored (embed_texts:
+ * one full-size table), short or long, and past the limit of distinct
+ * features a text keeps. */
+static void test_query_vector_sizes(void)
+{
+    static const int words[] = {1, 8, 40, 300, 3000};
+    for (size_t t = 0; t < sizeof words / sizeof *words; t++) {
+        size_t cap = (size_t)words[t] * 24 + 1; /* "w2999q" and 8 hex digits, a space */
+        char *text = malloc(cap);
+        size_t len = 0;
+        for (int i = 0; i < words[t]; i++) /* distinct words: many n-grams */
+            len += (size_t)snprintf(text + len, cap - len, "%sw%dq%x", i ? " " : "", i,
+                                    (unsigned)(i * 2654435761u));
+        int dim = embed_dim(emb);
+        float *a = calloc((size_t)dim, sizeof *a), *b = calloc((size_t)dim, sizeof *b);
+        const char *one[1] = {text};
+        ms_error err;
+        ok(embed_hash_weighted(text, a, dim, NULL, NULL) == 0 &&
+               embed_texts(emb, one, 1, b, &err) == MS_OK && memcmp(a, b, dim * sizeof *a) == 0,
+           "%d words: the query's vector is the stored text's, bit for bit", words[t]);
+        free(a);
+        free(b);
+        free(text);
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -1674,6 +1701,7 @@ int main(void)
         return 1;
     }
     test_contract_and_recompute();
+    test_query_vector_sizes();
     test_curly_possessive();
     test_recompute_can_fail();
     test_abstention();

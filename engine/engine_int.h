@@ -154,6 +154,14 @@ void snapshot_free(snapshot *sn);
 /* Index of rid, or -1. */
 long snapshot_find(const snapshot *sn, int64_t rid);
 
+/* Memory for one of a snapshot's large arrays, freed with free(): malloc,
+ * or calloc when zero, asking the kernel for 2 MB pages over it when it is
+ * SNAP_BIG bytes or more. Growing a 1M snapshot allocates about 2.4 GB of
+ * such arrays, and each 4 KB page of fresh memory costs a page fault (10-13
+ * us on the project's VM). */
+#define SNAP_BIG (4u << 20)
+void *snap_big_alloc(size_t n, int zero);
+
 /* A growable array for loading a snapshot (snapshot.c, snapgrow.c): zero
  * it with .size the element's size; snap_grow_push gives room for one more
  * element at the end, or NULL when out of memory (p stays valid). */

@@ -483,7 +483,7 @@ static void *assemble(build *b, int64_t n_row, int64_t n_token, size_t *out_len)
         h.n_token = n_token;
         h.avgdl = b->avgdl;
         *out_len = layout(&h);
-        if ((blob = calloc(1, *out_len))) {
+        if ((blob = snap_big_alloc(*out_len, 1))) {
             memcpy(blob, &h, sizeof h);
             postings p;
             point(&p, blob);
@@ -635,8 +635,8 @@ static int ext_lists(extend *x)
     const uint64_t *row_off = b->row_off.p;
     const uint32_t *doc = x->doc.p;
     x->new_off = calloc(nt + 2, sizeof *x->new_off);
-    x->new_doc = malloc((np + 1) * sizeof *x->new_doc);
-    x->new_post = malloc((np + 1) * sizeof *x->new_post);
+    x->new_doc = snap_big_alloc((np + 1) * sizeof *x->new_doc, 0);
+    x->new_post = snap_big_alloc((np + 1) * sizeof *x->new_post, 0);
     x->keys = malloc((nt + 1) * sizeof *x->keys);
     x->order = malloc((nt + 1) * sizeof *x->order);
     uint32_t *fill = calloc(nt + 1, sizeof *fill);
@@ -772,7 +772,7 @@ static void *ext_assemble(extend *x, const ext_term *t, size_t nt, int64_t n_row
     if (nt >= UINT32_MAX || h.text_len >= UINT32_MAX)
         return NULL;
     *out_len = layout(&h);
-    char *blob = calloc(1, *out_len);
+    char *blob = snap_big_alloc(*out_len, 1);
     char **keys = malloc((nt + 1) * sizeof *keys);
     uint32_t *order = calloc(nt + 1, sizeof *order);
     uint64_t *df = calloc(nt + 1, sizeof *df);

@@ -142,7 +142,7 @@ static void copy_old(void *dst, const void *src, size_t n)
 
 static void *join(const void *a, size_t na, size_t extra, size_t size)
 {
-    void *p = malloc((na + extra + 1) * size);
+    void *p = snap_big_alloc((na + extra + 1) * size, 0);
     if (p && na)
         memcpy(p, a, na * size);
     return p;
@@ -241,8 +241,8 @@ static int grow_exact(snapshot *sn, const snapshot *old)
     copy_old(sn->qx_n, old->qx_n, old->n);
     if (!old->n_qx)
         return 0;
-    sn->qx_code = malloc(old->n_qx);
-    sn->qx_val = malloc(old->n_qx * sizeof *sn->qx_val);
+    sn->qx_code = snap_big_alloc(old->n_qx, 0);
+    sn->qx_val = snap_big_alloc(old->n_qx * sizeof *sn->qx_val, 0);
     if (!sn->qx_code || !sn->qx_val)
         return -1;
     copy_old(sn->qx_code, old->qx_code, old->n_qx);

@@ -43,6 +43,20 @@ static void progress_done(snap_progress *pg)
         progress_at(pg, pg->span);
 }
 
+void *snap_big_alloc(size_t n, int zero)
+{
+    void *p = zero ? calloc(1, n ? n : 1) : malloc(n ? n : 1);
+#ifdef MADV_HUGEPAGE
+    if (p && n >= SNAP_BIG) { /* its 2 MB-aligned inside; a failure changes nothing */
+        uintptr_t a = ((uintptr_t)p + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
+        uintptr_t b = ((uintptr_t)p + n) & ~(uintptr_t)((2u << 20) - 1);
+        if (b > a)
+            madvise((void *)a, b - a, MADV_HUGEPAGE);
+    }
+#endif
+    return p;
+}
+
 void *snap_grow_push(snap_grow *g)
 {
     if (g->n == g->cap) {

@@ -265,15 +265,15 @@ void vectors_query(const float *qvec, int dim, int16_t *codes, uint16_t *nz_dim,
 int vectors_alloc(snapshot *sn, size_t n, int dim)
 {
     size_t blocks = vectors_blocks(n);
-    sn->qv = calloc(blocks * (size_t)dim * VEC_BLOCK, 1);
-    sn->q_scale = calloc(n, sizeof *sn->q_scale);
-    sn->q_resid = calloc(n, sizeof *sn->q_resid);
-    sn->q_norm = calloc(n, sizeof *sn->q_norm);
+    sn->qv = snap_big_alloc(blocks * (size_t)dim * VEC_BLOCK, 1);
+    sn->q_scale = snap_big_alloc(n * sizeof *sn->q_scale, 1);
+    sn->q_resid = snap_big_alloc(n * sizeof *sn->q_resid, 1);
+    sn->q_norm = snap_big_alloc(n * sizeof *sn->q_norm, 1);
     sn->blk_max = calloc(3 * blocks, sizeof *sn->blk_max);
     sn->q_slope = calloc(n + 1, 1);
     sn->stage = calloc((size_t)dim * VEC_BLOCK, 1);
     sn->stage_blk = SIZE_MAX;
-    sn->qx_at = calloc(n, sizeof *sn->qx_at);
+    sn->qx_at = snap_big_alloc(n * sizeof *sn->qx_at, 1);
     sn->qx_n = calloc(n, 1);
     return sn->qv && sn->q_scale && sn->q_resid && sn->q_norm && sn->blk_max && sn->q_slope &&
                    sn->stage && sn->qx_at && sn->qx_n

@@ -338,6 +338,29 @@ static void test_durations(void)
     store_close(s);
 }
 
+/* snap_big_alloc: calloc's and malloc's contract at any size, whether or
+ * not the kernel gives the array 2 MB pages. */
+static void test_big_alloc(void)
+{
+    static const size_t sizes[] = {0, 100, SNAP_BIG - 1, SNAP_BIG, 3 * SNAP_BIG + 12345};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t n = sizes[k];
+        unsigned char *z = snap_big_alloc(n, 1), *m = snap_big_alloc(n, 0);
+        size_t nonzero = 0;
+        for (size_t i = 0; z && i < n; i++)
+            nonzero += z[i] != 0;
+        ok(z && m && nonzero == 0, "%zu bytes: both allocated, the zeroed one all zero", n);
+        if (z && m && n) { /* every byte can be written and read back */
+            memset(m, 0xa5, n);
+            memcpy(z, m, n);
+            ok(z[0] == 0xa5 && z[n - 1] == 0xa5 && memcmp(z, m, n) == 0,
+               "%zu bytes: written and read back whole", n);
+        }
+        free(z);
+        free(m);
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -348,6 +371,7 @@ int main(void)
     test_edges("edges.db", 2000);
     test_edges_extend();
     test_durations();
+    test_big_alloc();
     remove_tmpdir();
     return done_testing();
 }

@@ -648,11 +648,11 @@ static int just_rid(void *p, int64_t rid)
     return 0;
 }
 
-/* Mark the memories not marked yet whose content holds "just" and
- * says_just_done: their texts read STORE_GET_BATCH at a time. */
-static ms_status mark_just(store *s, struct mark_ctx *m, ms_error *err)
+/* Mark the memories after rid `after` not marked yet whose content holds
+ * "just" and says_just_done: their texts read STORE_GET_BATCH at a time. */
+static ms_status mark_just(store *s, struct mark_ctx *m, int64_t after, ms_error *err)
 {
-    ms_status st = store_fts_match(s, "content : just", just_rid, m, err);
+    ms_status st = store_fts_match_after(s, "content : just", after, just_rid, m, err);
     if (!st && m->oom)
         st = ms_fail(err, MS_NOMEM, "out of memory");
     size_t k = 0;
@@ -675,18 +675,24 @@ static ms_status mark_just(store *s, struct mark_ctx *m, ms_error *err)
     return st;
 }
 
-ms_status temporal_marks(store *s, const snapshot *sn, uint8_t **out, ms_error *err)
+ms_status temporal_marks(store *s, const snapshot *sn, const uint8_t *base, size_t base_n,
+                         uint8_t **out, ms_error *err)
 {
     uint8_t *mark = calloc(sn->n + 1, 1);
     *out = NULL;
     if (!mark)
         return ms_fail(err, MS_NOMEM, "out of memory");
+    if (base_n > sn->n)
+        base_n = 0;
+    if (base_n) /* a memory's content does not change while the store only appends */
+        memcpy(mark, base, base_n);
+    int64_t after = base_n ? sn->rid[base_n - 1] : INT64_MIN;
     char match[sizeof time_expression + 16];
     snprintf(match, sizeof match, "content : (%s)", time_expression);
     struct mark_ctx m = {sn, mark, NULL, 0, 0, 0};
-    ms_status st = store_fts_match(s, match, mark_rid, &m, err);
+    ms_status st = store_fts_match_after(s, match, after, mark_rid, &m, err);
     if (!st)
-        st = mark_just(s, &m, err);
+        st = mark_just(s, &m, after, err);
     free(m.rid);
     if (st) {
         free(mark);
@@ -704,7 +710,7 @@ static ms_status time_marks(const channel_ctx *c, const uint8_t **out, ms_error 
         return MS_OK;
     }
     if (!lz->time_marks) {
-        ms_status st = temporal_marks(c->s, c->sn, &lz->time_marks, err);
+        ms_status st = temporal_marks(c->s, c->sn, NULL, 0, &lz->time_marks, err);
         if (st)
             return st;
     }

@@ -714,9 +714,14 @@ typedef enum temporal_mode_t {
 
 temporal_mode_t temporal_mode(const query *q);
 
-/* Which memories of sn say when (a time expression in their content):
- * *out[n] of 0 and 1, the caller frees. Inside a read transaction. */
-ms_status temporal_marks(store *s, const snapshot *sn, uint8_t **out, ms_error *err);
+/* Which memories of sn say when (a time expression in their content, or
+ * that something was just done): *out[n] of 0 and 1, the caller frees.
+ * base[0..base_n), when given, are the marks of sn's first base_n
+ * memories as a snapshot it grew from found them (its content is as it
+ * was): only the memories after them are looked at. Inside a read
+ * transaction. */
+ms_status temporal_marks(store *s, const snapshot *sn, const uint8_t *base, size_t base_n,
+                         uint8_t **out, ms_error *err);
 /* The time channel's index of sn's memories by day, for the snapshot file:
  * (*day)[k] the day of the k-th (ascending, ties by index), (*idx)[k] its
  * memory; two arrays of n the caller frees. 0, or -1 when out of memory. */

@@ -510,14 +510,16 @@ void snapfile_save(store *s, const snapshot *sn, const store_key *key)
     if (fd < 0)
         return;
     snap_more x = {0};
-    uint8_t *marks = NULL;
-    if (!temporal_marks(s, sn, &marks, NULL))
-        x.marks = marks;
     if (store_doclen_get(s, &x.doclen, &x.doclen_base, &x.doclen_span))
         x.doclen = NULL;
     snapshot *base = grown_base(s, sn, key);
-    size_t old = base_rows(base, sn); /* the edges first: their gathering is let go of */
-    uint32_t *adj_off = NULL;         /* before the postings are built */
+    size_t old = base_rows(base, sn);
+    uint8_t *marks = NULL; /* a grown file's: its base's, and the new memories' */
+    size_t marks_old = base && base->marks_file ? old : 0;
+    if (!temporal_marks(s, sn, marks_old ? base->marks_file : NULL, marks_old, &marks, NULL))
+        x.marks = marks;
+    /* the edges first: their gathering is let go of before the postings are built */
+    uint32_t *adj_off = NULL;
     snap_edge *adj = NULL;
     long long n_adj = -1;
     if (sn->has_edges && old)

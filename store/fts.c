@@ -234,6 +234,12 @@ void store_fts_free(store *s)
 
 ms_status store_fts_match(store *s, const char *match, store_rid_fn fn, void *ctx, ms_error *err)
 {
+    return store_fts_match_after(s, match, INT64_MIN, fn, ctx, err);
+}
+
+ms_status store_fts_match_after(store *s, const char *match, int64_t after, store_rid_fn fn,
+                                void *ctx, ms_error *err)
+{
     int only = 0;
     ms_status code = s->fts_n ? store_fts_flush(s, err) : MS_OK;
     if (!code)
@@ -254,6 +260,7 @@ ms_status store_fts_match(store *s, const char *match, store_rid_fn fn, void *ct
         return err ? err->code : MS_SQL;
     }
     sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, after);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         if (fn(ctx, sqlite3_column_int64(st, 0))) {

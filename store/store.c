@@ -278,7 +278,7 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_ENTITY_DROP] = "DELETE FROM entities WHERE eid=?1"
                        " AND NOT EXISTS (SELECT 1 FROM memory_entities WHERE eid=?1)",
     [ST_RID_EXISTS] = "SELECT EXISTS (SELECT 1 FROM memories WHERE rid=?1 AND profile=?2)",
-    [ST_FTS_MATCH] = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1",
+    [ST_FTS_MATCH] = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid > ?2",
     [ST_ENTITY_NAMES] = "SELECT e.name FROM memory_entities l JOIN entities e ON e.eid=l.eid"
                         " WHERE l.rid=?1 AND l.given>=?2 ORDER BY e.norm",
 };

@@ -359,6 +359,10 @@ ms_status store_scan_content(store *s, int64_t after, store_text_fn fn, void *ct
  * do not matter. fn returns 0 to continue. */
 typedef int (*store_rid_fn)(void *ctx, int64_t rid);
 ms_status store_fts_match(store *s, const char *match, store_rid_fn fn, void *ctx, ms_error *err);
+/* The same for the memories whose rid is above after only (the index
+ * seeks past the others). */
+ms_status store_fts_match_after(store *s, const char *match, int64_t after, store_rid_fn fn,
+                                void *ctx, ms_error *err);
 
 /* ---- entities and edges ------------------------------------------------ */
 

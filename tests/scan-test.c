@@ -785,7 +785,7 @@ static void check_dates(store *s, const snapshot *sn, int y0, int y1, int dense,
     size_t differ = 0, listed = 0, told = 0;
     uint8_t *mark = NULL;
     ms_error merr;
-    if (temporal_marks(s, sn, &mark, &merr)) {
+    if (temporal_marks(s, sn, NULL, 0, &mark, &merr)) {
         ok(0, "%s: time marks (%s)", name, merr.msg);
         return;
     }

@@ -42,8 +42,9 @@ sys.exit(0 if len(a) == len(b) > 4096 and a[:4088] == b[:4088] and a[4096:] == b
 
 # turns FIRST COUNT [TEXT]: COUNT JSONL turns with ids g<FIRST>..: some in
 # sessions the bench store has (s00001..), some in new ones; some by its
-# speakers, some by a new one; new names (entities), event times; TEXT
-# replaces the content of the first.
+# speakers, some by a new one; new names (entities), event times; some say
+# when ("last week") or that something was just done (the time marks);
+# TEXT replaces the content of the first.
 turns() {
     python3 - "$@" <<'EOF'
 import json, sys
@@ -53,8 +54,10 @@ names = ["Zorvan Quell", "Brimwick", "Lena", "Nora", "Amir"]
 for k in range(first, first + count):
     sess = "s%05d" % (k % 7 + 1) if k % 3 else "g%03d" % (k // 10)
     who = ["Lena", "Nora", "Tamsin Orr"][k % 3]
+    said = ["%s lit the lantern near the harbour", "I just finished the lantern for %s",
+            "%s lit the lantern last week"][k % 3 if k % 2 else 0] % names[k % 5]
     d = {"id": "g%05d" % k, "speaker": who, "session": sess,
-         "content": "%s: %s lit the lantern near the harbour, turn %d." % (who, names[k % 5], k),
+         "content": "%s: %s, turn %d." % (who, said, k),
          "created_at": "2024-12-%02dT10:%02d:00Z" % (k % 28 + 1, k % 60)}
     if k % 4 == 0:
         d["event_time"] = "2024-%02d-%02dT09:00:00Z" % (k % 12 + 1, k % 27 + 1)

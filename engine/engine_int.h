@@ -156,9 +156,9 @@ long snapshot_find(const snapshot *sn, int64_t rid);
 
 /* Memory for one of a snapshot's large arrays, freed with free(): malloc,
  * or calloc when zero, asking the kernel for 2 MB pages over it when it is
- * SNAP_BIG bytes or more. Growing a 1M snapshot allocates about 2.4 GB of
- * such arrays, and each 4 KB page of fresh memory costs a page fault (10-13
- * us on the project's VM). */
+ * SNAP_BIG bytes or more. Growing a 1M snapshot copies a 1 GB file's
+ * columns into such arrays, and each 4 KB page of fresh memory costs a
+ * page fault (10-13 us on the project's VM). */
 #define SNAP_BIG (4u << 20)
 void *snap_big_alloc(size_t n, int zero);
 

@@ -183,10 +183,36 @@ static int gather_edge(void *p, const store_edge *se)
     return 0;
 }
 
-/* The store's edges come in (src, dst, type) order, and each is listed at
- * both of its ends in that order: what adj_make's sort of one memory's
- * edges gives (an edge of a memory with itself twice, as store_edges_of
- * returns it twice). */
+/* Memory i's n edges at v, sorted as adj_make sorts them (by the store's
+ * key: for one memory that is by the other end, then by type), each once
+ * with its largest weight (the store may give an edge it keeps and derives
+ * both times); their new count. Insertion sort: a memory has a few. */
+static size_t adj_tidy(snap_edge *v, size_t n)
+{
+    for (size_t j = 1; j < n; j++) {
+        snap_edge x = v[j];
+        size_t k = j;
+        for (; k > 0 &&
+               (v[k - 1].other > x.other || (v[k - 1].other == x.other && v[k - 1].type > x.type));
+             k--)
+            v[k] = v[k - 1];
+        v[k] = x;
+    }
+    size_t m = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (m && v[m - 1].other == v[j].other && v[m - 1].type == v[j].type) {
+            if (v[j].w > v[m - 1].w)
+                v[m - 1].w = v[j].w;
+        } else {
+            v[m++] = v[j];
+        }
+    }
+    return m;
+}
+
+/* The store's edges come in no set order; each is listed at both of its
+ * ends, and each memory's list then sorted and made unique: what
+ * adj_make's sort of one memory's edges gives. */
 long long snapshot_edges_all(store *s, const snapshot *sn, uint32_t **off, snap_edge **e)
 {
     *off = NULL;
@@ -222,6 +248,16 @@ long long snapshot_edges_all(store *s, const snapshot *sn, uint32_t **off, snap_
         at->type = x->type;
     }
     free(g.v);
+    uint32_t to = 0, from = 0;
+    for (size_t i = 0; i < sn->n; i++) { /* o[i + 1] is where memory i's end */
+        size_t len = adj_tidy(v + from, o[i + 1] - from);
+        memmove(v + to, v + from, len * sizeof *v);
+        from = o[i + 1];
+        o[i] = to;
+        to += (uint32_t)len;
+    }
+    o[sn->n] = to;
+    memset(v + to, 0, (2 * g.n + 1 - to) * sizeof *v); /* the file's padding bytes */
     *off = o; /* o[i] is where memory i's edges start, o[n] their count */
     *e = v;
     return (long long)o[sn->n];

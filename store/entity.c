@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NAME_MAX_BYTES 96
+#define NAME_MAX_BYTES STORE_NAME_MAX_BYTES
 #define NAME_MAX_WORDS 4
 #define QUOTE_MAX_BYTES 60
 #define QUOTE_MAX_WORDS 6
@@ -321,55 +321,14 @@ static ms_status entity_id(store *s, const found *f, int64_t *eid, ms_error *err
         return store_sql_fail(s, rc, "adding an entity", err);
     *eid = sqlite3_last_insert_rowid(s->db);
     store_wcache_set_entity(s, norm, *eid);
-    store_wcache_set_links(s, norm, NULL, 0); /* new: linked to nothing yet */
     return MS_OK;
-}
-
-/* The (at most two) newest memories before m linked to entity eid: from
- * the write cache while appending, else asked. */
-static ms_status link_prev(store *s, const store_memory *m, int64_t eid, const char *norm,
-                           int append, int64_t prev[2], int *np, ms_error *err)
-{
-    *np = append ? store_wcache_links(s, norm, prev) : -1;
-    if (*np >= 0)
-        return MS_OK;
-    sqlite3_stmt *st = store_stmt(s, ST_LINK_PREV, err);
-    if (!st)
-        return err ? err->code : MS_SQL;
-    sqlite3_bind_int64(st, 1, eid);
-    sqlite3_bind_int64(st, 2, m->rid);
-    sqlite3_bind_int(st, 3, 2);
-    int rc;
-    *np = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *np < 2)
-        prev[(*np)++] = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "finding entity neighbours", err);
-    if (append)
-        store_wcache_set_links(s, norm, prev, *np);
-    return MS_OK;
-}
-
-/* The entity edges one memory adds, into the batch: to each earlier
- * memory, the weight the upserts would leave (0.5, then + 0.25 for each
- * further entity they share, at most 1). */
-static void edge_note(store_edge_batch *x, int64_t other)
-{
-    for (int k = 0; k < x->n; k++)
-        if (x->src[k] == other && x->type[k] == STORE_EDGE_ENTITY) {
-            x->w[k] = x->w[k] + 0.5 / 2 < 1.0 ? x->w[k] + 0.5 / 2 : 1.0;
-            return;
-        }
-    x->src[x->n] = other;
-    x->type[x->n] = STORE_EDGE_ENTITY;
-    x->w[x->n++] = 0.5;
 }
 
 /* The links of an appended memory, written together (write_links). */
 typedef struct link_rows {
     int64_t eid[STORE_ENTITIES_MAX];
     int given[STORE_ENTITIES_MAX];
+    int speaker[STORE_ENTITIES_MAX];
     int n;
 } link_rows;
 
@@ -392,9 +351,10 @@ static ms_status write_links(store *s, int64_t rid, const link_rows *l, ms_error
         if (!st)
             return err ? err->code : MS_SQL;
         for (int j = 0; j < take; j++, k++) {
-            sqlite3_bind_int64(st, 3 * j + 1, rid);
-            sqlite3_bind_int64(st, 3 * j + 2, l->eid[k]);
-            sqlite3_bind_int(st, 3 * j + 3, l->given[k]);
+            sqlite3_bind_int64(st, 4 * j + 1, rid);
+            sqlite3_bind_int64(st, 4 * j + 2, l->eid[k]);
+            sqlite3_bind_int(st, 4 * j + 3, l->given[k]);
+            sqlite3_bind_int(st, 4 * j + 4, l->speaker[k]);
         }
         int rc = sqlite3_step(st);
         if (rc != SQLITE_DONE)
@@ -424,65 +384,44 @@ ms_status store_edges_write(store *s, int64_t dst, const store_edge_batch *x, ms
     return MS_OK;
 }
 
-static ms_status edge_write(store *s, int64_t a, int64_t b, double w, ms_error *err)
-{
-    sqlite3_stmt *e = store_stmt(s, ST_EDGE_UPSERT, err);
-    if (!e)
-        return err ? err->code : MS_SQL;
-    sqlite3_bind_int64(e, 1, a);
-    sqlite3_bind_int64(e, 2, b);
-    sqlite3_bind_int(e, 3, STORE_EDGE_ENTITY);
-    sqlite3_bind_double(e, 4, w);
-    int rc = sqlite3_step(e);
-    if (rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "adding an entity edge", err);
-    return MS_OK;
-}
-
-/* Link m to the entity and add entity edges to the most recent earlier
- * memories that mention it (speakers get no edges: every turn of a person
- * would be linked to every other). The edges are written at once
- * (upserts), or, while appending, the link gathered into *links and the
- * edges into *edges, to be written together (a new memory has no links
- * yet, and its entities differ). */
+/* Link m to the entity: at once (an upsert), or, while appending, the link
+ * gathered into *links, to be written together (a new memory has no links
+ * yet, and its entities differ). The link says whether it is m's speaker's:
+ * the entity edges derived from the links (graph.c) leave those out. */
 static ms_status link_one(store *s, const store_memory *m, const found *f, int append,
-                          link_rows *links, store_edge_batch *edges, ms_error *err)
+                          link_rows *links, ms_error *err)
 {
     int64_t eid = 0;
     ms_status code = entity_id(s, f, &eid, err);
     if (code)
         return code;
+    int speaker = f->kind == STORE_ENTITY_SPEAKER;
     if (append) {
         links->eid[links->n] = eid;
+        links->speaker[links->n] = speaker;
         links->given[links->n++] = f->given;
-    } else {
-        sqlite3_stmt *st = store_stmt(s, ST_LINK_INSERT, err);
-        if (!st)
-            return err ? err->code : MS_SQL;
-        sqlite3_bind_int64(st, 1, m->rid);
-        sqlite3_bind_int64(st, 2, eid);
-        sqlite3_bind_int(st, 3, f->given);
-        int rc = sqlite3_step(st);
-        if (rc != SQLITE_DONE)
-            return store_sql_fail(s, rc, "linking an entity", err);
+        return MS_OK;
     }
-    char norm[4 * NAME_MAX_BYTES + 8];
-    store_entity_norm(f->name, strlen(f->name), norm, sizeof norm);
-    int64_t prev[2];
-    int np = 0;
-    if (f->kind != STORE_ENTITY_SPEAKER)
-        code = link_prev(s, m, eid, norm, append, prev, &np, err);
-    if (!code && append)
-        store_wcache_linked(s, norm, m->rid);
-    else if (!code)
-        store_wcache_set_links(s, norm, NULL, -1); /* linked out of order: ask again */
-    for (int i = 0; !code && i < np; i++) {
-        if (append)
-            edge_note(edges, prev[i]);
-        else
-            code = edge_write(s, prev[i], m->rid, 0.5, err);
-    }
-    return code;
+    sqlite3_stmt *st = store_stmt(s, ST_LINK_INSERT, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_int64(st, 1, m->rid);
+    sqlite3_bind_int64(st, 2, eid);
+    sqlite3_bind_int(st, 3, f->given);
+    sqlite3_bind_int(st, 4, speaker);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "linking an entity", err);
+    return MS_OK;
+}
+
+int store_speaker_norm(const char *speaker, char *norm, size_t cap)
+{
+    size_t len = speaker ? strlen(speaker) : 0;
+    if (len == 0 || len > NAME_MAX_BYTES)
+        return 0;
+    store_entity_norm(speaker, len, norm, cap);
+    return norm[0] && strlen(norm) <= NAME_MAX_BYTES;
 }
 
 /* Skip a leading "Speaker:" that repeats the speaker field. */
@@ -496,8 +435,7 @@ static size_t speaker_prefix(const store_memory *m)
     return 0;
 }
 
-ms_status store_link_entities(store *s, const store_memory *m, int append, store_edge_batch *batch,
-                              ms_error *err)
+ms_status store_link_entities(store *s, const store_memory *m, int append, ms_error *err)
 {
     found v[STORE_ENTITIES_MAX];
     extraction x = {v, 0, STORE_ENTITIES_MAX};
@@ -520,7 +458,7 @@ ms_status store_link_entities(store *s, const store_memory *m, int append, store
     link_rows links = {.n = 0};
     ms_status code = MS_OK;
     for (size_t i = 0; !code && i < x.n; i++)
-        code = link_one(s, m, &x.v[i], append, &links, batch, err);
+        code = link_one(s, m, &x.v[i], append, &links, err);
     return code ? code : write_links(s, m->rid, &links, err);
 }
 

@@ -324,42 +324,6 @@ static ms_status add_edge(store *s, store_edge_batch *batch, int64_t a, int64_t 
     return MS_OK;
 }
 
-/* Session adjacency: the previous two turns of the same session get weights
- * 1.0 (next turn) and 0.5 (two turns apart). prev[0..*n) are those turns,
- * looked up here when *n is -1. */
-static ms_status add_session_edges(store *s, const store_memory *m, const int64_t *prev, int n,
-                                   store_edge_batch *batch, ms_error *err)
-{
-    static const double weight[2] = {1.0, 0.5};
-    for (int i = 0; i < n; i++) {
-        ms_status code = add_edge(s, batch, prev[i], m->rid, STORE_EDGE_SESSION, weight[i], err);
-        if (code)
-            return code;
-    }
-    return MS_OK;
-}
-
-static ms_status session_edges(store *s, const store_memory *m, int64_t prev[2], int *n,
-                               store_edge_batch *batch, ms_error *err)
-{
-    if (*n >= 0) /* known already */
-        return add_session_edges(s, m, prev, *n, batch, err);
-    sqlite3_stmt *st = store_stmt(s, ST_SESSION_PREV, err);
-    if (!st)
-        return err ? err->code : MS_SQL;
-    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, m->session, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, m->rid);
-    int rc;
-    *n = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < 2)
-        prev[(*n)++] = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "finding session neighbours", err);
-    return add_session_edges(s, m, prev, *n, batch, err);
-}
-
 /* Is memory rid of another session than m (or either of none)? Its
  * session from the write cache, else from its row. -1 on an error. */
 static int other_session(store *s, const store_memory *m, int64_t rid, ms_error *err)
@@ -574,11 +538,10 @@ static ms_status put_given_vector(store *s, const store_memory *m, ms_error *err
     return store_put_vector(s, m->rid, m->embedding, m->dim, err);
 }
 
-/* Entities, links and edges of m. append: m is new and the newest row.
- * prev[0..*n_prev) are the turns before it in its session, when known (else
- * *n_prev is -1 and they are looked up here, when needed). */
+/* Entities, links and temporal edges of m (the session and entity edges
+ * are derived when read: graph.c). append: m is new and the newest row. */
 static ms_status derive_graph(store *s, store_memory *m, int fresh, int keep_session, int append,
-                              int64_t prev[2], int *n_prev, ms_error *err)
+                              ms_error *err)
 {
     int64_t *old = NULL; /* a replacement's entities before */
     size_t n_old = 0;
@@ -590,12 +553,10 @@ static ms_status derive_graph(store *s, store_memory *m, int fresh, int keep_ses
     edges.n = 0;
     store_edge_batch *batch = append ? &edges : NULL;
     if (!st)
-        st = store_link_entities(s, m, append, batch, err);
+        st = store_link_entities(s, m, append, err);
     if (!st) /* names the new text no longer has, unless others link them */
         st = drop_orphans(s, old, n_old, err);
     free(old);
-    if (!st && (fresh || !keep_session) && m->session)
-        st = session_edges(s, m, prev, n_prev, batch, err);
     if (!st && m->event_ts != STORE_TS_NONE)
         st = temporal_edges(s, m, batch, err);
     if (!st && batch)
@@ -787,7 +748,7 @@ static ms_status put_memory(store *s, store_memory *m, store_dup_policy dup, sto
     if (append && event_ts != STORE_TS_NONE) /* a later event's candidate */
         store_wcache_set_session_of(s, m->rid, m->session);
     if (!st && !keep_graph)
-        st = derive_graph(s, m, !existing, keep_session, append, prev, &n_prev, err);
+        st = derive_graph(s, m, !existing, keep_session, append, err);
     if (!st && append && m->session && n_prev >= 0)
         st = store_context_appended(s, m, prev, n_prev, err);
     else if (!st)
@@ -1357,7 +1318,10 @@ ms_status store_count(store *s, store_counts *out, ms_error *err)
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW)
         return store_sql_fail(s, rc, "counting", err);
-    return MS_OK;
+    int64_t derived = 0;
+    ms_status code = store_derives_edges(s) ? store_graph_count(s, &derived, err) : MS_OK;
+    out->edges += derived;
+    return code;
 }
 
 static ms_status set_trust(store *s, int64_t rid, double alpha, double beta, ms_error *err)
@@ -1625,6 +1589,19 @@ ms_status store_add_edge(store *s, int64_t a, int64_t b, int type, double weight
     return store_solo_end(s, solo, st, err);
 }
 
+/* The order store_edges_of gives: by type, the heaviest first, then by key. */
+static int edge_order(const void *a, const void *b)
+{
+    const store_edge *x = a, *y = b;
+    if (x->type != y->type)
+        return x->type < y->type ? -1 : 1;
+    if (x->weight != y->weight)
+        return x->weight > y->weight ? -1 : 1;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
 ms_status store_edges_of(store *s, int64_t rid, store_edge **out, size_t *n, ms_error *err)
 {
     *out = NULL;
@@ -1633,33 +1610,30 @@ ms_status store_edges_of(store *s, int64_t rid, store_edge **out, size_t *n, ms_
     if (!st)
         return err ? err->code : MS_SQL;
     sqlite3_bind_int64(st, 1, rid);
-    size_t cap = 0, len = 0;
-    store_edge *v = NULL;
+    store_edge_list l = {NULL, 0, 0};
+    ms_status code = MS_OK;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (len == cap) {
-            cap = cap ? 2 * cap : 16;
-            store_edge *g = realloc(v, cap * sizeof *v);
-            if (!g) {
-                free(v);
-                sqlite3_reset(st);
-                return ms_fail(err, MS_NOMEM, "out of memory");
-            }
-            v = g;
-        }
-        v[len].src = sqlite3_column_int64(st, 0);
-        v[len].dst = sqlite3_column_int64(st, 1);
-        v[len].type = sqlite3_column_int(st, 2);
-        v[len].weight = sqlite3_column_double(st, 3);
-        len++;
-    }
+    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (store_edge_list_add(&l, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                                sqlite3_column_int(st, 2), sqlite3_column_double(st, 3)))
+            code = ms_fail(err, MS_NOMEM, "out of memory");
     sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
-        free(v);
-        return store_sql_fail(s, rc, "reading edges", err);
+    if (!code && rc != SQLITE_DONE)
+        code = store_sql_fail(s, rc, "reading edges", err);
+    if (!code && store_derives_edges(s)) {
+        size_t kept = l.n;
+        code = store_graph_of(s, rid, 1, &l, err);
+        if (!code && l.n > kept) { /* a kept edge may be derived too: once */
+            store_edges_merge(l.v, &l.n);
+            qsort(l.v, l.n, sizeof *l.v, edge_order);
+        }
     }
-    *out = v;
-    *n = len;
+    if (code) {
+        free(l.v);
+        return code;
+    }
+    *out = l.v;
+    *n = l.n;
     return MS_OK;
 }
 
@@ -1710,6 +1684,33 @@ static ms_status edges_chunk(store *s, const int64_t *rid, size_t n, size_t at, 
     return rc == SQLITE_DONE ? MS_OK : store_sql_fail(s, rc, "reading edges", err);
 }
 
+/* The derived edges of each rid, as rows of the rid asked for. */
+static ms_status derived_rows(store *s, const int64_t *rid, size_t n, edge_rows *rows,
+                              ms_error *err)
+{
+    store_edge_list l = {NULL, 0, 0};
+    ms_status code = MS_OK;
+    for (size_t k = 0; !code && k < n; k++) {
+        l.n = 0;
+        code = store_graph_of(s, rid[k], 1, &l, err);
+        for (size_t j = 0; !code && j < l.n; j++) {
+            if (rows->n == rows->cap) {
+                size_t cap = rows->cap ? 2 * rows->cap : 64;
+                owned_edge *g = realloc(rows->v, cap * sizeof *g);
+                if (!g) {
+                    code = ms_fail(err, MS_NOMEM, "out of memory");
+                    break;
+                }
+                rows->v = g;
+                rows->cap = cap;
+            }
+            rows->v[rows->n++] = (owned_edge){k, l.v[j]};
+        }
+    }
+    free(l.v);
+    return code;
+}
+
 ms_status store_edges_of_rids(store *s, const int64_t *rid, size_t n, store_edge **out,
                               size_t **first, ms_error *err)
 {
@@ -1720,6 +1721,8 @@ ms_status store_edges_of_rids(store *s, const int64_t *rid, size_t n, store_edge
     for (size_t at = 0; !code && at < n; at += STORE_GET_BATCH)
         code = edges_chunk(s, rid + at, n - at < STORE_GET_BATCH ? n - at : STORE_GET_BATCH, at,
                            &rows, err);
+    if (!code && store_derives_edges(s))
+        code = derived_rows(s, rid, n, &rows, err);
     size_t *f = code ? NULL : calloc(n + 2, sizeof *f);
     store_edge *v = code ? NULL : malloc((rows.n + 1) * sizeof *v);
     if (!code && (!f || !v))
@@ -1737,6 +1740,16 @@ ms_status store_edges_of_rids(store *s, const int64_t *rid, size_t n, store_edge
     for (size_t j = 0; j < rows.n; j++)
         v[f[rows.v[j].k + 1]++] = rows.v[j].e;
     free(rows.v);
+    /* each rid's edges, a kept edge that is derived too once */
+    size_t to = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t from = k ? f[k] : 0, len = f[k + 1] - from;
+        memmove(v + to, v + from, len * sizeof *v);
+        store_edges_merge(v + to, &len);
+        f[k] = to;
+        to += len;
+    }
+    f[n] = to;
     *out = v;
     *first = f;
     return MS_OK;
@@ -1762,7 +1775,7 @@ ms_status store_has_edges(store *s, int *yes, ms_error *err)
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW)
         return store_sql_fail(s, rc, "reading edges", err);
-    return MS_OK;
+    return *yes || !store_derives_edges(s) ? MS_OK : store_graph_exists(s, yes, err);
 }
 
 /* fn(ctx, edge) for each (src, dst, type, weight) row of st, until fn
@@ -1784,14 +1797,33 @@ static ms_status edges_each(store *s, sqlite3_stmt *st, store_edge_fn fn, void *
     return MS_OK;
 }
 
+/* fn and ctx, and whether fn said stop. */
+typedef struct edge_stop {
+    store_edge_fn fn;
+    void *ctx;
+    int stopped;
+} edge_stop;
+
+static int halt_edge(void *p, const store_edge *e)
+{
+    edge_stop *h = p;
+    return h->stopped = h->fn(h->ctx, e);
+}
+
 ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err)
 {
     int only = 0;
     ms_status code = store_only_profile(s, &only, err);
     if (code)
         return code;
-    /* in key order, no sort; the join with memories only when another
-     * profile's edges must be left out */
+    edge_stop halt = {fn, ctx, 0};
+    if (store_derives_edges(s) &&
+        (code = store_graph_scan(s, s->profile, only, halt_edge, &halt, err)))
+        return code;
+    if (halt.stopped)
+        return MS_OK;
+    /* the kept ones in key order, no sort; the join with memories only when
+     * another profile's edges must be left out */
     const char *sql = only ? "SELECT src, dst, type, weight FROM edges ORDER BY src, dst, type"
                            : "SELECT e.src, e.dst, e.type, e.weight FROM edges e CROSS"
                              " JOIN memories m ON m.rid=e.src WHERE m.profile=?1"
@@ -1807,6 +1839,11 @@ ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err)
 ms_status store_scan_edges_after(store *s, int64_t after, store_edge_fn fn, void *ctx,
                                  ms_error *err)
 {
+    edge_stop halt = {fn, ctx, 0};
+    ms_status code =
+        store_derives_edges(s) ? store_graph_after(s, after, halt_edge, &halt, err) : MS_OK;
+    if (code || halt.stopped)
+        return code;
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
                                 "SELECT src, dst, type, weight FROM edges WHERE src>?1"

@@ -142,6 +142,13 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
      * them instead of every memory of the store. */
     "CREATE INDEX IF NOT EXISTS memories_superseded ON memories(profile, superseded_by)"
     " WHERE superseded_by IS NOT NULL;",
+    /* 9 -> 10: session and entity edges are worked out from the rows when
+     * read (graph.c), not written by each put; a link says whether it is
+     * the memory's speaker's, which gives no entity edge. Code
+     * (store_graph_upgrade) adds that column unless the table has it (a
+     * store whose user_version was set back by hand), marks those links
+     * and deletes the kept rows the derivation gives again. */
+    "",
 };
 
 /* The columns of schema 6, each unless the table has it already (a store
@@ -173,6 +180,7 @@ static ms_status add_v6_columns(store *s, ms_error *err)
  * migrations[v], in the same transaction. */
 static ms_status (*const code_migrations[STORE_SCHEMA_VERSION])(store *, ms_error *) = {
     [5] = add_v6_columns,
+    [9] = store_graph_upgrade,
 };
 
 /* The STORE_GET_BATCH parameters ?2..?65 of ST_GET_RIDS and ST_EDGES_OF_RIDS.
@@ -209,8 +217,9 @@ static const char *const stmt_sql[ST_COUNT] = {
                         " ORDER BY rid DESC LIMIT 2",
     [ST_ENTITY_FIND] = "SELECT eid FROM entities WHERE profile=?1 AND norm=?2",
     [ST_ENTITY_INSERT] = "INSERT INTO entities(profile, name, norm, kind) VALUES (?1,?2,?3,?4)",
-    [ST_LINK_INSERT] = "INSERT INTO memory_entities(rid, eid, given) VALUES (?1,?2,?3)"
-                       " ON CONFLICT(rid, eid) DO UPDATE SET given = max(given, excluded.given)",
+    [ST_LINK_INSERT] = "INSERT INTO memory_entities(rid, eid, given, speaker) VALUES (?1,?2,?3,?4)"
+                       " ON CONFLICT(rid, eid) DO UPDATE SET given = max(given, excluded.given),"
+                       " speaker = max(speaker, excluded.speaker)",
     [ST_LINK_PREV] = "SELECT rid FROM memory_entities WHERE eid=?1 AND rid<?2"
                      " ORDER BY rid DESC LIMIT ?3",
     [ST_EDGE_UPSERT] = "INSERT INTO edges(src, dst, type, weight) VALUES (?1,?2,?3,?4)"
@@ -268,15 +277,22 @@ static const char *const stmt_sql[ST_COUNT] = {
                      " VALUES (?,?,?,?),(?,?,?,?)",
     [ST_EDGE_ADD4] = "INSERT OR FAIL INTO edges(src, dst, type, weight)"
                      " VALUES (?,?,?,?),(?,?,?,?),(?,?,?,?),(?,?,?,?)",
-    [ST_LINK_ADD] = "INSERT INTO memory_entities(rid, eid, given) VALUES (?1,?2,?3)",
-    [ST_LINK_ADD2] = "INSERT OR FAIL INTO memory_entities(rid, eid, given) VALUES (?,?,?),(?,?,?)",
-    [ST_LINK_ADD4] = "INSERT OR FAIL INTO memory_entities(rid, eid, given)"
-                     " VALUES (?,?,?),(?,?,?),(?,?,?),(?,?,?)",
+    [ST_LINK_ADD] = "INSERT INTO memory_entities(rid, eid, given, speaker) VALUES (?1,?2,?3,?4)",
+    [ST_LINK_ADD2] = "INSERT OR FAIL INTO memory_entities(rid, eid, given, speaker)"
+                     " VALUES (?,?,?,?),(?,?,?,?)",
+    [ST_LINK_ADD4] = "INSERT OR FAIL INTO memory_entities(rid, eid, given, speaker)"
+                     " VALUES (?,?,?,?),(?,?,?,?),(?,?,?,?),(?,?,?,?)",
     [ST_VECTOR_ADD] = "INSERT INTO vectors(rid, vec) VALUES (?1, ?2)",
     [ST_NEWER] = "SELECT EXISTS (SELECT 1 FROM memories WHERE rid > ?1)",
     [ST_LINKED_EIDS] = "SELECT eid FROM memory_entities WHERE rid=?1",
     [ST_ENTITY_DROP] = "DELETE FROM entities WHERE eid=?1"
                        " AND NOT EXISTS (SELECT 1 FROM memory_entities WHERE eid=?1)",
+    [ST_SESSION_NEXT] = "SELECT rid FROM memories WHERE profile=?1 AND session=?2 AND rid>?3"
+                        " ORDER BY rid LIMIT 2",
+    [ST_GRAPH_MEMORY] = "SELECT profile, session FROM memories WHERE rid=?1",
+    [ST_GRAPH_LINKS] = "SELECT eid, speaker FROM memory_entities WHERE rid=?1",
+    [ST_GRAPH_LINK_NEXT] = "SELECT rid, speaker FROM memory_entities WHERE eid=?1 AND rid>?2"
+                           " ORDER BY rid LIMIT ?3",
     [ST_RID_EXISTS] = "SELECT EXISTS (SELECT 1 FROM memories WHERE rid=?1 AND profile=?2)",
     [ST_FTS_MATCH] = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid > ?2",
     [ST_ENTITY_NAMES] = "SELECT e.name FROM memory_entities l JOIN entities e ON e.eid=l.eid"
@@ -390,7 +406,7 @@ sqlite3_stmt *store_stmt(store *s, enum stmt_id i, ms_error *err)
 }
 
 /* Run a one-integer query. */
-static ms_status query_int(store *s, const char *sql, int64_t *out, ms_error *err)
+ms_status store_query_int(store *s, const char *sql, int64_t *out, ms_error *err)
 {
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
@@ -512,11 +528,11 @@ static ms_status migrate(store *s, int64_t from, ms_error *err)
 static ms_status check_schema(store *s, ms_error *err)
 {
     int64_t version, app, tables;
-    ms_status st = query_int(s, "PRAGMA user_version", &version, err);
+    ms_status st = store_query_int(s, "PRAGMA user_version", &version, err);
     if (!st)
-        st = query_int(s, "PRAGMA application_id", &app, err);
+        st = store_query_int(s, "PRAGMA application_id", &app, err);
     if (!st)
-        st = query_int(s, "SELECT count(*) FROM sqlite_master", &tables, err);
+        st = store_query_int(s, "SELECT count(*) FROM sqlite_master", &tables, err);
     if (st) {
         if (st == MS_NOT_STORE)
             return ms_fail(err, st, "%s is not a memscope store (not a readable SQLite database)",
@@ -890,12 +906,12 @@ const char *store_profile(const store *s)
 
 ms_status store_total(store *s, int64_t *n, ms_error *err)
 {
-    return query_int(s, "SELECT count(*) FROM memories", n, err);
+    return store_query_int(s, "SELECT count(*) FROM memories", n, err);
 }
 
 ms_status store_profile_count(store *s, int64_t *n, ms_error *err)
 {
-    return query_int(s, "SELECT count(DISTINCT profile) FROM memories", n, err);
+    return store_query_int(s, "SELECT count(DISTINCT profile) FROM memories", n, err);
 }
 
 /* Does any memory live outside the current profile? Decides whether FTS
@@ -1234,7 +1250,7 @@ void store_rollback(store *s)
 int64_t store_data_version(store *s)
 {
     int64_t v = 0;
-    query_int(s, "PRAGMA data_version", &v, NULL);
+    store_query_int(s, "PRAGMA data_version", &v, NULL);
     return v + s->own_commits; /* the pragma does not move for our own commits */
 }
 

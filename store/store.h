@@ -20,7 +20,7 @@
 
 #include "store/base/status.h"
 
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 10
 #define STORE_SCHEMA_READS_FROM 4       /* an older schema read as it is, without upgrading */
 #define STORE_APPLICATION_ID 0x4d53434f /* "MSCO" */
 #define STORE_CONTENT_MAX (1024 * 1024) /* bytes of content per memory */
@@ -437,7 +437,9 @@ typedef struct store_edge {
  * profile. */
 ms_status store_add_edge(store *s, int64_t a, int64_t b, int type, double weight, ms_error *err);
 
-/* Edges touching rid, either end. Caller frees *out with free(). */
+/* Edges touching rid, either end, each once: by type, the heaviest first.
+ * Caller frees *out with free(). Session and entity edges are worked out
+ * from the rows (store/graph.c); the edges table keeps the others. */
 ms_status store_edges_of(store *s, int64_t rid, store_edge **out, size_t *n, ms_error *err);
 
 /* The edges touching each of the n distinct rids rid[0..n), either end, as
@@ -451,11 +453,15 @@ ms_status store_edges_of_rids(store *s, const int64_t *rid, size_t n, store_edge
 /* Does the current profile hold any edge? */
 ms_status store_has_edges(store *s, int *yes, ms_error *err);
 
-/* Call fn for every edge of the current profile. */
+/* Call fn for every edge of the current profile, in no set order, until
+ * it returns non-zero. An edge the store keeps and derives too (an imported
+ * store's entity edge, say) may come twice, with two weights: the larger is
+ * the edge's, as store_edges_of gives it. */
 typedef int (*store_edge_fn)(void *ctx, const store_edge *e);
 ms_status store_scan_edges(store *s, store_edge_fn fn, void *ctx, ms_error *err);
-/* Call fn for every edge of any profile with an end above rid after, in no
- * set order. */
+/* Call fn for every edge with an end above rid after (those derived: of
+ * the current profile; those kept: of any), in no set order, perhaps twice
+ * as store_scan_edges. */
 ms_status store_scan_edges_after(store *s, int64_t after, store_edge_fn fn, void *ctx,
                                  ms_error *err);
 

@@ -121,6 +121,10 @@ enum stmt_id {
     ST_RID_EXISTS,
     ST_LINKED_EIDS,
     ST_ENTITY_DROP,
+    ST_SESSION_NEXT,
+    ST_GRAPH_MEMORY,
+    ST_GRAPH_LINKS,
+    ST_GRAPH_LINK_NEXT,
     ST_COUNT
 };
 
@@ -206,10 +210,12 @@ ms_status store_exec(store *s, const char *sql, ms_error *err);
 /* Copy a column as a fresh string (NULL for SQL NULL). */
 char *store_col_text(sqlite3_stmt *st, int col);
 
-/* The edges an appended memory adds (new rows, each (src, dst, type) once),
- * gathered so that they go in together: a statement of several rows costs
- * SQLite less than that many. src is the earlier memory, dst the new one. */
-#define STORE_EDGE_BATCH_MAX (2 * STORE_ENTITIES_MAX + 4) /* entity, session, temporal */
+/* The edges an appended memory adds to the table (new rows, each (src, dst,
+ * type) once): its temporal ones, the only ones kept (graph.c derives the
+ * others). Gathered so that they go in together: a statement of several
+ * rows costs SQLite less than that many. src is the earlier memory, dst the
+ * new one. */
+#define STORE_EDGE_BATCH_MAX 2
 typedef struct store_edge_batch {
     int64_t src[STORE_EDGE_BATCH_MAX];
     int type[STORE_EDGE_BATCH_MAX];
@@ -218,11 +224,9 @@ typedef struct store_edge_batch {
 } store_edge_batch;
 
 /* entity.c: extract entity names from a memory and link them. append: m
- * is a new memory, the newest row (the write cache may answer); its entity
- * edges are then added to *batch for the caller to write (store_edges_write),
- * else written here (batch is then unused and may be NULL). */
-ms_status store_link_entities(store *s, const store_memory *m, int append, store_edge_batch *batch,
-                              ms_error *err);
+ * is a new memory, the newest row (the write cache may answer, and the
+ * links go in together). */
+ms_status store_link_entities(store *s, const store_memory *m, int append, ms_error *err);
 /* entity.c: insert the edges of *b to memory dst, in statements of four,
  * two or one rows (new rows only). */
 ms_status store_edges_write(store *s, int64_t dst, const store_edge_batch *b, ms_error *err);
@@ -284,20 +288,53 @@ ms_status store_vjob_start(store *s, ms_error *err);
 ms_status store_vjob_finish(store *s, ms_error *err);
 void store_vjob_discard(store *s);
 
+/* store.c: run a one-integer query. */
+ms_status store_query_int(store *s, const char *sql, int64_t *out, ms_error *err);
+
+/* graph.c: the session and entity edges, worked out from the rows (schema
+ * 10) rather than kept in the edges table. */
+typedef struct store_edge_list {
+    store_edge *v;
+    size_t n, cap;
+} store_edge_list;
+/* Append the edge between a and b (src the smaller): 0, or -1 out of memory. */
+int store_edge_list_add(store_edge_list *l, int64_t a, int64_t b, int type, double w);
+/* Sort v[0..*n) by (src, dst, type), each key once with its largest weight. */
+void store_edges_merge(store_edge *v, size_t *n);
+/* Are the session and entity edges derived (not kept) in this store? */
+int store_derives_edges(const store *s);
+/* The derived edges touching rid, appended to out: all of them (both), or
+ * only those to earlier memories (its own, as an import would have added
+ * them). */
+ms_status store_graph_of(store *s, int64_t rid, int both, store_edge_list *out, ms_error *err);
+/* Every derived edge of profile, once each, in no set order (only: the
+ * store has no other profile). */
+ms_status store_graph_scan(store *s, const char *profile, int only, store_edge_fn fn, void *ctx,
+                           ms_error *err);
+/* The derived edges of the current profile's memories after rid `after`
+ * to earlier ones (every derived edge with an end past it). */
+ms_status store_graph_after(store *s, int64_t after, store_edge_fn fn, void *ctx, ms_error *err);
+/* Does the current profile have a derived edge? */
+ms_status store_graph_exists(store *s, int *yes, ms_error *err);
+/* How many edges of the current profile the derivation adds to the kept ones. */
+ms_status store_graph_count(store *s, int64_t *n, ms_error *err);
+/* Schema 9 -> 10: mark the speakers' links, drop the kept rows derived again. */
+ms_status store_graph_upgrade(store *s, ms_error *err);
+/* entity.c: the match form of a speaker, as its link's entity has it: 1, or
+ * 0 when a speaker of that name is not linked. */
+int store_speaker_norm(const char *speaker, char *norm, size_t cap);
+#define STORE_NAME_MAX_BYTES 96
+
 /* wcache.c: copies of what the tables say, kept while a transaction only
  * appends memories. store_wcache_clear before any other write, at the end
  * of a transaction and when the profile changes.
  * entity: 1 (*eid set), 0 (the profile has none), -1 (not known).
- * links: the count (0-2) of last[] (newest linked memories), -1 not known.
  * body: the text a memory gives its neighbours' context, or NULL.
  * session: the count (0-2) of last[] (the session's newest memories, newest
  * first), -1 not known. */
 void store_wcache_clear(store *s);
 int store_wcache_entity(store *s, const char *norm, int64_t *eid);
 void store_wcache_set_entity(store *s, const char *norm, int64_t eid);
-int store_wcache_links(store *s, const char *norm, int64_t last[2]);
-void store_wcache_set_links(store *s, const char *norm, const int64_t *last, int n);
-void store_wcache_linked(store *s, const char *norm, int64_t rid);
 const char *store_wcache_body(store *s, int64_t rid);
 void store_wcache_set_body(store *s, int64_t rid, const char *body);
 int store_wcache_session(store *s, const char *session, int64_t last[2]);

@@ -36,10 +36,8 @@ typedef struct wc_event {
 } wc_event;
 
 typedef struct wc_entity {
-    char *norm;      /* NULL = empty slot */
-    int64_t eid;     /* 0 = the profile has no such entity */
-    int64_t last[2]; /* newest linked memories, newest first */
-    int n_last;      /* -1 = not known */
+    char *norm;  /* NULL = empty slot */
+    int64_t eid; /* 0 = the profile has no such entity */
 } wc_entity;
 
 struct wcache {
@@ -150,7 +148,6 @@ static wc_entity *wc_entry(store *s, const char *norm, int add)
     if (!(e->norm = store_strdup(norm)))
         return NULL;
     e->eid = -1;
-    e->n_last = -1;
     c->n++;
     return e;
 }
@@ -167,40 +164,8 @@ int store_wcache_entity(store *s, const char *norm, int64_t *eid)
 void store_wcache_set_entity(store *s, const char *norm, int64_t eid)
 {
     wc_entity *e = wc_entry(s, norm, 1);
-    if (e && e->eid != eid) {
+    if (e)
         e->eid = eid;
-        e->n_last = -1;
-    }
-}
-
-int store_wcache_links(store *s, const char *norm, int64_t last[2])
-{
-    wc_entity *e = wc_entry(s, norm, 0);
-    if (!e || e->eid <= 0 || e->n_last < 0)
-        return -1;
-    memcpy(last, e->last, sizeof e->last);
-    return e->n_last;
-}
-
-void store_wcache_set_links(store *s, const char *norm, const int64_t *last, int n)
-{
-    wc_entity *e = wc_entry(s, norm, 0);
-    if (!e || e->eid <= 0)
-        return;
-    e->n_last = n > 2 ? 2 : n; /* -1: not known */
-    for (int k = 0; k < e->n_last; k++)
-        e->last[k] = last[k];
-}
-
-void store_wcache_linked(store *s, const char *norm, int64_t rid)
-{
-    wc_entity *e = wc_entry(s, norm, 0);
-    if (!e || e->n_last < 0)
-        return;
-    e->last[1] = e->last[0];
-    e->last[0] = rid;
-    if (e->n_last < 2)
-        e->n_last++;
 }
 
 const char *store_wcache_body(store *s, int64_t rid)

@@ -1488,6 +1488,207 @@ static void graph_text(store *s, struct graph_text *g)
     store_scan_links(s, link_text, g, NULL);
 }
 
+/* Every edge of the current profile, each once with its largest weight,
+ * sorted by key, as text. */
+struct edge_set {
+    store_edge_list l;
+};
+
+static int edge_collect(void *p, const store_edge *e)
+{
+    struct edge_set *x = p;
+    return store_edge_list_add(&x->l, e->src, e->dst, e->type, e->weight) ? 1 : 0;
+}
+
+static char *edges_all_text(store *s)
+{
+    struct edge_set x = {{NULL, 0, 0}};
+    ms_error err;
+    ms_error_clear(&err);
+    if (store_read_begin(s, &err) || store_scan_edges(s, edge_collect, &x, &err)) {
+        diag("scanning edges: %s", err.msg);
+        store_end(s, NULL);
+        free(x.l.v);
+        return NULL;
+    }
+    store_end(s, NULL);
+    store_edges_merge(x.l.v, &x.l.n);
+    size_t cap = 64 + 48 * x.l.n, len = 0;
+    char *t = malloc(cap);
+    if (t)
+        t[0] = '\0';
+    for (size_t k = 0; t && k < x.l.n; k++)
+        len += (size_t)snprintf(t + len, cap - len, "%lld-%lld:%d:%g ", (long long)x.l.v[k].src,
+                                (long long)x.l.v[k].dst, x.l.v[k].type, x.l.v[k].weight);
+    free(x.l.v);
+    return t;
+}
+
+/* Does every memory's store_edges_of give the edges of the scan that touch
+ * it, with the same weights? */
+static int edges_agree(store *s, const int64_t *rid, int n, const char *all)
+{
+    int same = all != NULL;
+    for (int i = 0; same && i < n; i++) {
+        store_edge *v = NULL;
+        size_t nv = 0;
+        if (store_edges_of(s, rid[i], &v, &nv, NULL))
+            return 0;
+        size_t touching = 0;
+        char key[96];
+        for (const char *p = all; *p; p = strchr(p, ' ') + 1) {
+            long long a, b;
+            if (sscanf(p, "%lld-%lld", &a, &b) == 2 && (a == rid[i] || b == rid[i]))
+                touching++;
+        }
+        same = touching == nv;
+        for (size_t k = 0; same && k < nv; k++) {
+            snprintf(key, sizeof key, "%lld-%lld:%d:%g ", (long long)v[k].src, (long long)v[k].dst,
+                     v[k].type, v[k].weight);
+            same = strstr(all, key) != NULL;
+        }
+        free(v);
+    }
+    return same;
+}
+
+/* Session and entity edges are worked out from the rows (store/graph.c):
+ * each memory's are the whole scan's, a deletion closes its session's gap,
+ * and a store that kept them as rows (schema 9) reads the same before and
+ * after its upgrade, which keeps only the rows not derived again. */
+static void test_derived_edges(void)
+{
+    store *s = open_new("derived.db");
+    static const char *const turns[][3] = {
+        {"Caroline", "Caroline: I met Melanie at the Rocky Mountains last summer.", "1"},
+        {"Melanie", "Melanie: Thanks! Caroline took the photos.", "1"},
+        {"Caroline", "Caroline: The Rocky Mountains were cold; Melanie did not mind.", "1"},
+        {"Melanie", "Melanie: Next time, Yosemite.", "1"},
+        {"Caroline", "Caroline: Melanie and I planned Yosemite and the Rocky Mountains.", "2"},
+        {"Melanie", "Melanie: Caroline, Yosemite opens in May.", "2"},
+        {"Caroline", "Caroline: Then May it is.", "2"},
+    };
+    enum { N = sizeof turns / sizeof turns[0] };
+    int64_t r[N];
+    int stored = 0;
+    for (int i = 0; i < N; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "T%d", i + 1);
+        r[i] = put_simple(s, id, turns[i][1], turns[i][0], turns[i][2]);
+        stored += r[i] > 0;
+    }
+    is_int(stored, N, "seven turns of two sessions stored");
+    is_int(raw_int(tpath("derived.db"), "SELECT count(*) FROM edges"), 0,
+           "no session or entity edge is written as a row");
+    is_int(raw_int(tpath("derived.db"), "SELECT count(*) FROM memory_entities WHERE speaker"), N,
+           "each turn's link to its speaker says so");
+    /* turn 5 names Melanie, Yosemite and the Rocky Mountains; the two
+     * newest before it linked to each: Melanie 4 (her own turn), 3;
+     * Yosemite 4; Rocky Mountains 3, 1. So 3 and 4 twice (0.75), 1 once
+     * (0.5). */
+    is_near(edge_weight(s, r[2], r[4], STORE_EDGE_ENTITY), 0.75, 1e-9,
+            "two names give turns 3 and 5 an entity edge of 0.75");
+    is_near(edge_weight(s, r[3], r[4], STORE_EDGE_ENTITY), 0.75, 1e-9,
+            "Yosemite and Melanie (turn 4 is hers: a speaker's own turn counts as linked) give "
+            "turns 4 and 5 one of 0.75");
+    is_near(edge_weight(s, r[0], r[4], STORE_EDGE_ENTITY), 0.5, 1e-9,
+            "the Rocky Mountains give turns 1 and 5 one of 0.5");
+    is_near(edge_weight(s, r[4], r[6], STORE_EDGE_ENTITY), -1, 0,
+            "turn 7 names only its speaker: no entity edge");
+    is_near(edge_weight(s, r[2], r[5], STORE_EDGE_ENTITY), 0.5, 1e-9,
+            "turn 6 names Caroline: her turn 3 is one of the two newest linked to her");
+    is_near(edge_weight(s, r[1], r[5], STORE_EDGE_ENTITY), -1, 0,
+            "and her mention in turn 2 is older than those two");
+    is_near(edge_weight(s, r[3], r[4], STORE_EDGE_SESSION), -1, 0,
+            "no session edge across two sessions");
+    char *all = edges_all_text(s);
+    ok(edges_agree(s, r, N, all), "each memory's edges are those of the whole scan");
+    store_counts c;
+    ms_error err;
+    ms_error_clear(&err);
+    size_t n_all = 0;
+    for (const char *p = all ? all : ""; *p; p = strchr(p, ' ') + 1)
+        n_all++;
+    ok(store_count(s, &c, &err) == MS_OK && c.edges == (int64_t)n_all,
+       "store_count counts them: %lld", (long long)c.edges);
+
+    /* a kept edge that is derived too counts once, with the larger weight */
+    store_begin(s, &err);
+    ok(store_add_edge(s, r[3], r[4], STORE_EDGE_ENTITY, 0.9, &err) == MS_OK &&
+           store_add_edge(s, r[0], r[6], STORE_EDGE_ENTITY, 0.3, &err) == MS_OK,
+       "two entity edges given, one of them derived too");
+    store_end(s, &err);
+    is_near(edge_weight(s, r[3], r[4], STORE_EDGE_ENTITY), 0.9, 1e-9,
+            "the given weight, larger, is the edge's");
+    ok(store_count(s, &c, &err) == MS_OK && c.edges == (int64_t)n_all + 1,
+       "and the count has one more edge, not two");
+    free(all);
+    all = edges_all_text(s);
+    ok(edges_agree(s, r, N, all), "each memory's edges are still those of the whole scan");
+
+    /* schema 9 kept every edge as a row, and no speaker column */
+    store_close(s);
+    char *rows = NULL;
+    if (all) {
+        size_t cap = 128 * (n_all + 1) + 256, len = 0;
+        rows = malloc(cap);
+        len += (size_t)snprintf(rows, cap,
+                                "ALTER TABLE memory_entities DROP COLUMN speaker;"
+                                " PRAGMA user_version=9;");
+        for (const char *p = all; *p; p = strchr(p, ' ') + 1) {
+            long long a, b;
+            int type;
+            double w;
+            if (sscanf(p, "%lld-%lld:%d:%lg", &a, &b, &type, &w) == 4)
+                len += (size_t)snprintf(
+                    rows + len, cap - len,
+                    "INSERT OR REPLACE INTO edges VALUES (%lld, %lld, %d, %.17g);", a, b, type, w);
+        }
+    }
+    is_int(rows ? raw_exec(tpath("derived.db"), rows) : -1, SQLITE_OK,
+           "the store made over as schema 9 made it: every edge a row");
+    free(rows);
+    int64_t kept = raw_int(tpath("derived.db"), "SELECT count(*) FROM edges");
+    is_int(kept, (long long)n_all + 1, "%lld rows", (long long)kept);
+    s = NULL;
+    ok(store_open(tpath("derived.db"), STORE_OPEN_READONLY, &s, &err) == MS_OK,
+       "opened read-only as it is");
+    char *before = s ? edges_all_text(s) : NULL;
+    is_str(before ? before : "", all ? all : "-", "read-only, its rows are its edges, as before");
+    free(before);
+    store_close(s);
+    s = NULL;
+    ok(store_open(tpath("derived.db"), 0, &s, &err) == MS_OK, "opened to write");
+    int64_t lone = put_simple(s, "lone", "a quiet afternoon with nothing planned", NULL, NULL);
+    ok(lone > 0, "the first write upgrades it");
+    is_int(raw_int(tpath("derived.db"), "PRAGMA user_version"), STORE_SCHEMA_VERSION,
+           "to the current schema");
+    is_int(raw_int(tpath("derived.db"), "SELECT count(*) FROM memory_entities WHERE speaker"), N,
+           "the speakers' links are marked");
+    is_int(raw_int(tpath("derived.db"), "SELECT count(*) FROM edges"), 2,
+           "only the rows the derivation does not give again are kept");
+    is_int(raw_int(tpath("derived.db"),
+                   "SELECT count(*) FROM edges WHERE (weight=0.9 AND dst=5) OR weight=0.3"),
+           2, "the two given ones");
+    char *after = edges_all_text(s);
+    is_str(after ? after : "", all ? all : "-", "and its edges read as before");
+    free(after);
+
+    /* deleting a turn closes its session's gap */
+    store_begin(s, &err);
+    ok(store_delete(s, "T6", &err) == MS_OK, "delete turn 6");
+    store_end(s, &err);
+    is_near(edge_weight(s, r[4], r[6], STORE_EDGE_SESSION), 1.0, 1e-9,
+            "turns 5 and 7 are now next to each other");
+    is_near(edge_weight(s, r[2], r[5], STORE_EDGE_ENTITY), -1, 0,
+            "and turn 6's entity edges are gone");
+    free(all);
+    all = edges_all_text(s);
+    ok(edges_agree(s, r, N, all), "each memory's edges are still those of the whole scan");
+    free(all);
+    store_close(s);
+}
+
 /* Put a memory again with the same fields, policy replace. */
 static ms_status replace_same(store *s, const char *id, const char *content, const char *speaker,
                               const char *session)
@@ -3083,6 +3284,7 @@ int main(void)
     test_fts_long();
     test_readonly();
     test_entities_edges();
+    test_derived_edges();
     test_sentence_first_word();
     test_temporal_nearest();
     test_add_edge();

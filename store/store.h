@@ -76,6 +76,10 @@ ms_status store_total(store *s, int64_t *n, ms_error *err);
 /* Number of distinct profiles holding memories. */
 ms_status store_profile_count(store *s, int64_t *n, ms_error *err);
 
+/* Does the current profile hold any memory? One index seek (store_count
+ * counts every table: seconds at a million memories). */
+ms_status store_profile_has_memories(store *s, int *yes, ms_error *err);
+
 /* How many times this connection ran SQLite's whole-file check (PRAGMA
  * quick_check) before a write: 0 when none wrote, or when the file was as
  * the last checked memscope writer left it (PATH.seal, store.c). For tests

@@ -891,9 +891,9 @@ static int list_one(void *p, const store_memory *m)
  * profiles that do: an empty profile is never a silent empty list. */
 static ms_status list_nonempty(store *s, const char *path, ms_error *err)
 {
-    store_counts n;
-    ms_status code = store_count(s, &n, err);
-    if (code || n.memories > 0)
+    int any = 0;
+    ms_status code = store_profile_has_memories(s, &any, err);
+    if (code || any)
         return code;
     store_profile_info *p = NULL;
     size_t np = 0;

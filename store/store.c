@@ -852,6 +852,11 @@ const char *store_path(const store *s)
     return s->path;
 }
 
+int store_upgrade_pending(const store *s)
+{
+    return (int)s->upgrade_from;
+}
+
 int store_is_readonly(const store *s)
 {
     return s->readonly;

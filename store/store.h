@@ -59,6 +59,9 @@ int store_file_is_store(const char *path);
 
 const char *store_path(const store *s);
 int store_is_readonly(const store *s);
+/* The schema version an older store is read as (its first write upgrades
+ * it: store_require_writable), or 0 when it is the current one. */
+int store_upgrade_pending(const store *s);
 
 /* MS_READONLY with "cannot WHAT: store PATH is opened read-only" when the store
  * is read-only, else MS_OK. Writing commands call it before they start; the

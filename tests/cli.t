@@ -186,6 +186,7 @@ is "$(sha v4.db)" "$before" "and the file is byte for byte as it was"
 ok "$([ ! -s v4.db-wal ]; echo $?)" "with nothing in its WAL"
 run add --db v4.db a memory written after schema 4
 is "$rc" 0 "a write to it succeeds"
+is "$(cat err)" "" "saying nothing of the upgrade when stderr is no terminal"
 is "$(sqlite3 v4.db 'PRAGMA user_version')" "$schema" "and upgraded it to the current schema"
 
 # A schema-5 store (no metadata, no supersession columns) is read as it is

@@ -19,6 +19,7 @@
 set -u
 
 . "$(dirname "$0")/tap.sh"
+SRC=$(cd "$(dirname "$0")/.." && pwd)
 if ! command -v tmux >/dev/null || ! command -v python3 >/dev/null || ! command -v sqlite3 >/dev/null; then
     echo "1..0 # SKIP tmux, python3 and sqlite3 are needed"
     exit 0
@@ -327,5 +328,19 @@ PRE="env NO_COLOR=1" on_terminal list --db h.db
 ok "$(! grep -q $'\033\\[35m' screen.esc; echo $?)" "NO_COLOR: no colour on the escapes"
 grep -q $'\033\\[7m\\\\x1b' screen.esc
 ok $? "NO_COLOR: the escapes are still in reverse video"
+
+# A store of an older schema: on a terminal, a writing command says that its
+# first write upgrades it (seconds at a million memories), once.
+"$MEMSCOPE" demo --db v9.db >/dev/null
+sqlite3 v9.db 'ALTER TABLE memory_entities DROP COLUMN speaker; PRAGMA user_version=9'
+on_terminal add --db v9.db a note written after schema 9
+grep -q "MARKER-AFTER rc=0" screen.txt
+ok $? "a write to a schema 9 store succeeds on a terminal"
+grep -q "store v9.db has schema 9; its first write upgrades it to [0-9]*, once" screen.txt
+ok $? "saying that its first write upgrades it"
+is "$(sqlite3 v9.db 'PRAGMA user_version')" "$(sed -n 's/^#define STORE_SCHEMA_VERSION \([0-9]*\).*/\1/p' "$SRC/store/store.h")" \
+    "which it did"
+on_terminal add --db v9.db another note
+ok "$(! grep -q "upgrades it" screen.txt; echo $?)" "the next write says nothing of it"
 
 tap_done

@@ -547,6 +547,12 @@ store *cli_open(cli_common *c, int writable, int *created)
         cli_fail(&err);
         return NULL;
     }
+    int from = writable ? store_upgrade_pending(s) : 0;
+    if (from && cli_tty(2)) /* a big store's upgrade takes seconds: say why it waits */
+        cli_printf(stderr,
+                   "memscope: store %s has schema %d; its first write upgrades it to %d, once "
+                   "(at a million memories, about 20 seconds)\n",
+                   path, from, STORE_SCHEMA_VERSION);
     const char *profile = c->profile;
     if (!profile || !*profile)
         profile = getenv("MEMSCOPE_PROFILE");

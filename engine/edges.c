@@ -27,22 +27,12 @@ typedef struct snap_adj {
 
 static snap_adj no_edges; /* loaded, none */
 
-static int by_key(const void *a, const void *b)
-{
-    const store_edge *x = a, *y = b;
-    if (x->src != y->src)
-        return x->src < y->src ? -1 : 1;
-    if (x->dst != y->dst)
-        return x->dst < y->dst ? -1 : 1;
-    return (x->type > y->type) - (x->type < y->type);
-}
-
 /* Memory i's edges from the n store edges v touching it (sorted here, in
  * place), or NULL when out of memory. */
 static snap_adj *adj_make(const snapshot *sn, size_t i, store_edge *v, size_t n)
 {
     if (n > 1) /* qsort(NULL, 0) is undefined (UBSan) */
-        qsort(v, n, sizeof *v, by_key);
+        qsort(v, n, sizeof *v, store_edge_cmp);
     snap_adj *a = n ? malloc(sizeof *a + n * sizeof a->e[0]) : &no_edges;
     if (!a)
         return NULL;

@@ -46,7 +46,7 @@ int store_edge_list_add(store_edge_list *l, int64_t a, int64_t b, int type, doub
     return 0;
 }
 
-static int by_key(const void *a, const void *b)
+int store_edge_cmp(const void *a, const void *b)
 {
     const store_edge *x = a, *y = b;
     if (x->src != y->src)
@@ -60,10 +60,10 @@ void store_edges_merge(store_edge *v, size_t *n)
 {
     if (*n < 2)
         return;
-    qsort(v, *n, sizeof *v, by_key);
+    qsort(v, *n, sizeof *v, store_edge_cmp);
     size_t k = 0;
     for (size_t j = 1; j < *n; j++) {
-        if (by_key(&v[k], &v[j]) == 0) {
+        if (store_edge_cmp(&v[k], &v[j]) == 0) {
             if (v[j].weight > v[k].weight)
                 v[k].weight = v[j].weight;
         } else {
@@ -376,23 +376,15 @@ ms_status store_graph_after(store *s, int64_t after, store_edge_fn fn, void *ctx
 
 ms_status store_graph_exists(store *s, int *yes, ms_error *err)
 {
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(
-        s->db,
+    return store_query_yes(
+        s,
         "SELECT EXISTS (SELECT 1 FROM memories a WHERE a.profile=?1 AND a.session IS NOT NULL"
         " AND EXISTS (SELECT 1 FROM memories b WHERE b.profile=?1 AND b.session=a.session"
         " AND b.rid<a.rid))"
         " OR EXISTS (SELECT 1 FROM memory_entities l CROSS JOIN memories m ON m.rid=l.rid"
         " WHERE m.profile=?1 AND NOT l.speaker AND EXISTS (SELECT 1 FROM memory_entities p"
         " WHERE p.eid=l.eid AND p.rid<l.rid))",
-        -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return store_sql_fail(s, rc, "reading edges", err);
-    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st);
-    *yes = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? MS_OK : store_sql_fail(s, rc, "reading edges", err);
+        "reading edges", yes, err);
 }
 
 /* ---- counting ------------------------------------------------------------------- */

@@ -1761,21 +1761,14 @@ ms_status store_has_edges(store *s, int *yes, ms_error *err)
     ms_status code = store_only_profile(s, &only, err);
     if (code)
         return code;
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db,
-                                only ? "SELECT EXISTS (SELECT 1 FROM edges)"
-                                     : "SELECT EXISTS (SELECT 1 FROM edges e JOIN memories m"
-                                       " ON m.rid=e.src WHERE m.profile=?1)",
-                                -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return store_sql_fail(s, rc, "reading edges", err);
-    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st);
-    *yes = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW)
-        return store_sql_fail(s, rc, "reading edges", err);
-    return *yes || !store_derives_edges(s) ? MS_OK : store_graph_exists(s, yes, err);
+    code = store_query_yes(s,
+                           only ? "SELECT EXISTS (SELECT 1 FROM edges)"
+                                : "SELECT EXISTS (SELECT 1 FROM edges e JOIN memories m"
+                                  " ON m.rid=e.src WHERE m.profile=?1)",
+                           "reading edges", yes, err);
+    if (code || *yes || !store_derives_edges(s))
+        return code;
+    return store_graph_exists(s, yes, err);
 }
 
 /* fn(ctx, edge) for each (src, dst, type, weight) row of st, until fn

@@ -919,18 +919,24 @@ ms_status store_profile_count(store *s, int64_t *n, ms_error *err)
     return store_query_int(s, "SELECT count(DISTINCT profile) FROM memories", n, err);
 }
 
-ms_status store_profile_has_memories(store *s, int *yes, ms_error *err)
+ms_status store_query_yes(store *s, const char *sql, const char *what, int *yes, ms_error *err)
 {
+    *yes = 0;
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db, "SELECT EXISTS (SELECT 1 FROM memories WHERE profile=?1)",
-                                -1, &st, NULL);
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
-        return store_sql_fail(s, rc, "reading profiles", err);
+        return store_sql_fail(s, rc, what, err);
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
     rc = sqlite3_step(st);
     *yes = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? MS_OK : store_sql_fail(s, rc, "reading profiles", err);
+    return rc == SQLITE_ROW ? MS_OK : store_sql_fail(s, rc, what, err);
+}
+
+ms_status store_profile_has_memories(store *s, int *yes, ms_error *err)
+{
+    return store_query_yes(s, "SELECT EXISTS (SELECT 1 FROM memories WHERE profile=?1)",
+                           "reading profiles", yes, err);
 }
 
 /* Does any memory live outside the current profile? Decides whether FTS

@@ -435,6 +435,9 @@ typedef struct store_edge {
     double weight; /* 0..1 */
 } store_edge;
 
+/* qsort's order of store_edge: by (src, dst, type), the edges table's key. */
+int store_edge_cmp(const void *a, const void *b);
+
 /* Add an undirected edge of type between memories (rids) a and b of the
  * current profile, given by an imported store (SuperLocalMemory's graph, an
  * MCP relation), weight clamped to 0..1, inside store_begin/store_end. An

@@ -290,6 +290,9 @@ void store_vjob_discard(store *s);
 
 /* store.c: run a one-integer query. */
 ms_status store_query_int(store *s, const char *sql, int64_t *out, ms_error *err);
+/* store.c: run a one-truth query whose ?1 is the current profile (what:
+ * what an error says it was reading). */
+ms_status store_query_yes(store *s, const char *sql, const char *what, int *yes, ms_error *err);
 
 /* graph.c: the session and entity edges, worked out from the rows (schema
  * 10) rather than kept in the edges table. */

@@ -811,16 +811,6 @@ static int same_memory(const store_memory *a, const store_memory *b)
            same_text(a->vector_model, b->vector_model) && a->vector_dim == b->vector_dim;
 }
 
-static int by_edge(const void *a, const void *b)
-{
-    const store_edge *x = a, *y = b;
-    if (x->src != y->src)
-        return x->src < y->src ? -1 : 1;
-    if (x->dst != y->dst)
-        return x->dst < y->dst ? -1 : 1;
-    return (x->type > y->type) - (x->type < y->type);
-}
-
 /* store_edges_of_rids gives each rid the edges store_edges_of gives it. */
 static void test_edges_of_rids(store *s, const int64_t *rid, size_t n)
 {
@@ -840,12 +830,13 @@ static void test_edges_of_rids(store *s, const int64_t *rid, size_t n)
         size_t got = first[k + 1] - first[k];
         total += m;
         if (m > 1)
-            qsort(one, m, sizeof *one, by_edge);
+            qsort(one, m, sizeof *one, store_edge_cmp);
         if (got > 1)
-            qsort(v + first[k], got, sizeof *v, by_edge);
+            qsort(v + first[k], got, sizeof *v, store_edge_cmp);
         int eq = got == m;
         for (size_t j = 0; eq && j < m; j++)
-            eq = by_edge(&one[j], &v[first[k] + j]) == 0 && one[j].weight == v[first[k] + j].weight;
+            eq = store_edge_cmp(&one[j], &v[first[k] + j]) == 0 &&
+                 one[j].weight == v[first[k] + j].weight;
         same += eq;
         free(one);
     }

@@ -261,25 +261,43 @@ static ms_status scan_sessions(store *s, const char *profile, store_edge_fn fn, 
 }
 
 /* The walk of the links in rid order: for each entity, the two memories
- * linked to it last. */
+ * linked to it last, in last[2 * slot]. An entity's slot is eid - 1 when
+ * the ids are dense (as SQLite hands them out), else its place among the
+ * sorted ids (a file written by something else may hold any). */
 typedef struct link_walk {
-    int64_t *last; /* [2 * (max_eid + 1)] */
-    int64_t max_eid;
+    int64_t *last; /* [2 * n] */
+    int64_t *ids;  /* [n] sorted, or NULL: dense */
+    size_t n;
     link_list cur;
     int64_t rid;
 } link_walk;
+
+static long walk_slot(const link_walk *w, int64_t e)
+{
+    if (!w->ids)
+        return e >= 1 && (uint64_t)e <= w->n ? (long)(e - 1) : -1;
+    size_t lo = 0, hi = w->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->ids[mid] < e)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < w->n && w->ids[lo] == e ? (long)lo : -1;
+}
 
 /* The entity edges of memory w->rid, whose links are w->cur; then its links
  * become the last. */
 static int walk_memory(link_walk *w, store_edge_fn fn, void *ctx)
 {
     tally t = {.n = 0};
+    long slot[STORE_ENTITIES_MAX + 1];
     for (int k = 0; k < w->cur.n; k++) {
-        int64_t e = w->cur.eid[k];
-        if (w->cur.speaker[k] || e < 1 || e > w->max_eid)
-            continue;
-        for (int j = 0; j < 2 && w->last[2 * e + j]; j++)
-            tally_add(&t, w->last[2 * e + j]);
+        slot[k] = walk_slot(w, w->cur.eid[k]);
+        for (int j = 0; j < 2 && slot[k] >= 0 && !w->cur.speaker[k] && w->last[2 * slot[k] + j];
+             j++)
+            tally_add(&t, w->last[2 * slot[k] + j]);
     }
     int stop = 0;
     for (int k = 0; k < t.n && !stop; k++) {
@@ -287,42 +305,66 @@ static int walk_memory(link_walk *w, store_edge_fn fn, void *ctx)
         stop = fn(ctx, &x);
     }
     for (int k = 0; k < w->cur.n; k++) {
-        int64_t e = w->cur.eid[k];
-        if (e < 1 || e > w->max_eid)
+        if (slot[k] < 0)
             continue;
-        w->last[2 * e + 1] = w->last[2 * e];
-        w->last[2 * e] = w->rid;
+        w->last[2 * slot[k] + 1] = w->last[2 * slot[k]];
+        w->last[2 * slot[k]] = w->rid;
     }
     w->cur.n = 0;
     return stop;
 }
 
+/* The entities' slots: dense unless the ids are not (w->ids then). */
+static ms_status walk_init(store *s, link_walk *w, ms_error *err)
+{
+    int64_t n = 0, lo = 0, hi = 0;
+    ms_status code = store_query_int(s, "SELECT count(*) FROM entities", &n, err);
+    if (!code)
+        code = store_query_int(s, "SELECT coalesce(min(eid), 1) FROM entities", &lo, err);
+    if (!code)
+        code = store_query_int(s, "SELECT coalesce(max(eid), 0) FROM entities", &hi, err);
+    if (code)
+        return code;
+    int dense = lo >= 1 && hi <= 2 * n + 65536;
+    w->n = dense ? (size_t)hi : (size_t)n;
+    w->last = calloc(2 * w->n + 2, sizeof *w->last);
+    w->ids = dense ? NULL : malloc((w->n + 1) * sizeof *w->ids);
+    if (!w->last || (!dense && !w->ids))
+        return ms_fail(err, MS_NOMEM, "out of memory reading entity links");
+    if (dense)
+        return MS_OK;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT eid FROM entities ORDER BY eid", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading entities", err);
+    size_t k = 0;
+    while (k < w->n && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        w->ids[k++] = sqlite3_column_int64(st, 0);
+    w->n = k;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, "reading entities", err);
+    return MS_OK;
+}
+
 static ms_status scan_links(store *s, const char *profile, int only, store_edge_fn fn, void *ctx,
                             int *stop, ms_error *err)
 {
-    int64_t max_eid = 0;
-    ms_status code =
-        store_query_int(s, "SELECT coalesce(max(eid), 0) FROM entities", &max_eid, err);
-    if (code)
-        return code;
-    link_walk w = {calloc(2 * (size_t)max_eid + 2, sizeof(int64_t)), max_eid, {.n = 0}, 0};
-    if (!w.last)
-        return ms_fail(err, MS_NOMEM, "out of memory reading entity links");
+    link_walk w = {NULL, NULL, 0, {.n = 0}, 0};
+    ms_status code = walk_init(s, &w, err);
     /* in the (rid, eid) key's order (no sort: the table's own); CROSS JOIN
      * keeps the links outside */
     const char *sql = only ? "SELECT rid, eid, speaker FROM memory_entities ORDER BY rid, eid"
                            : "SELECT l.rid, l.eid, l.speaker FROM memory_entities l"
                              " CROSS JOIN memories m ON m.rid=l.rid WHERE m.profile=?1"
                              " ORDER BY l.rid, l.eid";
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-    if (rc != SQLITE_OK) {
-        free(w.last);
-        return store_sql_fail(s, rc, "reading entity links", err);
-    }
-    if (!only)
+    sqlite3_stmt *st = NULL;
+    int rc = code ? SQLITE_OK : sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (!code && rc != SQLITE_OK)
+        code = store_sql_fail(s, rc, "reading entity links", err);
+    if (!code && !only)
         sqlite3_bind_text(st, 1, profile, -1, SQLITE_STATIC);
-    while (!*stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (!code && !*stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t rid = sqlite3_column_int64(st, 0);
         if (rid != w.rid && w.cur.n)
             *stop = walk_memory(&w, fn, ctx);
@@ -332,13 +374,14 @@ static ms_status scan_links(store *s, const char *profile, int only, store_edge_
             w.cur.speaker[w.cur.n++] = sqlite3_column_int(st, 2);
         }
     }
-    if (!*stop && rc == SQLITE_DONE && w.cur.n)
+    if (!code && !*stop && rc == SQLITE_DONE && w.cur.n)
         *stop = walk_memory(&w, fn, ctx);
     free(w.last);
+    free(w.ids);
     sqlite3_finalize(st);
-    if (!*stop && rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "reading entity links", err);
-    return MS_OK;
+    if (!code && !*stop && rc != SQLITE_DONE)
+        code = store_sql_fail(s, rc, "reading entity links", err);
+    return code;
 }
 
 ms_status store_graph_scan(store *s, const char *profile, int only, store_edge_fn fn, void *ctx,

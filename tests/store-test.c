@@ -1680,6 +1680,44 @@ static void test_derived_edges(void)
     store_close(s);
 }
 
+/* Entity ids far apart (a file written by something else may hold any):
+ * the walk of every link gives the edges it gives with SQLite's ids. */
+static void test_sparse_entity_ids(void)
+{
+    store *s = open_new("sparse.db");
+    static const char *const turns[][2] = {
+        {"Ann", "Ann: Bo and I went to Oslo with Cy."},
+        {"Bo", "Bo: Oslo was cold, Ann."},
+        {"Cy", "Cy: Next year Bergen, Bo?"},
+        {"Ann", "Ann: Bergen and Oslo both, with Cy."},
+    };
+    int64_t r[4];
+    for (int i = 0; i < 4; i++) {
+        char id[8];
+        snprintf(id, sizeof id, "s%d", i);
+        r[i] = put_simple(s, id, turns[i][1], turns[i][0], i < 2 ? "a" : "b");
+    }
+    char *dense = edges_all_text(s);
+    ok(dense && strstr(dense, ":2:") != NULL, "entity edges between the turns: %s",
+       dense ? dense : "-");
+    store_close(s);
+    is_int(raw_exec(tpath("sparse.db"),
+                    "UPDATE entities SET eid = eid * 1000000000000000000;"
+                    "UPDATE memory_entities SET eid = eid * 1000000000000000000"),
+           SQLITE_OK, "entity ids made far apart, up to %lld",
+           raw_int(tpath("sparse.db"), "SELECT max(eid) FROM entities"));
+    ms_error err;
+    ms_error_clear(&err);
+    s = NULL;
+    ok(store_open(tpath("sparse.db"), STORE_OPEN_READONLY, &s, &err) == MS_OK, "opened again");
+    char *sparse = s ? edges_all_text(s) : NULL;
+    is_str(sparse ? sparse : "", dense ? dense : "-", "the walk gives the same edges");
+    ok(s && edges_agree(s, r, 4, sparse), "and so does each memory's own");
+    free(dense);
+    free(sparse);
+    store_close(s);
+}
+
 /* Put a memory again with the same fields, policy replace. */
 static ms_status replace_same(store *s, const char *id, const char *content, const char *speaker,
                               const char *session)
@@ -3276,6 +3314,7 @@ int main(void)
     test_readonly();
     test_entities_edges();
     test_derived_edges();
+    test_sparse_entity_ids();
     test_sentence_first_word();
     test_temporal_nearest();
     test_add_edge();

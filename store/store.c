@@ -502,6 +502,10 @@ static ms_status migrate(store *s, int64_t from, ms_error *err)
     ms_status st = store_exec(s, "BEGIN IMMEDIATE", err);
     if (st)
         return st;
+    int64_t now = from; /* another connection may have upgraded it since it was opened */
+    st = store_query_int(s, "PRAGMA user_version", &now, err);
+    if (!st && now > from)
+        from = now;
     for (int64_t v = from; v < STORE_SCHEMA_VERSION; v++) {
         st = store_exec(s, migrations[v], err);
         if (!st && code_migrations[v])
@@ -862,6 +866,16 @@ int store_is_readonly(const store *s)
     return s->readonly;
 }
 
+/* Forget the statements compiled for the schema the store had (some read
+ * an older one's columns). */
+static void forget_statements(store *s)
+{
+    for (int i = 0; i < ST_COUNT; i++) {
+        sqlite3_finalize(s->st[i]);
+        s->st[i] = NULL;
+    }
+}
+
 ms_status store_require_writable(store *s, const char *what, ms_error *err)
 {
     if (s->denied)
@@ -874,10 +888,7 @@ ms_status store_require_writable(store *s, const char *what, ms_error *err)
         if (st)
             return st;
         s->upgrade_from = 0;
-        for (int i = 0; i < ST_COUNT; i++) { /* some read the old schema */
-            sqlite3_finalize(s->st[i]);
-            s->st[i] = NULL;
-        }
+        forget_statements(s); /* some read the old schema */
     }
     return MS_OK;
 }
@@ -1127,6 +1138,24 @@ ms_status store_begin(store *s, ms_error *err)
     return MS_OK;
 }
 
+/* An older schema read as it is: has another connection upgraded the file
+ * since (its first write)? Then read it as what it is now (the edges it
+ * derives, its columns), from this read on. */
+static ms_status notice_upgrade(store *s, ms_error *err)
+{
+    int64_t version = 0;
+    ms_status st = store_query_int(s, "PRAGMA user_version", &version, err);
+    if (!st && version == STORE_SCHEMA_VERSION) {
+        s->upgrade_from = 0;
+        forget_statements(s);
+    }
+    if (st) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        s->in_txn = 0;
+    }
+    return st;
+}
+
 ms_status store_read_begin(store *s, ms_error *err)
 {
     if (s->in_txn)
@@ -1137,7 +1166,7 @@ ms_status store_read_begin(store *s, ms_error *err)
     s->in_txn = 1;
     s->changes0 = sqlite3_total_changes64(s->db);
     s->appended = 0;
-    return MS_OK;
+    return s->upgrade_from ? notice_upgrade(s, err) : MS_OK;
 }
 
 ms_status store_solo_begin(store *s, int *solo, ms_error *err)

@@ -1698,7 +1698,7 @@ static void test_sparse_entity_ids(void)
     };
     int64_t r[4];
     for (int i = 0; i < 4; i++) {
-        char id[8];
+        char id[16];
         snprintf(id, sizeof id, "s%d", i);
         r[i] = put_simple(s, id, turns[i][1], turns[i][0], i < 2 ? "a" : "b");
     }

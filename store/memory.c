@@ -1648,6 +1648,21 @@ typedef struct edge_rows {
     size_t n, cap;
 } edge_rows;
 
+/* Append edge e of the k-th rid asked for: 0, or -1 out of memory. */
+static int rows_push(edge_rows *rows, size_t k, const store_edge *e)
+{
+    if (rows->n == rows->cap) {
+        size_t cap = rows->cap ? 2 * rows->cap : 64;
+        owned_edge *g = realloc(rows->v, cap * sizeof *g);
+        if (!g)
+            return -1;
+        rows->v = g;
+        rows->cap = cap;
+    }
+    rows->v[rows->n++] = (owned_edge){k, *e};
+    return 0;
+}
+
 /* The rows of one chunk of n <= STORE_GET_BATCH rids (positions from at)
  * appended to rows. */
 static ms_status edges_chunk(store *s, const int64_t *rid, size_t n, size_t at, edge_rows *rows,
@@ -1668,17 +1683,10 @@ static ms_status edges_chunk(store *s, const int64_t *rid, size_t n, size_t at, 
             k++;
         if (k == n)
             continue;
-        if (rows->n == rows->cap) {
-            size_t cap = rows->cap ? 2 * rows->cap : 64;
-            owned_edge *g = realloc(rows->v, cap * sizeof *g);
-            if (!g) {
-                sqlite3_reset(st);
-                return ms_fail(err, MS_NOMEM, "out of memory");
-            }
-            rows->v = g;
-            rows->cap = cap;
+        if (rows_push(rows, at + k, &e)) {
+            sqlite3_reset(st);
+            return ms_fail(err, MS_NOMEM, "out of memory");
         }
-        rows->v[rows->n++] = (owned_edge){at + k, e};
     }
     sqlite3_reset(st);
     return rc == SQLITE_DONE ? MS_OK : store_sql_fail(s, rc, "reading edges", err);
@@ -1693,19 +1701,9 @@ static ms_status derived_rows(store *s, const int64_t *rid, size_t n, edge_rows 
     for (size_t k = 0; !code && k < n; k++) {
         l.n = 0;
         code = store_graph_of(s, rid[k], 1, &l, err);
-        for (size_t j = 0; !code && j < l.n; j++) {
-            if (rows->n == rows->cap) {
-                size_t cap = rows->cap ? 2 * rows->cap : 64;
-                owned_edge *g = realloc(rows->v, cap * sizeof *g);
-                if (!g) {
-                    code = ms_fail(err, MS_NOMEM, "out of memory");
-                    break;
-                }
-                rows->v = g;
-                rows->cap = cap;
-            }
-            rows->v[rows->n++] = (owned_edge){k, l.v[j]};
-        }
+        for (size_t j = 0; !code && j < l.n; j++)
+            if (rows_push(rows, k, &l.v[j]))
+                code = ms_fail(err, MS_NOMEM, "out of memory");
     }
     free(l.v);
     return code;

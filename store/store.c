@@ -504,7 +504,11 @@ static ms_status migrate(store *s, int64_t from, ms_error *err)
         return st;
     int64_t now = from; /* another connection may have upgraded it since it was opened */
     st = store_query_int(s, "PRAGMA user_version", &now, err);
-    if (!st && now > from)
+    if (st) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return st;
+    }
+    if (now > from)
         from = now;
     for (int64_t v = from; v < STORE_SCHEMA_VERSION; v++) {
         st = store_exec(s, migrations[v], err);

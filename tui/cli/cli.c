@@ -551,7 +551,7 @@ store *cli_open(cli_common *c, int writable, int *created)
     if (from && cli_tty(2)) /* a big store's upgrade takes seconds: say why it waits */
         cli_printf(stderr,
                    "memscope: store %s has schema %d; its first write upgrades it to %d, once "
-                   "(at a million memories, about 20 seconds)\n",
+                   "(seconds at a million memories)\n",
                    path, from, STORE_SCHEMA_VERSION);
     const char *profile = c->profile;
     if (!profile || !*profile)

@@ -156,6 +156,9 @@ struct store {
                             memories (each the newest row): when they are all the
                             transaction's changes, it only appended (store_key.rewritten) */
     int64_t own_commits; /* write transactions this connection committed */
+    int unlogged;        /* this connection made the store and has not ended its first
+                            write: no write-ahead log yet (store.c, "a new store") */
+    int log_checked;     /* log_check ran: the store is in WAL mode, or could not be put */
     char profile[STORE_PROFILE_MAX + 1];
     char ptag[2 * STORE_PROFILE_MAX + 2]; /* "p" + hex(profile): FTS filter */
     sqlite3_stmt *st[ST_COUNT];

@@ -358,4 +358,43 @@ for at in 0 1000000 16000000 48000000; do
         "kill -9 at a $at-byte log: integrity ok and all or nothing ($got memories)"
 done
 
+# ---- a new store's first import: all or nothing without a write-ahead log ----
+# A store that `memscope import` makes is written in SQLite's rollback-journal
+# mode until its first write ends (store.c, "a new store"), then turned to WAL
+# mode. Lines of a kilobyte, so that the import spills pages into the file
+# before its commit; killed there, the journal takes the file back to the
+# empty store.
+awk 'BEGIN { pad = ""; for (j = 0; j < 120; j++) pad = pad " word" j
+    for (i = 1; i <= 40000; i++)
+        printf("{\"id\":\"f%d\",\"content\":\"Fresh memory %d: person P%d met Q%d%s\",\"created_at\":\"2024-01-01T00:00:00Z\",\"session\":\"s%d\"}\n", i, i, i % 113, i % 89, pad, int(i / 20)) }' >fresh.jsonl
+rm -f held
+MEMSCOPE_TEST_HOLD_COMMIT="$PWD/held" "$MEMSCOPE" import --db new.db fresh.jsonl >/dev/null 2>&1 &
+pid=$!
+wait_for 300 held_or_done $pid
+ok "$([ -e held ] && alive $pid; echo $?)" "a new store's import holds before its commit, alive"
+spilled=$(size_of new.db)
+diag "a new store's import held before its commit: a $spilled-byte file, a $(size_of new.db-journal)-byte journal"
+ok "$([ "$spilled" -gt 16000000 ] && [ -e new.db-journal ] && [ ! -e new.db-wal ]; echo $?)" \
+    "a new store's import writes its pages into the file, with a rollback journal and no log"
+run list --db new.db
+is "$rc" 1 "a reader of a store being made: exit status 1"
+is "$(lines err)" 1 "a reader of a store being made: one line on stderr"
+grep -q "store new.db is locked by another process" err
+ok $? "a reader of a store being made: the store is locked"
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+is "$(sqlite3 new.db 'PRAGMA integrity_check')" ok "kill -9 in a new store's import: integrity_check is ok"
+is "$(count new.db)" 0 "kill -9 in a new store's import: none of it is in the store"
+ok "$([ "$(size_of new.db)" -lt 1000000 ]; echo $?)" \
+    "kill -9 in a new store's import: the file is back to the empty store's size"
+run import --db new.db one.jsonl
+is "$rc" 0 "kill -9 in a new store's import: memscope imports into it after"
+is "$(count new.db)" 1 "kill -9 in a new store's import: the new memory is there"
+is "$(sqlite3 new.db 'PRAGMA journal_mode')" wal "kill -9 in a new store's import: its next write turns it to WAL mode"
+run import --db new2.db fresh.jsonl
+is "$rc" 0 "a new store's import: done"
+is "$(count new2.db) $(sqlite3 new2.db 'PRAGMA journal_mode')" "40000 wal" \
+    "a new store's import: every memory, and the store in WAL mode after it"
+ok "$([ ! -e new2.db-journal ]; echo $?)" "a new store's import: no journal left"
+
 tap_done

@@ -157,6 +157,59 @@ static void test_new_store(void)
     ok(!file_exists(tpath("missing.db")), "and creates nothing");
 }
 
+/* A new store's first write runs without a write-ahead log (store.c, "a
+ * new store"), holding the exclusive lock; it ends in WAL mode. */
+static void test_new_store_unlogged(void)
+{
+    store *s = open_new("unlogged.db");
+    ms_error err;
+    ms_error_clear(&err);
+    ok(store_begin(s, &err) == MS_OK, "a new store's first write begins");
+    store_memory m;
+    store_memory_init(&m);
+    m.content = strdup("The first memory of a new store");
+    m.created_at = strdup("2023-05-08T13:56:00Z");
+    ok(store_put(s, &m, STORE_DUP_ERROR, NULL, &err) == MS_OK, "and puts a memory");
+    store_memory_clear(&m);
+    ok(file_exists(tpath("unlogged.db-journal")) && !file_exists(tpath("unlogged.db-wal")),
+       "in the first write, a rollback journal and no -wal");
+    sqlite3 *db = NULL;
+    sqlite3_open(tpath("unlogged.db"), &db);
+    sqlite3_busy_timeout(db, 0);
+    int rc = sqlite3_exec(db, "SELECT count(*) FROM memories", NULL, NULL, NULL);
+    ok(rc == SQLITE_BUSY, "another connection cannot read it meanwhile (rc %d)", rc);
+    sqlite3_close(db);
+    ok(store_end(s, &err) == MS_OK, "the first write commits");
+    char *mode = raw_text(tpath("unlogged.db"), "PRAGMA journal_mode");
+    is_str(mode, "wal", "after it, the store is in WAL mode");
+    free(mode);
+    ok(!file_exists(tpath("unlogged.db-journal")), "and the journal is gone");
+    is_int(put_simple(s, "second", "A second memory, written through the log", NULL, NULL) > 0, 1,
+           "a second write goes through the log");
+    store_close(s);
+    is_int(raw_int(tpath("unlogged.db"), "SELECT count(*) FROM memories"), 2,
+           "both memories are in the store");
+
+    /* A store left in rollback-journal mode (its maker was killed): reading
+     * leaves it so, the first write turns it. */
+    s = open_new("left.db");
+    store_close(s);
+    ok(raw_exec(tpath("left.db"), "PRAGMA journal_mode=DELETE") == SQLITE_OK,
+       "a store set back to rollback-journal mode");
+    ok(store_open(tpath("left.db"), 0, &s, &err) == MS_OK, "opens");
+    int64_t n = -1;
+    store_query_int(s, "SELECT count(*) FROM memories", &n, NULL);
+    is_int(n, 0, "and reads");
+    mode = raw_text(tpath("left.db"), "PRAGMA journal_mode");
+    is_str(mode, "delete", "reading leaves its mode as it is");
+    free(mode);
+    ok(put_simple(s, "one", "A memory that turns the log on", NULL, NULL) > 0, "a write");
+    mode = raw_text(tpath("left.db"), "PRAGMA journal_mode");
+    is_str(mode, "wal", "turns it to WAL mode");
+    free(mode);
+    store_close(s);
+}
+
 static void test_migration(void)
 {
     store *s = open_new("v1.db");
@@ -3304,6 +3357,7 @@ int main(void)
         return 1;
     }
     test_new_store();
+    test_new_store_unlogged();
     test_migration();
     test_schema5();
     test_schema6_vectors();

@@ -627,6 +627,9 @@ is "$(python3 -c 'import json; r = json.load(open("out")); print(0 < r["import_r
 run bench --json --db base.db --queries 5
 is "$(python3 -c 'import json; r = json.load(open("out")); print(r["import_rss_mb"], r["rss_anon_mb"] > 0)' 2>&1)" \
     "None True" "with --db there is no import: import_rss_mb is null"
+is "$(python3 -c 'import json; print(json.load(open("out"))["memories"])' 2>&1)" \
+    "$(sqlite3 base.db "SELECT count(*) FROM memories WHERE profile = 'default'")" \
+    "with --db, memories is the profile's count (from the snapshot, as the status bar's)"
 
 # ---- a locale whose decimal mark is a comma --------------------------------
 # Numbers on the command line and in the output are C's in every locale:

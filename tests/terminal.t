@@ -343,4 +343,17 @@ is "$(sqlite3 v9.db 'PRAGMA user_version')" "$(sed -n 's/^#define STORE_SCHEMA_V
 on_terminal add --db v9.db another note
 ok "$(! grep -q "upgrades it" screen.txt; echo $?)" "the next write says nothing of it"
 
+# The browser says it where it shows messages, when it opens such a store.
+"$MEMSCOPE" demo --db v9b.db >/dev/null
+sqlite3 v9b.db 'ALTER TABLE memory_entities DROP COLUMN speaker; PRAGMA user_version=9'
+fresh_pane 160 50
+tm respawn-pane -k -t t "$T/run.sh $MEMSCOPE --db v9b.db"
+browse_wait "this store has schema 9: the first change made here upgrades it to"
+ok $? "the browser on a schema 9 store says that its first change upgrades it"
+tm send-keys -t t Escape
+tm send-keys -t t q
+browse_wait "MARKER-AFTER rc=0"
+ok $? "and quits"
+is "$(sqlite3 v9b.db 'PRAGMA user_version')" 9 "having changed nothing, it left the store at schema 9"
+
 tap_done

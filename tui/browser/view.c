@@ -68,7 +68,16 @@ int view_model_init(view_model *vm, engine *eng, store *st, const char *db_path,
     vm->data_version = store_data_version(st);
     vm->file_sig = view_file_sig(vm->db_path);
     vm->list.total = vm->find_matches = -1;
-    return view_model_reload(vm, err);
+    int bad = view_model_reload(vm, err);
+    int from = store_is_readonly(st) ? 0 : store_upgrade_pending(st);
+    if (!bad && from)
+        /* as the CLI says it on a terminal (tui/cli/cli.c): the first write
+         * waits for the upgrade, 16.6 s at a million memories */
+        view_message(vm, ROLE_message,
+                     "this store has schema %d: the first change made here upgrades it to "
+                     "%d, once (seconds at a million memories)",
+                     from, STORE_SCHEMA_VERSION);
+    return bad;
 }
 
 static void view_free_results(view_model *vm)

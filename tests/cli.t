@@ -620,8 +620,10 @@ ok "$([ -f "$HOME/.local/share/memscope/memory.db" ]; echo $?)" \
 # rss_mb counts the mapped pages of the store and the snapshot file the
 # recalls read; import_rss_mb is the peak before any recall, rss_anon_mb the
 # process's own memory at the end (no file's pages).
-run bench --json --memories 1000 --queries 5
+mkdir -p "$T/benchtmp"
+TMPDIR="$T/benchtmp" run bench --json --memories 1000 --queries 5
 is "$rc" 0 "bench --json at 1,000 memories exits 0"
+is "$(ls -A "$T/benchtmp")" "" "and leaves nothing in TMPDIR: its stores, logs, seals and snapshots are gone"
 is "$(python3 -c 'import json; r = json.load(open("out")); print(0 < r["import_rss_mb"] <= r["rss_mb"], 0 < r["rss_anon_mb"] <= r["rss_mb"])' 2>&1)" \
     "True True" "its import_rss_mb and rss_anon_mb are above 0 and at most its peak rss_mb"
 run bench --json --db base.db --queries 5

@@ -578,9 +578,13 @@ void cli_unlink_store(const char *path)
     unlink(side);
     snprintf(side, sizeof side, "%s-journal", path); /* a new store's first write (store.c) */
     unlink(side);
+    snprintf(side, sizeof side, "%s.seal", path); /* its whole-file check (store.c) */
+    unlink(side);
     snprintf(side, sizeof side, "%s.snap", path); /* the engine's (engine/snapfile.c) */
     unlink(side);
     snprintf(side, sizeof side, "%s.snap.tmp", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s.snap.seal", path);
     unlink(side);
 }
 

@@ -695,20 +695,28 @@ static void sqlite_setup(void)
  * read as immutable? SQLite reads a WAL store through its -shm index, which
  * it must create when missing: on a read-only mount, or in a directory this
  * process may not write (a 0444 file of another user), it cannot. Immutable
- * (no locks, no index) is right when the directory is not writable and no
- * write-ahead log holds pages the main file lacks. */
+ * (no locks, no index) is right when the directory is not writable, no
+ * write-ahead log holds pages the main file lacks, and no rollback journal
+ * holds pages the file had before a write that never committed (a new
+ * store's maker killed in its first write: "a new store", below). */
+static int side_holds_pages(const char *path, const char *suffix)
+{
+    char side[PATH_MAX + 12];
+    struct stat sb;
+    snprintf(side, sizeof side, "%s%s", path, suffix);
+    return stat(side, &sb) == 0 && sb.st_size > 0;
+}
+
 static int can_open_immutable(const char *path)
 {
-    char dir[PATH_MAX], wal[PATH_MAX + 8];
+    char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (!slash)
         snprintf(dir, sizeof dir, ".");
     else
         slash[slash == dir] = '\0'; /* "/x.db": "/" */
-    snprintf(wal, sizeof wal, "%s-wal", path);
-    struct stat sb;
-    if (stat(wal, &sb) == 0 && sb.st_size > 0)
+    if (side_holds_pages(path, "-wal") || side_holds_pages(path, "-journal"))
         return 0;
     return access(dir, W_OK) != 0;
 }
@@ -843,6 +851,12 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
             st = configure(s, err);
         if (!st)
             st = check_schema(s, err);
+    } else if (st == MS_READONLY && exists && side_holds_pages(path, "-journal")) {
+        st = ms_fail(err, MS_READONLY,
+                     "store %s has a write that never finished (%s-journal): SQLite rolls it "
+                     "back before anything is read, which needs write access to the store "
+                     "and its folder",
+                     path, path);
     }
     if (!st)
         st = load_embedder(s, err);

@@ -383,6 +383,20 @@ grep -q "store new.db is locked by another process" err
 ok $? "a reader of a store being made: the store is locked"
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
+# A copy of it with its journal, in a folder nobody may write: SQLite cannot
+# roll the journal back there, so it is not read (as immutable it would
+# read the uncommitted pages) and the refusal says why.
+if declare -F as_user >/dev/null; then
+    mkdir -p rojournal && cp new.db new.db-journal rojournal/ &&
+        chmod 0444 rojournal/new.db rojournal/new.db-journal && chmod 0555 rojournal
+    as_user "$MEMSCOPE" list --db rojournal/new.db >out 2>err </dev/null
+    is "$?:$(lines err)" "1:1" "a killed new store, its folder not writable: refused, one line"
+    grep -q "store rojournal/new.db has a write that never finished (rojournal/new.db-journal)" err
+    ok $? "a killed new store, its folder not writable: the line says there is a write to roll back"
+    chmod 0755 rojournal
+else
+    skip "root, and setpriv cannot drop to nobody here" 2
+fi
 is "$(sqlite3 new.db 'PRAGMA integrity_check')" ok "kill -9 in a new store's import: integrity_check is ok"
 is "$(count new.db)" 0 "kill -9 in a new store's import: none of it is in the store"
 ok "$([ "$(size_of new.db)" -lt 1000000 ]; echo $?)" \

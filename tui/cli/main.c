@@ -2,9 +2,13 @@
  * full-screen browser when none is named. */
 #include <getopt.h>
 #include <locale.h>
+#include <malloc.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "tui/cli/browser_face.h"
 #include "tui/cli/cli.h"
@@ -35,8 +39,37 @@ static void usage(FILE *out)
                 "See memscope(1).\n");
 }
 
+/* The heap in 2 MB pages. A process's first touch of each 4 KB page of
+ * fresh memory is a page fault, 12-14 us each on this virtual machine
+ * (docs/SCALING.md); a `memscope recall` at 100,000 memories took about
+ * 440, a quarter of them the heap's (malloc, SQLite's page cache, the
+ * engine's arrays). So the heap grows HEAP_PAD at a time, is kept when
+ * freed up to twice that, and the 2 MB-aligned part of its first stretch
+ * is marked for transparent huge pages: where the kernel gives them
+ * (`madvise` or `always` in /sys/kernel/mm/transparent_hugepage/enabled),
+ * a fault maps 2 MB. docs/PERFORMANCE.md, item 78. Large blocks still come
+ * from mmap, as glibc decides. */
+#define HEAP_PAD (16u << 20)
+#define HUGE_PAGE (2u << 20)
+
+static void heap_in_huge_pages(void)
+{
+    mallopt(M_TOP_PAD, (int)HEAP_PAD);
+    mallopt(M_TRIM_THRESHOLD, (int)(2 * HEAP_PAD));
+    void *volatile first = malloc(1); /* grows the heap by HEAP_PAD */
+    free(first);
+    uintptr_t end = (uintptr_t)sbrk(0);
+    uintptr_t a = (end - HEAP_PAD + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t b = end & ~(uintptr_t)(HUGE_PAGE - 1);
+#ifdef MADV_HUGEPAGE
+    if (b > a)
+        (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+#endif
+}
+
 int main(int argc, char **argv)
 {
+    heap_in_huge_pages();
     /* The user's character set only (UTF-8 or not: ncursesw, libedit, the
      * tables' bars). Numbers stay C's: "2.5" is a weight in every locale,
      * and a comma-decimal LC_NUMERIC (de_DE) made strtod reject it; the

@@ -327,6 +327,15 @@ char *store_col_text(sqlite3_stmt *st, int col)
     return t ? store_strdup((const char *)t) : NULL;
 }
 
+/* Does the side file path+suffix (-wal, -journal) hold pages? */
+static int side_holds_pages(const char *path, const char *suffix)
+{
+    char side[PATH_MAX + 12];
+    struct stat sb;
+    snprintf(side, sizeof side, "%s%s", path, suffix);
+    return stat(side, &sb) == 0 && sb.st_size > 0;
+}
+
 /* errno of the failed system call behind an I/O error. SQLite's own
  * (sqlite3_system_errno) is read late and often lost; the files keep theirs:
  * the log (WAL) first, where writes go, then the main file. */
@@ -354,6 +363,11 @@ ms_status store_sql_fail(store *s, int rc, const char *doing, ms_error *err)
         code = MS_FULL;
         why = strerror(sys);
     }
+    if (code == MS_BUSY && s && side_holds_pages(path, "-journal")) /* "a new store", below */
+        return ms_fail(err, code,
+                       "%s: store %s is locked by another process, which is writing it for the "
+                       "first time (a new store's import holds it to its end; waited %d ms)",
+                       doing, path, STORE_BUSY_MS);
     if (code == MS_BUSY)
         return ms_fail(err, code, "%s: store %s is locked by another process (waited %d ms)", doing,
                        path, STORE_BUSY_MS);
@@ -700,14 +714,6 @@ static void sqlite_setup(void)
  * write-ahead log holds pages the main file lacks, and no rollback journal
  * holds pages the file had before a write that never committed (a new
  * store's maker killed in its first write: "a new store", below). */
-static int side_holds_pages(const char *path, const char *suffix)
-{
-    char side[PATH_MAX + 12];
-    struct stat sb;
-    snprintf(side, sizeof side, "%s%s", path, suffix);
-    return stat(side, &sb) == 0 && sb.st_size > 0;
-}
-
 static int can_open_immutable(const char *path)
 {
     char dir[PATH_MAX];

@@ -379,8 +379,8 @@ ok "$([ "$spilled" -gt 16000000 ] && [ -e new.db-journal ] && [ ! -e new.db-wal 
 run list --db new.db
 is "$rc" 1 "a reader of a store being made: exit status 1"
 is "$(lines err)" 1 "a reader of a store being made: one line on stderr"
-grep -q "store new.db is locked by another process" err
-ok $? "a reader of a store being made: the store is locked"
+grep -q "store new.db is locked by another process, which is writing it for the first time" err
+ok $? "a reader of a store being made: the store is locked by its first write"
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 # A copy of it with its journal, in a folder nobody may write: SQLite cannot

@@ -645,6 +645,19 @@ static void log_after(store *s)
         log_on(s);
 }
 
+/* BEGIN a write: IMMEDIATE, or EXCLUSIVE for a new store's first (which
+ * then ends with log_after). */
+static ms_status begin_write(store *s, ms_error *err)
+{
+    int rc =
+        sqlite3_exec(s->db, s->unlogged ? "BEGIN EXCLUSIVE" : "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "starting a write", err);
+    if (s->unlogged)
+        s->unlogged = 2;
+    return MS_OK;
+}
+
 /* A store in rollback-journal mode, about to be written: into WAL mode,
  * when no other connection has it open; once a connection. Never waits: a
  * failed attempt leaves it to the next one. */
@@ -1208,12 +1221,9 @@ ms_status store_begin(store *s, ms_error *err)
         return st;
     if (s->in_txn)
         return ms_fail(err, MS_USAGE, "a transaction is already open on %s", s->path);
-    int rc =
-        sqlite3_exec(s->db, s->unlogged ? "BEGIN EXCLUSIVE" : "BEGIN IMMEDIATE", NULL, NULL, NULL);
-    if (rc != SQLITE_OK)
-        return store_sql_fail(s, rc, "starting a write", err);
-    if (s->unlogged)
-        s->unlogged = 2;
+    st = begin_write(s, err);
+    if (st)
+        return st;
     write_cache(s, 1);
     if (!s->checked && (st = check_pages(s, err))) {
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -1266,12 +1276,9 @@ ms_status store_solo_begin(store *s, int *solo, ms_error *err)
     ms_status st = store_require_writable(s, "write", err); /* upgrades an older schema */
     if (st)
         return st;
-    int rc =
-        sqlite3_exec(s->db, s->unlogged ? "BEGIN EXCLUSIVE" : "BEGIN IMMEDIATE", NULL, NULL, NULL);
-    if (rc != SQLITE_OK)
-        return store_sql_fail(s, rc, "starting a write", err);
-    if (s->unlogged)
-        s->unlogged = 2;
+    st = begin_write(s, err);
+    if (st)
+        return st;
     s->in_txn = 1;
     s->changes0 = sqlite3_total_changes64(s->db);
     s->appended = 0;

@@ -772,6 +772,7 @@ static int blank(const char *t, size_t n)
 #define JQ_BYTES (16 * 1024 * 1024)
 #define JQ_BATCH 32 /* records the writer takes from the queue at once */
 #define JQ_ROOM 64  /* a reader that found the queue full waits for this room */
+#define JQ_SPENT (2 * JQ_RECORDS) /* written records waiting to be freed */
 
 /* One parsed line: the memory, its profile, and the line itself (errors
  * from store_put point into it). */
@@ -874,15 +875,35 @@ typedef struct jqueue {
     int refill;   /* the reader waits for the queue to drain to half */
     int done;     /* the reader has stopped: the file's end, or an error */
     int stop;     /* the writer has stopped: the reader should too */
+    jrec spent[JQ_SPENT]; /* written records, for the reader to free */
+    size_t nspent;
     ms_status st; /* the reader's error */
     ms_error err;
     jreader rd;
 } jqueue;
 
+/* The records the writer has written go back to the reader, which made
+ * them, to be freed: freed on the writing thread, each of their blocks
+ * went back to the reader's malloc arena under that arena's lock, and the
+ * two threads met on it (futex waits and wakes on the writing thread). */
+static void jsonl_free_spent(jqueue *q, jrec *spare)
+{
+    pthread_mutex_lock(&q->mu);
+    size_t n = q->nspent;
+    memcpy(spare, q->spent, n * sizeof *spare);
+    q->nspent = 0;
+    pthread_mutex_unlock(&q->mu);
+    for (size_t k = 0; k < n; k++)
+        jrec_free(&spare[k]);
+}
+
 static void *jsonl_reader(void *p)
 {
     jqueue *q = p;
-    for (;;) {
+    jrec *spare = malloc(JQ_SPENT * sizeof *spare);
+    for (unsigned i = 0;; i++) {
+        if (spare && i % JQ_BATCH == 0)
+            jsonl_free_spent(q, spare);
         jrec r;
         ms_status st = MS_OK;
         int got = jsonl_next(&q->rd, &r, &st);
@@ -905,8 +926,10 @@ static void *jsonl_reader(void *p)
         int done = q->done;
         pthread_cond_signal(&q->can_take);
         pthread_mutex_unlock(&q->mu);
-        if (done)
+        if (done) {
+            free(spare);
             return NULL;
+        }
     }
 }
 
@@ -935,18 +958,28 @@ static size_t jsonl_take(jqueue *q, jrec *r, size_t max)
     return got;
 }
 
-/* Write the records r[0..n) in order, freeing each; stops at the
- * first error, and frees the records after it too. */
+/* Hand the written records r[0..n) back to the reader to free (those
+ * that do not fit, or after the reader has stopped, are freed here). */
+static void jsonl_spend(jqueue *q, jrec *r, size_t n)
+{
+    pthread_mutex_lock(&q->mu);
+    size_t k = 0;
+    if (!q->done)
+        for (; k < n && q->nspent < JQ_SPENT; k++)
+            q->spent[q->nspent++] = r[k];
+    pthread_mutex_unlock(&q->mu);
+    for (; k < n; k++)
+        jrec_free(&r[k]);
+}
+
+/* Write the records r[0..n) in order; stops at the first error. */
 static ms_status jsonl_put_all(importer *im, const char *file, uint64_t base, jrec *r, size_t n)
 {
     ms_status st = MS_OK;
-    for (size_t k = 0; k < n; k++) {
-        if (!st) {
-            im->stats->bytes = base + r[k].bytes;
-            place pl = {file, r[k].text, r[k].line};
-            st = put(im, &pl, r[k].text, r[k].len, 0, &r[k].m, r[k].profile, &r[k].rels);
-        }
-        jrec_free(&r[k]);
+    for (size_t k = 0; !st && k < n; k++) {
+        im->stats->bytes = base + r[k].bytes;
+        place pl = {file, r[k].text, r[k].line};
+        st = put(im, &pl, r[k].text, r[k].len, 0, &r[k].m, r[k].profile, &r[k].rels);
     }
     return st;
 }
@@ -975,6 +1008,11 @@ static ms_status import_jsonl(importer *im, const char *file, FILE *f)
         if (!got)
             break;
         st = jsonl_put_all(im, file, base, batch, got);
+        if (threaded)
+            jsonl_spend(q, batch, got);
+        else
+            for (size_t k = 0; k < got; k++)
+                jrec_free(&batch[k]);
     }
     if (threaded) {
         pthread_mutex_lock(&q->mu);
@@ -984,6 +1022,8 @@ static ms_status import_jsonl(importer *im, const char *file, FILE *f)
         pthread_join(th, NULL);
         for (size_t k = 0; k < q->n; k++)
             jrec_free(&q->ring[(q->head + k) % JQ_RECORDS]);
+        for (size_t k = 0; k < q->nspent; k++)
+            jrec_free(&q->spent[k]);
     }
     if (!st && q->st) { /* the reader's error comes after every line written */
         *im->err = q->err;

@@ -164,11 +164,33 @@ ms_status store_fts_flush(store *s, ms_error *err)
     return st;
 }
 
+/* In an import, the turn after rid rewrites rid's neighbour text. Indexed
+ * now, rid would be taken out of the index at that turn's put, and FTS5
+ * writes that one row's deletions as a segment of its own, which counts
+ * like a full one towards the 16 that start a merge (crisismerge): a 1M
+ * import had a one-page segment after each of its 20 flushes, and merged
+ * twice, after 400,000 and 800,000 memories, instead of once. So rid
+ * waits for the next flush. */
+ms_status store_fts_flush_keeping(store *s, int64_t rid, ms_error *err)
+{
+    if (!pending_has(s, rid))
+        return store_fts_flush(s, err);
+    ms_status st = MS_OK;
+    for (size_t i = 0; !st && i < s->fts_n; i++)
+        if (s->fts_list[i] != rid)
+            st = fts_write(s, s->fts_list[i], ST_FTS_ADD, err);
+    if (st)
+        return st;
+    store_fts_discard(s);
+    pending_add(s, rid); /* cannot fail: the set is empty and keeps its room */
+    return MS_OK;
+}
+
 /* ---- long writes ------------------------------------------------------------ */
 
 /* FTS5 writes a segment each time its pending terms reach the store's
- * hashsize (32 MB) and, in a long import, soon after store_fts_flush has
- * indexed STORE_FTS_PENDING_MAX memories (fts_pending_max); after each,
+ * hashsize (32 MB), and before it writes a row lower than the last it was
+ * given (store_fts_flush_keeping says when an import did that); after each,
  * its automatic merging (automerge, 4 segments a level) rewrites older
  * segments a piece at a time. In one transaction of a million memories
  * that merging grew with the index: past 200,000 memories it was a fifth

@@ -764,8 +764,10 @@ static ms_status put_memory(store *s, store_memory *m, store_dup_policy dup, sto
      * stays in bounded memory: index now */
     if (!st && s->in_txn && s->fts_n >= s->fts_pending_max)
         st = store_fts_long_begin(s, err);
-    if (!st && (!s->in_txn || s->fts_n >= s->fts_pending_max))
+    if (!st && !s->in_txn)
         st = store_fts_flush(s, err);
+    else if (!st && s->fts_n >= s->fts_pending_max)
+        st = store_fts_flush_keeping(s, m->rid, err);
     return st;
 }
 

@@ -258,6 +258,9 @@ ms_status store_fts_inserted(store *s, int64_t rid, ms_error *err);
 ms_status store_fts_pending(store *s, int64_t rid, ms_error *err);
 ms_status store_fts_forget(store *s, int64_t rid, ms_error *err);
 ms_status store_fts_flush(store *s, ms_error *err);
+/* The same in a long write, keeping rid (the row just put) pending: the
+ * next turn of its session rewrites its neighbour text (fts.c says why). */
+ms_status store_fts_flush_keeping(store *s, int64_t rid, ms_error *err);
 /* A long write (STORE_FTS_PENDING_MAX memories pending at once): FTS5's
  * automatic merging of its segments is off until store_fts_long_end, which
  * runs before the commit and sets the index's automerge setting back as it

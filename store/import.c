@@ -770,8 +770,8 @@ static int blank(const char *t, size_t n)
  * the thread, and nothing after it is written. */
 #define JQ_RECORDS 256
 #define JQ_BYTES (16 * 1024 * 1024)
-#define JQ_BATCH 32 /* records the writer takes from the queue at once */
-#define JQ_ROOM 64  /* a reader that found the queue full waits for this room */
+#define JQ_BATCH 32               /* records the writer takes from the queue at once */
+#define JQ_ROOM 64                /* a reader that found the queue full waits for this room */
 #define JQ_SPENT (2 * JQ_RECORDS) /* written records waiting to be freed */
 
 /* One parsed line: the memory, its profile, and the line itself (errors
@@ -872,9 +872,9 @@ typedef struct jqueue {
     pthread_cond_t can_put, can_take;
     jrec ring[JQ_RECORDS];
     size_t head, n, bytes;
-    int refill;   /* the reader waits for the queue to drain to half */
-    int done;     /* the reader has stopped: the file's end, or an error */
-    int stop;     /* the writer has stopped: the reader should too */
+    int refill;           /* the reader waits for the queue to drain to half */
+    int done;             /* the reader has stopped: the file's end, or an error */
+    int stop;             /* the writer has stopped: the reader should too */
     jrec spent[JQ_SPENT]; /* written records, for the reader to free */
     size_t nspent;
     ms_status st; /* the reader's error */

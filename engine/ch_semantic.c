@@ -155,12 +155,7 @@ static int32_t block_floor(double slope, double cap, double thr)
 static size_t block_candidates(const snapshot *sn, const int32_t *dots, size_t m, int32_t least,
                                size_t first, uint16_t *cand)
 {
-    size_t nc = 0;
-    for (size_t k = 0; k < m; k++) {
-        cand[nc] = (uint16_t)k;
-        nc += (dots[k] >= least || -dots[k] >= least) &&
-              vectors_may_reach(sn, first + k, dots[k], least);
-    }
+    size_t nc = vectors_block_candidates(sn, first / VEC_BLOCK, dots, m, least, cand);
     for (size_t j = 0; j < nc; j++) {
         size_t i = first + cand[j];
         __builtin_prefetch(&sn->q_scale[i]);

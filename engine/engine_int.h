@@ -341,6 +341,11 @@ double vectors_block_cap(const snapshot *sn, const vec_query *q, size_t b, doubl
  * with dot: estimate + bound <= slope * q_slope[i] / 255 * |dot| + cap. 1
  * when it may (always, for least 0). */
 int vectors_may_reach(const snapshot *sn, size_t i, int32_t dot, int32_t least);
+/* The places k < m of block b whose memory may reach (vectors_may_reach
+ * with dots[k] and least) into cand, in order; their count. A slope is at
+ * most 255, so each of them has |dots[k]| >= least. */
+size_t vectors_block_candidates(const snapshot *sn, size_t b, const int32_t *dots, size_t m,
+                                int32_t least, uint16_t *cand);
 
 /* The int8 estimate of the cosine of q with memory i (which has a vector),
  * from dot, the integer dot product of their codes; *bound gets e with

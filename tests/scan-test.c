@@ -140,7 +140,7 @@ static void check_dots(store *s, const snapshot *sn, const char *name)
         return;
     }
     size_t codes_differ = 0, dots_differ = 0, caps_fail = 0, slopes_fail = 0, compared = 0;
-    size_t bounds_fail = 0, bounded = 0;
+    size_t bounds_fail = 0, bounded = 0, cand_differ = 0, cand_lists = 0;
     for (size_t i = 0; i < sn->n; i++)
         for (int d = 0; d < dim; d++)
             codes_differ += vectors_code_at(sn, i, d) != (r.seen[i] ? r.codes[i * dim + d] : 0);
@@ -157,6 +157,17 @@ static void check_dots(store *s, const snapshot *sn, const char *name)
         for (size_t b = 0; b * VEC_BLOCK < sn->n; b++) {
             double slope, cap = vectors_block_cap(sn, &q, b, &slope);
             size_t m = vectors_block_dots(sn, &q, b, dots);
+            for (int l = 0; l < 4; l++) { /* 0, 1, a dot of the block, a large one */
+                int32_t d = dots[rnd((unsigned)m)];
+                int32_t least = l == 0 ? 0 : l == 1 ? 1 : l == 2 ? (d < 0 ? -d : d) : INT32_MAX / 3;
+                uint16_t cand[VEC_BLOCK];
+                size_t nc = vectors_block_candidates(sn, b, dots, m, least, cand), j = 0;
+                for (size_t k = 0; k < m; k++)
+                    if (vectors_may_reach(sn, b * VEC_BLOCK + k, dots[k], least))
+                        cand_differ += j >= nc || cand[j++] != k;
+                cand_differ += j != nc;
+                cand_lists++;
+            }
             for (size_t k = 0; k < m; k++) {
                 size_t i = b * VEC_BLOCK + k;
                 int32_t want = 0;
@@ -184,6 +195,9 @@ static void check_dots(store *s, const snapshot *sn, const char *name)
     ok(compared == 10 * sn->n && dots_differ == 0,
        "%s: %zu dot products over non-zero dimensions equal the full int8 scan (%zu differ)", name,
        compared, dots_differ);
+    ok(cand_lists > 0 && cand_differ == 0,
+       "%s: %zu candidate lists of both scans are the memories that may reach (%zu differ)", name,
+       cand_lists, cand_differ);
     ok(caps_fail == 0, "%s: each block's cap bounds its estimates (%zu exceed it)", name,
        caps_fail);
     ok(slopes_fail == 0,

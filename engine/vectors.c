@@ -563,15 +563,15 @@ int vectors_may_reach(const snapshot *sn, size_t i, int32_t dot, int32_t least)
     return a * sn->q_slope[i] >= 255 * (int64_t)least;
 }
 
-/* vectors_block_candidates, portable: without a branch on the test, which
- * goes either way from one memory to the next. */
-static size_t candidates_plain(const uint8_t *slope, const int32_t *dots, size_t from, size_t m,
-                               int64_t lim, uint16_t *cand, size_t nc)
+/* vectors_block_candidates, portable, from place from of block b on:
+ * without a branch on the test, which goes either way from one memory to
+ * the next. */
+static size_t candidates_plain(const snapshot *sn, size_t b, const int32_t *dots, size_t from,
+                               size_t m, int32_t least, uint16_t *cand, size_t nc)
 {
     for (size_t k = from; k < m; k++) {
-        int64_t a = dots[k] < 0 ? -(int64_t)dots[k] : dots[k];
         cand[nc] = (uint16_t)k;
-        nc += a * slope[k] >= lim;
+        nc += vectors_may_reach(sn, b * VEC_BLOCK + k, dots[k], least);
     }
     return nc;
 }
@@ -579,15 +579,18 @@ static size_t candidates_plain(const uint8_t *slope, const int32_t *dots, size_t
 #ifdef VEC_AVX2
 /* The same test eight memories at a time: |dot| (below 2^31) times the
  * slope (below 2^8) in 64 bits, the even lanes and then the odd ones
- * (vpmuludq takes the low 32 bits of each 64), against lim; each result
+ * (vpmuludq takes the low 32 bits of each 64), against the limit; each result
  * fills its 64 bits, so the odd 32-bit lanes of the odd ones and the even
  * of the even make a mask of eight, whose set bits are the candidates in
  * order. */
-__attribute__((target("avx2"))) static size_t
-candidates_avx2(const uint8_t *slope, const int32_t *dots, size_t m, int64_t lim, uint16_t *cand)
+__attribute__((target("avx2"))) static size_t candidates_avx2(const snapshot *sn, size_t b,
+                                                              const int32_t *dots, size_t m,
+                                                              int32_t least, uint16_t *cand)
 {
     size_t nc = 0, k = 0;
-    __m256i below = _mm256_set1_epi64x(lim - 1); /* a product > lim - 1 reaches lim */
+    const uint8_t *slope = sn->q_slope + b * VEC_BLOCK;
+    /* a product > 255 least - 1 reaches 255 least, vectors_may_reach's limit */
+    __m256i below = _mm256_set1_epi64x(255 * (int64_t)least - 1);
     for (; k + 8 <= m; k += 8) {
         __m256i a = _mm256_abs_epi32(_mm256_loadu_si256((const __m256i *)(dots + k)));
         __m256i s = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(slope + k)));
@@ -601,20 +604,18 @@ candidates_avx2(const uint8_t *slope, const int32_t *dots, size_t m, int64_t lim
             bits &= bits - 1;
         }
     }
-    return candidates_plain(slope, dots, k, m, lim, cand, nc);
+    return candidates_plain(sn, b, dots, k, m, least, cand, nc);
 }
 #endif
 
 size_t vectors_block_candidates(const snapshot *sn, size_t b, const int32_t *dots, size_t m,
                                 int32_t least, uint16_t *cand)
 {
-    const uint8_t *slope = sn->q_slope + b * VEC_BLOCK;
-    int64_t lim = 255 * (int64_t)least;
 #ifdef VEC_AVX2
     if (use_avx2())
-        return candidates_avx2(slope, dots, m, lim, cand);
+        return candidates_avx2(sn, b, dots, m, least, cand);
 #endif
-    return candidates_plain(slope, dots, 0, m, lim, cand, 0);
+    return candidates_plain(sn, b, dots, 0, m, least, cand, 0);
 }
 
 double vectors_block_cap(const snapshot *sn, const vec_query *q, size_t b, double *slope)

@@ -90,6 +90,43 @@ ok $([ "$(echo "$h" | json 'd["embedder"]["store_vectors_from"]')" = "cmd:ri-b0-
 r=$("$M" recall --db "$tmp/ri.db" --embedder "$RI" --json --disable bm25,temporal,hopfield,spreading --no-floor "greyhound")
 ok $([ "$(echo "$r" | json 'd["results"][0]["id"]')" = "b" ]; echo $?) \
   "the semantic channel alone ranks the memory whose words share the query word's contexts first"
+# tools/glove-embedder.py: pretrained word vectors from a GloVe text file (a
+# tiny one here, written so that "tourney" lies beside "tournament" and far
+# from the other memories' words): a query word the store never holds finds
+# the memory holding its neighbour.
+cat > "$tmp/g.txt" <<'G'
+tournament 1.0 0.1 0.0
+tourney 0.9 0.2 0.0
+dentist 0.0 1.0 0.0
+appointment 0.1 0.9 0.1
+greyhound 0.0 0.0 1.0
+walks 0.0 0.2 0.9
+marathon 0.8 0.0 0.3
+G
+cat > "$tmp/t.jsonl" <<'J'
+{"id":"t","content":"Nate: I won the regional tournament last week"}
+{"id":"d","content":"Nate: The dentist appointment is on Tuesday"}
+{"id":"g","content":"Nate: Biscuit the greyhound likes long walks"}
+J
+GL="cmd:python3 $here/../tools/glove-embedder.py $tmp/g.txt"
+"$M" import --db "$tmp/gl.db" --embedder "$GL" "$tmp/t.jsonl" >/dev/null 2>"$tmp/err"
+ok $? "import with tools/glove-embedder.py"
+h=$("$M" health --db "$tmp/gl.db" --embedder "$GL" --json)
+ok $([ "$(echo "$h" | json 'd["embedder"]["store_vectors_from"]')" = "cmd:glove-sif-a0.001:3" ]; echo $?) \
+  "its id names its settings and the file's dimension"
+r=$("$M" recall --db "$tmp/gl.db" --embedder "$GL" --json --disable bm25,temporal,hopfield,spreading --no-floor "Who won the tourney?")
+ok $([ "$(echo "$r" | json 'd["results"][0]["id"]')" = "t" ]; echo $?) \
+  "the semantic channel alone finds the memory holding the query word's neighbour"
+GLH="cmd:env GLOVE_HASH=0.5 python3 $here/../tools/glove-embedder.py $tmp/g.txt"
+"$M" import --db "$tmp/glh.db" --embedder "$GLH" "$tmp/t.jsonl" >/dev/null 2>"$tmp/err"
+h=$("$M" health --db "$tmp/glh.db" --embedder "$GLH" --json)
+ok $([ "$(echo "$h" | json 'd["embedder"]["store_vectors_from"]')" = "cmd:glove-sif-a0.001-hash0.5:515" ]; echo $?) \
+  "GLOVE_HASH appends the 512 hashed dimensions"
+r=$("$M" recall --db "$tmp/glh.db" --embedder "$GLH" --json --disable bm25,temporal,hopfield,spreading --no-floor "greyhoumd")
+ok $([ "$(echo "$r" | json 'd["results"][0]["id"]')" = "g" ]; echo $?) \
+  "and with them a misspelt word finds its memory by its n-grams"
+python3 "$here/../tools/glove-embedder.py" "$tmp/none.txt" </dev/null >/dev/null 2>"$tmp/err"
+ok $([ $? != 0 ] && grep -q "none.txt" "$tmp/err"; echo $?) "a missing vector file is an error naming it"
 LOCOMO_DIR="$tmp/none" "$here/../tools/ri-eval.sh" t >"$tmp/out" 2>&1
 ok $([ $? = 0 ] && grep -q "LoCoMo data not found" "$tmp/out"; echo $?) \
   "tools/ri-eval.sh without the LoCoMo data says so and exits 0"

@@ -12,6 +12,11 @@
 #
 #   tools/ri-eval.sh TAG [EVAL OPTIONS]   e.g. RI_BETA=0.5 tools/ri-eval.sh b05 --no-floor
 #   tools/ri-eval.sh hash [EVAL OPTIONS]  the built-in embedder's stores (build/eval/)
+#
+# EVAL_EMBEDDER="PROGRAM ARGS" scores another external embedder the same way
+# in place of ri-embedder.py, e.g.
+#   EVAL_EMBEDDER="tools/glove-embedder.py G.txt" tools/ri-eval.sh glove --no-floor
+# (a TAG names the stores it imports: give each embedder setting its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 M=${MEMSCOPE:-./memscope}
@@ -34,7 +39,7 @@ for k in 0 1 2 3 4; do
         emb=()
     else
         db="$out/$tag-$k.db"
-        emb=(--embedder "cmd:tools/ri-embedder.py $mem")
+        emb=(--embedder "cmd:${EVAL_EMBEDDER:-tools/ri-embedder.py $mem}")
         [ -f "$db" ] || "$M" import --db "$db" "${emb[@]}" "$mem" >/dev/null
     fi
     "$M" eval --db "$db" --queries "$data/sample$k.queries.jsonl" "${emb[@]}" "$@" >"$out/$tag-$k.out"

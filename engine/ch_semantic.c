@@ -205,19 +205,59 @@ static ms_status estimate(const channel_ctx *c, maybe_list *l, low_heap *h, ms_e
     return MS_OK;
 }
 
+/* Pass 1's result: the memories left a chance, and the top_n-th best lower
+ * bound among them. */
+typedef struct semantic_pre {
+    maybe_list l;
+    double cut;
+    ms_status st;
+    ms_error err;
+} semantic_pre;
+
+static void semantic_release(void *p)
+{
+    semantic_pre *pre = p;
+    if (pre)
+        free(pre->l.v);
+    free(pre);
+}
+
+/* Pass 1, which reads only the snapshot's codes and bounds and the query
+ * vector, so the engine may run it beside bm25 and temporal (the 1M scan
+ * is most of a recall's time: docs/PERFORMANCE.md). NULL when there is no
+ * query vector or no memory for it. */
+static void *semantic_prepare(const channel_ctx *c)
+{
+    if (!c->q->qvec)
+        return NULL;
+    semantic_pre *pre = calloc(1, sizeof *pre);
+    if (!pre)
+        return NULL;
+    low_heap h = {malloc((c->top_n ? c->top_n : 1) * sizeof(double)), 0, c->top_n};
+    pre->st =
+        h.v ? estimate(c, &pre->l, &h, &pre->err) : ms_fail(&pre->err, MS_NOMEM, "out of memory");
+    pre->cut = heap_cut(&h);
+    free(h.v);
+    return pre;
+}
+
 static ms_status produce(const channel_ctx *c, ranked_list *out, const char **note, ms_error *err)
 {
     const snapshot *sn = c->sn;
     if (!c->q->qvec) {
+        semantic_release(c->pre);
         *note = "query has no features";
         return MS_OK;
     }
-    maybe_list l = {0};
-    low_heap h = {malloc((c->top_n ? c->top_n : 1) * sizeof(double)), 0, c->top_n};
-    ms_status st = h.v ? estimate(c, &l, &h, err) : ms_fail(err, MS_NOMEM, "out of memory");
+    semantic_pre *pre = c->pre ? c->pre : semantic_prepare(c);
+    if (!pre)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    ms_status st = pre->st;
+    if (st)
+        *err = pre->err;
     /* Pass 2: exact cosines of those not surely beaten by top_n others. */
-    double cut = heap_cut(&h);
-    free(h.v);
+    double cut = pre->cut;
+    maybe_list l = pre->l;
     uint16_t nz[STORE_DIM_MAX];
     int nnz = vectors_nonzero(c->q->qvec, sn->dim, nz);
     for (size_t k = 0; !st && k < l.n; k++) {
@@ -232,7 +272,7 @@ static ms_status produce(const channel_ctx *c, ranked_list *out, const char **no
         if (cos >= SEMANTIC_MIN && ranked_push(out, l.v[k].idx, cos))
             st = ms_fail(err, MS_NOMEM, "out of memory");
     }
-    free(l.v);
+    semantic_release(pre);
     if (!st)
         ranked_finish(out, sn, c->top_n);
     return st;
@@ -277,5 +317,7 @@ const channel_ops ch_semantic_ops = {
     .applies = NULL,
     .health = semantic_health,
     .produce = produce,
+    .prepare = semantic_prepare,
+    .release = semantic_release,
     .floor = &floor_evidence,
 };

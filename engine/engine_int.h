@@ -648,6 +648,7 @@ typedef struct channel_ctx {
     const ranked_list *seed_fusion;
     char *first_stage; /* [CHANNEL_FIRST_STAGE_MAX] the channel's account of what
                           --first-stage added, or NULL (explain's rerun) */
+    void *pre;         /* what channel_ops.prepare gave, for produce to take over, or NULL */
 } channel_ctx;
 
 /* A bm25 search for the terms of q (only its terms are read), into out
@@ -691,6 +692,14 @@ typedef struct channel_ops {
     /* Fill out with (index, raw score), best first, at most top_n. *note may
      * explain an empty answer. */
     ms_status (*produce)(const channel_ctx *c, ranked_list *out, const char **note, ms_error *err);
+    /* NULL, or the part of produce that reads only the snapshot's arrays and
+     * the query: never the store, the embedder or a cache, and nothing another
+     * channel writes. The engine may run it on a second thread while the other
+     * stage-one channels run (engine.c run_channels), and hands its result to
+     * produce as channel_ctx.pre; produce owns and frees it (release frees one
+     * that produce never gets). NULL from prepare: produce does it all. */
+    void *(*prepare)(const channel_ctx *c);
+    void (*release)(void *pre);
     /* The channel's evidence rule for the floor (floor.c asks it about every
      * pooled memory), or NULL when the channel brings none. */
     const floor_rule *floor;

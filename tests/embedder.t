@@ -77,23 +77,32 @@ echo '{"id":"z","content":"third","embedding":[0,1]}' > "$tmp/bad.jsonl"
 "$M" import --db "$tmp/v.db" --embedder-id my-model:3 "$tmp/bad.jsonl" 2>"$tmp/err"
 ok $([ $? = 1 ] && grep -q "bad.jsonl:1:" "$tmp/err"; echo $?) "a given vector of another dimension is refused with its place"
 
+# learned E NAME JSONL ID QUERY TOP WHAT: import JSONL into NAME.db with the
+# external embedder E (saying so), check the id and dimension health reports
+# for it (ID), and that the semantic channel alone ranks TOP first for
+# QUERY (WHAT says why it should).
+learned() {
+    local e=$1 db="$tmp/$2.db" h r
+    "$M" import --db "$db" --embedder "$e" "$3" >/dev/null 2>"$tmp/err"
+    ok $? "import with the $2 embedder"
+    h=$("$M" health --db "$db" --embedder "$e" --json)
+    is "$(echo "$h" | json 'd["embedder"]["store_vectors_from"]')" "cmd:$4" \
+        "its id names its settings and its dimension"
+    r=$("$M" recall --db "$db" --embedder "$e" --json --disable bm25,temporal,hopfield,spreading --no-floor "$5")
+    is "$(echo "$r" | json 'd["results"][0]["id"]')" "$6" "the semantic channel alone: $7"
+}
+
 # tools/ri-embedder.py: vectors learned from the memories themselves (random
 # indexing, docs/QUALITY.md): a memory's vector is the sum of its words'
 # context vectors, so a query word's own context lies nearest the memory
 # that holds it; the LoCoMo driver skips cleanly without the data.
-RI="cmd:python3 $here/../tools/ri-embedder.py $tmp/m.jsonl"
-"$M" import --db "$tmp/ri.db" --embedder "$RI" "$tmp/m.jsonl" >/dev/null 2>"$tmp/err"
-ok $? "import with tools/ri-embedder.py learned from the same memories"
-h=$("$M" health --db "$tmp/ri.db" --embedder "$RI" --json)
-ok $([ "$(echo "$h" | json 'd["embedder"]["store_vectors_from"]')" = "cmd:ri-b0-n0.5:512" ]; echo $?) \
-  "its id names its settings and 512 dimensions"
-r=$("$M" recall --db "$tmp/ri.db" --embedder "$RI" --json --disable bm25,temporal,hopfield,spreading --no-floor "greyhound")
-ok $([ "$(echo "$r" | json 'd["results"][0]["id"]')" = "b" ]; echo $?) \
-  "the semantic channel alone ranks the memory whose words share the query word's contexts first"
+learned "cmd:python3 $here/../tools/ri-embedder.py $tmp/m.jsonl" ri "$tmp/m.jsonl" ri-b0-n0.5:512 \
+    greyhound b "the memory whose words share the query word's contexts ranks first"
 # tools/glove-embedder.py: pretrained word vectors from a GloVe text file (a
 # tiny one here, written so that "tourney" lies beside "tournament" and far
 # from the other memories' words): a query word the store never holds finds
-# the memory holding its neighbour.
+# the memory holding its neighbour; with GLOVE_HASH the built-in embedder's
+# n-grams join them, and a misspelt word finds its memory by those.
 cat > "$tmp/g.txt" <<'G'
 tournament 1.0 0.1 0.0
 tourney 0.9 0.2 0.0
@@ -108,23 +117,10 @@ cat > "$tmp/t.jsonl" <<'J'
 {"id":"d","content":"Nate: The dentist appointment is on Tuesday"}
 {"id":"g","content":"Nate: Biscuit the greyhound likes long walks"}
 J
-GL="cmd:python3 $here/../tools/glove-embedder.py $tmp/g.txt"
-"$M" import --db "$tmp/gl.db" --embedder "$GL" "$tmp/t.jsonl" >/dev/null 2>"$tmp/err"
-ok $? "import with tools/glove-embedder.py"
-h=$("$M" health --db "$tmp/gl.db" --embedder "$GL" --json)
-ok $([ "$(echo "$h" | json 'd["embedder"]["store_vectors_from"]')" = "cmd:glove-sif-a0.001:3" ]; echo $?) \
-  "its id names its settings and the file's dimension"
-r=$("$M" recall --db "$tmp/gl.db" --embedder "$GL" --json --disable bm25,temporal,hopfield,spreading --no-floor "Who won the tourney?")
-ok $([ "$(echo "$r" | json 'd["results"][0]["id"]')" = "t" ]; echo $?) \
-  "the semantic channel alone finds the memory holding the query word's neighbour"
-GLH="cmd:env GLOVE_HASH=0.5 python3 $here/../tools/glove-embedder.py $tmp/g.txt"
-"$M" import --db "$tmp/glh.db" --embedder "$GLH" "$tmp/t.jsonl" >/dev/null 2>"$tmp/err"
-h=$("$M" health --db "$tmp/glh.db" --embedder "$GLH" --json)
-ok $([ "$(echo "$h" | json 'd["embedder"]["store_vectors_from"]')" = "cmd:glove-sif-a0.001-hash0.5:515" ]; echo $?) \
-  "GLOVE_HASH appends the 512 hashed dimensions"
-r=$("$M" recall --db "$tmp/glh.db" --embedder "$GLH" --json --disable bm25,temporal,hopfield,spreading --no-floor "greyhoumd")
-ok $([ "$(echo "$r" | json 'd["results"][0]["id"]')" = "g" ]; echo $?) \
-  "and with them a misspelt word finds its memory by its n-grams"
+learned "cmd:python3 $here/../tools/glove-embedder.py $tmp/g.txt" gl "$tmp/t.jsonl" \
+    glove-sif-a0.001:3 "Who won the tourney?" t "the memory holding the query word's neighbour ranks first"
+learned "cmd:env GLOVE_HASH=0.5 python3 $here/../tools/glove-embedder.py $tmp/g.txt" glh "$tmp/t.jsonl" \
+    glove-sif-a0.001-hash0.5:515 greyhoumd g "a misspelt word finds its memory by the 512 hashed dimensions"
 python3 "$here/../tools/glove-embedder.py" "$tmp/none.txt" </dev/null >/dev/null 2>"$tmp/err"
 ok $([ $? != 0 ] && grep -q "none.txt" "$tmp/err"; echo $?) "a missing vector file is an error naming it"
 LOCOMO_DIR="$tmp/none" "$here/../tools/ri-eval.sh" t >"$tmp/out" 2>&1

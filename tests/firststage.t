@@ -13,12 +13,8 @@ set -u
 . "$(dirname "$0")/tap.sh"
 command -v python3 >/dev/null || bail "python3 is needed for the JSON checks"
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-firststage-t.XXXXXX") || bail "mktemp failed"
-trap 'rm -rf "$T"' EXIT
-cd "$T" || bail "cannot enter $T"
-unset MEMSCOPE_DB MEMSCOPE_PROFILE MEMSCOPE_SNAPSHOT
-export HOME="$T/home" XDG_CACHE_HOME="$T/cache"
-mkdir -p "$HOME"
+scratch firststage-t
+unset MEMSCOPE_SNAPSHOT
 
 cat >m.jsonl <<'J'
 {"id": "p1", "content": "Ana: Our hobby is pottery.", "speaker": "Ana", "session": "s1", "created_at": "2025-01-01T10:00:00Z"}

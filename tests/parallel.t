@@ -13,12 +13,8 @@ set -u
 . "$(dirname "$0")/answers.sh" # answers
 command -v python3 >/dev/null || bail "python3 is needed"
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-parallel-t.XXXXXX") || bail "mktemp failed"
-trap 'rm -rf "$T"' EXIT
-cd "$T" || bail "cannot enter $T"
-unset MEMSCOPE_DB MEMSCOPE_PROFILE MEMSCOPE_PARALLEL
-export HOME="$T/home" XDG_CACHE_HOME="$T/cache"
-mkdir -p "$HOME"
+scratch parallel-t
+unset MEMSCOPE_PARALLEL
 
 ASOF=(--as-of 2025-01-01T00:00:00Z)
 QUERIES=("What does Caroline paint?" "When did Melanie go camping?" "dentist"

@@ -16,12 +16,7 @@ set -u
 command -v sqlite3 >/dev/null || bail "sqlite3 is needed"
 command -v python3 >/dev/null || bail "python3 is needed"
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-snapfile-t.XXXXXX") || bail "mktemp failed"
-trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
-cd "$T" || bail "cannot enter $T"
-unset MEMSCOPE_DB MEMSCOPE_PROFILE
-export HOME="$T/home" XDG_CACHE_HOME="$T/cache"
-mkdir -p "$HOME"
+scratch snapfile-t
 
 ASOF=(--as-of 2025-01-01T00:00:00Z)
 QUERIES=("What does Caroline paint?" "When did Melanie go camping?" "dentist"

@@ -18,12 +18,8 @@ set -u
 . "$(dirname "$0")/answers.sh" # answers
 command -v python3 >/dev/null || bail "python3 is needed"
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-snapgrow-t.XXXXXX") || bail "mktemp failed"
-[ -n "${KEEP_T:-}" ] || trap 'rm -rf "$T"' EXIT
-cd "$T" || bail "cannot enter $T"
-unset MEMSCOPE_DB MEMSCOPE_PROFILE
-export HOME="$T/home" XDG_CACHE_HOME="$T/cache" MEMSCOPE_SNAPSHOT=always
-mkdir -p "$HOME"
+scratch snapgrow-t
+export MEMSCOPE_SNAPSHOT=always
 
 ASOF=(--as-of 2025-01-01T00:00:00Z)
 QUERIES=("What is the latest on the dinner?" "When did Nora go to the journal?" "Zorvan Quell"

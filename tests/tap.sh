@@ -6,6 +6,7 @@
 #   ...; tap_done        (prints the plan; exit status 1 when any failed)
 #   run ARGS...          memscope ARGS; sets rc, and the files out and err
 #   lines FILE; sha FILE its line count; its sha256
+#   scratch NAME         work in a new temporary directory $T, removed at exit
 #
 # python3 is the interpreter itself, not a version manager's shim. It also
 # checks that $MEMSCOPE names an executable binary (`make test` sets
@@ -54,3 +55,16 @@ fi
 
 [ -n "${MEMSCOPE:-}" ] || bail "set MEMSCOPE to the absolute path of the memscope binary"
 [ -x "$MEMSCOPE" ] || bail "MEMSCOPE=$MEMSCOPE is not executable"
+
+# scratch NAME: make a temporary directory T (memscope-NAME.XXXXXX), removed
+# at exit (KEEP_T=1 keeps it; modes restored first, for the tests that take
+# write permission away), and work in it, with HOME and XDG_CACHE_HOME
+# inside it and neither MEMSCOPE_DB nor MEMSCOPE_PROFILE from outside.
+scratch() {
+    T=$(mktemp -d "${TMPDIR:-/tmp}/memscope-$1.XXXXXX") || bail "mktemp failed"
+    [ -n "${KEEP_T:-}" ] || trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
+    cd "$T" || bail "cannot enter $T"
+    unset MEMSCOPE_DB MEMSCOPE_PROFILE
+    export HOME="$T/home" XDG_CACHE_HOME="$T/cache"
+    mkdir -p "$HOME"
+}

@@ -66,6 +66,22 @@ ok "$(grep -q snapnew off2.txt && cmp -s off2.txt after.txt; echo $?)" \
 ok "$([ "$(generation demo.db.snap)" -gt "$gen0" ]; echo $?)" "and the file was rebuilt for the new generation"
 ok "$([ ! -s after.txt.err ]; echo $?)" "a stale file is rebuilt without a word"
 
+# Judgements are not in the file: adding one, replacing it and withdrawing
+# it leave the store's generation, so the file stays valid (replacing one
+# once moved it, and a 1M store's next process read its tables again).
+gen_store() { sqlite3 -readonly demo.db "SELECT value FROM meta WHERE key='generation'"; }
+g0=$(gen_store)
+snap_id=$(stat -c %i.%Z demo.db.snap)
+for label in + - +; do
+    "$MEMSCOPE" feedback --db demo.db --query "What does Caroline paint?" snapnew "$label" >/dev/null 2>err ||
+        bail "feedback failed: $(cat err)"
+done
+"$MEMSCOPE" feedback --db demo.db --reset --yes >/dev/null 2>err || bail "feedback --reset failed: $(cat err)"
+is "$(gen_store)" "$g0" "judging a memory, judging it again otherwise and forgetting all judgements move no generation"
+answers demo.db after-fb.txt MEMSCOPE_SNAPSHOT=always
+ok "$(cmp -s after.txt after-fb.txt && [ "$(stat -c %i.%Z demo.db.snap)" = "$snap_id" ]; echo $?)" \
+    "and the next recall maps the same file and answers as before"
+
 # ---- a file checked whole once is sealed -------------------------------------
 
 # seal_is FILE: "yes" when the seal beside FILE names it as stat sees it

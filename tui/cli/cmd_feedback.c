@@ -54,8 +54,23 @@ static int list_feedback(store *s)
     return EXIT_OK;
 }
 
-/* Judge id for query: recall it (explaining id, so the channels that ranked
- * it are known) and record the judgement. */
+/* Does r hold memory id among its results or the memories it cut? */
+static int holds(const recall_result *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_hits; i++)
+        if (strcmp(r->hits[i].mem.id, id) == 0)
+            return 1;
+    for (size_t i = 0; i < r->n_misses; i++)
+        if (strcmp(r->misses[i].mem.id, id) == 0)
+            return 1;
+    return 0;
+}
+
+/* Judge id for query: recall it, so the channels that ranked it are known,
+ * and record the judgement. When the answer does not hold id, recall again
+ * explaining id: that follows every channel to its end (at 1M the command
+ * took 0.03-0.10 s that way against 0.02 s without), which the usual case, a
+ * memory the answer showed, does not need. */
 static int judge(store *s, const char *query, const char *id, int label)
 {
     ms_error err;
@@ -65,10 +80,15 @@ static int judge(store *s, const char *query, const char *id, int label)
     recall_opts ro;
     recall_opts_init(&ro);
     ro.query = query;
-    ro.explain_id = id;
     ms_status st = engine_open(s, NULL, &e, &err);
     if (!st)
         st = engine_recall(e, &ro, &r, &err);
+    if (!st && !holds(r, id)) {
+        recall_free(r);
+        r = NULL;
+        ro.explain_id = id;
+        st = engine_recall(e, &ro, &r, &err);
+    }
     if (!st)
         st = engine_feedback(e, r, id, label, &err);
     if (!st) {

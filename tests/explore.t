@@ -406,4 +406,58 @@ PY
 }
 for_each_size load_line 80x24 120x36
 
+# ---- after a change, the bottom line says how far the reload has got --------------------
+# A delete makes the engine read the snapshot from the tables again: seconds
+# at a million memories, while the screen still showed the question "delete
+# ...?". MEMSCOPE_BROWSE_LOAD_DELAY_MS=10 makes the 10k store's reload slow
+# enough to see, and shows every step of it.
+cp "$BIG" "$T/bigw.db"
+tm_start 120 36 "env MEMSCOPE_SNAPSHOT=off MEMSCOPE_BROWSE_LOAD_DELAY_MS=10 $T/run.sh $MEMSCOPE --db $T/bigw.db"
+wait_for "Every memory (10000), by date"
+ok $? "a writable copy of the 10k store opens"
+keys "turn 4242" Enter
+wait_for "turn 4242 of the log"
+keys Escape
+sleep 0.3
+keys Down
+sleep 0.3
+keys d
+wait_for "y deletes it"
+ok $? "d asks before it deletes"
+: >"$T/seen"
+keys y
+for ((i = 0; i < WAIT * 2; i++)); do
+    screen
+    grep -oE "reading the store again after the change \(its [a-z ]+, [0-9]+ %\) \.\.\." "$T/screen" >>"$T/seen"
+    grep -q "; u brings it back" "$T/screen" && break
+    sleep 0.05
+done
+seen=$(head -1 "$T/seen")
+ok "$([ -n "$seen" ]; echo $?)" "while the store is read again, the bottom line says how far: '$seen'"
+wait_for "; u brings it back"
+ok $? "then the screen says what was deleted"
+# The screen sampled every 50 ms: the parts in the order the store reads
+# them, each one's percent never going back.
+steps=$(python3 - "$T/seen" <<'PY'
+import re, sys
+order = ["memories", "vectors", "entity links"]
+seen, last, ok = [], {}, True
+for line in open(sys.argv[1]):
+    m = re.search(r"\(its ([a-z ]+), (\d+) %\)", line)
+    what, pct = m.group(1), int(m.group(2))
+    if not seen or seen[-1] != what:
+        seen.append(what)
+    ok = ok and pct >= last.get(what, 0)
+    last[what] = pct
+ok = ok and len(seen) >= 2 and seen == sorted(seen, key=order.index) and len(set(seen)) == len(seen)
+print("in order" if ok else "out of order: " + " ".join(seen))
+PY
+)
+is "$steps" "in order" "its parts come in the order they are read (of memories, vectors, entity links), each rising"
+grep -q "reading the store again" "$T/screen"
+ok $((!$?)) "and nothing of the line is left"
+is "$(sql "$T/bigw.db" "SELECT count(*) FROM memories")" 9999 "and the memory is gone from the store"
+keys q
+is "$(wait_rc)" 0 "q quits"
+
 tap_done

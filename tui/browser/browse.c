@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store/base/utf8.h"
@@ -67,6 +68,47 @@ static void browse_restore(void)
     if (browse_term && !isendwin()) {
         endwin();
         browse_paste_mode(0);
+    }
+}
+
+/* After a change made here the engine reads the snapshot from the tables
+ * again (view_model_reload, the next recall): seconds at a million memories
+ * (3.5-6.6 s after a delete, docs/SCALING.md), while the screen would still
+ * show the question that asked for the change. The bottom line says what it
+ * waits for and how far that has got, once a load has taken RELOAD_SHOW_MS,
+ * so that a small store's reloads do not flicker on it. With
+ * MEMSCOPE_BROWSE_LOAD_DELAY_MS (tests only) every step shows, held that
+ * long. */
+#define RELOAD_SHOW_MS 150.0
+#define RELOAD_GAP_MS 500.0 /* a call this long after the last begins another load */
+
+typedef struct reload_line {
+    double began, last; /* mono_ms of the load's first call and of the last */
+    long delay_ms;
+} reload_line;
+
+static void browse_reload_progress(void *ctx, const char *what, int percent)
+{
+    reload_line *r = ctx;
+    if (!browse_term || isendwin())
+        return;
+    double now = mono_ms();
+    if (now - r->last > RELOAD_GAP_MS)
+        r->began = now;
+    r->last = now;
+    if (!r->delay_ms && now - r->began < RELOAD_SHOW_MS)
+        return;
+    char line[160];
+    snprintf(line, sizeof line, " reading the store again after the change (its %s, %d %%) ...",
+             what, percent);
+    attrset(A_NORMAL);
+    mvaddnstr(LINES - 1, 0, line, COLS > 1 ? COLS - 1 : 1);
+    clrtoeol();
+    refresh();
+    if (r->delay_ms > 0) {
+        struct timespec ts = {r->delay_ms / 1000, r->delay_ms % 1000 * 1000000L};
+        nanosleep(&ts, NULL);
+        r->last = mono_ms();
     }
 }
 
@@ -481,13 +523,19 @@ int browse_run(cli_common *c, int tour)
     if (!bad && line.on)
         engine_set_progress(e, status_line_progress, &line);
     bad = bad || view_model_init(&b.vm, e, s, cli_db_path(c), &err);
+    /* curses has the screen from here: its bottom line says how far a
+     * reload after a change has got */
+    const char *delay = getenv("MEMSCOPE_BROWSE_LOAD_DELAY_MS");
+    reload_line reload = {0, 0, delay ? strtol(delay, NULL, 10) : 0};
     if (e)
-        engine_set_progress(e, NULL, NULL); /* curses has the screen from here */
+        engine_set_progress(e, browse_reload_progress, &reload);
     status_line_clear(&line);
     if (bad)
         cli_fail(&err);
     else
         status = browse_start(&b, c, tour);
+    if (e)
+        engine_set_progress(e, NULL, NULL);
     if (browse_term) {
         delscreen(browse_term);
         browse_term = NULL;

@@ -73,7 +73,7 @@ static void browse_restore(void)
 
 /* After a change made here the engine reads the snapshot from the tables
  * again (view_model_reload, the next recall): seconds at a million memories
- * (3.5-6.6 s after a delete, docs/SCALING.md), while the screen would still
+ * (6.6 s after a delete, in tmux, docs/BROWSER.md), while the screen would still
  * show the question that asked for the change. The bottom line says what it
  * waits for and how far that has got, once a load has taken RELOAD_SHOW_MS,
  * so that a small store's reloads do not flicker on it. With

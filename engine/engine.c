@@ -1847,20 +1847,27 @@ void engine_set_reranker(engine *e, const char *spec)
         snprintf(e->rr_error, sizeof e->rr_error, "%s", err.msg);
 }
 
+const recall_hit *recall_find(const recall_result *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_hits; i++)
+        if (strcmp(r->hits[i].mem.id, id) == 0)
+            return &r->hits[i];
+    for (size_t i = 0; i < r->n_misses; i++)
+        if (strcmp(r->misses[i].mem.id, id) == 0)
+            return &r->misses[i];
+    return NULL;
+}
+
 /* The channels that had ranked memory id in r (0 when r did not hold it). */
 static unsigned ranked_in(const recall_result *r, const char *id)
 {
-    const recall_hit *lists[2] = {r->hits, r->misses};
-    size_t counts[2] = {r->n_hits, r->n_misses};
-    for (int l = 0; l < 2; l++)
-        for (size_t i = 0; i < counts[l]; i++) {
-            if (strcmp(lists[l][i].mem.id, id) != 0)
-                continue;
-            unsigned m = 0;
-            for (int c = 0; c < CH_COUNT; c++)
-                m |= lists[l][i].ch[c].ranked ? CH_MASK(c) : 0;
-            return m;
-        }
+    const recall_hit *h = recall_find(r, id);
+    if (h) {
+        unsigned m = 0;
+        for (int c = 0; c < CH_COUNT; c++)
+            m |= h->ch[c].ranked ? CH_MASK(c) : 0;
+        return m;
+    }
     const recall_explain *ex = r->explain;
     unsigned m = 0;
     for (int c = 0; ex && ex->found && strcmp(ex->id, id) == 0 && c < CH_COUNT; c++)

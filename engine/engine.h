@@ -330,6 +330,8 @@ typedef struct recall_result {
  * free with recall_free. MS_CHANNEL when a required channel is inactive. */
 ms_status engine_recall(engine *e, const recall_opts *o, recall_result **out, ms_error *err);
 void recall_free(recall_result *r);
+/* Memory id among r's results or the nearest misses it cut, or NULL. */
+const recall_hit *recall_find(const recall_result *r, const char *id);
 
 /* The response as Score Contract v2 JSON (with per-result traces when
  * trace). Caller frees. */

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "store/base/utf8.h"
@@ -83,8 +82,8 @@ static void browse_restore(void)
 #define RELOAD_GAP_MS 500.0 /* a call this long after the last begins another load */
 
 typedef struct reload_line {
-    double began, last; /* mono_ms of the load's first call and of the last */
-    long delay_ms;
+    double began, last;       /* mono_ms of the load's first call and of the last */
+    const status_line *delay; /* whose test delay each step holds */
 } reload_line;
 
 static void browse_reload_progress(void *ctx, const char *what, int percent)
@@ -96,7 +95,7 @@ static void browse_reload_progress(void *ctx, const char *what, int percent)
     if (now - r->last > RELOAD_GAP_MS)
         r->began = now;
     r->last = now;
-    if (!r->delay_ms && now - r->began < RELOAD_SHOW_MS)
+    if (!r->delay->delay_ms && now - r->began < RELOAD_SHOW_MS)
         return;
     char line[160];
     snprintf(line, sizeof line, " reading the store again after the change (its %s, %d %%) ...",
@@ -105,9 +104,8 @@ static void browse_reload_progress(void *ctx, const char *what, int percent)
     mvaddnstr(LINES - 1, 0, line, COLS > 1 ? COLS - 1 : 1);
     clrtoeol();
     refresh();
-    if (r->delay_ms > 0) {
-        struct timespec ts = {r->delay_ms / 1000, r->delay_ms % 1000 * 1000000L};
-        nanosleep(&ts, NULL);
+    if (r->delay->delay_ms > 0) {
+        status_line_hold(r->delay);
         r->last = mono_ms();
     }
 }
@@ -525,8 +523,7 @@ int browse_run(cli_common *c, int tour)
     bad = bad || view_model_init(&b.vm, e, s, cli_db_path(c), &err);
     /* curses has the screen from here: its bottom line says how far a
      * reload after a change has got */
-    const char *delay = getenv("MEMSCOPE_BROWSE_LOAD_DELAY_MS");
-    reload_line reload = {0, 0, delay ? strtol(delay, NULL, 10) : 0};
+    reload_line reload = {0, 0, &line};
     if (e)
         engine_set_progress(e, browse_reload_progress, &reload);
     status_line_clear(&line);

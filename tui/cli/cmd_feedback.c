@@ -54,18 +54,6 @@ static int list_feedback(store *s)
     return EXIT_OK;
 }
 
-/* Does r hold memory id among its results or the memories it cut? */
-static int holds(const recall_result *r, const char *id)
-{
-    for (size_t i = 0; i < r->n_hits; i++)
-        if (strcmp(r->hits[i].mem.id, id) == 0)
-            return 1;
-    for (size_t i = 0; i < r->n_misses; i++)
-        if (strcmp(r->misses[i].mem.id, id) == 0)
-            return 1;
-    return 0;
-}
-
 /* Judge id for query: recall it, so the channels that ranked it are known,
  * and record the judgement. When the answer does not hold id, recall again
  * explaining id: that follows every channel to its end (at 1M the command
@@ -83,7 +71,7 @@ static int judge(store *s, const char *query, const char *id, int label)
     ms_status st = engine_open(s, NULL, &e, &err);
     if (!st)
         st = engine_recall(e, &ro, &r, &err);
-    if (!st && !holds(r, id)) {
+    if (!st && !recall_find(r, id)) {
         recall_free(r);
         r = NULL;
         ro.explain_id = id;

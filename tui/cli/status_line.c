@@ -68,14 +68,20 @@ void status_line_opening(status_line *l, const char *what, int pct)
     status_line_say(l, "memscope: opening ", rest);
 }
 
+void status_line_hold(const status_line *l)
+{
+    if (l->delay_ms > 0) {
+        struct timespec ts = {l->delay_ms / 1000, l->delay_ms % 1000 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
 void status_line_progress(void *ctx, const char *what, int percent)
 {
     status_line *l = ctx;
     status_line_opening(l, what, percent);
-    if (l->on && l->delay_ms > 0) {
-        struct timespec ts = {l->delay_ms / 1000, l->delay_ms % 1000 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
+    if (l->on)
+        status_line_hold(l);
 }
 
 void status_line_clear(status_line *l)

@@ -30,6 +30,10 @@ void status_line_say(status_line *l, const char *lead, const char *rest);
 /* "memscope: opening PATH (reading its WHAT, N %) ..." (no N when pct < 0). */
 void status_line_opening(status_line *l, const char *what, int pct);
 
+/* Sleep the test delay (MEMSCOPE_BROWSE_LOAD_DELAY_MS), when one is set:
+ * each step of a load shown on the terminal holds that long. */
+void status_line_hold(const status_line *l);
+
 /* An engine_progress_fn (engine/engine.h) for ctx = a status_line:
  * status_line_opening, then the test delay. */
 void status_line_progress(void *ctx, const char *what, int percent);

@@ -1847,11 +1847,19 @@ void engine_set_reranker(engine *e, const char *spec)
         snprintf(e->rr_error, sizeof e->rr_error, "%s", err.msg);
 }
 
+int recall_rank_of(const recall_result *r, const char *id)
+{
+    for (size_t i = 0; r && i < r->n_hits; i++)
+        if (strcmp(r->hits[i].mem.id, id) == 0)
+            return (int)i + 1;
+    return 0;
+}
+
 const recall_hit *recall_find(const recall_result *r, const char *id)
 {
-    for (size_t i = 0; i < r->n_hits; i++)
-        if (strcmp(r->hits[i].mem.id, id) == 0)
-            return &r->hits[i];
+    int rank = recall_rank_of(r, id);
+    if (rank)
+        return &r->hits[rank - 1];
     for (size_t i = 0; i < r->n_misses; i++)
         if (strcmp(r->misses[i].mem.id, id) == 0)
             return &r->misses[i];

@@ -74,6 +74,11 @@ void engine_close(engine *e);
  * (at 1,000,000 memories about 12-20 ms of a recall process's CPU,
  * docs/PERFORMANCE.md item 44). */
 void engine_close_at_exit(engine *e);
+/* Remove the snapshot files the engine keeps beside the store at path for
+ * its default profile (PATH.snap, its .tmp and its .seal): with
+ * store_remove_files, for a store this process created and could not
+ * finish. Missing files are fine. */
+void engine_remove_files(const char *path);
 
 /* How far a snapshot read from the store's tables has got (seconds at a
  * million memories; a current snapshot file is mapped in milliseconds):
@@ -330,6 +335,9 @@ typedef struct recall_result {
  * free with recall_free. MS_CHANNEL when a required channel is inactive. */
 ms_status engine_recall(engine *e, const recall_opts *o, recall_result **out, ms_error *err);
 void recall_free(recall_result *r);
+/* Position (1-based) of memory id among r's results, 0 when absent or r is
+ * NULL. */
+int recall_rank_of(const recall_result *r, const char *id);
 /* Memory id among r's results or the nearest misses it cut, or NULL. */
 const recall_hit *recall_find(const recall_result *r, const char *id);
 

@@ -164,15 +164,6 @@ static int view_blank(const char *s)
     return *s == '\0';
 }
 
-/* Position (1-based) of id among r's hits, 0 when absent. */
-static int view_rank_of(const recall_result *r, const char *id)
-{
-    for (size_t i = 0; r && i < r->n_hits; i++)
-        if (strcmp(r->hits[i].mem.id, id) == 0)
-            return (int)i + 1;
-    return 0;
-}
-
 static void view_add_row(view_model *vm, const recall_hit *h, view_row_kind kind)
 {
     view_row *row = &vm->rows[vm->n_rows++];
@@ -182,7 +173,7 @@ static void view_add_row(view_model *vm, const recall_hit *h, view_row_kind kind
     row->is_new = 0;
     if (kind != ROW_HIT || !vm->base)
         return;
-    int was = view_rank_of(vm->base, h->mem.id);
+    int was = recall_rank_of(vm->base, h->mem.id);
     row->is_new = was == 0;
     row->move = was ? was - h->rank_position : 0;
 }
@@ -197,7 +188,7 @@ static int view_build_rows(view_model *vm)
     for (size_t i = 0; i < vm->cur->n_hits; i++)
         view_add_row(vm, &vm->cur->hits[i], ROW_HIT);
     for (size_t i = 0; vm->base && i < vm->base->n_hits; i++)
-        if (!view_rank_of(vm->cur, vm->base->hits[i].mem.id))
+        if (!recall_rank_of(vm->cur, vm->base->hits[i].mem.id))
             view_add_row(vm, &vm->base->hits[i], ROW_GONE);
     for (size_t i = 0; i < vm->cur->n_misses; i++)
         view_add_row(vm, &vm->cur->misses[i], ROW_MISS);

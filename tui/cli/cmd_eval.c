@@ -93,15 +93,6 @@ static int parse_k(const char *arg, eval_state *st)
     return st->nk ? 0 : -1;
 }
 
-/* Rank (1-based) of id in the results, 0 when absent. */
-static int rank_of(const recall_result *r, const char *id)
-{
-    for (size_t i = 0; i < r->n_hits; i++)
-        if (strcmp(r->hits[i].mem.id, id) == 0)
-            return (int)i + 1;
-    return 0;
-}
-
 static double thresholds(int step)
 {
     return 0.10 + step * 0.03; /* 0.10 .. 0.40 */
@@ -160,7 +151,7 @@ static void tally_add(eval_state *st, tally *t, const recall_result *r, const cJ
     {
         if (!cJSON_IsString(ev))
             continue;
-        int rank = rank_of(r, ev->valuestring);
+        int rank = recall_rank_of(r, ev->valuestring);
         for (int j = 0; j < st->nk; j++)
             hits[j] += rank && rank <= st->k[j];
         if (rank && (!first || rank < first))

@@ -332,11 +332,12 @@ typedef struct link_rows {
     int n;
 } link_rows;
 
-/* How many of n rows the next statement writes (4, 2 or 1), and which
- * statement: one of several rows costs SQLite less than that many. */
-static int rows_take(int n, enum stmt_id one, enum stmt_id *id)
+/* How many of n rows the next statement writes (4, 2 or 1; at most max),
+ * and which statement: one of several rows costs SQLite less than that
+ * many. The statements of 2 and 4 rows follow one's in enum stmt_id. */
+static int rows_take(int n, int max, enum stmt_id one, enum stmt_id *id)
 {
-    int take = n >= 4 ? 4 : n >= 2 ? 2 : 1;
+    int take = n >= 4 && max >= 4 ? 4 : n >= 2 ? 2 : 1;
     *id = (enum stmt_id)(one + (take == 4 ? 2 : take == 2 ? 1 : 0));
     return take;
 }
@@ -346,7 +347,7 @@ static ms_status write_links(store *s, int64_t rid, const link_rows *l, ms_error
 {
     for (int k = 0; k < l->n;) {
         enum stmt_id id;
-        int take = rows_take(l->n - k, ST_LINK_ADD, &id);
+        int take = rows_take(l->n - k, 4, ST_LINK_ADD, &id);
         sqlite3_stmt *st = store_stmt(s, id, err);
         if (!st)
             return err ? err->code : MS_SQL;
@@ -363,11 +364,13 @@ static ms_status write_links(store *s, int64_t rid, const link_rows *l, ms_error
     return MS_OK;
 }
 
+_Static_assert(STORE_EDGE_BATCH_MAX <= 2, "edges have statements of one and two rows");
+
 ms_status store_edges_write(store *s, int64_t dst, const store_edge_batch *x, ms_error *err)
 {
     for (int k = 0; k < x->n;) {
         enum stmt_id id;
-        int take = rows_take(x->n - k, ST_EDGE_ADD, &id);
+        int take = rows_take(x->n - k, STORE_EDGE_BATCH_MAX, ST_EDGE_ADD, &id);
         sqlite3_stmt *st = store_stmt(s, id, err);
         if (!st)
             return err ? err->code : MS_SQL;

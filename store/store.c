@@ -275,8 +275,6 @@ static const char *const stmt_sql[ST_COUNT] = {
      * failure fails the put, and the caller rolls back. */
     [ST_EDGE_ADD2] = "INSERT OR FAIL INTO edges(src, dst, type, weight)"
                      " VALUES (?,?,?,?),(?,?,?,?)",
-    [ST_EDGE_ADD4] = "INSERT OR FAIL INTO edges(src, dst, type, weight)"
-                     " VALUES (?,?,?,?),(?,?,?,?),(?,?,?,?),(?,?,?,?)",
     [ST_LINK_ADD] = "INSERT INTO memory_entities(rid, eid, given, speaker) VALUES (?1,?2,?3,?4)",
     [ST_LINK_ADD2] = "INSERT OR FAIL INTO memory_entities(rid, eid, given, speaker)"
                      " VALUES (?,?,?,?),(?,?,?,?)",

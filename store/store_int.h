@@ -112,8 +112,8 @@ enum stmt_id {
     ST_FTS_MATCH,
     ST_NEWER,
     ST_EDGE_ADD,
-    ST_EDGE_ADD2, /* the same for 2 and 4 rows in one statement (entity.c) */
-    ST_EDGE_ADD4,
+    ST_EDGE_ADD2, /* the same for 2 rows in one statement (entity.c; an appended
+                     memory has at most STORE_EDGE_BATCH_MAX new edges) */
     ST_LINK_ADD,
     ST_LINK_ADD2,
     ST_LINK_ADD4,
@@ -218,7 +218,7 @@ char *store_col_text(sqlite3_stmt *st, int col);
  * others). Gathered so that they go in together: a statement of several
  * rows costs SQLite less than that many. src is the earlier memory, dst the
  * new one. */
-#define STORE_EDGE_BATCH_MAX 2
+#define STORE_EDGE_BATCH_MAX 2 /* no more than ST_EDGE_ADD2 writes (rows_take) */
 typedef struct store_edge_batch {
     int64_t src[STORE_EDGE_BATCH_MAX];
     int type[STORE_EDGE_BATCH_MAX];

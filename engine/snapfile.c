@@ -984,6 +984,16 @@ static snapshot *snap_from(store *s, const snap_head *h, const char *base, int s
     return sn;
 }
 
+void engine_remove_files(const char *path)
+{
+    /* the file, the one being written (snapfile_save) and their seals (seal_write) */
+    static const char *const side[] = {".snap", ".snap.tmp", ".snap.seal", ".snap.seal.tmp"};
+    char name[PATH_MAX + 16];
+    for (size_t k = 0; k < sizeof side / sizeof *side; k++)
+        if (snprintf(name, sizeof name, "%s%s", path, side[k]) < (int)sizeof name)
+            unlink(name);
+}
+
 int snapfile_wanted(size_t n)
 {
     const char *env = getenv("MEMSCOPE_SNAPSHOT");

@@ -946,6 +946,16 @@ int store_has_v7(const store *s)
     return s->upgrade_from == 0 || s->upgrade_from >= 7;
 }
 
+void store_remove_files(const char *path)
+{
+    /* -journal: a new store's first write; .seal: its whole-file check (seal_write) */
+    static const char *const side[] = {"", "-wal", "-shm", "-journal", ".seal"};
+    char name[PATH_MAX + 16];
+    for (size_t k = 0; k < sizeof side / sizeof *side; k++)
+        if (snprintf(name, sizeof name, "%s%s", path, side[k]) < (int)sizeof name)
+            unlink(name);
+}
+
 const char *store_path(const store *s)
 {
     return s->path;

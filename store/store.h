@@ -57,6 +57,11 @@ void store_close(store *s);
  * and never opens it with SQLite. 0 for a missing, empty or other file. */
 int store_file_is_store(const char *path);
 
+/* Remove the store file at path and the side files SQLite and memscope keep
+ * beside it (-wal, -shm, -journal, .seal): for a store this process created
+ * and could not finish. Missing files are fine. */
+void store_remove_files(const char *path);
+
 const char *store_path(const store *s);
 int store_is_readonly(const store *s);
 /* The schema version an older store is read as (its first write upgrades

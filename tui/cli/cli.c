@@ -570,22 +570,8 @@ store *cli_open(cli_common *c, int writable, int *created)
 
 void cli_unlink_store(const char *path)
 {
-    char side[PATH_MAX + 8];
-    unlink(path);
-    snprintf(side, sizeof side, "%s-wal", path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-journal", path); /* a new store's first write (store.c) */
-    unlink(side);
-    snprintf(side, sizeof side, "%s.seal", path); /* its whole-file check (store.c) */
-    unlink(side);
-    snprintf(side, sizeof side, "%s.snap", path); /* the engine's (engine/snapfile.c) */
-    unlink(side);
-    snprintf(side, sizeof side, "%s.snap.tmp", path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s.snap.seal", path);
-    unlink(side);
+    store_remove_files(path);
+    engine_remove_files(path);
 }
 
 int cli_parse_double(const char *s, double lo, double hi, double *out)

@@ -317,12 +317,17 @@ static int walk_memory(link_walk *w, store_edge_fn fn, void *ctx)
 /* The entities' slots: dense unless the ids are not (w->ids then). */
 static ms_status walk_init(store *s, link_walk *w, ms_error *err)
 {
-    int64_t n = 0, lo = 0, hi = 0;
-    ms_status code = store_query_int(s, "SELECT count(*) FROM entities", &n, err);
-    if (!code)
-        code = store_query_int(s, "SELECT coalesce(min(eid), 1) FROM entities", &lo, err);
-    if (!code)
-        code = store_query_int(s, "SELECT coalesce(max(eid), 0) FROM entities", &hi, err);
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(
+        s->db, "SELECT count(*), coalesce(min(eid), 1), coalesce(max(eid), 0) FROM entities", -1,
+        &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "counting entities", err);
+    rc = sqlite3_step(st);
+    int64_t n = sqlite3_column_int64(st, 0), lo = sqlite3_column_int64(st, 1),
+            hi = sqlite3_column_int64(st, 2);
+    ms_status code = rc == SQLITE_ROW ? MS_OK : store_sql_fail(s, rc, "counting entities", err);
+    sqlite3_finalize(st);
     if (code)
         return code;
     int dense = lo >= 1 && hi <= 2 * n + 65536;
@@ -333,8 +338,7 @@ static ms_status walk_init(store *s, link_walk *w, ms_error *err)
         return ms_fail(err, MS_NOMEM, "out of memory reading entity links");
     if (dense)
         return MS_OK;
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db, "SELECT eid FROM entities ORDER BY eid", -1, &st, NULL);
+    rc = sqlite3_prepare_v2(s->db, "SELECT eid FROM entities ORDER BY eid", -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "reading entities", err);
     size_t k = 0;

@@ -194,7 +194,7 @@ void engine_set_progress(engine *e, engine_progress_fn fn, void *ctx)
 static void save_snapshot(engine *e)
 {
     store_key now;
-    if (!e->snap_unsaved || !e->sn || store_read_begin(e->s, NULL))
+    if (!e->snap_unsaved || !e->sn || !e->s || store_read_begin(e->s, NULL))
         return;
     if (store_cache_key(e->s, &now) == 0 && strcmp(now.uid, e->snap_key.uid) == 0 &&
         now.generation == e->snap_key.generation && now.schema == e->snap_key.schema &&
@@ -206,7 +206,31 @@ static void save_snapshot(engine *e)
 
 int engine_saves_at_close(const engine *e)
 {
-    return e && e->snap_unsaved && e->sn;
+    return e && e->s && e->snap_unsaved && e->sn;
+}
+
+size_t engine_snapshot_memories(const engine *e)
+{
+    return e && e->sn ? e->sn->n : 0;
+}
+
+void engine_release_store(engine *e)
+{
+    if (!e)
+        return;
+    e->s = NULL;
+    if (e->sn)
+        e->sn->s = NULL;
+}
+
+void engine_save_with(engine *e, store *s)
+{
+    if (!e || e->s || !s)
+        return;
+    e->s = s;
+    if (e->sn)
+        e->sn->s = s;
+    save_snapshot(e);
 }
 
 void engine_close(engine *e)

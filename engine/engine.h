@@ -65,6 +65,18 @@ ms_status engine_open(store *s, const char *embedder_spec, engine **out, ms_erro
  * snapshot was read from the tables, or grown, since the file was made)?
  * That takes seconds at a million memories (docs/ENGINE.md). */
 int engine_saves_at_close(const engine *e);
+/* Memories in the snapshot the engine holds (0 when none yet). */
+size_t engine_snapshot_memories(const engine *e);
+/* The snapshot file written by another process (tui/cli/closing.c):
+ * engine_release_store makes e forget its store, so that engine_close then
+ * neither writes the file nor reads the store; the caller closes the store
+ * next, and may then fork. In the child, engine_save_with writes the file
+ * that engine_close would have, reading through s: a connection the child
+ * opened itself to the same store and profile (SQLite's connections are
+ * never used across a fork). It writes nothing when the store has changed
+ * since the snapshot was read, or when e has a store. */
+void engine_release_store(engine *e);
+void engine_save_with(engine *e, store *s);
 /* Close and free; NULL is fine. When the engine read its snapshot from the
  * tables and the store is still as it was then, it first writes the
  * snapshot file that later processes map (docs/ENGINE.md). */

@@ -296,6 +296,22 @@ wait_rc >/dev/null
 grep -q "memscope: saving" "$T/pane.log"
 ok $((!$?)) "with the file current, nothing is written at quit and no line is shown"
 
+# From 100,000 memories (MEMSCOPE_SNAPSHOT_SAVE=background here, at 10,000)
+# the file is written by a child after the browser has quit: the terminal
+# is the shell's at once, and a line that stays says which process writes
+# what.
+rm -f "$BIG.snap" "$BIG.snap.seal"
+pane_logged "env MEMSCOPE_SNAPSHOT_SAVE=background MEMSCOPE_SNAPSHOT_SAVE_DELAY_MS=2000 $MEMSCOPE --db $BIG"
+wait_for "Query ▸"
+keys C-c
+is "$(wait_rc)" 0 "background save: Ctrl-C quits"
+ok "$([ ! -e "$BIG.snap" ]; echo $?)" "and the browser has gone before the file is written"
+tm capture-pane -p -J -t t >"$T/screen" # -J: the line wraps at 100 columns
+grep -qE "^memscope: process [0-9]+ writes the snapshot of $BIG for the next start in the background" "$T/screen"
+ok $? "a line that stays on the terminal says which process writes the file" || diag "$(cat "$T/screen")"
+for _ in $(seq 300); do [ -s "$BIG.snap" ] && break; sleep 0.1; done
+ok "$([ -s "$BIG.snap" ]; echo $?)" "and the file is written after"
+
 # ---- recall and the shell, too, say what they wait for -------------------------------
 # The command in the pane, its answer to $T/answer and its stderr on the
 # pane: with no snapshot file it reads the tables (a line says how far) and

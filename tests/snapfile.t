@@ -223,4 +223,61 @@ is "$same" 4 "four processes recalling at once, each writing or mapping the file
 answers big.db bigafter.txt MEMSCOPE_SNAPSHOT=always
 ok "$(cmp -s bigoff.txt bigafter.txt && [ ! -s bigafter.txt.err ]; echo $?)" "and the file they left is sound"
 
+
+# ---- a large store's file is written by a child, after the answer ---------------
+
+# From 100,000 memories (tui/cli/closing.h) a process that read the tables
+# leaves the file to a child that outlives it, so that the prompt does not
+# wait seconds for it; MEMSCOPE_SNAPSHOT_SAVE=background does so at any size
+# and =wait never. The child's test delay holds its write back long enough
+# to see the command, and the pipe it wrote to, end first.
+QUERIES=("${QUERIES[0]}")
+answers big.db bg-want.txt MEMSCOPE_SNAPSHOT=off
+BG=(MEMSCOPE_SNAPSHOT=always MEMSCOPE_SNAPSHOT_SAVE=background MEMSCOPE_SNAPSHOT_SAVE_DELAY_MS=3000)
+# saver_gone: wait (up to 60 s) until no process recalls from big.db
+saver_gone() {
+    python3 - "$T/big.db" <<'PY'
+import os, sys, time
+want, end = sys.argv[1].encode(), time.time() + 60
+while time.time() < end:
+    busy = False
+    for p in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = open("/proc/%s/cmdline" % p, "rb").read().split(b"\0")
+        except OSError:
+            continue
+        busy = busy or (want in cmd and b"recall" in cmd)
+    if not busy:
+        sys.exit(0)
+    time.sleep(0.1)
+sys.exit(1)
+PY
+}
+rm -f big.db.snap
+answers "$T/big.db" bg.txt "${BG[@]}"
+ok "$([ ! -e big.db.snap ]; echo $?)" "background: the command and its pipe ended before the file was written"
+ok "$(cmp -s bg-want.txt bg.txt && [ ! -s bg.txt.err ]; echo $?)" "and it answered as from the tables, silently"
+ok "$(saver_gone; echo $?)" "the child that writes the file ends"
+ok "$([ -s big.db.snap ] && [ ! -e big.db.snap.tmp ]; echo $?)" "and leaves the file beside the store"
+snap_id=$(stat -c %i.%Z big.db.snap)
+answers big.db bg-next.txt MEMSCOPE_SNAPSHOT=always
+ok "$(cmp -s bg-want.txt bg-next.txt && [ ! -s bg-next.txt.err ] &&
+    [ "$(stat -c %i.%Z big.db.snap)" = "$snap_id" ]; echo $?)" \
+    "the next recall maps that file as it is and answers the same"
+# The store written while the child waits: the child writes nothing.
+rm -f big.db.snap
+answers "$T/big.db" bg2.txt "${BG[@]}"
+"$MEMSCOPE" add --db big.db --id bgnew "Nora: the dinner moved to Friday" >/dev/null 2>err || bail "add failed: $(cat err)"
+saver_gone
+ok "$([ ! -e big.db.snap ] && [ ! -e big.db.snap.tmp ]; echo $?)" \
+    "a write while the child waits: it leaves no file (it would be stale)"
+answers big.db bg-after-want.txt MEMSCOPE_SNAPSHOT=off
+answers big.db bg-after.txt MEMSCOPE_SNAPSHOT=always
+ok "$(grep -q bgnew bg-after.txt && cmp -s bg-after-want.txt bg-after.txt; echo $?)" \
+    "and the next recall reads the tables: the new memory, as without a file"
+ok "$([ -s big.db.snap ]; echo $?)" "and writes the file itself (the store is small)"
+rm -f big.db.snap
+answers big.db bg-wait.txt MEMSCOPE_SNAPSHOT=always MEMSCOPE_SNAPSHOT_SAVE=wait MEMSCOPE_SNAPSHOT_SAVE_DELAY_MS=3000
+ok "$([ -s big.db.snap ]; echo $?)" "MEMSCOPE_SNAPSHOT_SAVE=wait: the file is there when the command ends"
+
 tap_done

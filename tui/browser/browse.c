@@ -22,6 +22,7 @@
 #include "tui/browser/qline.h"
 #include "tui/browser/tour.h"
 #include "tui/browser/view.h"
+#include "tui/cli/closing.h"
 #include "tui/cli/status_line.h"
 
 #include <term.h> /* last: it defines macros (lines, columns) that view.h's fields use */
@@ -482,17 +483,6 @@ static int browse_can_address(void)
  * that has got (engine_set_progress); it is erased before anything else is
  * printed. */
 
-/* Close the engine; when that writes the snapshot file for the next start
- * (seconds at a million memories), the line says so while it does. */
-static void browse_close(engine *e, status_line *l)
-{
-    int saving = engine_saves_at_close(e);
-    if (saving)
-        status_line_say(l, "memscope: saving the snapshot of ", " for the next start ...");
-    engine_close(e);
-    status_line_clear(l);
-}
-
 int browse_run(cli_common *c, int tour)
 {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
@@ -540,8 +530,7 @@ int browse_run(cli_common *c, int tour)
     view_screen_free(&b.scr);
     view_model_free(&b.vm);
     hist_close(b.hist);
-    browse_close(e, &line);
-    store_close(s);
+    cli_close_engine(e, s, &line, "start"); /* the file for the next start, maybe in a child */
     if (browse_signal && browse_signal != SIGINT) {
         signal(browse_signal, SIG_DFL);
         raise(browse_signal);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tui/cli/cli_recall.h"
+#include "tui/cli/closing.h"
 #include "tui/cli/status_line.h"
 #include "tui/present/calreport.h"
 #include "tui/present/rtable.h"
@@ -367,11 +368,7 @@ static int run_recall(cli_common *c, int argc, char **argv)
     }
     recall_free(r);
     fflush(stdout); /* the answer before the line below */
-    if (engine_saves_at_close(e))
-        status_line_say(&line, "memscope: saving the snapshot of ", " for the next recall ...");
-    engine_close_at_exit(e);
-    status_line_clear(&line);
-    store_close(s);
+    cli_close_engine(e, s, &line, "recall");
     free(query);
     return status;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tui/cli/cli_recall.h"
+#include "tui/cli/closing.h"
 #include "tui/cli/status_line.h"
 #include "tui/present/history.h"
 #include "tui/present/rtable.h"
@@ -511,10 +512,6 @@ static int run_shell(cli_common *c, int argc, char **argv)
     }
     recall_free(sh.last);
     fflush(stdout);
-    if (engine_saves_at_close(sh.e))
-        status_line_say(&sh.line, "memscope: saving the snapshot of ", " for the next recall ...");
-    engine_close(sh.e);
-    status_line_clear(&sh.line);
-    store_close(sh.s);
+    cli_close_engine(sh.e, sh.s, &sh.line, "recall");
     return status;
 }

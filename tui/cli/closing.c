@@ -86,13 +86,16 @@ void cli_close_engine(engine *e, store *s, status_line *l, const char *next)
     pid_t pid = path && profile ? fork() : -1;
     if (pid == 0)
         child_save(e, path, profile);
-    if (pid < 0 && path && profile) { /* no child: written here, through a connection opened again */
+    /* no child: written here, through a connection opened again */
+    if (pid < 0 && path && profile) {
         status_line_say(l, "memscope: saving the snapshot of ", rest);
         save_through(e, path, profile);
     } else if (l->on) { /* it stays: what the command left running is said, path whole */
         status_line_clear(l);
-        cli_printf(stderr, "memscope: process %ld writes the snapshot of %s for the next %s in the background\n",
-                   (long)pid, l->path, next);
+        cli_printf(
+            stderr,
+            "memscope: process %ld writes the snapshot of %s for the next %s in the background\n",
+            (long)pid, l->path, next);
     }
     engine_close_at_exit(e);
     status_line_clear(l);

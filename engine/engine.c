@@ -1809,8 +1809,9 @@ const char *engine_query_type(engine *e, const char *text)
 
 /* ---- health -------------------------------------------------------------------- */
 
-/* Channel health and counts; the counts are store_count's when full, else
- * only the memories, which the snapshot holds. */
+/* Channel health and counts; the counts are store_count's when full (the
+ * pinned memories counted in the snapshot, not by a scan of the table),
+ * else only the memories, which the snapshot holds. */
 static ms_status health_fill(engine *e, engine_health *h, int full, ms_error *err)
 {
     memset(h, 0, sizeof *h);
@@ -1818,13 +1819,15 @@ static ms_status health_fill(engine *e, engine_health *h, int full, ms_error *er
     if (st)
         return st;
     st = refresh(e, err);
-    if (!st && full)
-        st = store_count(e->s, &h->counts, err);
+    if (!st && full) /* the pinned from the snapshot, current in this transaction */
+        st = store_count_some(e->s, 0, &h->counts, err);
     store_end(e->s, NULL);
     if (st)
         return st;
     if (!full)
         h->counts.memories = (int64_t)e->sn->n;
+    for (size_t i = 0; full && i < e->sn->n; i++)
+        h->counts.pinned += e->sn->pinned[i] != 0;
     for (int c = 0; c < CH_COUNT; c++) {
         h->ch[c].reason = engine_channels[c]->health(e->sn, e->emb);
         h->ch[c].active = h->ch[c].reason == NULL;

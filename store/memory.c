@@ -1291,20 +1291,29 @@ ms_status store_scan_meta_after(store *s, int64_t after, store_meta_fn fn, void 
     return MS_OK;
 }
 
-ms_status store_count(store *s, store_counts *out, ms_error *err)
+/* store_count's counts but the derived edges: with the profile the only one
+ * (only), every link, edge and vector is one of its memories', and each
+ * table is counted without a join (at 1M, 0.06 s for the links against
+ * 0.37 s joined). The pinned memories are a scan of every row (0.78 s at
+ * 1M): only when asked for. */
+static ms_status count_rows(store *s, int only, int pinned, store_counts *out, ms_error *err)
 {
-    memset(out, 0, sizeof *out);
+    char sql[640];
+    snprintf(sql, sizeof sql,
+             "SELECT (SELECT count(*) FROM memories WHERE profile=?1),"
+             " (SELECT count(*) FROM entities WHERE profile=?1), %s, %s, %s, %s",
+             only ? "(SELECT count(*) FROM memory_entities)"
+                  : "(SELECT count(*) FROM memory_entities l JOIN memories m ON m.rid=l.rid"
+                    " WHERE m.profile=?1)",
+             only ? "(SELECT count(*) FROM edges)"
+                  : "(SELECT count(*) FROM edges e JOIN memories m ON m.rid=e.src"
+                    " WHERE m.profile=?1)",
+             only ? "(SELECT count(*) FROM vectors)"
+                  : "(SELECT count(*) FROM vectors v JOIN memories m ON m.rid=v.rid"
+                    " WHERE m.profile=?1)",
+             pinned ? "(SELECT count(*) FROM memories WHERE profile=?1 AND pinned)" : "0");
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(
-        s->db,
-        "SELECT (SELECT count(*) FROM memories WHERE profile=?1),"
-        " (SELECT count(*) FROM entities WHERE profile=?1),"
-        " (SELECT count(*) FROM memory_entities l JOIN memories m ON m.rid=l.rid"
-        "   WHERE m.profile=?1),"
-        " (SELECT count(*) FROM edges e JOIN memories m ON m.rid=e.src WHERE m.profile=?1),"
-        " (SELECT count(*) FROM vectors v JOIN memories m ON m.rid=v.rid WHERE m.profile=?1),"
-        " (SELECT count(*) FROM memories WHERE profile=?1 AND pinned)",
-        -1, &st, NULL);
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "counting", err);
     sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
@@ -1317,13 +1326,28 @@ ms_status store_count(store *s, store_counts *out, ms_error *err)
         out->vectors = sqlite3_column_int64(st, 4);
         out->pinned = sqlite3_column_int64(st, 5);
     }
+    ms_status code = rc == SQLITE_ROW ? MS_OK : store_sql_fail(s, rc, "counting", err);
     sqlite3_finalize(st);
-    if (rc != SQLITE_ROW)
-        return store_sql_fail(s, rc, "counting", err);
+    return code;
+}
+
+ms_status store_count_some(store *s, int pinned, store_counts *out, ms_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int only = 0;
+    ms_status code = store_only_profile(s, &only, err);
+    if (!code)
+        code = count_rows(s, only, pinned, out, err);
     int64_t derived = 0;
-    ms_status code = store_derives_edges(s) ? store_graph_count(s, &derived, err) : MS_OK;
+    if (!code && store_derives_edges(s))
+        code = store_graph_count(s, &derived, err);
     out->edges += derived;
     return code;
+}
+
+ms_status store_count(store *s, store_counts *out, ms_error *err)
+{
+    return store_count_some(s, 1, out, err);
 }
 
 static ms_status set_trust(store *s, int64_t rid, double alpha, double beta, ms_error *err)

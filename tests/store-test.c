@@ -801,6 +801,62 @@ static void test_validation(void)
     store_close(s);
 }
 
+static int64_t put_event(store *s, const char *id, const char *content, const char *session,
+                         const char *event_time);
+
+/* store_count counts a profile that is the store's only one without
+ * joins: the same numbers as the joins give once another profile exists;
+ * store_count_some leaves the pinned out unless asked. */
+static void test_count_paths(void)
+{
+    store *s = open_new("counts.db");
+    ms_error err;
+    ms_error_clear(&err);
+    put_event(s, "c1", "Alice met Bob in Paris", "s1", "2023-05-08T13:00:00Z");
+    put_event(s, "c2", "Bob told Alice about Rome", "s1", "2023-05-08T14:00:00Z");
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup("c3");
+    m.content = strdup("Carol flew to Paris with Alice");
+    m.session = strdup("s2");
+    m.event_time = strdup("2023-05-08T15:00:00Z");
+    m.created_at = strdup("2023-05-08T15:00:00Z");
+    m.pinned = 1;
+    float v[4] = {1, 0, 0.5f, 0};
+    ms_status st = store_begin(s, &err);
+    if (!st)
+        st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+    store_memory_clear(&m);
+    if (!st)
+        st = store_set_embedder(s, "test-embedder", 4, &err);
+    for (int64_t rid = 1; !st && rid <= 2; rid++)
+        st = store_put_vector(s, rid, v, 4, &err);
+    if (!st)
+        st = store_end(s, &err);
+    ok(st == MS_OK, "three memories, two vectors, one pinned (%s)", err.msg);
+    store_counts alone, some, joined;
+    ok(store_count(s, &alone, &err) == MS_OK && store_count_some(s, 0, &some, &err) == MS_OK,
+       "counted while default is the only profile");
+    ok(alone.memories == 3 && alone.links > 0 && alone.edges > 0 && alone.vectors == 2 &&
+           alone.pinned == 1,
+       "memories 3, links %lld, edges %lld, vectors 2, pinned 1", (long long)alone.links,
+       (long long)alone.edges);
+    ok(some.memories == alone.memories && some.entities == alone.entities &&
+           some.links == alone.links && some.edges == alone.edges &&
+           some.vectors == alone.vectors && some.pinned == 0,
+       "store_count_some without the pinned: the rest the same, pinned 0");
+    store_use_profile(s, "work", &err);
+    put_event(s, "w1", "Dave met Erin in Oslo", "w", "2023-05-08T13:30:00Z");
+    put_event(s, "w2", "Erin told Dave about Rome", "w", "2023-05-08T14:30:00Z");
+    store_use_profile(s, "default", &err);
+    ok(store_count(s, &joined, &err) == MS_OK && joined.memories == alone.memories &&
+           joined.entities == alone.entities && joined.links == alone.links &&
+           joined.edges == alone.edges && joined.vectors == alone.vectors &&
+           joined.pinned == alone.pinned,
+       "with another profile, the joins count default's the same");
+    store_close(s);
+}
+
 static void test_profiles(void)
 {
     store *s = open_new("prof.db");
@@ -3374,6 +3430,7 @@ int main(void)
     test_crud();
     test_duplicates();
     test_validation();
+    test_count_paths();
     test_profiles();
     test_get_rids();
     test_listing();

@@ -223,14 +223,18 @@ void engine_release_store(engine *e)
         e->sn->s = NULL;
 }
 
-void engine_save_with(engine *e, store *s)
+void engine_save_with(engine *e, store *s, int seal)
 {
     if (!e || e->s || !s)
         return;
     e->s = s;
     if (e->sn)
         e->sn->s = s;
+    store_key key = e->snap_key;
+    int saving = e->snap_unsaved && e->sn;
     save_snapshot(e);
+    if (saving && seal) /* the next process then checks only the file's header */
+        snapfile_seal_saved(s, &key);
 }
 
 void engine_close(engine *e)

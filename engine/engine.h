@@ -74,9 +74,12 @@ size_t engine_snapshot_memories(const engine *e);
  * that engine_close would have, reading through s: a connection the child
  * opened itself to the same store and profile (SQLite's connections are
  * never used across a fork). It writes nothing when the store has changed
- * since the snapshot was read, or when e has a store. */
+ * since the snapshot was read, or when e has a store. With seal, it then
+ * waits until the file can be sealed (2 s after it was written) and checks
+ * it whole as the next process would, which seals it: that process checks
+ * only its header (docs/ENGINE.md). */
 void engine_release_store(engine *e);
-void engine_save_with(engine *e, store *s);
+void engine_save_with(engine *e, store *s, int seal);
 /* Close and free; NULL is fine. When the engine read its snapshot from the
  * tables and the store is still as it was then, it first writes the
  * snapshot file that later processes map (docs/ENGINE.md). */

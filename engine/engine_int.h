@@ -250,6 +250,13 @@ snapshot *snapfile_open_base(store *s, const store_key *key, int64_t *generation
  * renamed over it. Does nothing when another process is writing it or the
  * file cannot be written (recall then loads the tables, as without it). */
 void snapfile_save(store *s, const snapshot *sn, const store_key *key);
+/* After snapfile_save, in a process with nothing else to do (the child of
+ * tui/cli/closing.c): wait until the file under key is old enough to be
+ * sealed (SEAL_AGE), then open it as the next reader would, which checks
+ * it whole and seals it, and reads every page of it once: that reader then
+ * checks only its header and finds its pages in the page cache. Nothing when there is no such file.
+ * Outside a transaction: it begins its own after the wait. */
+void snapfile_seal_saved(store *s, const store_key *key);
 
 /* ---- vectors (vectors.c) ------------------------------------------------ */
 

@@ -259,6 +259,7 @@ ok "$([ ! -e big.db.snap ]; echo $?)" "background: the command and its pipe ende
 ok "$(cmp -s bg-want.txt bg.txt && [ ! -s bg.txt.err ]; echo $?)" "and it answered as from the tables, silently"
 ok "$(saver_gone; echo $?)" "the child that writes the file ends"
 ok "$([ -s big.db.snap ] && [ ! -e big.db.snap.tmp ]; echo $?)" "and leaves the file beside the store"
+is "$(seal_is big.db.snap)" "yes" "checked whole and sealed by the child (once 2 s old), not by the next recall"
 snap_id=$(stat -c %i.%Z big.db.snap)
 answers big.db bg-next.txt MEMSCOPE_SNAPSHOT=always
 ok "$(cmp -s bg-want.txt bg-next.txt && [ ! -s bg-next.txt.err ] &&

@@ -35,15 +35,16 @@ static void child_hold(void)
     }
 }
 
-/* Write the file through a connection of one's own to path's profile. */
-static void save_through(engine *e, const char *path, const char *profile)
+/* Write the file through a connection of one's own to path's profile; with
+ * seal, then seal it (engine_save_with: 2 s later). */
+static void save_through(engine *e, const char *path, const char *profile, int seal)
 {
     store *s = NULL;
     ms_error err;
     ms_error_clear(&err);
     if (store_open(path, STORE_OPEN_READONLY | STORE_OPEN_NOCREATE, &s, &err) == MS_OK &&
         store_use_profile(s, profile, &err) == MS_OK)
-        engine_save_with(e, s);
+        engine_save_with(e, s, seal);
     store_close(s);
 }
 
@@ -63,7 +64,7 @@ static void child_save(engine *e, const char *path, const char *profile)
     for (long fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
         close((int)fd);
     child_hold();
-    save_through(e, path, profile);
+    save_through(e, path, profile, 1);
     _exit(0);
 }
 
@@ -89,7 +90,7 @@ void cli_close_engine(engine *e, store *s, status_line *l, const char *next)
     /* no child: written here, through a connection opened again */
     if (pid < 0 && path && profile) {
         status_line_say(l, "memscope: saving the snapshot of ", rest);
-        save_through(e, path, profile);
+        save_through(e, path, profile, 0);
     } else if (l->on) { /* it stays: what the command left running is said, path whole */
         status_line_clear(l);
         cli_printf(

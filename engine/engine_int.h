@@ -109,7 +109,13 @@ typedef struct snapshot {
      * lazy parts are owned */
     void *map;
     size_t map_len;
-    int map_left;              /* snapshot_free leaves the file mapped (engine_close_at_exit) */
+    int map_fd;   /* the mapped file, open while it is mapped (vectors_alloc_from) */
+    int map_left; /* snapshot_free leaves the file mapped (engine_close_at_exit) */
+    /* a grown snapshot's int8 codes whose first segments are its base
+     * file's pages mapped privately (vectors_alloc_from): the region to
+     * unmap instead of free(qv), else NULL */
+    void *qv_map;
+    size_t qv_map_len;
     const uint8_t *marks_file; /* [n] the file's time marks (ch_temporal.c), or NULL */
     const int32_t *doclen;     /* the file's row lengths lent to the store, or NULL */
     const int32_t *file_len; /* the file's row lengths by rid from file_len_base (span), or NULL */
@@ -308,10 +314,17 @@ int vectors_put_exact(snapshot *sn, size_t i, const store_qvec *v);
 void vectors_done(snapshot *sn);
 /* Code d of memory i's int8 form. */
 int8_t vectors_code_at(const snapshot *sn, size_t i, int d);
-/* The codes of old's first whole blocks (every one of them full, and
- * old->n <= sn->n, the same dim) copied into sn's place for them: what
- * vectors_put of each of their memories would write. */
-void vectors_copy_blocks(snapshot *sn, const snapshot *old, size_t whole);
+/* The codes of old's blocks first..whole - 1 (every one of them full,
+ * first a multiple of VEC_SEG, old->n <= sn->n, the same dim) copied into
+ * sn's place for them: what vectors_put of each of their memories would
+ * write. */
+void vectors_copy_blocks(snapshot *sn, const snapshot *old, size_t first, size_t whole);
+/* vectors_alloc for a snapshot grown from old (snapgrow.c). When old is a
+ * mapped file, the codes of its whole segments, which are the same bytes
+ * in sn, are that file's pages mapped privately instead of copied (at 1M,
+ * 480 of 512 MB that a copy would fault in and fill): *kept gets the
+ * blocks so in place (a multiple of VEC_SEG), else 0. */
+int vectors_alloc_from(snapshot *sn, size_t n, int dim, const snapshot *old, size_t *kept);
 
 /* A query vector's int16 form and what its error bounds need. */
 typedef struct vec_query {

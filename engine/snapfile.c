@@ -938,6 +938,7 @@ static snapshot *snap_from(store *s, const snap_head *h, const char *base, int s
         return NULL;
     sn->map = (void *)base;
     sn->map_len = h->file_bytes;
+    sn->map_fd = -1; /* map_file gives it the file's */
     scalars_of(sn, h);
     *why = "damaged (a section is not what its header says)";
     int ok = point_into(sn, h, base) == 0;
@@ -1027,13 +1028,16 @@ static snapshot *map_file(store *s, const store_key *key, int as_base, int64_t *
         base = map_huge(fd, (size_t)st.st_size);
     else if (st.st_size < SNAP_HEAD)
         why = "damaged (cut short)";
-    close(fd);
     int sealed = 0, sealable = 0;
     if (base != MAP_FAILED) {
         sealed = seal_holds(path, &st, &h);
         sealable = !sealed && seal_old_enough(&st);          /* the clock read before the file is */
         sn = snap_from(s, &h, base, sealed, !as_base, &why); /* a base's lengths are stale */
     }
+    if (sn) /* kept open: a snapshot grown from this one maps parts of it (vectors_alloc_from) */
+        sn->map_fd = fd;
+    else
+        close(fd);
     if (sn && sealable)
         seal_write(path, &st, &h);
     if (!sn && why)

@@ -276,10 +276,12 @@ static ms_status grow_vectors(store *s, snapshot *sn, const snapshot *old, int *
                  "docs/EMBEDDERS.md",
                  id, dim);
     sn->exact = vcache_new(dim, sn->n);
-    if (vectors_alloc(sn, sn->n, dim) || !sn->exact || !sn->vec_embedder || !sn->vec_note)
+    size_t kept = 0; /* blocks whose codes are old's file's pages */
+    if (vectors_alloc_from(sn, sn->n, dim, old, &kept) || !sn->exact || !sn->vec_embedder ||
+        !sn->vec_note)
         return ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
     size_t whole = old->n / VEC_BLOCK; /* blocks of old's whose codes stay as they are */
-    vectors_copy_blocks(sn, old, whole);
+    vectors_copy_blocks(sn, old, kept, whole);
     copy_old(sn->blk_max, old->blk_max, 3 * whole * sizeof *sn->blk_max);
     copy_old(sn->q_slope, old->q_slope, whole * VEC_BLOCK);
     copy_old(sn->q_scale, old->q_scale, old->n * sizeof *sn->q_scale);

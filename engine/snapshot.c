@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 
 typedef snap_grow grow;
@@ -706,8 +707,11 @@ static void snapshot_free_mapped(snapshot *sn)
     vcache_free(sn->exact);
     free(sn->vec_embedder);
     free(sn->vec_note);
-    if (!sn->map_left)
+    if (!sn->map_left) {
         munmap(sn->map, sn->map_len);
+        if (sn->map_fd >= 0)
+            close(sn->map_fd);
+    }
     free(sn);
 }
 
@@ -737,7 +741,10 @@ void snapshot_free(snapshot *sn)
     free(sn->pinned);
     free(sn->trust);
     free(sn->confidence);
-    free(sn->qv);
+    if (sn->qv_map)
+        munmap(sn->qv_map, sn->qv_map_len);
+    else
+        free(sn->qv);
     free(sn->q_scale);
     free(sn->q_resid);
     free(sn->q_norm);

@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define VCACHE_MAX 4096 /* exact vectors kept (8 MB at 512 dimensions) */
 
@@ -262,10 +264,10 @@ void vectors_query(const float *qvec, int dim, int16_t *codes, uint16_t *nz_dim,
 
 /* ---- the dimension-major layout ------------------------------------------------ */
 
-int vectors_alloc(snapshot *sn, size_t n, int dim)
+/* What vectors_alloc makes but sn->qv. */
+static int alloc_rest(snapshot *sn, size_t n, int dim)
 {
     size_t blocks = vectors_blocks(n);
-    sn->qv = snap_big_alloc(blocks * (size_t)dim * VEC_BLOCK, 1);
     sn->q_scale = snap_big_alloc(n * sizeof *sn->q_scale, 1);
     sn->q_resid = snap_big_alloc(n * sizeof *sn->q_resid, 1);
     sn->q_norm = snap_big_alloc(n * sizeof *sn->q_norm, 1);
@@ -275,10 +277,64 @@ int vectors_alloc(snapshot *sn, size_t n, int dim)
     sn->stage_blk = SIZE_MAX;
     sn->qx_at = snap_big_alloc(n * sizeof *sn->qx_at, 1);
     sn->qx_n = calloc(n, 1);
-    return sn->qv && sn->q_scale && sn->q_resid && sn->q_norm && sn->blk_max && sn->q_slope &&
-                   sn->stage && sn->qx_at && sn->qx_n
+    return sn->q_scale && sn->q_resid && sn->q_norm && sn->blk_max && sn->q_slope && sn->stage &&
+                   sn->qx_at && sn->qx_n
                ? 0
                : -1;
+}
+
+int vectors_alloc(snapshot *sn, size_t n, int dim)
+{
+    sn->qv = snap_big_alloc(vectors_blocks(n) * (size_t)dim * VEC_BLOCK, 1);
+    return alloc_rest(sn, n, dim) == 0 && sn->qv ? 0 : -1;
+}
+
+/* A region of lead + bytes (all 0) whose first lead + keep bytes are the
+ * file fd's from offset off - lead on, mapped privately (lead = off's
+ * distance past a page): the pages wholly inside are the file's, what is
+ * left of keep is copied from src. NULL when it cannot be made. */
+static char *cow_region(int fd, size_t off, size_t keep, size_t bytes, const int8_t *src,
+                        size_t *lead, size_t *len)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    *lead = off % pg;
+    *len = *lead + bytes;
+    char *r = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (r == MAP_FAILED)
+        return NULL;
+    size_t file = (*lead + keep) / pg * pg; /* whole pages of the file */
+    if (file && mmap(r, file, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, off - *lead) ==
+                    MAP_FAILED) {
+        munmap(r, *len);
+        return NULL;
+    }
+    if (*lead + keep > file)
+        memcpy(r + file, src + (file - *lead), *lead + keep - file);
+#ifdef MADV_HUGEPAGE
+    size_t huge = 2u << 20, a = ((uintptr_t)(r + file) + huge - 1) & ~(uintptr_t)(huge - 1);
+    if ((uintptr_t)r + *len > a + huge) /* the codes still to come, in 2 MB pages where whole */
+        (void)madvise((void *)a, ((uintptr_t)r + *len - a) & ~(uintptr_t)(huge - 1), MADV_HUGEPAGE);
+#endif
+    return r;
+}
+
+int vectors_alloc_from(snapshot *sn, size_t n, int dim, const snapshot *old, size_t *kept)
+{
+    *kept = 0;
+    size_t seg = (old->n / VEC_BLOCK) / VEC_SEG * VEC_SEG; /* old's blocks in whole segments */
+    size_t keep = seg * (size_t)dim * VEC_BLOCK;
+    if (!old->map || old->map_fd < 0 || keep < SNAP_BIG || old->dim != dim)
+        return vectors_alloc(sn, n, dim);
+    size_t bytes = vectors_blocks(n) * (size_t)dim * VEC_BLOCK, lead, len;
+    char *r = cow_region(old->map_fd, (size_t)((const char *)old->qv - (const char *)old->map),
+                         keep, bytes, old->qv, &lead, &len);
+    if (!r)
+        return vectors_alloc(sn, n, dim);
+    sn->qv = (int8_t *)(r + lead);
+    sn->qv_map = r;
+    sn->qv_map_len = len;
+    *kept = seg;
+    return alloc_rest(sn, n, dim);
 }
 
 int vectors_put_exact(snapshot *sn, size_t i, const store_qvec *v)
@@ -427,9 +483,9 @@ int8_t vectors_code_at(const snapshot *sn, size_t i, int d)
     return vectors_column(sn, i / VEC_BLOCK, d, &stride)[i % VEC_BLOCK];
 }
 
-void vectors_copy_blocks(snapshot *sn, const snapshot *old, size_t whole)
+void vectors_copy_blocks(snapshot *sn, const snapshot *old, size_t first, size_t whole)
 {
-    for (size_t b = 0; b < whole; b += VEC_SEG) { /* segment by segment */
+    for (size_t b = first; b < whole; b += VEC_SEG) { /* segment by segment */
         size_t blocks = whole - b < VEC_SEG ? whole - b : VEC_SEG, from, to;
         int8_t *dst = vectors_column(sn, b, 0, &to);
         const int8_t *src = vectors_column(old, b, 0, &from);

@@ -357,7 +357,7 @@ static int seg_build(snapshot *sn, size_t n, int dim, const snapshot *old)
         return -1;
     size_t whole = old ? old->n / VEC_BLOCK : 0;
     if (old)
-        vectors_copy_blocks(sn, old, whole);
+        vectors_copy_blocks(sn, old, 0, whole);
     seg_put(sn, whole * VEC_BLOCK, n);
     vectors_done(sn);
     return 0;

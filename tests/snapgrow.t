@@ -101,6 +101,30 @@ rm big.db.snap
 answers big.db full2.txt
 ok "$(same_but_grown grown2.snap big.db.snap; echo $?)" "and again the same bytes as a full read"
 
+# ---- a base of whole segments: its codes are the file's pages -----------------
+
+# From 65,536 memories (a segment: 128 blocks of 512) the int8 codes of the
+# base file's whole segments are not copied but that file's pages, mapped
+# privately (engine/vectors.c vectors_alloc_from); the grown file is still
+# the full read's, byte for byte.
+"$MEMSCOPE" bench --memories 70000 --queries 1 --keep seg.db >/dev/null 2>err || bail "bench --keep failed: $(cat err)"
+answers seg.db seg0.txt
+[ -s seg.db.snap ] || bail "the first recall of seg.db wrote no snapshot file"
+seg_gen=$(head_field seg.db.snap 64)
+turns 1 300 >s.jsonl
+"$MEMSCOPE" import --db seg.db s.jsonl >/dev/null 2>err || bail "import failed: $(cat err)"
+answers seg.db seg-off.txt MEMSCOPE_SNAPSHOT=off
+answers seg.db seg-grown.txt
+ok "$(grep -q Zorvan seg-off.txt && cmp -s seg-off.txt seg-grown.txt && [ ! -s seg-grown.txt.err ]; echo $?)" \
+    "70,000 memories and 300 appended: the grown snapshot answers as the tables"
+is "$(head_field seg.db.snap 4088)" "$seg_gen" "it was grown from the file before"
+cp seg.db.snap seg-grown.snap
+rm seg.db.snap
+answers seg.db seg-full.txt
+ok "$(same_but_grown seg-grown.snap seg.db.snap; echo $?)" \
+    "and the file it wrote is byte for byte the full read's, but for that note"
+rm -f seg.db seg.db.snap seg-grown.snap
+
 # ---- a process that holds the snapshot grows its own -------------------------
 
 # The shell recalls, another process appends, the shell recalls again: its

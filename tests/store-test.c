@@ -803,6 +803,8 @@ static void test_validation(void)
 
 static int64_t put_event(store *s, const char *id, const char *content, const char *session,
                          const char *event_time);
+static int64_t put_event_pin(store *s, const char *id, const char *content, const char *session,
+                             const char *event_time, int pinned);
 
 /* store_count counts a profile that is the store's only one without
  * joins: the same numbers as the joins give once another profile exists;
@@ -814,19 +816,9 @@ static void test_count_paths(void)
     ms_error_clear(&err);
     put_event(s, "c1", "Alice met Bob in Paris", "s1", "2023-05-08T13:00:00Z");
     put_event(s, "c2", "Bob told Alice about Rome", "s1", "2023-05-08T14:00:00Z");
-    store_memory m;
-    store_memory_init(&m);
-    m.id = strdup("c3");
-    m.content = strdup("Carol flew to Paris with Alice");
-    m.session = strdup("s2");
-    m.event_time = strdup("2023-05-08T15:00:00Z");
-    m.created_at = strdup("2023-05-08T15:00:00Z");
-    m.pinned = 1;
+    put_event_pin(s, "c3", "Carol flew to Paris with Alice", "s2", "2023-05-08T15:00:00Z", 1);
     float v[4] = {1, 0, 0.5f, 0};
     ms_status st = store_begin(s, &err);
-    if (!st)
-        st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
-    store_memory_clear(&m);
     if (!st)
         st = store_set_embedder(s, "test-embedder", 4, &err);
     for (int64_t rid = 1; !st && rid <= 2; rid++)
@@ -1862,8 +1854,9 @@ static ms_status replace_same(store *s, const char *id, const char *content, con
     return st || res != STORE_PUT_REPLACED ? MS_SQL : MS_OK;
 }
 
-static int64_t put_event(store *s, const char *id, const char *content, const char *session,
-                         const char *event_time)
+/* put_event, pinned or not. */
+static int64_t put_event_pin(store *s, const char *id, const char *content, const char *session,
+                             const char *event_time, int pinned)
 {
     store_memory m;
     store_memory_init(&m);
@@ -1872,6 +1865,7 @@ static int64_t put_event(store *s, const char *id, const char *content, const ch
     m.session = strdup(session);
     m.event_time = strdup(event_time);
     m.created_at = strdup(event_time);
+    m.pinned = pinned;
     ms_error err;
     store_begin(s, &err);
     ms_status st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
@@ -1879,6 +1873,12 @@ static int64_t put_event(store *s, const char *id, const char *content, const ch
     int64_t rid = st ? 0 : m.rid;
     store_memory_clear(&m);
     return rid;
+}
+
+static int64_t put_event(store *s, const char *id, const char *content, const char *session,
+                         const char *event_time)
+{
+    return put_event_pin(s, id, content, session, event_time, 0);
 }
 
 /* Temporal edges against the rule computed here by brute force: each new

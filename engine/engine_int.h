@@ -111,11 +111,10 @@ typedef struct snapshot {
     size_t map_len;
     int map_fd;   /* the mapped file, open while it is mapped (vectors_alloc_from) */
     int map_left; /* snapshot_free leaves the file mapped (engine_close_at_exit) */
-    /* a grown snapshot's int8 codes whose first segments are its base
-     * file's pages mapped privately (vectors_alloc_from): the region to
-     * unmap instead of free(qv), else NULL */
-    void *qv_map;
-    size_t qv_map_len;
+    /* a grown snapshot's arrays that begin with its base file's pages,
+     * mapped privately (snap_cow_join): unmapped, not freed */
+    struct snap_cow *cow;
+    size_t n_cow;
     const uint8_t *marks_file; /* [n] the file's time marks (ch_temporal.c), or NULL */
     const int32_t *doclen;     /* the file's row lengths lent to the store, or NULL */
     const int32_t *file_len; /* the file's row lengths by rid from file_len_base (span), or NULL */
@@ -167,6 +166,17 @@ long snapshot_find(const snapshot *sn, int64_t rid);
  * page fault (10-13 us on the project's VM). */
 #define SNAP_BIG (4u << 20)
 void *snap_big_alloc(size_t n, int zero);
+/* bytes for one of sn's large arrays whose first keep bytes are src's, src
+ * a section of old's: when old is a mapped file and keep is SNAP_COW_MIN or
+ * more, the file's pages wholly inside them are mapped privately instead
+ * of copied (a grown snapshot's columns: no fresh page to zero and fill
+ * for them), the region recorded in sn; else snap_big_alloc and a copy.
+ * The bytes after keep are 0. Free with snap_big_free, never realloc.
+ * NULL when out of memory. */
+#define SNAP_COW_MIN (256u << 10) /* smaller columns are copied */
+void *snap_cow_join(snapshot *sn, const snapshot *old, const void *src, size_t keep, size_t bytes);
+/* Free p, one of sn's large arrays: unmapped when snap_cow_join mapped it. */
+void snap_big_free(snapshot *sn, void *p);
 
 /* A growable array for loading a snapshot (snapshot.c, snapgrow.c): zero
  * it with .size the element's size; snap_grow_push gives room for one more
@@ -319,11 +329,13 @@ int8_t vectors_code_at(const snapshot *sn, size_t i, int d);
  * sn's place for them: what vectors_put of each of their memories would
  * write. */
 void vectors_copy_blocks(snapshot *sn, const snapshot *old, size_t first, size_t whole);
-/* vectors_alloc for a snapshot grown from old (snapgrow.c). When old is a
- * mapped file, the codes of its whole segments, which are the same bytes
- * in sn, are that file's pages mapped privately instead of copied (at 1M,
- * 480 of 512 MB that a copy would fault in and fill): *kept gets the
- * blocks so in place (a multiple of VEC_SEG), else 0. */
+/* vectors_alloc for a snapshot grown from old (snapgrow.c), with old's
+ * scales, residuals and norms in place for its memories. When old is a
+ * mapped file, those columns and the codes of its whole segments, which
+ * are the same bytes in sn, are that file's pages mapped privately instead
+ * of copied (snap_cow_join; at 1M, 480 of 512 MB of codes that a copy would
+ * fault in and fill): *kept gets the blocks of codes so in place (a
+ * multiple of VEC_SEG), else 0. */
 int vectors_alloc_from(snapshot *sn, size_t n, int dim, const snapshot *old, size_t *kept);
 
 /* A query vector's int16 form and what its error bounds need. */

@@ -140,25 +140,25 @@ static void copy_old(void *dst, const void *src, size_t n)
         memcpy(dst, src, n);
 }
 
-static void *join(const void *a, size_t na, size_t extra, size_t size)
+/* old's column a of na elements, then room for extra more (and one):
+ * the base file's pages when it is mapped (snap_cow_join). */
+static void *join(snapshot *sn, const snapshot *old, const void *a, size_t na, size_t extra,
+                  size_t size)
 {
-    void *p = snap_big_alloc((na + extra + 1) * size, 0);
-    if (p && na)
-        memcpy(p, a, na * size);
-    return p;
+    return snap_cow_join(sn, old, a, na * size, (na + extra + 1) * size);
 }
 
 static ms_status grow_memories(snapshot *sn, const snapshot *old, grow_ctx *c)
 {
     size_t n0 = old->n, n = n0 + c->rows.n;
     sn->n = n;
-    sn->rid = join(old->rid, n0, c->rows.n, sizeof *sn->rid);
-    sn->when = join(old->when, n0, c->rows.n, sizeof *sn->when);
-    sn->created = join(old->created, n0, c->rows.n, sizeof *sn->created);
-    sn->session = join(old->session, n0, c->rows.n, sizeof *sn->session);
-    sn->pinned = join(old->pinned, n0, c->rows.n, 1);
-    sn->trust = join(old->trust, n0, c->rows.n, sizeof *sn->trust);
-    sn->confidence = join(old->confidence, n0, c->rows.n, sizeof *sn->confidence);
+    sn->rid = join(sn, old, old->rid, n0, c->rows.n, sizeof *sn->rid);
+    sn->when = join(sn, old, old->when, n0, c->rows.n, sizeof *sn->when);
+    sn->created = join(sn, old, old->created, n0, c->rows.n, sizeof *sn->created);
+    sn->session = join(sn, old, old->session, n0, c->rows.n, sizeof *sn->session);
+    sn->pinned = join(sn, old, old->pinned, n0, c->rows.n, 1);
+    sn->trust = join(sn, old, old->trust, n0, c->rows.n, sizeof *sn->trust);
+    sn->confidence = join(sn, old, old->confidence, n0, c->rows.n, sizeof *sn->confidence);
     if (!sn->rid || !sn->when || !sn->created || !sn->session || !sn->pinned || !sn->trust ||
         !sn->confidence)
         return ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
@@ -284,9 +284,6 @@ static ms_status grow_vectors(store *s, snapshot *sn, const snapshot *old, int *
     vectors_copy_blocks(sn, old, kept, whole);
     copy_old(sn->blk_max, old->blk_max, 3 * whole * sizeof *sn->blk_max);
     copy_old(sn->q_slope, old->q_slope, whole * VEC_BLOCK);
-    copy_old(sn->q_scale, old->q_scale, old->n * sizeof *sn->q_scale);
-    copy_old(sn->q_resid, old->q_resid, old->n * sizeof *sn->q_resid);
-    copy_old(sn->q_norm, old->q_norm, old->n * sizeof *sn->q_norm);
     copy_old(sn->has_vec, old->has_vec, old->n);
     sn->n_vec = old->n_vec;
     if (grow_exact(sn, old))
@@ -350,11 +347,11 @@ static int grow_mem_lists(snapshot *sn, const snapshot *old, const link_read *l)
     size_t np = l->pairs.n;
     size_t n0 = old->n, have = old->me_off[n0];
     sn->me_off = malloc((sn->n + 1) * sizeof *sn->me_off);
-    sn->me_ent = malloc((have + np + 1) * sizeof *sn->me_ent);
+    sn->me_ent = snap_cow_join(sn, old, old->me_ent, have * sizeof *sn->me_ent,
+                               (have + np + 1) * sizeof *sn->me_ent);
     if (!sn->me_off || !sn->me_ent)
         return -1;
     copy_old(sn->me_off, old->me_off, (n0 + 1) * sizeof *sn->me_off);
-    copy_old(sn->me_ent, old->me_ent, have * sizeof *sn->me_ent);
     size_t k = 0;
     for (size_t i = n0; i < sn->n; i++) {
         for (; k < np && pr[k].mem == i; k++)

@@ -58,6 +58,74 @@ void *snap_big_alloc(size_t n, int zero)
     return p;
 }
 
+struct snap_cow {
+    void *p, *region;
+    size_t len;
+};
+
+/* A region of lead + bytes (all 0) whose first lead + keep bytes are the
+ * file fd's from offset off - lead on (lead: off's distance past a page),
+ * mapped privately: the pages wholly inside are the file's, what is left
+ * of keep is copied from src. NULL when it cannot be made. */
+static char *cow_region(int fd, size_t off, size_t keep, size_t bytes, const char *src,
+                        size_t *lead, size_t *len)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    *lead = off % pg;
+    *len = *lead + bytes;
+    char *r = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (r == MAP_FAILED)
+        return NULL;
+    size_t file = (*lead + keep) / pg * pg; /* whole pages of the file */
+    if (file && mmap(r, file, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, off - *lead) ==
+                    MAP_FAILED) {
+        munmap(r, *len);
+        return NULL;
+    }
+    if (*lead + keep > file)
+        memcpy(r + file, src + (file - *lead), *lead + keep - file);
+#ifdef MADV_HUGEPAGE
+    size_t huge = 2u << 20, a = ((uintptr_t)(r + file) + huge - 1) & ~(uintptr_t)(huge - 1);
+    if ((uintptr_t)r + *len > a + huge) /* what is still to come, in 2 MB pages where whole */
+        (void)madvise((void *)a, ((uintptr_t)r + *len - a) & ~(uintptr_t)(huge - 1), MADV_HUGEPAGE);
+#endif
+    return r;
+}
+
+void *snap_cow_join(snapshot *sn, const snapshot *old, const void *src, size_t keep, size_t bytes)
+{
+    const char *from = src, *map = old->map;
+    struct snap_cow *c = NULL;
+    if (map && old->map_fd >= 0 && keep >= SNAP_COW_MIN && keep <= bytes && from >= map &&
+        from + keep <= map + old->map_len &&
+        (c = realloc(sn->cow, (sn->n_cow + 1) * sizeof *sn->cow))) {
+        sn->cow = c;
+        size_t lead, len;
+        char *r = cow_region(old->map_fd, (size_t)(from - map), keep, bytes, from, &lead, &len);
+        if (r) {
+            sn->cow[sn->n_cow++] = (struct snap_cow){r + lead, r, len};
+            return r + lead;
+        }
+    }
+    char *p = snap_big_alloc(bytes, 0);
+    if (p && keep)
+        memcpy(p, src, keep);
+    if (p && bytes > keep)
+        memset(p + keep, 0, bytes - keep);
+    return p;
+}
+
+void snap_big_free(snapshot *sn, void *p)
+{
+    for (size_t k = 0; p && k < sn->n_cow; k++)
+        if (sn->cow[k].p == p) {
+            munmap(sn->cow[k].region, sn->cow[k].len);
+            sn->cow[k].p = NULL;
+            return;
+        }
+    free(p);
+}
+
 void *snap_grow_push(snap_grow *g)
 {
     if (g->n == g->cap) {
@@ -731,23 +799,20 @@ void snapshot_free(snapshot *sn)
         snapshot_free_mapped(sn);
         return;
     }
-    free(sn->rid);
+    snap_big_free(sn, sn->rid);
     free(sn->rid_index);
-    free(sn->when);
-    free(sn->created);
-    free(sn->session);
+    snap_big_free(sn, sn->when);
+    snap_big_free(sn, sn->created);
+    snap_big_free(sn, sn->session);
     free(sn->speaker_ent);
     free(sn->ent_speaker);
-    free(sn->pinned);
-    free(sn->trust);
-    free(sn->confidence);
-    if (sn->qv_map)
-        munmap(sn->qv_map, sn->qv_map_len);
-    else
-        free(sn->qv);
-    free(sn->q_scale);
-    free(sn->q_resid);
-    free(sn->q_norm);
+    snap_big_free(sn, sn->pinned);
+    snap_big_free(sn, sn->trust);
+    snap_big_free(sn, sn->confidence);
+    snap_big_free(sn, sn->qv);
+    snap_big_free(sn, sn->q_scale);
+    snap_big_free(sn, sn->q_resid);
+    snap_big_free(sn, sn->q_norm);
     free(sn->blk_max);
     free(sn->q_slope);
     free(sn->stage);
@@ -772,9 +837,10 @@ void snapshot_free(snapshot *sn)
     free(sn->ent_norm);
     free(sn->ent_kind);
     free(sn->me_off);
-    free(sn->me_ent);
+    snap_big_free(sn, sn->me_ent);
     free(sn->em_off);
     free(sn->em_mem);
     free(sn->ent_map);
+    free(sn->cow);
     free(sn);
 }

@@ -23,8 +23,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #define VCACHE_MAX 4096 /* exact vectors kept (8 MB at 512 dimensions) */
 
@@ -289,52 +287,34 @@ int vectors_alloc(snapshot *sn, size_t n, int dim)
     return alloc_rest(sn, n, dim) == 0 && sn->qv ? 0 : -1;
 }
 
-/* A region of lead + bytes (all 0) whose first lead + keep bytes are the
- * file fd's from offset off - lead on, mapped privately (lead = off's
- * distance past a page): the pages wholly inside are the file's, what is
- * left of keep is copied from src. NULL when it cannot be made. */
-static char *cow_region(int fd, size_t off, size_t keep, size_t bytes, const int8_t *src,
-                        size_t *lead, size_t *len)
-{
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-    *lead = off % pg;
-    *len = *lead + bytes;
-    char *r = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (r == MAP_FAILED)
-        return NULL;
-    size_t file = (*lead + keep) / pg * pg; /* whole pages of the file */
-    if (file && mmap(r, file, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, off - *lead) ==
-                    MAP_FAILED) {
-        munmap(r, *len);
-        return NULL;
-    }
-    if (*lead + keep > file)
-        memcpy(r + file, src + (file - *lead), *lead + keep - file);
-#ifdef MADV_HUGEPAGE
-    size_t huge = 2u << 20, a = ((uintptr_t)(r + file) + huge - 1) & ~(uintptr_t)(huge - 1);
-    if ((uintptr_t)r + *len > a + huge) /* the codes still to come, in 2 MB pages where whole */
-        (void)madvise((void *)a, ((uintptr_t)r + *len - a) & ~(uintptr_t)(huge - 1), MADV_HUGEPAGE);
-#endif
-    return r;
-}
-
 int vectors_alloc_from(snapshot *sn, size_t n, int dim, const snapshot *old, size_t *kept)
 {
     *kept = 0;
     size_t seg = (old->n / VEC_BLOCK) / VEC_SEG * VEC_SEG; /* old's blocks in whole segments */
     size_t keep = seg * (size_t)dim * VEC_BLOCK;
-    if (!old->map || old->map_fd < 0 || keep < SNAP_BIG || old->dim != dim)
-        return vectors_alloc(sn, n, dim);
-    size_t bytes = vectors_blocks(n) * (size_t)dim * VEC_BLOCK, lead, len;
-    char *r = cow_region(old->map_fd, (size_t)((const char *)old->qv - (const char *)old->map),
-                         keep, bytes, old->qv, &lead, &len);
-    if (!r)
-        return vectors_alloc(sn, n, dim);
-    sn->qv = (int8_t *)(r + lead);
-    sn->qv_map = r;
-    sn->qv_map_len = len;
+    double **col[3] = {&sn->q_scale, &sn->q_resid, &sn->q_norm};
+    const double *from[3] = {old->q_scale, old->q_resid, old->q_norm};
+    int mapped = old->map && old->map_fd >= 0 && keep >= SNAP_BIG && old->dim == dim;
+    if (mapped)
+        sn->qv = snap_cow_join(sn, old, old->qv, keep, vectors_blocks(n) * (size_t)dim * VEC_BLOCK);
+    if (!mapped || !sn->qv) { /* copied */
+        if (vectors_alloc(sn, n, dim))
+            return -1;
+        for (int k = 0; k < 3; k++)
+            if (old->n)
+                memcpy(*col[k], from[k], old->n * sizeof **col[k]);
+        return 0;
+    }
     *kept = seg;
-    return alloc_rest(sn, n, dim);
+    if (alloc_rest(sn, n, dim))
+        return -1;
+    for (int k = 0; k < 3; k++) { /* alloc_rest's, untouched, for the file's */
+        free(*col[k]);
+        *col[k] = snap_cow_join(sn, old, from[k], old->n * sizeof **col[k], n * sizeof **col[k]);
+        if (!*col[k])
+            return -1;
+    }
+    return 0;
 }
 
 int vectors_put_exact(snapshot *sn, size_t i, const store_qvec *v)

@@ -270,8 +270,9 @@ void snapfile_save(store *s, const snapshot *sn, const store_key *key);
  * tui/cli/closing.c): wait until the file under key is old enough to be
  * sealed (SEAL_AGE), then open it as the next reader would, which checks
  * it whole and seals it, and reads every page of it once: that reader then
- * checks only its header and finds its pages in the page cache. Nothing when there is no such file.
- * Outside a transaction: it begins its own after the wait. */
+ * checks only its header and finds its pages in the page cache. Nothing
+ * when there is no such file. Outside a transaction: it begins its own
+ * after the wait. */
 void snapfile_seal_saved(store *s, const store_key *key);
 
 /* ---- vectors (vectors.c) ------------------------------------------------ */
@@ -329,13 +330,13 @@ int8_t vectors_code_at(const snapshot *sn, size_t i, int d);
  * sn's place for them: what vectors_put of each of their memories would
  * write. */
 void vectors_copy_blocks(snapshot *sn, const snapshot *old, size_t first, size_t whole);
-/* vectors_alloc for a snapshot grown from old (snapgrow.c), with old's
- * scales, residuals and norms in place for its memories. When old is a
- * mapped file, those columns and the codes of its whole segments, which
- * are the same bytes in sn, are that file's pages mapped privately instead
- * of copied (snap_cow_join; at 1M, 480 of 512 MB of codes that a copy would
- * fault in and fill): *kept gets the blocks of codes so in place (a
- * multiple of VEC_SEG), else 0. */
+/* vectors_alloc for a snapshot grown from old (snapgrow.c, old->dim ==
+ * dim), with old's scales, residuals and norms in place for its memories
+ * and the codes of old's whole segments, which are the same bytes in sn:
+ * *kept gets those blocks (a multiple of VEC_SEG). When old is a mapped
+ * file, they are its pages mapped privately instead of copied
+ * (snap_cow_join; at 1M, 480 of 512 MB of codes that a copy would fault in
+ * and fill). */
 int vectors_alloc_from(snapshot *sn, size_t n, int dim, const snapshot *old, size_t *kept);
 
 /* A query vector's int16 form and what its error bounds need. */

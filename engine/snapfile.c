@@ -29,6 +29,7 @@
  * fewer than SNAPFILE_MIN memories are loaded as before. MEMSCOPE_SNAPSHOT
  * "off" never uses a file, "always" at any size. */
 #include "engine_int.h"
+#include "store/base/mono.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1056,10 +1057,7 @@ void snapfile_seal_saved(store *s, const store_key *key)
         clock_gettime(CLOCK_REALTIME, &now))
         return;
     long long wait_ms = ((long long)st.st_ctim.tv_sec + SEAL_AGE - now.tv_sec) * 1000 + 100;
-    if (wait_ms > 0 && wait_ms <= (SEAL_AGE + 2) * 1000LL) {
-        struct timespec ts = {(time_t)(wait_ms / 1000), (long)(wait_ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
-    }
+    mono_sleep_ms(wait_ms <= (SEAL_AGE + 2) * 1000LL ? wait_ms : 0);
     if (store_read_begin(s, NULL))
         return;
     snapshot *sn = map_file(s, key, 0, NULL, note, sizeof note); /* seals it when sound */

@@ -262,59 +262,41 @@ void vectors_query(const float *qvec, int dim, int16_t *codes, uint16_t *nz_dim,
 
 /* ---- the dimension-major layout ------------------------------------------------ */
 
-/* What vectors_alloc makes but sn->qv. */
+/* What vectors_alloc makes but sn->qv and the scales, residuals and norms. */
 static int alloc_rest(snapshot *sn, size_t n, int dim)
 {
     size_t blocks = vectors_blocks(n);
-    sn->q_scale = snap_big_alloc(n * sizeof *sn->q_scale, 1);
-    sn->q_resid = snap_big_alloc(n * sizeof *sn->q_resid, 1);
-    sn->q_norm = snap_big_alloc(n * sizeof *sn->q_norm, 1);
     sn->blk_max = calloc(3 * blocks, sizeof *sn->blk_max);
     sn->q_slope = calloc(n + 1, 1);
     sn->stage = calloc((size_t)dim * VEC_BLOCK, 1);
     sn->stage_blk = SIZE_MAX;
     sn->qx_at = snap_big_alloc(n * sizeof *sn->qx_at, 1);
     sn->qx_n = calloc(n, 1);
-    return sn->q_scale && sn->q_resid && sn->q_norm && sn->blk_max && sn->q_slope && sn->stage &&
-                   sn->qx_at && sn->qx_n
-               ? 0
-               : -1;
+    return sn->blk_max && sn->q_slope && sn->stage && sn->qx_at && sn->qx_n ? 0 : -1;
 }
 
 int vectors_alloc(snapshot *sn, size_t n, int dim)
 {
     sn->qv = snap_big_alloc(vectors_blocks(n) * (size_t)dim * VEC_BLOCK, 1);
-    return alloc_rest(sn, n, dim) == 0 && sn->qv ? 0 : -1;
+    sn->q_scale = snap_big_alloc(n * sizeof *sn->q_scale, 1);
+    sn->q_resid = snap_big_alloc(n * sizeof *sn->q_resid, 1);
+    sn->q_norm = snap_big_alloc(n * sizeof *sn->q_norm, 1);
+    return alloc_rest(sn, n, dim) == 0 && sn->qv && sn->q_scale && sn->q_resid && sn->q_norm ? 0
+                                                                                             : -1;
 }
 
 int vectors_alloc_from(snapshot *sn, size_t n, int dim, const snapshot *old, size_t *kept)
 {
-    *kept = 0;
-    size_t seg = (old->n / VEC_BLOCK) / VEC_SEG * VEC_SEG; /* old's blocks in whole segments */
-    size_t keep = seg * (size_t)dim * VEC_BLOCK;
+    /* old's blocks in whole segments: their codes are the same bytes in sn */
+    *kept = old->dim == dim ? (old->n / VEC_BLOCK) / VEC_SEG * VEC_SEG : 0;
+    sn->qv = snap_cow_join(sn, old, old->qv, *kept * (size_t)dim * VEC_BLOCK,
+                           vectors_blocks(n) * (size_t)dim * VEC_BLOCK);
     double **col[3] = {&sn->q_scale, &sn->q_resid, &sn->q_norm};
     const double *from[3] = {old->q_scale, old->q_resid, old->q_norm};
-    int mapped = old->map && old->map_fd >= 0 && keep >= SNAP_BIG && old->dim == dim;
-    if (mapped)
-        sn->qv = snap_cow_join(sn, old, old->qv, keep, vectors_blocks(n) * (size_t)dim * VEC_BLOCK);
-    if (!mapped || !sn->qv) { /* copied */
-        if (vectors_alloc(sn, n, dim))
-            return -1;
-        for (int k = 0; k < 3; k++)
-            if (old->n)
-                memcpy(*col[k], from[k], old->n * sizeof **col[k]);
-        return 0;
-    }
-    *kept = seg;
-    if (alloc_rest(sn, n, dim))
-        return -1;
-    for (int k = 0; k < 3; k++) { /* alloc_rest's, untouched, for the file's */
-        free(*col[k]);
+    for (int k = 0; k < 3; k++)
         *col[k] = snap_cow_join(sn, old, from[k], old->n * sizeof **col[k], n * sizeof **col[k]);
-        if (!*col[k])
-            return -1;
-    }
-    return 0;
+    return alloc_rest(sn, n, dim) == 0 && sn->qv && sn->q_scale && sn->q_resid && sn->q_norm ? 0
+                                                                                             : -1;
 }
 
 int vectors_put_exact(snapshot *sn, size_t i, const store_qvec *v)

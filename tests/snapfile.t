@@ -234,9 +234,10 @@ ok "$(cmp -s bigoff.txt bigafter.txt && [ ! -s bigafter.txt.err ]; echo $?)" "an
 QUERIES=("${QUERIES[0]}")
 answers big.db bg-want.txt MEMSCOPE_SNAPSHOT=off
 BG=(MEMSCOPE_SNAPSHOT=always MEMSCOPE_SNAPSHOT_SAVE=background MEMSCOPE_SNAPSHOT_SAVE_DELAY_MS=3000)
-# saver_gone: wait (up to 60 s) until no process recalls from big.db
+# saver_gone: wait (up to 60 s) until no process recalls from big.db;
+# saver_gone now: 0 at once when one does (a child still waiting), else 1
 saver_gone() {
-    python3 - "$T/big.db" <<'PY'
+    python3 - "$T/big.db" "${1:-}" <<'PY'
 import os, sys, time
 want, end = sys.argv[1].encode(), time.time() + 60
 while time.time() < end:
@@ -247,6 +248,8 @@ while time.time() < end:
         except OSError:
             continue
         busy = busy or (want in cmd and b"recall" in cmd)
+    if sys.argv[2] == "now":
+        sys.exit(0 if busy else 1)
     if not busy:
         sys.exit(0)
     time.sleep(0.1)
@@ -268,6 +271,7 @@ ok "$(cmp -s bg-want.txt bg-next.txt && [ ! -s bg-next.txt.err ] &&
 # The store written while the child waits: the child writes nothing.
 rm -f big.db.snap
 answers "$T/big.db" bg2.txt "${BG[@]}"
+ok "$(saver_gone now; echo $?)" "the next command's child is there, waiting"
 "$MEMSCOPE" add --db big.db --id bgnew "Nora: the dinner moved to Friday" >/dev/null 2>err || bail "add failed: $(cat err)"
 saver_gone
 ok "$([ ! -e big.db.snap ] && [ ! -e big.db.snap.tmp ]; echo $?)" \

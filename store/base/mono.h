@@ -7,4 +7,8 @@
  * differences mean anything. */
 double mono_ms(void);
 
+/* Sleep ms milliseconds; nothing when ms <= 0 (test delays, the wait
+ * before a snapshot file can be sealed). */
+void mono_sleep_ms(long long ms);
+
 #endif

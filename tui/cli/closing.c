@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store/base/mono.h"
 #include "tui/cli/cli.h"
 
 /* Is the save to go to a child: MEMSCOPE_SNAPSHOT_SAVE, else the size? */
@@ -29,10 +30,7 @@ static void child_hold(void)
 {
     const char *ms = getenv("MEMSCOPE_SNAPSHOT_SAVE_DELAY_MS");
     long v = ms ? strtol(ms, NULL, 10) : 0;
-    if (v > 0 && v <= 60000) {
-        struct timespec ts = {v / 1000, (v % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
-    }
+    mono_sleep_ms(v <= 60000 ? v : 0);
 }
 
 /* Write the file through a connection of one's own to path's profile; with

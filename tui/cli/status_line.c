@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store/base/mono.h"
 #include "store/base/utf8.h"
 #include "tui/cli/cli.h"
 
@@ -70,10 +71,7 @@ void status_line_opening(status_line *l, const char *what, int pct)
 
 void status_line_hold(const status_line *l)
 {
-    if (l->delay_ms > 0) {
-        struct timespec ts = {l->delay_ms / 1000, l->delay_ms % 1000 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
+    mono_sleep_ms(l->delay_ms);
 }
 
 void status_line_progress(void *ctx, const char *what, int percent)

@@ -264,12 +264,21 @@ is "$(stat -c %a private/deeper/m.db 2>/dev/null)" 600 "a new store is mode 0600
 is "$(stat -c %a private 2>/dev/null) $(stat -c %a private/deeper 2>/dev/null)" "700 700" \
     "the folders made for it are 0700"
 is "$(stat -c %a private/out.jsonl 2>/dev/null)" 600 "export -o writes a 0600 file"
-# The side files exist while a connection is open; hold one open.
-{ echo "SELECT count(*) FROM memories;"; sleep 1; } | sqlite3 private/deeper/m.db >/dev/null &
+# The side files exist while a connection is open; hold one open until the
+# modes are read. The holder must have its connection before the add ends,
+# or the add, as the last connection, removes them (a loaded CI machine
+# once started sqlite3 too late for a fixed sleep).
+mkfifo hold.fifo
+sqlite3 private/deeper/m.db <hold.fifo >/dev/null &
 holder=$!
+exec 9>hold.fifo
+echo "SELECT count(*) FROM memories;" >&9
+i=0
+while [ ! -e private/deeper/m.db-shm ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done
 (umask 000; "$MEMSCOPE" add --db private/deeper/m.db side files >/dev/null 2>&1)
 is "$(stat -c %a private/deeper/m.db-wal 2>/dev/null) $(stat -c %a private/deeper/m.db-shm 2>/dev/null)" \
     "600 600" "its -wal and -shm files are 0600 too"
+exec 9>&-
 wait $holder
 
 # ---- kill -9 in the middle of a large import --------------------------------

@@ -66,6 +66,16 @@ static void child_save(engine *e, const char *path, const char *profile)
     _exit(0);
 }
 
+ms_status cli_open_engine(store *s, const char *embedder, const char *path, status_line *l,
+                          engine **out, ms_error *err)
+{
+    status_line_begin(l, path);
+    ms_status st = engine_open(s, embedder, out, err);
+    if (!st && l->on)
+        engine_set_progress(*out, status_line_progress, l);
+    return st;
+}
+
 void cli_close_engine(engine *e, store *s, status_line *l, const char *next)
 {
     char rest[96];

@@ -1,4 +1,5 @@
-/* closing.h - the end of a command that recalled: its engine and store
+/* closing.h - the end of a command that opened the engine for one answer
+ * (recall, health, feedback; the shell and the browser): its engine and store
  * closed, and the snapshot file for the next process written on the way
  * (engine_saves_at_close) when the engine read its snapshot from the
  * tables.
@@ -22,6 +23,12 @@
 #include "tui/cli/status_line.h"
 
 #define CLI_SAVE_BACKGROUND_MIN 100000 /* memories: the save takes about 1 s (100k) */
+
+/* Open the engine on s for a command that ends with cli_close_engine: l
+ * begun for the store at path (as given), and while the engine reads its
+ * snapshot from the tables, how far, on it (when stderr is a terminal). */
+ms_status cli_open_engine(store *s, const char *embedder, const char *path, status_line *l,
+                          engine **out, ms_error *err);
 
 /* Close e and then s (either may be NULL), writing the snapshot file now or
  * in a child as above; next names what the file is for ("recall",

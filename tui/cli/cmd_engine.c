@@ -329,10 +329,7 @@ static int run_recall(cli_common *c, int argc, char **argv)
        tables, or its file written at the end: a line on the terminal says
        so (tui/cli/status_line.h) */
     status_line line;
-    status_line_begin(&line, cli_db_path(c));
-    ms_status st = engine_open(s, embedder, &e, &err);
-    if (!st && line.on)
-        engine_set_progress(e, status_line_progress, &line);
+    ms_status st = cli_open_engine(s, embedder, cli_db_path(c), &line, &e, &err);
     if (!st)
         st = engine_recall(e, &ro, &r, &err);
     status_line_clear(&line);
@@ -461,12 +458,17 @@ static int run_health(cli_common *c, int argc, char **argv)
     ms_error_clear(&err);
     engine *e = NULL;
     engine_health h;
-    ms_status st = engine_open(s, embedder, &e, &err);
+    /* after a write at a million memories: seconds to read the snapshot
+       from the tables, which the line says, and as long again to write its
+       file, which a child does (closing.h) */
+    status_line line;
+    ms_status st = cli_open_engine(s, embedder, cli_db_path(c), &line, &e, &err);
     if (!st)
         st = engine_health_get(e, &h, &err);
     calreport_status cal = {0};
     if (!st)
         st = health_calibration(e, s, &cal, &err);
+    status_line_clear(&line);
     int status = EXIT_OK;
     if (st) {
         status = cli_fail(&err);
@@ -497,7 +499,7 @@ static int run_health(cli_common *c, int argc, char **argv)
         health_print_calibration(&cal);
     }
     calreport_status_free(&cal);
-    engine_close(e);
-    store_close(s);
+    fflush(stdout); /* the report before the line cli_close_engine may leave */
+    cli_close_engine(e, s, &line, "recall");
     return status;
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "tui/cli/cli.h"
+#include "tui/cli/closing.h"
 #include "engine/engine.h"
 #include "tui/present/text.h"
 
@@ -58,8 +59,10 @@ static int list_feedback(store *s)
  * and record the judgement. When the answer does not hold id, recall again
  * explaining id: that follows every channel to its end (at 1M the command
  * took 0.03-0.10 s that way against 0.02 s without), which the usual case, a
- * memory the answer showed, does not need. */
-static int judge(store *s, const char *query, const char *id, int label)
+ * memory the answer showed, does not need. Closes s, as a recall does
+ * (closing.h: after a write at a million memories the snapshot file is
+ * written by a child, not while the command waits). */
+static int judge(cli_common *c, store *s, const char *query, const char *id, int label)
 {
     ms_error err;
     ms_error_clear(&err);
@@ -68,7 +71,8 @@ static int judge(store *s, const char *query, const char *id, int label)
     recall_opts ro;
     recall_opts_init(&ro);
     ro.query = query;
-    ms_status st = engine_open(s, NULL, &e, &err);
+    status_line line;
+    ms_status st = cli_open_engine(s, NULL, cli_db_path(c), &line, &e, &err);
     if (!st)
         st = engine_recall(e, &ro, &r, &err);
     if (!st && !recall_find(r, id)) {
@@ -79,6 +83,7 @@ static int judge(store *s, const char *query, const char *id, int label)
     }
     if (!st)
         st = engine_feedback(e, r, id, label, &err);
+    status_line_clear(&line);
     if (!st) {
         char *safe = text_escape(id, strlen(id), 0);
         cli_printf(stdout, "recorded: %s is %s to this query\n", safe ? safe : "?",
@@ -86,8 +91,9 @@ static int judge(store *s, const char *query, const char *id, int label)
         free(safe);
     }
     recall_free(r);
-    engine_close(e);
-    return st ? cli_fail(&err) : cli_committed("the judgement");
+    int status = st ? cli_fail(&err) : cli_committed("the judgement");
+    cli_close_engine(e, s, &line, "recall");
+    return status;
 }
 
 /* Ask before forgetting n judgements: 0 when confirmed (--yes, or y on the
@@ -110,27 +116,35 @@ static int confirm_reset(store *s, size_t n, int yes)
     return 0;
 }
 
-static int reset_feedback(store *s, int yes)
+/* Closes s, as judge does. */
+static int reset_feedback(cli_common *c, store *s, int yes)
 {
     ms_error err;
     ms_error_clear(&err);
     store_feedback *fb = NULL;
     size_t n = 0;
-    if (store_feedback_all(s, &fb, &n, &err))
-        return cli_fail(&err);
+    int status = store_feedback_all(s, &fb, &n, &err) ? cli_fail(&err) : EXIT_OK;
     store_feedback_free(fb, n);
-    int status = confirm_reset(s, n, yes);
-    if (status)
+    if (!status)
+        status = confirm_reset(s, n, yes);
+    if (status) {
+        store_close(s);
         return status;
+    }
     engine *e = NULL;
-    ms_status st = engine_open(s, NULL, &e, &err);
+    status_line line;
+    ms_status st = cli_open_engine(s, NULL, cli_db_path(c), &line, &e, &err);
     if (!st)
         st = engine_feedback_reset(e, &err);
-    engine_close(e);
-    if (st)
-        return cli_fail(&err);
-    cli_printf(stdout, "forgot every judgement of profile %s (%zu)\n", store_profile(s), n);
-    return cli_committed("the reset");
+    status_line_clear(&line);
+    if (st) {
+        status = cli_fail(&err);
+    } else {
+        cli_printf(stdout, "forgot every judgement of profile %s (%zu)\n", store_profile(s), n);
+        status = cli_committed("the reset");
+    }
+    cli_close_engine(e, s, &line, "recall");
+    return status;
 }
 
 static int run_feedback(cli_common *c, int argc, char **argv)
@@ -173,17 +187,14 @@ static int run_feedback(cli_common *c, int argc, char **argv)
     store *s = cli_open(c, 0, NULL);
     if (!s)
         return EXIT_RUNTIME;
-    int status;
-    if (list) {
-        status = list_feedback(s);
-    } else if (store_is_readonly(s)) {
-        status = cli_error(EXIT_RUNTIME, "cannot record feedback: store %s is opened read-only",
-                           store_path(s));
-    } else if (reset) {
-        status = reset_feedback(s, yes);
-    } else {
-        status = judge(s, query, argv[optind], label);
-    }
+    if (reset && !store_is_readonly(s))
+        return reset_feedback(c, s, yes); /* each closes s */
+    if (judging && !store_is_readonly(s))
+        return judge(c, s, query, argv[optind], label);
+    int status =
+        list ? list_feedback(s)
+             : cli_error(EXIT_RUNTIME, "cannot record feedback: store %s is opened read-only",
+                         store_path(s));
     store_close(s);
     return status;
 }

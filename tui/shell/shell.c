@@ -495,15 +495,12 @@ static int run_shell(cli_common *c, int argc, char **argv)
     ms_error err;
     ms_error_clear(&err);
     int status = EXIT_OK;
-    if (engine_open(sh.s, embedder, &sh.e, &err)) {
+    /* a recall that reads the snapshot from the tables (seconds at a
+       million memories) says how far on the terminal, as recall does */
+    if (cli_open_engine(sh.s, embedder, cli_db_path(c), &sh.line, &sh.e, &err)) {
         status = cli_fail(&err);
     } else {
         sh.width = cli_width(stdout);
-        /* a recall that reads the snapshot from the tables (seconds at a
-           million memories) says how far on the terminal, as recall does */
-        status_line_begin(&sh.line, cli_db_path(c));
-        if (sh.line.on)
-            engine_set_progress(sh.e, status_line_progress, &sh.line);
         if (isatty(STDIN_FILENO))
             shell_interactive(&sh);
         else

@@ -1814,8 +1814,10 @@ const char *engine_query_type(engine *e, const char *text)
 /* ---- health -------------------------------------------------------------------- */
 
 /* Channel health and counts; the counts are store_count's when full (the
- * pinned memories counted in the snapshot, not by a scan of the table),
- * else only the memories, which the snapshot holds. */
+ * pinned memories counted in the snapshot, not by a scan of the table;
+ * the rest as the snapshot file keeps them when it was mapped, current in
+ * this transaction, else counted), else only the memories, which the
+ * snapshot holds. */
 static ms_status health_fill(engine *e, engine_health *h, int full, ms_error *err)
 {
     memset(h, 0, sizeof *h);
@@ -1823,7 +1825,9 @@ static ms_status health_fill(engine *e, engine_health *h, int full, ms_error *er
     if (st)
         return st;
     st = refresh(e, err);
-    if (!st && full) /* the pinned from the snapshot, current in this transaction */
+    if (!st && full && e->sn->counts_known)
+        h->counts = e->sn->counts;
+    else if (!st && full)
         st = store_count_some(e->s, 0, &h->counts, err);
     store_end(e->s, NULL);
     if (st)

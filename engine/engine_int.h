@@ -92,6 +92,11 @@ typedef struct snapshot {
     store *s;            /* the store they are read from (borrowed) */
     /* edges: read per memory on first use (snapshot_edges) */
     int has_edges; /* the profile holds at least one */
+    /* store_count_some's counts at the snapshot's generation (pinned 0), as
+       the file that was mapped keeps them; counts_known 0 otherwise (read
+       from the tables, grown) */
+    store_counts counts;
+    int counts_known;
     /* entities: memory -> entities and entity -> memories, CSR */
     size_t n_ent;
     char **ent_norm;           /* [n_ent] lower-case names, or NULL when mapped: then

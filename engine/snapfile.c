@@ -47,8 +47,9 @@
 #define SNAPFILE_MIN 10000 /* memories: below this the tables load in a few ms */
 #define SNAP_MAGIC "MSSNAP\r\n"
 /* 9: the time marks (S_MARKS) also hold the memories that say something
- * was just done (temporal_says_just_done); a file of 8 has them without */
-#define SNAP_FORMAT 9
+ * was just done (temporal_says_just_done); a file of 8 has them without.
+ * 10: the header keeps the store's counts (health) */
+#define SNAP_FORMAT 10
 #define SNAP_ENDIAN 0x01020304u
 #define SNAP_HEAD 4096 /* bytes of header; the sections follow */
 #define SNAP_ALIGN 64
@@ -116,6 +117,10 @@ typedef struct snap_head {
     int64_t newest, newest_created;
     int32_t dim, has_edges;
     int64_t doclen_base;
+    /* store_count_some's at this generation: memories, entities, links,
+       edges, vectors; counts_known 0 when they could not be read */
+    int64_t counts[5];
+    int32_t counts_known, zero;
     uint64_t off[S_COUNT], len[S_COUNT];
     uint64_t body_sum; /* every section but S_QV and S_POST_LISTS */
     uint64_t head_sum; /* the header before this field */
@@ -259,6 +264,8 @@ typedef struct snap_more {
     const int64_t *day; /* [n] or NULL */
     const uint32_t *day_idx;
     const uint8_t *dur; /* [n] or NULL */
+    store_counts counts;
+    int counts_known;
 } snap_more;
 
 static int flatten(char *const *v, size_t n, flat *f)
@@ -425,6 +432,12 @@ static void head_of(const snapshot *sn, const store_key *key, const snap_more *x
     h->dim = sn->dim;
     h->has_edges = sn->has_edges;
     h->doclen_base = x->doclen_base;
+    if (x->counts_known) {
+        const store_counts *c = &x->counts;
+        int64_t v[5] = {c->memories, c->entities, c->links, c->edges, c->vectors};
+        memcpy(h->counts, v, sizeof v);
+        h->counts_known = 1;
+    }
     uint64_t at = SNAP_HEAD;
     for (int k = 0; k < S_COUNT; k++) {
         h->off[k] = at;
@@ -513,6 +526,10 @@ void snapfile_save(store *s, const snapshot *sn, const store_key *key)
     snap_more x = {0};
     if (store_doclen_get(s, &x.doclen, &x.doclen_base, &x.doclen_span))
         x.doclen = NULL;
+    /* what `memscope health` counts, kept for the processes that map the
+       file (at 1M 0.4 s of SQL, most of it the derived edges): this
+       transaction is at the file's generation (save_snapshot) */
+    x.counts_known = store_count_some(s, 0, &x.counts, NULL) == MS_OK;
     snapshot *base = grown_base(s, sn, key);
     size_t old = base_rows(base, sn);
     uint8_t *marks = NULL; /* a grown file's: its base's, and the new memories' */
@@ -883,6 +900,9 @@ static void scalars_of(snapshot *sn, const snap_head *h)
     sn->newest_created = h->newest_created;
     sn->dim = h->dim;
     sn->has_edges = h->has_edges;
+    sn->counts_known = h->counts_known == 1;
+    sn->counts =
+        (store_counts){h->counts[0], h->counts[1], h->counts[2], h->counts[3], h->counts[4], 0};
     sn->stage_blk = SIZE_MAX;
 }
 

@@ -257,6 +257,19 @@ void engine_close_at_exit(engine *e)
     engine_close(e);
 }
 
+static engine *left_at_exit; /* engine_leave_at_exit's: reachable until the exit */
+
+void engine_leave_at_exit(engine *e)
+{
+    if (!e)
+        return;
+    embed_close(e->emb);
+    e->emb = NULL;
+    if (e->sn)
+        e->sn->map_left = 1;
+    left_at_exit = e;
+}
+
 /* Can a snapshot made under key was grow into one under key now (the store
  * only appended since)? */
 static int only_appended(const store_key *was, const store_key *now)

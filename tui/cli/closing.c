@@ -106,7 +106,10 @@ void cli_close_engine(engine *e, store *s, status_line *l, const char *next)
             "memscope: process %ld writes the snapshot of %s for the next %s in the background\n",
             (long)pid, l->path, next);
     }
-    engine_close_at_exit(e);
+    if (pid > 0)
+        engine_leave_at_exit(e); /* the child's pages: not written here */
+    else
+        engine_close_at_exit(e);
     status_line_clear(l);
     free(path);
     free(profile);

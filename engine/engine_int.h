@@ -182,6 +182,10 @@ void *snap_big_alloc(size_t n, int zero);
 void *snap_cow_join(snapshot *sn, const snapshot *old, const void *src, size_t keep, size_t bytes);
 /* Free p, one of sn's large arrays: unmapped when snap_cow_join mapped it. */
 void snap_big_free(snapshot *sn, void *p);
+/* p (one of sn's large arrays, of old bytes, or NULL) with room for bytes:
+ * realloc's, or for a region snap_cow_join mapped, a copy into memory of
+ * its own and the region unmapped. NULL when out of memory (p kept). */
+void *snap_big_realloc(snapshot *sn, void *p, size_t old, size_t bytes);
 
 /* A growable array for loading a snapshot (snapshot.c, snapgrow.c): zero
  * it with .size the element's size; snap_grow_push gives room for one more

@@ -234,20 +234,26 @@ static void put_again(snapshot *sn, const snapshot *old, size_t i)
 }
 
 /* old's exact pairs (vectors_put_exact) copied for its memories, as a read
- * of the tables puts them: in rid order, before the new memories'. */
-static int grow_exact(snapshot *sn, const snapshot *old)
+ * of the tables puts them: in rid order, before the new memories'. The
+ * pairs themselves are the base file's pages when it is mapped
+ * (snap_cow_join; 31 MB at 1M, which a copy and then vectors_put_exact's
+ * doubling copied twice), with room for fresh new memories' pairs (about 6 a
+ * memory with the built-in embedder; more and vectors_put_exact moves them
+ * into memory of their own). */
+static int grow_exact(snapshot *sn, const snapshot *old, size_t fresh)
 {
     copy_old(sn->qx_at, old->qx_at, old->n * sizeof *sn->qx_at);
     copy_old(sn->qx_n, old->qx_n, old->n);
     if (!old->n_qx)
         return 0;
-    sn->qx_code = snap_big_alloc(old->n_qx, 0);
-    sn->qx_val = snap_big_alloc(old->n_qx * sizeof *sn->qx_val, 0);
+    size_t room = old->n_qx + 16 * fresh + 4096;
+    sn->qx_code = snap_cow_join(sn, old, old->qx_code, old->n_qx, room);
+    sn->qx_val = snap_cow_join(sn, old, old->qx_val, old->n_qx * sizeof *sn->qx_val,
+                               room * sizeof *sn->qx_val);
     if (!sn->qx_code || !sn->qx_val)
         return -1;
-    copy_old(sn->qx_code, old->qx_code, old->n_qx);
-    copy_old(sn->qx_val, old->qx_val, old->n_qx * sizeof *sn->qx_val);
-    sn->n_qx = sn->cap_qx = old->n_qx;
+    sn->n_qx = old->n_qx;
+    sn->cap_qx = room;
     return 0;
 }
 
@@ -286,7 +292,7 @@ static ms_status grow_vectors(store *s, snapshot *sn, const snapshot *old, int *
     copy_old(sn->q_slope, old->q_slope, whole * VEC_BLOCK);
     copy_old(sn->has_vec, old->has_vec, old->n);
     sn->n_vec = old->n_vec;
-    if (grow_exact(sn, old))
+    if (grow_exact(sn, old, sn->n - old->n))
         return ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");
     for (size_t i = whole * VEC_BLOCK; i < old->n; i++)
         if (old->has_vec[i])

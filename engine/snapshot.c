@@ -126,6 +126,20 @@ void snap_big_free(snapshot *sn, void *p)
     free(p);
 }
 
+void *snap_big_realloc(snapshot *sn, void *p, size_t old, size_t bytes)
+{
+    for (size_t k = 0; p && k < sn->n_cow; k++)
+        if (sn->cow[k].p == p) {
+            char *q = malloc(bytes ? bytes : 1);
+            if (q)
+                memcpy(q, p, old < bytes ? old : bytes);
+            if (q)
+                snap_big_free(sn, p);
+            return q;
+        }
+    return realloc(p, bytes ? bytes : 1);
+}
+
 void *snap_grow_push(snap_grow *g)
 {
     if (g->n == g->cap) {
@@ -820,8 +834,8 @@ void snapshot_free(snapshot *sn)
     free(sn->has_vec);
     free(sn->qx_at);
     free(sn->qx_n);
-    free(sn->qx_code);
-    free(sn->qx_val);
+    snap_big_free(sn, sn->qx_code);
+    snap_big_free(sn, sn->qx_val);
     free(sn->vec_embedder);
     free(sn->vec_note);
     for (size_t i = 0; i < sn->n_sup; i++)

@@ -308,10 +308,10 @@ int vectors_put_exact(snapshot *sn, size_t i, const store_qvec *v)
         size_t cap = sn->cap_qx ? 2 * sn->cap_qx : 4096;
         while (cap < sn->n_qx + k)
             cap *= 2;
-        int8_t *code = realloc(sn->qx_code, cap);
+        int8_t *code = snap_big_realloc(sn, sn->qx_code, sn->cap_qx, cap);
         if (code)
             sn->qx_code = code;
-        float *val = realloc(sn->qx_val, cap * sizeof *val);
+        float *val = snap_big_realloc(sn, sn->qx_val, sn->cap_qx * sizeof *val, cap * sizeof *val);
         if (val)
             sn->qx_val = val;
         if (!code || !val)

@@ -13,13 +13,19 @@
  *     when-lists as their texts read for each query, over random bm25
  *     lists; a grown file's copies its base's for the base's memories and
  *     reads the others.
+ *   - a column joined over a mapped base's pages (snap_cow_join) moved
+ *     into memory of its own when it must grow (snap_big_realloc) keeps
+ *     every byte, and its mapping is let go of.
  * (The memories by day the file keeps are checked in scan-test.c, through
  * the date lists they give.) Links the store and the engine. */
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "engine/engine_int.h"
 #include "store/store.h"
@@ -361,6 +367,64 @@ static void test_big_alloc(void)
     }
 }
 
+/* How many mappings of this process name the file at path. */
+static int mappings_of(const char *path)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        n += strstr(line, path) != NULL;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* A base "file" of 3 * SNAP_COW_MIN patterned bytes mapped as a snapshot
+ * file is; a column joined from its middle, then grown past its room. */
+static void test_cow_realloc(void)
+{
+    char path[sizeof tmpdir + 16];
+    snprintf(path, sizeof path, "%s/cow.bin", tmpdir);
+    size_t len = 3 * SNAP_COW_MIN, off = SNAP_COW_MIN / 2 + 100, keep = SNAP_COW_MIN + 7;
+    unsigned char *pat = malloc(len);
+    for (size_t i = 0; pat && i < len; i++)
+        pat[i] = (unsigned char)(i * 7 + i / 251);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    int bad = !pat || fd < 0 || write(fd, pat, len) != (ssize_t)len;
+    snapshot *old = calloc(1, sizeof *old), *sn = calloc(1, sizeof *sn);
+    bad = bad || !old || !sn;
+    if (!bad) {
+        old->map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+        old->map_len = len;
+        old->map_fd = fd;
+        bad = old->map == MAP_FAILED;
+    }
+    unsigned char *p =
+        bad ? NULL : snap_cow_join(sn, old, (const char *)old->map + off, keep, keep + 4096);
+    ok(p && sn->n_cow == 1 && mappings_of(path) == 2 && memcmp(p, pat + off, keep) == 0 &&
+           p[keep] == 0 && p[keep + 4095] == 0,
+       "a column joined over the mapped base: the file mapped once more, its bytes, then zeros");
+    unsigned char *q = p ? snap_big_realloc(sn, p, keep + 4096, 4 * keep) : NULL;
+    if (q)
+        memset(q + keep, 0x5a, 3 * keep); /* all of it is writable */
+    ok(q && q != p && mappings_of(path) == 1 && memcmp(q, pat + off, keep) == 0 &&
+           q[4 * keep - 1] == 0x5a,
+       "grown past its room: moved into memory of its own with every byte, the mapping let go of");
+    unsigned char *r = q ? snap_big_realloc(sn, q, 4 * keep, 8 * keep) : NULL;
+    ok(r && memcmp(r, pat + off, keep) == 0 && r[4 * keep - 1] == 0x5a,
+       "grown again: a plain realloc, the bytes kept");
+    snap_big_free(sn, r ? r : q);
+    if (old && old->map && old->map != MAP_FAILED)
+        munmap(old->map, len);
+    if (fd >= 0)
+        close(fd);
+    free(sn ? sn->cow : NULL);
+    free(sn);
+    free(old);
+    free(pat);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -372,6 +436,7 @@ int main(void)
     test_edges_extend();
     test_durations();
     test_big_alloc();
+    test_cow_realloc();
     remove_tmpdir();
     return done_testing();
 }

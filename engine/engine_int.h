@@ -122,6 +122,7 @@ typedef struct snapshot {
     size_t n_cow;
     const uint8_t *marks_file; /* [n] the file's time marks (ch_temporal.c), or NULL */
     const int32_t *doclen;     /* the file's row lengths lent to the store, or NULL */
+    int32_t *doclen_own;       /* a grown snapshot's, lent to the store as doclen (owned) */
     const int32_t *file_len; /* the file's row lengths by rid from file_len_base (span), or NULL */
     int64_t file_len_base;
     size_t file_len_span;

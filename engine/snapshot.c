@@ -813,6 +813,10 @@ void snapshot_free(snapshot *sn)
         snapshot_free_mapped(sn);
         return;
     }
+    if (sn->doclen_own) {
+        store_doclen_return(sn->s, sn->doclen_own);
+        free(sn->doclen_own);
+    }
     snap_big_free(sn, sn->rid);
     free(sn->rid_index);
     snap_big_free(sn, sn->when);

@@ -147,7 +147,7 @@ int store_doclen_get(store *s, const int32_t **len, int64_t *base, size_t *span)
 
 void store_doclen_return(store *s, const int32_t *len)
 {
-    if (s->doclen && s->doclen->lent && s->doclen->len == len)
+    if (s && s->doclen && s->doclen->lent && s->doclen->len == len)
         store_doclen_free(s);
 }
 
@@ -164,6 +164,77 @@ int store_doclen_lend(store *s, const int32_t *len, int64_t base, size_t span)
     d->gen = s->fts_gen;
     d->lent = 1;
     s->doclen = d;
+    return 0;
+}
+
+/* Read the length of row id (when it is in the index) into d->len; -1 when
+ * the statement fails. */
+static int grow_row(sqlite3_stmt *st, int64_t id, struct doclen *d)
+{
+    if (id < d->base || id >= d->base + (int64_t)d->span)
+        return 0;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        d->len[id - d->base] = decode_len(sqlite3_column_blob(st, 0), sqlite3_column_bytes(st, 0));
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The rows past old_end, and the turn before each in its session. */
+static int grow_rows(store *s, struct doclen *d, int64_t old_end)
+{
+    sqlite3_stmt *one = NULL, *next = NULL;
+    int bad = sqlite3_prepare_v2(s->db, "SELECT sz FROM memories_fts_docsize WHERE id=?1", -1, &one,
+                                 NULL) != SQLITE_OK ||
+              sqlite3_prepare_v2(s->db,
+                                 "SELECT m.rid, (SELECT p.rid FROM memories p"
+                                 " WHERE p.profile=m.profile AND p.session=m.session"
+                                 " AND p.rid<m.rid ORDER BY p.rid DESC LIMIT 1)"
+                                 " FROM memories m WHERE m.rid>=?1",
+                                 -1, &next, NULL) != SQLITE_OK;
+    if (!bad)
+        sqlite3_bind_int64(next, 1, old_end);
+    int rc = SQLITE_DONE;
+    while (!bad && (rc = sqlite3_step(next)) == SQLITE_ROW) {
+        bad = grow_row(one, sqlite3_column_int64(next, 0), d);
+        if (!bad && sqlite3_column_type(next, 1) != SQLITE_NULL &&
+            sqlite3_column_int64(next, 1) < old_end)
+            bad = grow_row(one, sqlite3_column_int64(next, 1), d);
+    }
+    sqlite3_finalize(one);
+    sqlite3_finalize(next);
+    return bad || rc != SQLITE_DONE ? -1 : 0;
+}
+
+int store_doclen_grow(store *s, const int32_t *len, int64_t base, size_t span, int32_t **out)
+{
+    *out = NULL;
+    int64_t hi = 0, rows = 0, tokens = 0;
+    if (!len || !span || store_fts_totals(s, &rows, &tokens, NULL) ||
+        store_query_int(s, "SELECT coalesce(max(id), 0) FROM memories_fts_docsize", &hi, NULL) ||
+        hi < base + (int64_t)span - 1 || (uint64_t)(hi - base) > 4 * (uint64_t)rows + 1024)
+        return -1;
+    struct doclen d = {.base = base, .span = (size_t)(hi - base) + 1};
+    if (!(d.len = malloc(d.span * sizeof *d.len)))
+        return -1;
+    memcpy(d.len, len, span * sizeof *d.len);
+    for (size_t i = span; i < d.span; i++)
+        d.len[i] = -1;
+    int64_t known = 0, sum = 0;
+    int bad = grow_rows(s, &d, base + (int64_t)span);
+    for (size_t i = 0; !bad && i < d.span; i++)
+        if (d.len[i] >= 0) {
+            known++;
+            sum += d.len[i];
+        }
+    /* a row changed that was not read again would show here (unless its
+       length stayed, when its entry is still right) */
+    if (bad || known != rows || sum != tokens || store_doclen_lend(s, d.len, d.base, d.span)) {
+        free(d.len);
+        return -1;
+    }
+    *out = d.len;
     return 0;
 }
 

@@ -144,6 +144,16 @@ int store_doclen_lend(store *s, const int32_t *len, int64_t base, size_t span);
 /* The loan of len ends (before len goes away); nothing when the store uses
  * other lengths by now. */
 void store_doclen_return(store *s, const int32_t *len);
+/* The lengths as they are now, made from those of an earlier generation
+ * (len from base over span) after which the store only appended
+ * (store_key.rewritten): the rows past span read, and the one old row each
+ * append changes read again (the turn before the new memory in its
+ * session, whose neighbour text now holds it: context.c); the result
+ * checked against the index's own row count and token total. 0 with the
+ * new array in *out (the caller's: free it after store_doclen_return) and
+ * lent to the store as store_doclen_lend does; -1 when it cannot be made so
+ * (the store reads its own when asked). Inside a read transaction. */
+int store_doclen_grow(store *s, const int32_t *len, int64_t base, size_t span, int32_t **out);
 
 /* ---- memories ---------------------------------------------------------- */
 

@@ -1408,6 +1408,72 @@ static int put_turns(store *s, int first, int n, int check, int *off_seen, int c
     return st ? -1 : 0;
 }
 
+/* A copy of s's row lengths as a new read gives them (through a second
+ * connection, whose lengths are its own); NULL when there are none. */
+static int32_t *doclen_fresh(const char *name, int64_t *base, size_t *span)
+{
+    store *t = NULL;
+    ms_error err;
+    const int32_t *len = NULL;
+    int32_t *copy = NULL;
+    if (store_open(tpath(name), STORE_OPEN_READONLY, &t, &err) == MS_OK &&
+        store_read_begin(t, &err) == MS_OK) {
+        if (store_doclen_get(t, &len, base, span) == 0 && (copy = malloc(*span * sizeof *copy)))
+            memcpy(copy, len, *span * sizeof *copy);
+        store_end(t, NULL);
+    }
+    store_close(t);
+    return copy;
+}
+
+/* store_doclen_grow: the lengths of an earlier generation, the rows past
+ * them and the turns before new ones (in both profiles) read, are a new
+ * read's; lengths that are wrong where nothing is read again are refused. */
+static void test_doclen_grow(void)
+{
+    store *s = open_new("doclen-grow.db");
+    int off = 0;
+    ms_error err;
+    ms_error_clear(&err);
+    int bad = !s || put_turns(s, 0, 200, 0, &off, 1) || store_use_profile(s, "other", &err) ||
+              put_turns(s, 0, 10, 0, &off, 1) || store_use_profile(s, STORE_DEFAULT_PROFILE, &err);
+    int64_t base0 = 0, base = 0;
+    size_t span0 = 0, span = 0;
+    int32_t *old = bad ? NULL : doclen_fresh("doclen-grow.db", &base0, &span0);
+    /* turns 200-202 go on session s28 (196-199) and other's 10-12 its s1
+     * (7-9): the neighbour text of 199 and of other's 9 changes */
+    bad = bad || !old || put_turns(s, 200, 30, 0, &off, 1) || store_use_profile(s, "other", &err) ||
+          put_turns(s, 10, 3, 0, &off, 1) || store_use_profile(s, STORE_DEFAULT_PROFILE, &err);
+    int32_t *want = bad ? NULL : doclen_fresh("doclen-grow.db", &base, &span);
+    int32_t *got = NULL;
+    int grew =
+        !want || store_read_begin(s, &err) ? -1 : store_doclen_grow(s, old, base0, span0, &got);
+    size_t changed = 0; /* old rows whose length the appends changed */
+    for (size_t i = 0; got && i < span0; i++)
+        changed += got[i] != old[i];
+    const int32_t *lent = NULL;
+    int64_t lb = 0;
+    size_t ls = 0;
+    ok(grew == 0 && base == base0 && span == span0 + 33 && changed == 2 &&
+           memcmp(got, want, span * sizeof *got) == 0 &&
+           store_doclen_get(s, &lent, &lb, &ls) == 0 && lent == got,
+       "grown from the earlier lengths: a new read's, byte for byte (%zu old rows changed), and "
+       "lent to the store",
+       changed);
+    store_doclen_return(s, got);
+    free(got);
+    got = NULL;
+    if (old)
+        old[5] += 1; /* a row nothing reads again */
+    ok(old && store_doclen_grow(s, old, base0, span0, &got) == -1 && !got,
+       "a wrong length where nothing is read again: refused");
+    if (s)
+        store_end(s, NULL);
+    free(old);
+    free(want);
+    store_close(s);
+}
+
 /* A long write turns FTS5's automatic merging off until its commit, and
  * the index and its settings come out as a write of the usual length
  * leaves them. */
@@ -3436,6 +3502,7 @@ int main(void)
     test_listing();
     test_fts();
     test_fts_long();
+    test_doclen_grow();
     test_readonly();
     test_entities_edges();
     test_derived_edges();

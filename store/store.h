@@ -87,6 +87,10 @@ ms_status store_profile_count(store *s, int64_t *n, ms_error *err);
 /* Does the current profile hold any memory? One index seek (store_count
  * counts every table: seconds at a million memories). */
 ms_status store_profile_has_memories(store *s, int *yes, ms_error *err);
+/* Does no memory live outside the current profile? (Scans can then skip
+ * joining memories to filter by profile; the profile's count is the
+ * store's.) Two index seeks. */
+ms_status store_only_profile(store *s, int *only, ms_error *err);
 
 /* How many times this connection ran SQLite's whole-file check (PRAGMA
  * quick_check) before a write: 0 when none wrote, or when the file was as

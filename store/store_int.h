@@ -376,10 +376,6 @@ int store_bm25_register(store *s, void *fts5api);
 void store_doclen_refresh(store *s);
 void store_doclen_free(store *s);
 
-/* store.c: does no memory live outside the current profile? (Scans can
- * then skip joining memories to filter by profile.) */
-ms_status store_only_profile(store *s, int *only, ms_error *err);
-
 /* memory.c: fill m (which the caller clears) from a row of STORE_MEM_COLS,
  * entities left empty. MS_NOMEM when out of memory. */
 ms_status store_row_memory(store *s, sqlite3_stmt *st, store_memory *m);

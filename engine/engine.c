@@ -257,7 +257,9 @@ void engine_close_at_exit(engine *e)
     engine_close(e);
 }
 
-static engine *left_at_exit; /* engine_leave_at_exit's: reachable until the exit */
+/* engine_leave_at_exit's: reachable until the exit (volatile: a store the
+ * compiler may not drop though nothing reads it) */
+static engine *volatile left_at_exit;
 
 void engine_leave_at_exit(engine *e)
 {

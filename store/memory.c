@@ -1463,10 +1463,20 @@ ms_status store_entities_all(store *s, store_entity **out, size_t *n, ms_error *
 
 ms_status store_scan_entities(store *s, store_entity_fn fn, void *ctx, ms_error *err)
 {
+    /* SQLite's plan for a profile is its (profile, norm) index: a seek into
+       the table for every entity, then a sort by eid. When the profile's
+       are all of them, the table read in eid order is the same rows with
+       neither (at 1M, 56,168 entities: about a third of the time) */
+    int only = 0;
+    ms_status code = store_only_profile(s, &only, err);
+    if (code)
+        return code;
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
-                                "SELECT eid, name, norm, kind FROM entities"
-                                " WHERE profile=?1 ORDER BY eid",
+                                only ? "SELECT eid, name, norm, kind FROM entities NOT INDEXED"
+                                       " WHERE profile=?1 ORDER BY eid"
+                                     : "SELECT eid, name, norm, kind FROM entities"
+                                       " WHERE profile=?1 ORDER BY eid",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "reading entities", err);

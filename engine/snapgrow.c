@@ -352,12 +352,11 @@ static int grow_mem_lists(snapshot *sn, const snapshot *old, const link_read *l)
     const snap_pair *pr = l->pairs.p;
     size_t np = l->pairs.n;
     size_t n0 = old->n, have = old->me_off[n0];
-    sn->me_off = malloc((sn->n + 1) * sizeof *sn->me_off);
+    sn->me_off = join(sn, old, old->me_off, n0 + 1, sn->n - n0, sizeof *sn->me_off);
     sn->me_ent = snap_cow_join(sn, old, old->me_ent, have * sizeof *sn->me_ent,
                                (have + np + 1) * sizeof *sn->me_ent);
     if (!sn->me_off || !sn->me_ent)
         return -1;
-    copy_old(sn->me_off, old->me_off, (n0 + 1) * sizeof *sn->me_off);
     size_t k = 0;
     for (size_t i = n0; i < sn->n; i++) {
         for (; k < np && pr[k].mem == i; k++)
@@ -396,10 +395,10 @@ static int grow_ent_lists(snapshot *sn, const snapshot *old, const link_read *l)
     return 0;
 }
 
-/* The speakers of the new memories as entities; their entities flagged. */
+/* The speakers of the new memories as entities (old's joined already);
+ * their entities flagged. */
 static void grow_speakers(snapshot *sn, const snapshot *old, const grow_ctx *c)
 {
-    copy_old(sn->speaker_ent, old->speaker_ent, old->n * sizeof *sn->speaker_ent);
     copy_old(sn->ent_speaker, old->ent_speaker, old->n_ent);
     for (size_t k = 0; k < c->rows.n; k++) {
         long e = row_at(c, k)->speaker ? snapshot_entity(sn, row_at(c, k)->speaker) : -1;
@@ -440,7 +439,9 @@ static ms_status grow_entities(store *s, snapshot *sn, const snapshot *old, cons
     free(r.e.eid.p);
     if (!st && *same)
         st = snapshot_map_entities(sn, err);
-    sn->speaker_ent = malloc((sn->n + 1) * sizeof *sn->speaker_ent);
+    sn->speaker_ent =
+        *same ? join(sn, old, old->speaker_ent, old->n, sn->n - old->n, sizeof *sn->speaker_ent)
+              : malloc((sn->n + 1) * sizeof *sn->speaker_ent);
     sn->ent_speaker = calloc(sn->n_ent + 1, 1);
     if (!st && (!sn->speaker_ent || !sn->ent_speaker))
         st = ms_fail(err, MS_NOMEM, "out of memory extending the snapshot");

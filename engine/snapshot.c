@@ -822,7 +822,7 @@ void snapshot_free(snapshot *sn)
     snap_big_free(sn, sn->when);
     snap_big_free(sn, sn->created);
     snap_big_free(sn, sn->session);
-    free(sn->speaker_ent);
+    snap_big_free(sn, sn->speaker_ent);
     free(sn->ent_speaker);
     snap_big_free(sn, sn->pinned);
     snap_big_free(sn, sn->trust);
@@ -854,7 +854,7 @@ void snapshot_free(snapshot *sn)
         free(sn->ent_norm[i]);
     free(sn->ent_norm);
     free(sn->ent_kind);
-    free(sn->me_off);
+    snap_big_free(sn, sn->me_off);
     snap_big_free(sn, sn->me_ent);
     free(sn->em_off);
     free(sn->em_mem);

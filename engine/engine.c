@@ -301,7 +301,6 @@ static snapshot *grown(engine *e, const store_key *key)
         store_doclen_grow(e->s, base->file_len, base->file_len_base, base->file_len_span,
                           &sn->doclen_own) == 0) {
         sn->doclen = sn->doclen_own;
-        sn->s = e->s;
     }
     if (!mine)
         snapshot_free(base);

@@ -177,7 +177,8 @@ void *snap_big_alloc(size_t n, int zero);
  * more, the file's pages wholly inside them are mapped privately instead
  * of copied (a grown snapshot's columns: no fresh page to zero and fill
  * for them), the region recorded in sn; else snap_big_alloc and a copy.
- * The bytes after keep are 0. Free with snap_big_free, never realloc.
+ * The bytes after keep are 0. Free with snap_big_free, grow with
+ * snap_big_realloc, never free or realloc.
  * NULL when out of memory. */
 #define SNAP_COW_MIN (256u << 10) /* smaller columns are copied */
 void *snap_cow_join(snapshot *sn, const snapshot *old, const void *src, size_t keep, size_t bytes);

@@ -115,29 +115,36 @@ void *snap_cow_join(snapshot *sn, const snapshot *old, const void *src, size_t k
     return p;
 }
 
-void snap_big_free(snapshot *sn, void *p)
+/* The region snap_cow_join mapped for p, or NULL when p is not one. */
+static struct snap_cow *cow_of(const snapshot *sn, const void *p)
 {
     for (size_t k = 0; p && k < sn->n_cow; k++)
-        if (sn->cow[k].p == p) {
-            munmap(sn->cow[k].region, sn->cow[k].len);
-            sn->cow[k].p = NULL;
-            return;
-        }
-    free(p);
+        if (sn->cow[k].p == p)
+            return &sn->cow[k];
+    return NULL;
+}
+
+void snap_big_free(snapshot *sn, void *p)
+{
+    struct snap_cow *c = cow_of(sn, p);
+    if (!c) {
+        free(p);
+        return;
+    }
+    munmap(c->region, c->len);
+    c->p = NULL;
 }
 
 void *snap_big_realloc(snapshot *sn, void *p, size_t old, size_t bytes)
 {
-    for (size_t k = 0; p && k < sn->n_cow; k++)
-        if (sn->cow[k].p == p) {
-            char *q = malloc(bytes ? bytes : 1);
-            if (q)
-                memcpy(q, p, old < bytes ? old : bytes);
-            if (q)
-                snap_big_free(sn, p);
-            return q;
-        }
-    return realloc(p, bytes ? bytes : 1);
+    if (!cow_of(sn, p))
+        return realloc(p, bytes ? bytes : 1);
+    char *q = malloc(bytes ? bytes : 1);
+    if (q) {
+        memcpy(q, p, old < bytes ? old : bytes);
+        snap_big_free(sn, p);
+    }
+    return q;
 }
 
 void *snap_grow_push(snap_grow *g)

@@ -77,6 +77,13 @@ static int32_t decode_len(const unsigned char *p, int n)
     return sum > INT32_MAX ? -1 : (int32_t)sum;
 }
 
+/* Are rowids lo..hi, count of them in the index, too sparse for an array
+ * of lengths by rowid? */
+static int too_sparse(int64_t lo, int64_t hi, int64_t count)
+{
+    return count <= 0 || hi < lo || (uint64_t)(hi - lo) > 4 * (uint64_t)count + 1024;
+}
+
 /* Read every row's length. NULL when the rowids are too sparse for an
  * array or memory is short: then FTS5 is asked row by row. */
 static struct doclen *doclen_read(store *s)
@@ -93,7 +100,7 @@ static struct doclen *doclen_read(store *s)
         count = sqlite3_column_int64(st, 2);
     }
     sqlite3_finalize(st);
-    if (count <= 0 || hi < lo || (uint64_t)(hi - lo) > 4 * (uint64_t)count + 1024)
+    if (too_sparse(lo, hi, count))
         return NULL;
     struct doclen *d = calloc(1, sizeof *d);
     if (!d || !(d->len = malloc(((size_t)(hi - lo) + 1) * sizeof *d->len)))
@@ -213,7 +220,7 @@ int store_doclen_grow(store *s, const int32_t *len, int64_t base, size_t span, i
     int64_t hi = 0, rows = 0, tokens = 0;
     if (!len || !span || store_fts_totals(s, &rows, &tokens, NULL) ||
         store_query_int(s, "SELECT coalesce(max(id), 0) FROM memories_fts_docsize", &hi, NULL) ||
-        hi < base + (int64_t)span - 1 || (uint64_t)(hi - base) > 4 * (uint64_t)rows + 1024)
+        hi < base + (int64_t)span - 1 || too_sparse(base, hi, rows))
         return -1;
     struct doclen d = {.base = base, .span = (size_t)(hi - base) + 1};
     if (!(d.len = malloc(d.span * sizeof *d.len)))

@@ -1278,8 +1278,14 @@ ms_status store_detect_supersession(store *s, int64_t after, uint64_t *found, ms
     if (sync)
         return sync;
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db, "SELECT DISTINCT profile FROM memories WHERE rid > ?1", -1,
-                                &st, NULL);
+    /* the rows after `after` by rowid: for a DISTINCT SQLite otherwise walks
+     * a covering index of every memory (80 ms of each `add` at 1M); the
+     * whole store (after 0) is read faster through that index */
+    int rc = sqlite3_prepare_v2(s->db,
+                                after > 0 ? "SELECT DISTINCT profile FROM memories NOT INDEXED"
+                                            " WHERE rid > ?1"
+                                          : "SELECT DISTINCT profile FROM memories WHERE rid > ?1",
+                                -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, "finding supersession", err);
     sqlite3_bind_int64(st, 1, after);

@@ -301,16 +301,23 @@ ms_status store_add_found_supersession(store *s, int64_t newer, int64_t older, c
                                        int *added, ms_error *err)
 {
     *added = 0;
-    return rel_run(s,
-                   "INSERT OR IGNORE INTO relations(src, dst, kind, reason)"
-                   " SELECT ?1, ?2, 1, ?4 WHERE NOT EXISTS"
-                   " (SELECT 1 FROM relations WHERE src=?2 AND dst=?1 AND kind=1)",
-                   2, newer, older, 0, reason, added, "recording a supersession found", err);
+    ms_status code = rel_run(s,
+                             "INSERT OR IGNORE INTO relations(src, dst, kind, reason)"
+                             " SELECT ?1, ?2, 1, ?4 WHERE NOT EXISTS"
+                             " (SELECT 1 FROM relations WHERE src=?2 AND dst=?1 AND kind=1)",
+                             2, newer, older, 0, reason, added, "recording a supersession found",
+                             err);
+    if (!code)
+        s->appended += *added;
+    return code;
 }
 
 ms_status store_relations_sync(store *s, ms_error *err)
 {
-    return store_exec(s, STORE_REL_SYNC_SQL, err);
+    ms_status code = store_exec(s, STORE_REL_SYNC_SQL, err);
+    if (!code)
+        s->appended += sqlite3_changes64(s->db);
+    return code;
 }
 
 /* ---- reading ------------------------------------------------------------- */

@@ -4,10 +4,11 @@
 # extends that snapshot with the new rows instead of reading every table,
 # and the file it writes is byte for byte the one a full read writes (but
 # for the header's note of what it grew from); recall answers exactly as
-# from the tables. Any other write (a replacement, a delete, supersession
-# found of an older memory) makes the next file a full read again; a mapped
-# file answers with the store's supersedes relations, which it does not
-# hold, as the tables do. A kill
+# from the tables. An append whose memory supersedes an older one (a
+# relation found) still grows it: the file holds no relations, and a
+# mapped or grown file answers with the store's, as the tables do. Any
+# other write (a replacement, a delete) makes the next file a full read
+# again. A kill
 # -9 while a grown file is written leaves the old file or none, never half
 # of one.
 #
@@ -173,8 +174,26 @@ rewrite() {
 turns 1 1 "Nora: Lena lit the lantern in Brimwick twice." >r.jsonl
 rewrite "a replacement" "$MEMSCOPE" import --db big.db --on-duplicate replace r.jsonl
 rewrite "a delete" "$MEMSCOPE" delete --db big.db g00002
+
+# ---- supersession found: a relation, and the file still grows ------------------
+
+gen_s=$(head_field big.db.snap 64)
+rels=$(sqlite3 big.db 'SELECT count(*) FROM relations')
 turns 400 1 "Nora: Lena works at Quellmark these days." >s.jsonl
-rewrite "an import that supersedes an older memory" "$MEMSCOPE" import --db big.db s.jsonl
+"$MEMSCOPE" import --db big.db s.jsonl >s.out 2>err || bail "import failed: $(cat err)"
+ok "$(grep -q 'supersedes relations found' s.out &&
+    [ "$(sqlite3 big.db 'SELECT count(*) FROM relations')" -gt "$rels" ]; echo $?)" \
+    "an import whose memory supersedes an older one records the relation it found"
+answers big.db offs.txt MEMSCOPE_SNAPSHOT=off
+answers big.db grown4.txt
+ok "$(grep -q Quellmark offs.txt && cmp -s offs.txt grown4.txt && [ ! -s grown4.txt.err ]; echo $?)" \
+    "after it, recall answers as from the tables, silently"
+is "$(head_field big.db.snap 4088)" "$gen_s" "the file grew from the one before: found supersession is no rewrite"
+cp big.db.snap grown4.snap
+rm big.db.snap
+answers big.db full4.txt
+ok "$(same_but_grown grown4.snap big.db.snap && cmp -s offs.txt full4.txt; echo $?)" \
+    "the same bytes as a full read, which answers the same"
 
 # ---- SIGKILL while a grown file is written ---------------------------------
 

@@ -733,6 +733,8 @@ static ms_status put_memory(store *s, store_memory *m, store_dup_policy dup, sto
     if (res)
         *res = existing ? STORE_PUT_REPLACED : STORE_PUT_INSERTED;
     st = existing ? MS_OK : store_fts_inserted(s, m->rid, err);
+    if (!st)
+        st = store_fact_candidate_put(s, m, err);
     if (!st && !existing)
         st = store_note_fact(s, m, err);
     else if (existing)
@@ -1152,12 +1154,14 @@ static ms_status delete_memory(store *s, const char *id, ms_error *err)
     if (!code)
         code = linked_eids(s, rid, &eids, &n_eids, err);
     if (!code) { /* what ON DELETE CASCADE names, by hand (store.c configure) */
-        char sql[320];
+        char sql[400];
         snprintf(sql, sizeof sql,
                  "DELETE FROM vectors WHERE rid=%lld;"
                  "DELETE FROM memory_entities WHERE rid=%lld; DELETE FROM feedback WHERE rid=%lld;"
-                 "DELETE FROM edges WHERE src=%lld; DELETE FROM edges WHERE dst=%lld;",
-                 (long long)rid, (long long)rid, (long long)rid, (long long)rid, (long long)rid);
+                 "DELETE FROM edges WHERE src=%lld; DELETE FROM edges WHERE dst=%lld;"
+                 "DELETE FROM fact_candidates WHERE rid=%lld;",
+                 (long long)rid, (long long)rid, (long long)rid, (long long)rid, (long long)rid,
+                 (long long)rid);
         code = store_exec(s, sql, err);
     }
     if (!code)

@@ -301,12 +301,12 @@ ms_status store_add_found_supersession(store *s, int64_t newer, int64_t older, c
                                        int *added, ms_error *err)
 {
     *added = 0;
-    ms_status code = rel_run(s,
-                             "INSERT OR IGNORE INTO relations(src, dst, kind, reason)"
-                             " SELECT ?1, ?2, 1, ?4 WHERE NOT EXISTS"
-                             " (SELECT 1 FROM relations WHERE src=?2 AND dst=?1 AND kind=1)",
-                             2, newer, older, 0, reason, added, "recording a supersession found",
-                             err);
+    ms_status code =
+        rel_run(s,
+                "INSERT OR IGNORE INTO relations(src, dst, kind, reason)"
+                " SELECT ?1, ?2, 1, ?4 WHERE NOT EXISTS"
+                " (SELECT 1 FROM relations WHERE src=?2 AND dst=?1 AND kind=1)",
+                2, newer, older, 0, reason, added, "recording a supersession found", err);
     if (!code)
         s->appended += *added;
     return code;

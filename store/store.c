@@ -149,6 +149,11 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
      * store whose user_version was set back by hand), marks those links
      * and deletes the kept rows the derivation gives again. */
     "",
+    /* 10 -> 11: the memories that might state a fact, listed so that
+     * supersession reads those instead of every memory of a profile
+     * (supersede.c, *the memories that might state a fact*). Filled when a
+     * detection first needs it. */
+    "CREATE TABLE IF NOT EXISTS fact_candidates(rid INTEGER PRIMARY KEY);",
 };
 
 /* The columns of schema 6, each unless the table has it already (a store
@@ -843,6 +848,7 @@ ms_status store_open(const char *path, unsigned flags, store **out, ms_error *er
     s->readonly = readonly;
     s->nocreate = (flags & STORE_OPEN_NOCREATE) != 0;
     s->profiles_cached = -1;
+    s->cand_through = -1;
     s->fts_pending_max = STORE_FTS_PENDING_MAX;
     store_use_profile(s, STORE_DEFAULT_PROFILE, NULL);
     /* A reader of a store another process has open (its -wal and -shm are
@@ -1242,6 +1248,7 @@ ms_status store_begin(store *s, ms_error *err)
     s->in_txn = 1;
     s->changes0 = sqlite3_total_changes64(s->db);
     s->appended = 0;
+    s->cand_through = -1;
     return MS_OK;
 }
 
@@ -1273,6 +1280,7 @@ ms_status store_read_begin(store *s, ms_error *err)
     s->in_txn = 1;
     s->changes0 = sqlite3_total_changes64(s->db);
     s->appended = 0;
+    s->cand_through = -1;
     return s->upgrade_from ? notice_upgrade(s, err) : MS_OK;
 }
 
@@ -1290,6 +1298,7 @@ ms_status store_solo_begin(store *s, int *solo, ms_error *err)
     s->in_txn = 1;
     s->changes0 = sqlite3_total_changes64(s->db);
     s->appended = 0;
+    s->cand_through = -1;
     *solo = 1;
     return MS_OK;
 }

@@ -20,7 +20,7 @@
 
 #include "store/base/status.h"
 
-#define STORE_SCHEMA_VERSION 10
+#define STORE_SCHEMA_VERSION 11
 #define STORE_SCHEMA_READS_FROM 4       /* an older schema read as it is, without upgrading */
 #define STORE_APPLICATION_ID 0x4d53434f /* "MSCO" */
 #define STORE_CONTENT_MAX (1024 * 1024) /* bytes of content per memory */

@@ -56,6 +56,11 @@ ms_status store_relations_forget(store *s, int64_t rid, const char *id, ms_error
  * boundaries, compared in lower case? A memory without one states no fact.
  * One pass over the text: an import asks it of every memory of a profile. */
 int store_holds_cue(const char *text);
+/* supersede.c: memory m was just written (replaced when it was there
+ * before): when its rid is at or below the fact candidates' mark, list it
+ * if its text might state a fact, else unlist it. */
+ms_status store_fact_candidate_put(store *s, const store_memory *m, ms_error *err);
+
 /* supersede.c: after store_note_new_facts, note memory m, just inserted
  * (its rid set): counted, and listed when it might state a fact (its
  * might_state, else worked out here). Nothing otherwise. */
@@ -184,6 +189,8 @@ struct store {
      * those of them that might state a fact (facts, in rid order) */
     int facts_on;
     int64_t facts_after, facts_noted;
+    int64_t cand_through; /* meta fact_candidates_through as this transaction
+                             sees it, -1 until read (supersede.c) */
     int64_t *facts;
     size_t n_facts, cap_facts;
     int fts_long;              /* store_fts_long_begin ran in this transaction */

@@ -1167,8 +1167,6 @@ static ms_status keep_if_cued(sqlite3_stmt *st, profile_mems *pm, size_t *cap, m
     return m->content ? MS_OK : ms_fail(err, MS_NOMEM, "out of memory");
 }
 
-/* The memories of the current profile after rid `after` that hold a cue,
- * in rid order, with their entities. */
 /* Did every memory after rid `after` come through puts noted since
  * store_note_new_facts(after) (then s->facts lists those that might state
  * a fact)? The noted rids are distinct, above `after` and at most the
@@ -1181,20 +1179,27 @@ static int facts_noted_all(store *s, int64_t after)
            max - after == s->facts_noted;
 }
 
-static ms_status read_profile(store *s, int64_t after, profile_mems *pm, ms_error *err)
+/* The memories of the current profile after rid `after` that hold a cue,
+ * in rid order, with their entities; with listed, those fact_candidates
+ * lists (cand_catch_up first), which are all of them. */
+static ms_status read_profile(store *s, int64_t after, int listed, profile_mems *pm, ms_error *err)
 {
     const char *what = "reading memories for supersession";
     /* only the noted memories that might state a fact, when they are
      * known: the rows they name, in the same (rid) order */
-    int noted = facts_noted_all(s, after);
+    int noted = !listed && facts_noted_all(s, after);
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db,
-                                noted ? "SELECT rid, created_ts, content, speaker FROM memories"
-                                        " WHERE rid=?2 AND profile=?1"
-                                      /* in rowid order: an index on profile would sort
-                                         every text in a temporary tree */
-                                      : "SELECT rid, created_ts, content, speaker FROM memories"
-                                        " NOT INDEXED WHERE profile=?1 AND rid > ?2 ORDER BY rid",
+                                listed  ? "SELECT m.rid, m.created_ts, m.content, m.speaker"
+                                          " FROM fact_candidates c CROSS JOIN memories m"
+                                          " ON m.rid = c.rid WHERE m.profile=?1 AND c.rid > ?2"
+                                          " ORDER BY c.rid"
+                                : noted ? "SELECT rid, created_ts, content, speaker FROM memories"
+                                          " WHERE rid=?2 AND profile=?1"
+                                        /* in rowid order: an index on profile would sort
+                                           every text in a temporary tree */
+                                        : "SELECT rid, created_ts, content, speaker FROM memories"
+                                          " NOT INDEXED WHERE profile=?1 AND rid > ?2 ORDER BY rid",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_sql_fail(s, rc, what, err);
@@ -1222,6 +1227,131 @@ static ms_status read_profile(store *s, int64_t after, profile_mems *pm, ms_erro
     return code;
 }
 
+/* ---- the memories that might state a fact ---------------------------------
+ *
+ * A detection compares the facts of the new memories with those of every
+ * memory of their profile; reading every text for that took 3.2-3.3 s of
+ * an `add` at 1M, where 614 memories might state anything. So the store
+ * lists them: fact_candidates holds the rid of every memory at or below
+ * meta 'fact_candidates_through' (the mark) whose text might state a fact
+ * (might_state), and may hold others, which read_profile asks again. A put
+ * at or below the mark (a replacement, a reused rid) lists or unlists its
+ * memory, a delete unlists it, an undelete lists it; the memories above
+ * the mark are listed when a detection needs the others (from the puts
+ * noted, else by reading their texts once), and the mark moves to the
+ * newest memory. A store upgraded to schema 11 starts with an empty list
+ * and the mark at 0. */
+
+/* The mark as this transaction sees it. */
+static ms_status cand_through(store *s, int64_t *out, ms_error *err)
+{
+    if (s->cand_through >= 0) {
+        *out = s->cand_through;
+        return MS_OK;
+    }
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta"
+                                " WHERE key='fact_candidates_through'), 0)",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "reading the fact candidates", err);
+    rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return store_sql_fail(s, rc, "reading the fact candidates", err);
+    s->cand_through = *out;
+    return MS_OK;
+}
+
+/* Run sql (?1 bound to v) to its end. */
+static ms_status cand_run(store *s, sqlite3_stmt **st, const char *sql, int64_t v, ms_error *err)
+{
+    int rc = *st ? SQLITE_OK : sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_reset(*st);
+        sqlite3_bind_int64(*st, 1, v);
+        rc = sqlite3_step(*st);
+    }
+    return rc == SQLITE_DONE ? MS_OK : store_sql_fail(s, rc, "listing the fact candidates", err);
+}
+
+#define CAND_LIST_SQL "INSERT OR IGNORE INTO fact_candidates(rid) VALUES (?1)"
+
+ms_status store_fact_candidate_put(store *s, const store_memory *m, ms_error *err)
+{
+    int64_t through;
+    ms_status code = cand_through(s, &through, err);
+    if (code || m->rid > through) /* listed when a detection needs it */
+        return code;
+    int yes = m->might_state >= 0 ? m->might_state : store_might_state(m->content);
+    if (yes < 0)
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    sqlite3_stmt *st = NULL;
+    code = cand_run(s, &st, yes ? CAND_LIST_SQL : "DELETE FROM fact_candidates WHERE rid=?1",
+                    m->rid, err);
+    sqlite3_finalize(st);
+    return code;
+}
+
+/* Each memory above the mark whose text might state a fact, listed, and
+ * the mark moved to the newest memory: from the puts noted since
+ * store_note_new_facts when they are every memory above the mark (cheap,
+ * done after every detection), else, with force, by reading their texts.
+ * The rows count as appended (store_key.rewritten): no copy keeps them. */
+static ms_status cand_catch_up(store *s, int force, ms_error *err)
+{
+    int64_t through, last = 0;
+    ms_status code = cand_through(s, &through, err);
+    if (!code)
+        code = store_max_rid(s, &last, err);
+    if (code || through >= last)
+        return code;
+    int noted = through >= s->facts_after && facts_noted_all(s, s->facts_after);
+    if (!noted && !force)
+        return MS_OK;
+    int64_t changes = sqlite3_total_changes64(s->db);
+    sqlite3_stmt *put = NULL, *st = NULL;
+    for (size_t i = 0; noted && !code && i < s->n_facts; i++)
+        if (s->facts[i] > through)
+            code = cand_run(s, &put, CAND_LIST_SQL, s->facts[i], err);
+    int rc = SQLITE_DONE;
+    if (!noted && !code) {
+        rc = sqlite3_prepare_v2(s->db,
+                                "SELECT rid, content FROM memories NOT INDEXED WHERE rid > ?1"
+                                " ORDER BY rid",
+                                -1, &st, NULL);
+        if (rc == SQLITE_OK) {
+            sqlite3_bind_int64(st, 1, through);
+            while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+                const char *text = (const char *)sqlite3_column_text(st, 1);
+                int yes = text ? might_state(text) : 0;
+                if (yes < 0)
+                    code = ms_fail(err, MS_NOMEM, "out of memory");
+                else if (yes)
+                    code = cand_run(s, &put, CAND_LIST_SQL, sqlite3_column_int64(st, 0), err);
+            }
+        }
+        if (!code && rc != SQLITE_DONE)
+            code = store_sql_fail(s, rc, "listing the fact candidates", err);
+    }
+    sqlite3_finalize(st);
+    sqlite3_finalize(put);
+    put = NULL;
+    if (!code)
+        code = cand_run(s, &put,
+                        "INSERT INTO meta(key, value) VALUES ('fact_candidates_through', ?1)"
+                        " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                        last, err);
+    sqlite3_finalize(put);
+    if (!code) {
+        s->cand_through = last;
+        s->appended += sqlite3_total_changes64(s->db) - changes;
+    }
+    return code;
+}
+
 /* ---- detection ------------------------------------------------------------ */
 
 static int by_time(const void *a, const void *b)
@@ -1239,7 +1369,7 @@ static ms_status detect_profile(store *s, int64_t after, uint64_t *found, ms_err
     profile_mems pm = {0};
     facts fs = {0};
     /* the new memories first: when they state nothing, nothing else is read */
-    ms_status code = read_profile(s, after, &pm, err);
+    ms_status code = read_profile(s, after, 0, &pm, err);
     for (size_t i = 0; !code && i < pm.n; i++)
         if (memory_facts(&pm.v[i], &fs))
             code = ms_fail(err, MS_NOMEM, "out of memory");
@@ -1247,7 +1377,9 @@ static ms_status detect_profile(store *s, int64_t after, uint64_t *found, ms_err
         fs.n = 0;
         mems_free(&pm);
         memset(&pm, 0, sizeof pm);
-        code = read_profile(s, 0, &pm, err);
+        code = cand_catch_up(s, 1, err);
+        if (!code)
+            code = read_profile(s, 0, 1, &pm, err);
         for (size_t i = 0; !code && i < pm.n; i++)
             if (memory_facts(&pm.v[i], &fs))
                 code = ms_fail(err, MS_NOMEM, "out of memory");
@@ -1301,6 +1433,8 @@ ms_status store_detect_supersession(store *s, int64_t after, uint64_t *found, ms
         code = store_sql_fail(s, rc, "finding supersession", err);
     sqlite3_finalize(st);
     store_use_profile(s, home, NULL);
+    if (!code) /* the new rows listed now, when the puts noted them */
+        code = cand_catch_up(s, 0, err);
     return code;
 }
 

@@ -211,6 +211,14 @@ static ms_status rm_undelete(store *s, const store_removed *r, ms_error *err)
         code = rm_restore(s, r, t, err);
     if (!code)
         code = store_fts_inserted(s, r->rid, err);
+    /* listed as a fact candidate (supersede.c): it may be below the mark,
+     * and one listed that states nothing is only asked again */
+    if (!code) {
+        char sql[96];
+        snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO fact_candidates(rid) VALUES (%lld)",
+                 (long long)r->rid);
+        code = store_exec(s, sql, err);
+    }
     /* its neighbours read it in their context again (its own is as kept) */
     if (!code)
         code = store_context_written(s, r->rid, r->session, err);

@@ -2894,6 +2894,153 @@ static void test_detect_noted(void)
     store_close(b);
 }
 
+/* One memory added as `memscope add` adds it: in its own transaction,
+ * noted, then supersession looked for. Its rid, 0 on failure. With
+ * replace, put over the memory of that id instead. */
+static int64_t add_noted(store *s, const char *id, const char *speaker, const char *created,
+                         const char *content, int replace)
+{
+    ms_error err;
+    ms_error_clear(&err);
+    int64_t before = 0;
+    uint64_t found = 0;
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup(id);
+    m.content = strdup(content);
+    m.speaker = strdup(speaker);
+    m.created_at = strdup(created);
+    ms_status st = store_begin(s, &err);
+    if (!st)
+        st = store_max_rid(s, &before, &err);
+    if (!st)
+        store_note_new_facts(s, before);
+    if (!st)
+        st = store_put(s, &m, replace ? STORE_DUP_REPLACE : STORE_DUP_ERROR, NULL, &err);
+    if (!st)
+        st = store_detect_supersession(s, before, &found, &err);
+    if (!st)
+        st = store_end(s, &err);
+    else
+        store_rollback(s);
+    if (st)
+        diag("add %s: %s", id, err.msg);
+    int64_t rid = st ? 0 : m.rid;
+    store_memory_clear(&m);
+    return rid;
+}
+
+/* Append "src>dst:reason;" of every relation to the buffer ctx (4096). */
+static int text_relation(void *ctx, int64_t src, int64_t dst, int kind, const char *reason)
+{
+    char *buf = ctx;
+    size_t len = strlen(buf);
+    snprintf(buf + len, 4096 - len, "%lld%c%lld:%s;", (long long)src, kind == 1 ? '>' : '~',
+             (long long)dst, reason ? reason : "-");
+    return 0;
+}
+
+/* The fact candidates scenario on a new store; wipe: the list and its mark
+ * removed before each add, so that every detection reads every text (what
+ * it did before the list). The relations found, as text, into rels. */
+static void cand_scenario(const char *name, int wipe, char *rels, char *ids, size_t cap)
+{
+    store *s = open_new(name);
+    ms_error err;
+    ms_error_clear(&err);
+    const char *path = tpath(name);
+    char id[16], text[96], when[32];
+    /* 200 memories put as the bench puts them: no notes, no detection */
+    ok(store_begin(s, &err) == MS_OK, "%s: begin", name);
+    for (int i = 0; i < 200; i++) {
+        snprintf(id, sizeof id, "x%03d", i);
+        snprintf(when, sizeof when, "2025-01-%02dT10:00:00Z", i % 28 + 1);
+        if (i == 50)
+            snprintf(text, sizeof text, "Ana: I work at Westway Buses.");
+        else if (i == 120)
+            snprintf(text, sizeof text, "Ben: I live in Leeds.");
+        else
+            snprintf(text, sizeof text, "Ana: the weather was mild on day %d.", i);
+        put_fact(s, id, i == 120 ? "Ben" : "Ana", when, text, NULL);
+    }
+    ok(store_end(s, &err) == MS_OK, "%s: commit", name);
+    const char *wipe_sql =
+        "DELETE FROM fact_candidates; DELETE FROM meta WHERE key='fact_candidates_through'";
+    int64_t r[5] = {0};
+    /* a later employer of Ana: the list is made (every text read once) */
+    if (wipe)
+        raw_exec(path, wipe_sql);
+    r[0] =
+        add_noted(s, "n1", "Ana", "2026-01-10T10:00:00Z", "Ana: I work at Cartwheel Labs now.", 0);
+    if (!wipe) {
+        is_int(raw_int(path, "SELECT count(*) FROM fact_candidates"), 3,
+               "the list holds the three memories that might state a fact");
+        is_int(raw_int(path, "SELECT CAST(value AS INTEGER) FROM meta"
+                             " WHERE key='fact_candidates_through'"),
+               r[0], "its mark is the newest memory");
+    }
+    /* a memory below the mark replaced by one that states a residence */
+    if (wipe)
+        raw_exec(path, wipe_sql);
+    r[1] = add_noted(s, "x010", "Ben", "2025-06-01T10:00:00Z", "Ben: I live in York now.", 1);
+    if (!wipe)
+        is_int(raw_int(path, "SELECT count(*) FROM fact_candidates WHERE rid=11"), 1,
+               "a memory replaced below the mark by a fact is listed at its put");
+    if (wipe)
+        raw_exec(path, wipe_sql);
+    r[2] = add_noted(s, "n2", "Ben", "2026-02-01T10:00:00Z", "Ben: I live in Bath.", 0);
+    /* the newest deleted: the next memory takes its rid, below the mark */
+    ok(store_delete(s, "n2", &err) == MS_OK, "%s: delete the newest", name);
+    if (wipe)
+        raw_exec(path, wipe_sql);
+    r[3] = add_noted(s, "n3", "Ben", "2026-03-01T10:00:00Z", "Ben: I live in Derby.", 0);
+    if (!wipe) {
+        is_int(r[3], r[2], "the next memory took the deleted one's rid");
+        is_int(raw_int(path, "SELECT count(*) FROM fact_candidates WHERE rid="
+                             "(SELECT rid FROM memories WHERE id='n3')"),
+               1, "and is listed, though its rid is not above the mark");
+    }
+    /* Ana's first employer deleted and taken back */
+    store_removed *rm = NULL;
+    ok(store_begin(s, &err) == MS_OK && store_delete_saving(s, "x050", &rm, &err) == MS_OK &&
+           store_end(s, &err) == MS_OK,
+       "%s: delete x050, keeping it", name);
+    if (!wipe)
+        is_int(raw_int(path, "SELECT count(*) FROM fact_candidates WHERE rid=51"), 0,
+               "a deleted memory is unlisted");
+    ok(rm && store_undelete(s, rm, &err) == MS_OK, "%s: undelete it (%s)", name, err.msg);
+    store_removed_free(rm);
+    if (!wipe)
+        is_int(raw_int(path, "SELECT count(*) FROM fact_candidates WHERE rid=51"), 1,
+               "taken back, it is listed again");
+    if (wipe)
+        raw_exec(path, wipe_sql);
+    r[4] = add_noted(s, "n4", "Ben", "2026-04-01T10:00:00Z", "Ben: I live in Hull.", 0);
+    rels[0] = '\0';
+    ok(store_scan_relations(s, text_relation, rels, &err) == MS_OK, "%s: read the relations", name);
+    snprintf(ids, cap, "%lld %lld %lld %lld %lld", (long long)r[0], (long long)r[1],
+             (long long)r[2], (long long)r[3], (long long)r[4]);
+    store_close(s);
+}
+
+/* The memories that might state a fact, listed (store/supersede.c): a
+ * detection reads those instead of every memory, and finds what reading
+ * every memory finds, through puts below the mark, deletes, a reused rid
+ * and an undelete. */
+static void test_fact_candidates(void)
+{
+    char with_list[4096], every[4096], ids_l[128], ids_e[128];
+    cand_scenario("cand-list.db", 0, with_list, ids_l, sizeof ids_l);
+    cand_scenario("cand-every.db", 1, every, ids_e, sizeof ids_e);
+    ok(strstr(with_list, ">51:employer of ana") != NULL,
+       "the first add finds the employer it supersedes (%s)", with_list);
+    ok(strstr(with_list, ">11:residence of ben") != NULL &&
+           strstr(with_list, ">121:residence") != NULL,
+       "a later residence supersedes the replaced memory's and the first (%s)", with_list);
+    ok(strcmp(ids_l, ids_e) == 0 && strcmp(with_list, every) == 0,
+       "the same relations as reading every memory at each add (%s)", every);
+}
+
 static void test_detect(void)
 {
     store *s = open_new("detect.db");
@@ -3518,6 +3665,7 @@ int main(void)
     test_schema6();
     test_detect();
     test_detect_noted();
+    test_fact_candidates();
     test_two_writers();
     test_seal();
     test_cache_key();

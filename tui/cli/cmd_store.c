@@ -764,6 +764,8 @@ static int run_add(cli_common *c, int argc, char **argv)
         ms_status code = store_begin(s, &err);
         if (!code)
             code = store_max_rid(s, &before, &err);
+        if (!code) /* the put says whether it might state a fact */
+            store_note_new_facts(s, before);
         if (!code)
             code = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
         if (!code)

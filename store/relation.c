@@ -77,6 +77,21 @@ static ms_status rel_run(store *s, const char *sql, int n, int64_t a, int64_t b,
     return MS_OK;
 }
 
+/* rel_run for a statement that writes the relations table only: its rows
+ * count as appended (store_key.rewritten), since no copy keeps relations
+ * (the engine reads them whole), so the snapshot still grows after it. */
+static ms_status rel_write(store *s, const char *sql, int n, int64_t a, int64_t b, int64_t c,
+                           const char *text, int *changes, const char *what, ms_error *err)
+{
+    int done = 0;
+    ms_status code = rel_run(s, sql, n, a, b, c, text, &done, what, err);
+    if (!code)
+        s->appended += done;
+    if (changes)
+        *changes = done;
+    return code;
+}
+
 /* The id and time (event_time, else created_at) of memory rid of the
  * profile, each into a buffer of cap bytes. MS_NOT_FOUND naming the rid
  * when it is not a memory of the profile. */
@@ -153,15 +168,15 @@ static ms_status supersedes_in(store *s, int64_t newer, int64_t older, const cha
         code = rel_memory(s, older, oid, owhen, sizeof oid, what, err);
     int gone = 0;
     if (!code) /* the reverse cannot hold at the same time */
-        code = rel_run(s, "DELETE FROM relations WHERE src=?1 AND dst=?2 AND kind=1", 2, older,
-                       newer, 0, NULL, &gone, what, err);
+        code = rel_write(s, "DELETE FROM relations WHERE src=?1 AND dst=?2 AND kind=1", 2, older,
+                         newer, 0, NULL, &gone, what, err);
     if (!code && gone)
         code = rel_resync_older(s, newer, oid, what, err);
     if (!code)
-        code = rel_run(s,
-                       "INSERT INTO relations(src, dst, kind, reason) VALUES (?1, ?2, 1, ?4)"
-                       " ON CONFLICT(src, dst, kind) DO UPDATE SET reason = excluded.reason",
-                       2, newer, older, 0, reason, NULL, what, err);
+        code = rel_write(s,
+                         "INSERT INTO relations(src, dst, kind, reason) VALUES (?1, ?2, 1, ?4)"
+                         " ON CONFLICT(src, dst, kind) DO UPDATE SET reason = excluded.reason",
+                         2, newer, older, 0, reason, NULL, what, err);
     if (code)
         return code;
     sqlite3_stmt *st;
@@ -201,13 +216,13 @@ static ms_status contradicts_in(store *s, int64_t a, int64_t b, const char *reas
         code = rel_memory(s, b, id, when, sizeof id, what, err);
     int changed = 0;
     if (!code)
-        code = rel_run(s,
-                       "UPDATE relations SET reason=?4 WHERE kind=2 AND"
-                       " ((src=?1 AND dst=?2) OR (src=?2 AND dst=?1))",
-                       2, a, b, 0, reason, &changed, what, err);
+        code = rel_write(s,
+                         "UPDATE relations SET reason=?4 WHERE kind=2 AND"
+                         " ((src=?1 AND dst=?2) OR (src=?2 AND dst=?1))",
+                         2, a, b, 0, reason, &changed, what, err);
     if (!code && !changed)
-        code = rel_run(s, "INSERT INTO relations(src, dst, kind, reason) VALUES (?1, ?2, 2, ?4)", 2,
-                       a, b, 0, reason, NULL, what, err);
+        code = rel_write(s, "INSERT INTO relations(src, dst, kind, reason) VALUES (?1, ?2, 2, ?4)",
+                         2, a, b, 0, reason, NULL, what, err);
     return code;
 }
 
@@ -232,11 +247,11 @@ static ms_status clear_in(store *s, int64_t a, int64_t b, int kind, ms_error *er
         code = rel_memory(s, b, bid, when, sizeof bid, what, err);
     int ab = 0, ba = 0;
     if (!code)
-        code = rel_run(s, "DELETE FROM relations WHERE src=?1 AND dst=?2 AND kind=?3", 3, a, b,
-                       kind, NULL, &ab, what, err);
+        code = rel_write(s, "DELETE FROM relations WHERE src=?1 AND dst=?2 AND kind=?3", 3, a, b,
+                         kind, NULL, &ab, what, err);
     if (!code)
-        code = rel_run(s, "DELETE FROM relations WHERE src=?1 AND dst=?2 AND kind=?3", 3, b, a,
-                       kind, NULL, &ba, what, err);
+        code = rel_write(s, "DELETE FROM relations WHERE src=?1 AND dst=?2 AND kind=?3", 3, b, a,
+                         kind, NULL, &ba, what, err);
     if (!code && !ab && !ba)
         return ms_fail(err, MS_NOT_FOUND, "%s: %s and %s have no %s relation", what, aid, bid,
                        store_rel_kind_name(kind));
@@ -287,10 +302,10 @@ ms_status store_relations_forget(store *s, int64_t rid, const char *id, ms_error
     sqlite3_finalize(st);
     if (!code)
         code =
-            rel_run(s, "DELETE FROM relations WHERE src=?1", 1, rid, 0, 0, NULL, NULL, what, err);
+            rel_write(s, "DELETE FROM relations WHERE src=?1", 1, rid, 0, 0, NULL, NULL, what, err);
     if (!code)
         code =
-            rel_run(s, "DELETE FROM relations WHERE dst=?1", 1, rid, 0, 0, NULL, NULL, what, err);
+            rel_write(s, "DELETE FROM relations WHERE dst=?1", 1, rid, 0, 0, NULL, NULL, what, err);
     for (size_t i = 0; !code && i < n; i++)
         code = rel_resync_older(s, older[i], id, what, err);
     free(older);
@@ -301,15 +316,11 @@ ms_status store_add_found_supersession(store *s, int64_t newer, int64_t older, c
                                        int *added, ms_error *err)
 {
     *added = 0;
-    ms_status code =
-        rel_run(s,
-                "INSERT OR IGNORE INTO relations(src, dst, kind, reason)"
-                " SELECT ?1, ?2, 1, ?4 WHERE NOT EXISTS"
-                " (SELECT 1 FROM relations WHERE src=?2 AND dst=?1 AND kind=1)",
-                2, newer, older, 0, reason, added, "recording a supersession found", err);
-    if (!code)
-        s->appended += *added;
-    return code;
+    return rel_write(s,
+                     "INSERT OR IGNORE INTO relations(src, dst, kind, reason)"
+                     " SELECT ?1, ?2, 1, ?4 WHERE NOT EXISTS"
+                     " (SELECT 1 FROM relations WHERE src=?2 AND dst=?1 AND kind=1)",
+                     2, newer, older, 0, reason, added, "recording a supersession found", err);
 }
 
 ms_status store_relations_sync(store *s, ms_error *err)

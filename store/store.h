@@ -119,9 +119,9 @@ typedef struct store_key {
     int64_t schema;     /* the schema the store is read with */
     int64_t rewritten;  /* the last generation whose transaction did more than append
                            new memories (store_put of new ids, each the newest row, with
-                           what they derive, and the supersedes relations found for them):
-                           a copy made under generation g >= rewritten holds every row
-                           but those appended since, unchanged (relations, which no copy
+                           what they derive) and write relations between memories: a
+                           copy made under generation g >= rewritten holds every row but
+                           those appended since, unchanged (relations, which no copy
                            keeps, aside).
                            INT64_MAX when not known (nothing written since an older
                            memscope wrote the store) */

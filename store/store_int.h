@@ -23,11 +23,12 @@ int store_has_v6(const store *s);
 /* Does it have schema 7's relations table (relation.c)? */
 int store_has_v7(const store *s);
 
-/* relation.c: add the supersedes relations STORE_REL_SYNC_SQL finds. The
- * rows it and store_add_found_supersession add count as appended
- * (store_key.rewritten): no copy keeps relations (the engine reads them
- * whole), so an add whose new memory supersedes an older one still lets
- * the snapshot grow. */
+/* relation.c: add the supersedes relations STORE_REL_SYNC_SQL finds.
+ * Every write to the relations table (this, store_add_found_supersession,
+ * a contradiction set or cleared) counts as appended (store_key.rewritten):
+ * no copy keeps relations (the engine reads them whole), so an add whose
+ * new memory supersedes an older one still lets the snapshot grow. What
+ * changes a memory's superseded_* fields does not. */
 ms_status store_relations_sync(store *s, ms_error *err);
 
 /* relation.c: record that newer supersedes older, as the detector found

@@ -2896,9 +2896,10 @@ static void test_detect_noted(void)
 
 /* One memory added as `memscope add` adds it: in its own transaction,
  * noted, then supersession looked for. Its rid, 0 on failure. With
- * replace, put over the memory of that id instead. */
+ * replace, put over the memory of that id instead. The relations found go
+ * to *found_out unless it is NULL. */
 static int64_t add_noted(store *s, const char *id, const char *speaker, const char *created,
-                         const char *content, int replace)
+                         const char *content, int replace, uint64_t *found_out)
 {
     ms_error err;
     ms_error_clear(&err);
@@ -2925,6 +2926,8 @@ static int64_t add_noted(store *s, const char *id, const char *speaker, const ch
         store_rollback(s);
     if (st)
         diag("add %s: %s", id, err.msg);
+    if (found_out)
+        *found_out = found;
     int64_t rid = st ? 0 : m.rid;
     store_memory_clear(&m);
     return rid;
@@ -2970,8 +2973,8 @@ static void cand_scenario(const char *name, int wipe, char *rels, char *ids, siz
     /* a later employer of Ana: the list is made (every text read once) */
     if (wipe)
         raw_exec(path, wipe_sql);
-    r[0] =
-        add_noted(s, "n1", "Ana", "2026-01-10T10:00:00Z", "Ana: I work at Cartwheel Labs now.", 0);
+    r[0] = add_noted(s, "n1", "Ana", "2026-01-10T10:00:00Z", "Ana: I work at Cartwheel Labs now.",
+                     0, NULL);
     if (!wipe) {
         is_int(raw_int(path, "SELECT count(*) FROM fact_candidates"), 3,
                "the list holds the three memories that might state a fact");
@@ -2982,18 +2985,18 @@ static void cand_scenario(const char *name, int wipe, char *rels, char *ids, siz
     /* a memory below the mark replaced by one that states a residence */
     if (wipe)
         raw_exec(path, wipe_sql);
-    r[1] = add_noted(s, "x010", "Ben", "2025-06-01T10:00:00Z", "Ben: I live in York now.", 1);
+    r[1] = add_noted(s, "x010", "Ben", "2025-06-01T10:00:00Z", "Ben: I live in York now.", 1, NULL);
     if (!wipe)
         is_int(raw_int(path, "SELECT count(*) FROM fact_candidates WHERE rid=11"), 1,
                "a memory replaced below the mark by a fact is listed at its put");
     if (wipe)
         raw_exec(path, wipe_sql);
-    r[2] = add_noted(s, "n2", "Ben", "2026-02-01T10:00:00Z", "Ben: I live in Bath.", 0);
+    r[2] = add_noted(s, "n2", "Ben", "2026-02-01T10:00:00Z", "Ben: I live in Bath.", 0, NULL);
     /* the newest deleted: the next memory takes its rid, below the mark */
     ok(store_delete(s, "n2", &err) == MS_OK, "%s: delete the newest", name);
     if (wipe)
         raw_exec(path, wipe_sql);
-    r[3] = add_noted(s, "n3", "Ben", "2026-03-01T10:00:00Z", "Ben: I live in Derby.", 0);
+    r[3] = add_noted(s, "n3", "Ben", "2026-03-01T10:00:00Z", "Ben: I live in Derby.", 0, NULL);
     if (!wipe) {
         is_int(r[3], r[2], "the next memory took the deleted one's rid");
         is_int(raw_int(path, "SELECT count(*) FROM fact_candidates WHERE rid="
@@ -3015,7 +3018,7 @@ static void cand_scenario(const char *name, int wipe, char *rels, char *ids, siz
                "taken back, it is listed again");
     if (wipe)
         raw_exec(path, wipe_sql);
-    r[4] = add_noted(s, "n4", "Ben", "2026-04-01T10:00:00Z", "Ben: I live in Hull.", 0);
+    r[4] = add_noted(s, "n4", "Ben", "2026-04-01T10:00:00Z", "Ben: I live in Hull.", 0, NULL);
     rels[0] = '\0';
     ok(store_scan_relations(s, text_relation, rels, &err) == MS_OK, "%s: read the relations", name);
     snprintf(ids, cap, "%lld %lld %lld %lld %lld", (long long)r[0], (long long)r[1],
@@ -3255,6 +3258,47 @@ static int key_of(store *s, store_key *k)
     int r = store_cache_key(s, k);
     store_end(s, NULL);
     return r;
+}
+
+/* Which writes leave a copy growable (store_key.rewritten, what the
+ * snapshot file relies on): appends, and writes to the relations table
+ * alone (no copy keeps relations), found by an add or set by a curator;
+ * not a change to a memory's superseded_* fields or a delete. */
+static void test_rewritten(void)
+{
+    store *s = open_new("rewritten.db");
+    ms_error err;
+    ms_error_clear(&err);
+    store_key k = {0}, was = {0};
+    int64_t x = put_simple(s, "x", "Ana: the bus leaves at 8", "Ana", "s1");
+    int64_t y = put_simple(s, "y", "Ben: the bus leaves at 9", "Ben", "s1");
+    /* STEP: the key before and after the call; a copy made under the first
+     * is growable under the second, or not */
+#define STEP(what, call, growable)                                                                 \
+    do {                                                                                           \
+        int got = key_of(s, &was) == 0 && (call) == MS_OK && key_of(s, &k) == 0;                   \
+        ok(got &&k.generation > was.generation && (was.generation >= k.rewritten) == (growable),   \
+           "%s: %s (generation %lld -> %lld, rewritten %lld) %s", what,                            \
+           (growable) ? "a copy still grows" : "a rewrite", (long long)was.generation,             \
+           (long long)k.generation, (long long)k.rewritten, err.msg);                              \
+    } while (0)
+    STEP("a contradiction set", store_set_contradicts(s, x, y, "8 or 9?", &err), 1);
+    STEP("its reason changed", store_set_contradicts(s, y, x, "timetable", &err), 1);
+    STEP("cleared", store_clear_relation(s, x, y, STORE_REL_CONTRADICTS, &err), 1);
+    STEP("a supersession set (the older memory's superseded_by changes)",
+         store_set_supersedes(s, y, x, "later timetable", &err), 0);
+    add_noted(s, "w1", "Ana", "2025-01-10T10:00:00Z", "Ana: I work at Westway Buses.", 0, NULL);
+    uint64_t found = 0;
+    STEP("an add whose memory supersedes an older one (a relation found)",
+         add_noted(s, "w2", "Ana", "2026-01-10T10:00:00Z", "Ana: I work at Cartwheel Labs now.", 0,
+                   &found)
+             ? MS_OK
+             : MS_SQL,
+         1);
+    is_int((long long)found, 1, "that add found the relation");
+    STEP("a delete", store_delete(s, "w1", &err), 0);
+#undef STEP
+    store_close(s);
 }
 
 static void test_cache_key(void)
@@ -3669,6 +3713,7 @@ int main(void)
     test_two_writers();
     test_seal();
     test_cache_key();
+    test_rewritten();
     test_parse_time();
     test_format_time();
     test_utf8();

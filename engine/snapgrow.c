@@ -182,32 +182,117 @@ static ms_status grow_memories(snapshot *sn, const snapshot *old, grow_ctx *c)
     return MS_OK;
 }
 
+/* One superseded memory while the list is made. */
+typedef struct sup_entry {
+    uint32_t idx;
+    uint8_t by;
+    char *text; /* owned */
+} sup_entry;
+
+typedef struct sup_read {
+    const snapshot *sn;
+    snap_grow v; /* sup_entry */
+    int oom;
+} sup_read;
+
+static int read_superseded(void *p, const store_meta *m)
+{
+    sup_read *r = p;
+    long i = snapshot_find(r->sn, m->rid);
+    if (i < 0)
+        return 0;
+    sup_entry *e = snap_grow_push(&r->v);
+    if (e)
+        *e = (sup_entry){(uint32_t)i, 1, NULL};
+    if (!e || sup_text_of(m, &e->text)) { /* superseded_by is set: a text is made */
+        r->oom = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int by_sup_idx(const void *a, const void *b)
+{
+    const sup_entry *x = a, *y = b;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Is index i among the memories a successor names (sorted v[n])? */
+static int named_by(const sup_entry *v, size_t n, uint32_t i)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].idx < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && v[lo].idx == i;
+}
+
+/* The superseded memories, as a full read lists them: every memory whose
+ * superseded_by names a successor now, read again through its index (a
+ * supersession set between two memories changes the older one's fields,
+ * and is no rewrite: store/relation.c), and the others, superseded_at
+ * alone (expired), as the base and the new rows hold them (only a rewrite
+ * changes those). */
 static ms_status grow_superseded(snapshot *sn, const snapshot *old, grow_ctx *c)
 {
-    size_t k = old->n_sup;
+    sup_read r = {.sn = sn, .v = {.size = sizeof(sup_entry)}};
+    ms_status st = store_scan_superseded_by(c->s, read_superseded, &r, c->err);
+    if (!st && r.oom)
+        st = ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
+    sup_entry *by = r.v.p;
+    size_t n_by = r.v.n;
+    if (!st && n_by > 1)
+        qsort(by, n_by, sizeof *by, by_sup_idx);
+    size_t k = n_by;
+    for (size_t j = 0; j < old->n_sup; j++)
+        k += !old->sup_by[j] && !named_by(by, n_by, old->sup_idx[j]);
     for (size_t i = 0; i < c->rows.n; i++)
-        k += row_at(c, i)->sup_text != NULL;
-    if (!k)
-        return MS_OK;
-    sn->sup_idx = malloc(k * sizeof *sn->sup_idx);
-    sn->sup_text = calloc(k, sizeof *sn->sup_text);
-    sn->sup_by = malloc(k);
-    if (!sn->sup_idx || !sn->sup_text || !sn->sup_by)
-        return ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
-    for (size_t j = 0; j < old->n_sup; j++, sn->n_sup++) {
-        sn->sup_idx[j] = old->sup_idx[j];
-        sn->sup_by[j] = old->sup_by[j];
-        if (!(sn->sup_text[j] = strdup(old->sup_text[j])))
-            return ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
+        k += row_at(c, i)->sup_text && !row_at(c, i)->sup_by;
+    if (!st && k) {
+        sn->sup_idx = malloc(k * sizeof *sn->sup_idx);
+        sn->sup_text = calloc(k, sizeof *sn->sup_text);
+        sn->sup_by = malloc(k);
+        if (!sn->sup_idx || !sn->sup_text || !sn->sup_by)
+            st = ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
     }
-    for (size_t i = 0; i < c->rows.n; i++)
-        if (row_at(c, i)->sup_text) {
-            sn->sup_idx[sn->n_sup] = (uint32_t)(old->n + i);
-            sn->sup_by[sn->n_sup] = row_at(c, i)->sup_by;
-            sn->sup_text[sn->n_sup++] = row_at(c, i)->sup_text;
-            row_at(c, i)->sup_text = NULL;
+    /* merged by index: the named (by), the base's expired, the new expired */
+    size_t a = 0, b = 0, i = 0;
+    while (!st && sn->n_sup < k) {
+        while (b < old->n_sup && (old->sup_by[b] || named_by(by, n_by, old->sup_idx[b])))
+            b++;
+        while (i < c->rows.n && (!row_at(c, i)->sup_text || row_at(c, i)->sup_by))
+            i++;
+        uint32_t ia = a < n_by ? by[a].idx : UINT32_MAX,
+                 ib = b < old->n_sup ? old->sup_idx[b] : UINT32_MAX,
+                 ii = i < c->rows.n ? (uint32_t)(old->n + i) : UINT32_MAX;
+        if (ia == UINT32_MAX && ib == UINT32_MAX && ii == UINT32_MAX)
+            break; /* (k counted them all) */
+        size_t at = sn->n_sup++;
+        if (ia <= ib && ia <= ii) {
+            sn->sup_idx[at] = ia;
+            sn->sup_by[at] = 1;
+            sn->sup_text[at] = by[a].text;
+            by[a++].text = NULL;
+        } else if (ib <= ii) {
+            sn->sup_idx[at] = ib;
+            sn->sup_by[at] = 0;
+            if (!(sn->sup_text[at] = strdup(old->sup_text[b++])))
+                st = ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
+        } else {
+            sn->sup_idx[at] = ii;
+            sn->sup_by[at] = 0;
+            sn->sup_text[at] = row_at(c, i)->sup_text;
+            row_at(c, i++)->sup_text = NULL;
         }
-    return MS_OK;
+    }
+    for (size_t j = 0; j < n_by; j++)
+        free(by[j].text);
+    free(by);
+    return st;
 }
 
 /* ---- vectors --------------------------------------------------------------- */

@@ -1247,24 +1247,11 @@ ms_status store_scan_meta(store *s, store_meta_fn fn, void *ctx, ms_error *err)
     return store_scan_meta_after(s, INT64_MIN, fn, ctx, err);
 }
 
-ms_status store_scan_meta_after(store *s, int64_t after, store_meta_fn fn, void *ctx, ms_error *err)
+/* Call fn for each row of st (the columns of store_scan_meta_after). */
+static ms_status scan_meta_rows(store *s, sqlite3_stmt *st, store_meta_fn fn, void *ctx,
+                                ms_error *err)
 {
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db,
-                                store_has_v6(s)
-                                    ? "SELECT rid, created_ts, event_ts, session, speaker, pinned,"
-                                      " trust_alpha, trust_beta, memory_confidence, superseded_by,"
-                                      " superseded_at FROM memories NOT INDEXED WHERE profile=?1"
-                                      " AND rid > ?2 ORDER BY rid"
-                                    : "SELECT rid, created_ts, event_ts, session, speaker, pinned,"
-                                      " trust_alpha, trust_beta, memory_confidence, NULL, NULL"
-                                      " FROM memories NOT INDEXED WHERE profile=?1 AND rid > ?2"
-                                      " ORDER BY rid",
-                                -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return store_sql_fail(s, rc, "listing memories", err);
-    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, after);
+    int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         store_meta m = {
             sqlite3_column_int64(st, 0),
@@ -1293,6 +1280,46 @@ ms_status store_scan_meta_after(store *s, int64_t after, store_meta_fn fn, void 
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, "listing memories", err);
     return MS_OK;
+}
+
+#define META_COLUMNS                                                                               \
+    "SELECT rid, created_ts, event_ts, session, speaker, pinned, trust_alpha, trust_beta,"         \
+    " memory_confidence"
+
+ms_status store_scan_meta_after(store *s, int64_t after, store_meta_fn fn, void *ctx, ms_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                store_has_v6(s) ? META_COLUMNS ", superseded_by, superseded_at"
+                                                               " FROM memories NOT INDEXED"
+                                                               " WHERE profile=?1 AND rid > ?2"
+                                                               " ORDER BY rid"
+                                                : META_COLUMNS ", NULL, NULL"
+                                                               " FROM memories NOT INDEXED"
+                                                               " WHERE profile=?1 AND rid > ?2"
+                                                               " ORDER BY rid",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "listing memories", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, after);
+    return scan_meta_rows(s, st, fn, ctx, err);
+}
+
+ms_status store_scan_superseded_by(store *s, store_meta_fn fn, void *ctx, ms_error *err)
+{
+    if (!store_has_v6(s))
+        return MS_OK;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db,
+                                META_COLUMNS ", superseded_by, superseded_at FROM memories"
+                                             " WHERE profile=?1 AND superseded_by IS NOT NULL"
+                                             " ORDER BY rid",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_fail(s, rc, "listing memories", err);
+    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+    return scan_meta_rows(s, st, fn, ctx, err);
 }
 
 /* store_count's counts but the derived edges: with the profile the only one

@@ -77,9 +77,11 @@ static ms_status rel_run(store *s, const char *sql, int n, int64_t a, int64_t b,
     return MS_OK;
 }
 
-/* rel_run for a statement that writes the relations table only: its rows
- * count as appended (store_key.rewritten), since no copy keeps relations
- * (the engine reads them whole), so the snapshot still grows after it. */
+/* rel_run for a statement whose rows a grown snapshot reads again whole:
+ * the relations table (no copy keeps relations; the engine reads them) and
+ * the superseded_* fields of a memory a successor names (read through
+ * their index: engine/snapgrow.c grow_superseded). Its rows count as
+ * appended (store_key.rewritten), so the snapshot still grows after it. */
 static ms_status rel_write(store *s, const char *sql, int n, int64_t a, int64_t b, int64_t c,
                            const char *text, int *changes, const char *what, ms_error *err)
 {
@@ -145,14 +147,14 @@ static ms_status rel_check(int64_t a, int64_t b, const char *reason, const char 
 static ms_status rel_resync_older(store *s, int64_t older, const char *gone_id, const char *what,
                                   ms_error *err)
 {
-    return rel_run(s,
-                   "UPDATE memories SET (superseded_by, superseded_at, superseded_reason) ="
-                   " (SELECT n.id, coalesce(n.event_time, n.created_at), r.reason"
-                   "  FROM relations r JOIN memories n ON n.rid = r.src"
-                   "  WHERE r.dst = ?1 AND r.kind = 1"
-                   "  ORDER BY coalesce(n.event_ts, n.created_ts) DESC, n.rid DESC LIMIT 1)"
-                   " WHERE rid = ?1 AND superseded_by = ?4",
-                   1, older, 0, 0, gone_id, NULL, what, err);
+    return rel_write(s,
+                     "UPDATE memories SET (superseded_by, superseded_at, superseded_reason) ="
+                     " (SELECT n.id, coalesce(n.event_time, n.created_at), r.reason"
+                     "  FROM relations r JOIN memories n ON n.rid = r.src"
+                     "  WHERE r.dst = ?1 AND r.kind = 1"
+                     "  ORDER BY coalesce(n.event_ts, n.created_ts) DESC, n.rid DESC LIMIT 1)"
+                     " WHERE rid = ?1 AND superseded_by = ?4",
+                     1, older, 0, 0, gone_id, NULL, what, err);
 }
 
 /* ---- writing ------------------------------------------------------------- */
@@ -192,7 +194,10 @@ static ms_status supersedes_in(store *s, int64_t newer, int64_t older, const cha
     sqlite3_bind_text(st, 4, reason ? reason : "supersedes relation", -1, SQLITE_STATIC);
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? MS_OK : store_sql_fail(s, rc, what, err);
+    if (rc != SQLITE_DONE)
+        return store_sql_fail(s, rc, what, err);
+    s->appended += sqlite3_changes(s->db); /* as rel_write's */
+    return MS_OK;
 }
 
 ms_status store_set_supersedes(store *s, int64_t newer_rid, int64_t older_rid, const char *reason,

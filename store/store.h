@@ -119,10 +119,12 @@ typedef struct store_key {
     int64_t schema;     /* the schema the store is read with */
     int64_t rewritten;  /* the last generation whose transaction did more than append
                            new memories (store_put of new ids, each the newest row, with
-                           what they derive) and write relations between memories: a
-                           copy made under generation g >= rewritten holds every row but
-                           those appended since, unchanged (relations, which no copy
-                           keeps, aside).
+                           what they derive) and write relations between memories (with
+                           the superseded_* fields those set or clear): a copy made under
+                           generation g >= rewritten holds every row but those appended
+                           since, unchanged (relations, which no copy keeps, and the
+                           superseded_* fields of the memories a successor names, which a
+                           grow reads again, aside).
                            INT64_MAX when not known (nothing written since an older
                            memscope wrote the store) */
 } store_key;
@@ -331,6 +333,11 @@ ms_status store_scan_meta(store *s, store_meta_fn fn, void *ctx, ms_error *err);
 /* The same for the memories of rid > after only. */
 ms_status store_scan_meta_after(store *s, int64_t after, store_meta_fn fn, void *ctx,
                                 ms_error *err);
+/* The same for the memories whose superseded_by names a successor, through
+ * their own index (few: what a grown snapshot reads again, since a
+ * supersession set between two memories changes the older one's fields
+ * and is no rewrite). */
+ms_status store_scan_superseded_by(store *s, store_meta_fn fn, void *ctx, ms_error *err);
 /* *rid: the first memory (lowest rid) of session in the current profile, 0
  * when it has none. */
 ms_status store_session_first(store *s, const char *session, int64_t *rid, ms_error *err);

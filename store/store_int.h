@@ -25,10 +25,11 @@ int store_has_v7(const store *s);
 
 /* relation.c: add the supersedes relations STORE_REL_SYNC_SQL finds.
  * Every write to the relations table (this, store_add_found_supersession,
- * a contradiction set or cleared) counts as appended (store_key.rewritten):
- * no copy keeps relations (the engine reads them whole), so an add whose
- * new memory supersedes an older one still lets the snapshot grow. What
- * changes a memory's superseded_* fields does not. */
+ * a relation set or cleared) counts as appended (store_key.rewritten): no
+ * copy keeps relations (the engine reads them whole), so an add whose new
+ * memory supersedes an older one still lets the snapshot grow. So do the
+ * superseded_* fields a relation set or cleared changes: a grow reads those
+ * of every memory a successor names again (engine/snapgrow.c). */
 ms_status store_relations_sync(store *s, ms_error *err);
 
 /* relation.c: record that newer supersedes older, as the detector found

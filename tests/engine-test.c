@@ -1594,6 +1594,86 @@ static void test_store_changes_under_engine(void)
     store_close(s);
 }
 
+/* The bytes of file path (*len of them), NULL when it cannot be read. */
+static char *file_bytes(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *b = NULL;
+    *len = 0;
+    if (f && fseek(f, 0, SEEK_END) == 0) {
+        long n = ftell(f);
+        b = n > 0 ? malloc((size_t)n) : NULL;
+        if (b && (fseek(f, 0, SEEK_SET) != 0 || fread(b, 1, (size_t)n, f) != (size_t)n)) {
+            free(b);
+            b = NULL;
+        }
+        *len = b ? (size_t)n : 0;
+    }
+    if (f)
+        fclose(f);
+    return b;
+}
+
+/* A recall through a fresh engine on s, which writes the snapshot file at
+ * its close; the file's bytes after. */
+static char *snapshot_after_recall(store *s, const char *file, size_t *len)
+{
+    engine *e = open_engine(s);
+    resp p = e ? ask(e, "When is the dentist?") : (resp){.st = MS_IO};
+    ms_status st = p.st;
+    resp_free(&p);
+    engine_close(e);
+    return st == MS_OK ? file_bytes(file, len) : NULL;
+}
+
+/* The snapshot grown after a supersession set between two memories (and
+ * cleared): a curator's supersession changes the older memory's
+ * superseded_* fields, which a grow reads again, so it is no rewrite. The
+ * grown file is byte for byte a full read's, but for the 8 bytes at 4088
+ * that say which generation it grew from. */
+static void test_grow_superseded(void)
+{
+    setenv("MEMSCOPE_SNAPSHOT", "always", 1);
+    store *s = make_store("supgrow.db", life, N_LIFE, 1);
+    char file[1024];
+    snprintf(file, sizeof file, "%s.snap", tpath("supgrow.db"));
+    ms_error err;
+    ms_error_clear(&err);
+    size_t n0 = 0;
+    free(snapshot_after_recall(s, file, &n0));
+    ok(n0 > 4096, "a recall leaves a snapshot file (%zu bytes)", n0);
+    store_memory older, newer;
+    store_memory_init(&older);
+    store_memory_init(&newer);
+    ms_status st = s ? store_get(s, "d1", 0, &older, &err) : MS_IO;
+    if (!st)
+        st = store_get(s, "g1", 0, &newer, &err);
+    for (int step = 0; !st && step < 2; step++) {
+        st = step == 0 ? store_set_supersedes(s, newer.rid, older.rid, "moved", &err)
+                       : store_clear_relation(s, newer.rid, older.rid, STORE_REL_SUPERSEDES, &err);
+        size_t ng = 0, nf = 0;
+        char *grown = st ? NULL : snapshot_after_recall(s, file, &ng);
+        unlink(file);
+        char *full = grown ? snapshot_after_recall(s, file, &nf) : NULL;
+        int64_t from = 0;
+        if (grown && ng > 4096)
+            memcpy(&from, grown + 4088, sizeof from);
+        const char *what = step == 0 ? "a supersession set" : "and cleared";
+        ok(grown && from > 0, "%s: the next recall grew the file (from generation %lld)", what,
+           (long long)from);
+        ok(grown && full && ng == nf && memcmp(grown, full, 4088) == 0 &&
+               memcmp(grown + 4096, full + 4096, ng - 4096) == 0,
+           "%s: the grown file is byte for byte a full read's (%zu and %zu bytes)", what, ng, nf);
+        free(grown);
+        free(full);
+    }
+    ok(st == MS_OK, "the supersession set and cleared (%s)", err.msg);
+    store_memory_clear(&older);
+    store_memory_clear(&newer);
+    store_close(s);
+    unsetenv("MEMSCOPE_SNAPSHOT");
+}
+
 /* A relation edge (an imported store's link) carries spreading activation
  * from a memory the query finds to one it does not: without the edge the
  * spreading channel never ranks the second. */
@@ -1719,6 +1799,7 @@ int main(void)
     test_relation_edges();
     test_never_writes();
     test_store_changes_under_engine();
+    test_grow_superseded();
     engine_close(life_engine);
     store_close(life_store);
     embed_close(emb);

@@ -3261,9 +3261,10 @@ static int key_of(store *s, store_key *k)
 }
 
 /* Which writes leave a copy growable (store_key.rewritten, what the
- * snapshot file relies on): appends, and writes to the relations table
- * alone (no copy keeps relations), found by an add or set by a curator;
- * not a change to a memory's superseded_* fields or a delete. */
+ * snapshot file relies on): appends, writes to the relations table (no
+ * copy keeps relations), found by an add or set by a curator, and the
+ * superseded_* fields a supersession set or cleared changes (a grow reads
+ * them again); not a delete. */
 static void test_rewritten(void)
 {
     store *s = open_new("rewritten.db");
@@ -3286,7 +3287,8 @@ static void test_rewritten(void)
     STEP("its reason changed", store_set_contradicts(s, y, x, "timetable", &err), 1);
     STEP("cleared", store_clear_relation(s, x, y, STORE_REL_CONTRADICTS, &err), 1);
     STEP("a supersession set (the older memory's superseded_by changes)",
-         store_set_supersedes(s, y, x, "later timetable", &err), 0);
+         store_set_supersedes(s, y, x, "later timetable", &err), 1);
+    STEP("and cleared", store_clear_relation(s, y, x, STORE_REL_SUPERSEDES, &err), 1);
     add_noted(s, "w1", "Ana", "2025-01-10T10:00:00Z", "Ana: I work at Westway Buses.", 0, NULL);
     uint64_t found = 0;
     STEP("an add whose memory supersedes an older one (a relation found)",

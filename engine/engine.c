@@ -291,7 +291,7 @@ static snapshot *grown(engine *e, const store_key *key)
     snapshot *base = mine ? e->sn : snapfile_open_base(e->s, key, &from), *sn = NULL;
     ms_error err;
     ms_error_clear(&err);
-    if (base && snapshot_grow(e->s, base, &sn, &err))
+    if (base && snapshot_grow(e->s, base, key->superseded_marked > from, &sn, &err))
         sn = NULL; /* the tables say what is wrong, if anything is */
     if (sn)
         sn->grown_from = from;

@@ -238,10 +238,12 @@ ms_status snapshot_load_successors(store *s, snapshot *sn, ms_error *err);
  * profile, read under a key whose generation is at least the store's
  * rewritten one: the store only appended since) and the memories appended
  * since (snapgrow.c): what snapshot_load would read, into *out (caller
- * frees with snapshot_free; old is not changed). *out NULL with MS_OK when
- * old cannot be kept (another embedder, other entities). Inside a read
- * transaction. */
-ms_status snapshot_grow(store *s, const snapshot *old, snapshot **out, ms_error *err);
+ * frees with snapshot_free; old is not changed). With marked (a
+ * supersession was marked or cleared since old's generation:
+ * store_key.superseded_marked), the superseded_* fields of the memories a
+ * successor names are read again. *out NULL with MS_OK when old cannot be
+ * kept (another embedder, other entities). Inside a read transaction. */
+ms_status snapshot_grow(store *s, const snapshot *old, int marked, snapshot **out, ms_error *err);
 
 /* One supersedes relation: newer replaces older (indices), and why. */
 typedef struct snap_succ {

@@ -231,27 +231,32 @@ static int named_by(const sup_entry *v, size_t n, uint32_t i)
     return lo < n && v[lo].idx == i;
 }
 
-/* The superseded memories, as a full read lists them: every memory whose
- * superseded_by names a successor now, read again through its index (a
- * supersession set between two memories changes the older one's fields,
- * and is no rewrite: store/relation.c), and the others, superseded_at
- * alone (expired), as the base and the new rows hold them (only a rewrite
- * changes those). */
-static ms_status grow_superseded(snapshot *sn, const snapshot *old, grow_ctx *c)
+/* The superseded memories, as a full read lists them. With marked (a
+ * supersession set or cleared between two memories since the base: it
+ * changes the older one's fields, and is no rewrite, store/relation.c),
+ * every memory whose superseded_by names a successor now, read again
+ * through its index, and the others, superseded_at alone (expired), as the
+ * base and the new rows hold them (only a rewrite changes those); else the
+ * base's and the new rows'. */
+static ms_status grow_superseded(snapshot *sn, const snapshot *old, int marked, grow_ctx *c)
 {
     sup_read r = {.sn = sn, .v = {.size = sizeof(sup_entry)}};
-    ms_status st = store_scan_superseded_by(c->s, read_superseded, &r, c->err);
+    ms_status st = marked ? store_scan_superseded_by(c->s, read_superseded, &r, c->err) : MS_OK;
     if (!st && r.oom)
         st = ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
     sup_entry *by = r.v.p;
     size_t n_by = r.v.n;
     if (!st && n_by > 1)
         qsort(by, n_by, sizeof *by, by_sup_idx);
+        /* kept from the base and the new rows: without marked, all of them;
+         * with it, the expired ones the read did not find named */
+#define KEEP_BASE(j) ((!marked || !old->sup_by[j]) && !named_by(by, n_by, old->sup_idx[j]))
+#define KEEP_ROW(i) (row_at(c, i)->sup_text && (!marked || !row_at(c, i)->sup_by))
     size_t k = n_by;
     for (size_t j = 0; j < old->n_sup; j++)
-        k += !old->sup_by[j] && !named_by(by, n_by, old->sup_idx[j]);
+        k += KEEP_BASE(j);
     for (size_t i = 0; i < c->rows.n; i++)
-        k += row_at(c, i)->sup_text && !row_at(c, i)->sup_by;
+        k += KEEP_ROW(i);
     if (!st && k) {
         sn->sup_idx = malloc(k * sizeof *sn->sup_idx);
         sn->sup_text = calloc(k, sizeof *sn->sup_text);
@@ -262,9 +267,9 @@ static ms_status grow_superseded(snapshot *sn, const snapshot *old, grow_ctx *c)
     /* merged by index: the named (by), the base's expired, the new expired */
     size_t a = 0, b = 0, i = 0;
     while (!st && sn->n_sup < k) {
-        while (b < old->n_sup && (old->sup_by[b] || named_by(by, n_by, old->sup_idx[b])))
+        while (b < old->n_sup && !KEEP_BASE(b))
             b++;
-        while (i < c->rows.n && (!row_at(c, i)->sup_text || row_at(c, i)->sup_by))
+        while (i < c->rows.n && !KEEP_ROW(i))
             i++;
         uint32_t ia = a < n_by ? by[a].idx : UINT32_MAX,
                  ib = b < old->n_sup ? old->sup_idx[b] : UINT32_MAX,
@@ -279,16 +284,18 @@ static ms_status grow_superseded(snapshot *sn, const snapshot *old, grow_ctx *c)
             by[a++].text = NULL;
         } else if (ib <= ii) {
             sn->sup_idx[at] = ib;
-            sn->sup_by[at] = 0;
+            sn->sup_by[at] = old->sup_by[b];
             if (!(sn->sup_text[at] = strdup(old->sup_text[b++])))
                 st = ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
         } else {
             sn->sup_idx[at] = ii;
-            sn->sup_by[at] = 0;
+            sn->sup_by[at] = row_at(c, i)->sup_by;
             sn->sup_text[at] = row_at(c, i)->sup_text;
             row_at(c, i++)->sup_text = NULL;
         }
     }
+#undef KEEP_BASE
+#undef KEEP_ROW
     for (size_t j = 0; j < n_by; j++)
         free(by[j].text);
     free(by);
@@ -546,7 +553,7 @@ static int32_t sessions_of(const snapshot *old)
     return next;
 }
 
-ms_status snapshot_grow(store *s, const snapshot *old, snapshot **out, ms_error *err)
+ms_status snapshot_grow(store *s, const snapshot *old, int marked, snapshot **out, ms_error *err)
 {
     *out = NULL;
     if (old->n == 0)
@@ -571,7 +578,7 @@ ms_status snapshot_grow(store *s, const snapshot *old, snapshot **out, ms_error 
         st = grow_memories(sn, old, &c);
     }
     if (!st)
-        st = grow_superseded(sn, old, &c);
+        st = grow_superseded(sn, old, marked, &c);
     int only = 0; /* the profile's memories are all the store's: counting them
                      walked a whole index (at 1M 15 % of a grow) */
     if (!st)

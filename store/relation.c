@@ -89,6 +89,8 @@ static ms_status rel_write(store *s, const char *sql, int n, int64_t a, int64_t 
     ms_status code = rel_run(s, sql, n, a, b, c, text, &done, what, err);
     if (!code)
         s->appended += done;
+    if (!code && done && strncmp(sql, "UPDATE memories", 15) == 0)
+        s->sup_marked = 1;
     if (changes)
         *changes = done;
     return code;
@@ -147,14 +149,18 @@ static ms_status rel_check(int64_t a, int64_t b, const char *reason, const char 
 static ms_status rel_resync_older(store *s, int64_t older, const char *gone_id, const char *what,
                                   ms_error *err)
 {
-    return rel_write(s,
-                     "UPDATE memories SET (superseded_by, superseded_at, superseded_reason) ="
-                     " (SELECT n.id, coalesce(n.event_time, n.created_at), r.reason"
-                     "  FROM relations r JOIN memories n ON n.rid = r.src"
-                     "  WHERE r.dst = ?1 AND r.kind = 1"
-                     "  ORDER BY coalesce(n.event_ts, n.created_ts) DESC, n.rid DESC LIMIT 1)"
-                     " WHERE rid = ?1 AND superseded_by = ?4",
-                     1, older, 0, 0, gone_id, NULL, what, err);
+    int done = 0;
+    ms_status code =
+        rel_write(s,
+                  "UPDATE memories SET (superseded_by, superseded_at, superseded_reason) ="
+                  " (SELECT n.id, coalesce(n.event_time, n.created_at), r.reason"
+                  "  FROM relations r JOIN memories n ON n.rid = r.src"
+                  "  WHERE r.dst = ?1 AND r.kind = 1"
+                  "  ORDER BY coalesce(n.event_ts, n.created_ts) DESC, n.rid DESC LIMIT 1)"
+                  " WHERE rid = ?1 AND superseded_by = ?4",
+                  1, older, 0, 0, gone_id, &done, what, err);
+    s->sup_marked |= done > 0; /* store_key.superseded_marked */
+    return code;
 }
 
 /* ---- writing ------------------------------------------------------------- */
@@ -197,6 +203,7 @@ static ms_status supersedes_in(store *s, int64_t newer, int64_t older, const cha
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, what, err);
     s->appended += sqlite3_changes(s->db); /* as rel_write's */
+    s->sup_marked = 1;
     return MS_OK;
 }
 

@@ -1248,6 +1248,7 @@ ms_status store_begin(store *s, ms_error *err)
     s->in_txn = 1;
     s->changes0 = sqlite3_total_changes64(s->db);
     s->appended = 0;
+    s->sup_marked = 0;
     s->cand_through = -1;
     return MS_OK;
 }
@@ -1280,6 +1281,7 @@ ms_status store_read_begin(store *s, ms_error *err)
     s->in_txn = 1;
     s->changes0 = sqlite3_total_changes64(s->db);
     s->appended = 0;
+    s->sup_marked = 0;
     s->cand_through = -1;
     return s->upgrade_from ? notice_upgrade(s, err) : MS_OK;
 }
@@ -1298,6 +1300,7 @@ ms_status store_solo_begin(store *s, int *solo, ms_error *err)
     s->in_txn = 1;
     s->changes0 = sqlite3_total_changes64(s->db);
     s->appended = 0;
+    s->sup_marked = 0;
     s->cand_through = -1;
     *solo = 1;
     return MS_OK;
@@ -1337,6 +1340,12 @@ static ms_status bump_generation(store *s, int only_appended, ms_error *err)
         st = store_exec(s,
                         "UPDATE meta SET value=(SELECT value FROM meta WHERE key='generation')"
                         " WHERE key='rewritten'",
+                        err);
+    if (!st && s->sup_marked)
+        st = store_exec(s,
+                        "INSERT INTO meta(key, value) VALUES ('superseded_marked',"
+                        " (SELECT value FROM meta WHERE key='generation'))"
+                        " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                         err);
     return st;
 }
@@ -1433,7 +1442,9 @@ int store_cache_key(store *s, store_key *out)
     int rc = sqlite3_prepare_v2(s->db,
                                 "SELECT (SELECT value FROM meta WHERE key='store_uid'),"
                                 " (SELECT CAST(value AS INTEGER) FROM meta WHERE key='generation'),"
-                                " (SELECT CAST(value AS INTEGER) FROM meta WHERE key='rewritten')",
+                                " (SELECT CAST(value AS INTEGER) FROM meta WHERE key='rewritten'),"
+                                " (SELECT CAST(value AS INTEGER) FROM meta"
+                                " WHERE key='superseded_marked')",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
         return -1;
@@ -1445,6 +1456,7 @@ int store_cache_key(store *s, store_key *out)
         out->rewritten =
             sqlite3_column_type(st, 2) == SQLITE_NULL ? INT64_MAX : sqlite3_column_int64(st, 2);
         out->schema = s->upgrade_from ? s->upgrade_from : STORE_SCHEMA_VERSION;
+        out->superseded_marked = sqlite3_column_int64(st, 3); /* 0 when never */
     }
     sqlite3_finalize(st);
     return ok ? 0 : -1;

@@ -114,19 +114,23 @@ int64_t store_data_version(store *s);
 /* What a copy of the store's contents kept outside it (the engine's
  * snapshot file) is valid for. */
 typedef struct store_key {
-    char uid[33];       /* the store's own id, made with its first write */
-    int64_t generation; /* moves with every committed write but feedback */
-    int64_t schema;     /* the schema the store is read with */
-    int64_t rewritten;  /* the last generation whose transaction did more than append
-                           new memories (store_put of new ids, each the newest row, with
-                           what they derive) and write relations between memories (with
-                           the superseded_* fields those set or clear): a copy made under
-                           generation g >= rewritten holds every row but those appended
-                           since, unchanged (relations, which no copy keeps, and the
-                           superseded_* fields of the memories a successor names, which a
-                           grow reads again, aside).
-                           INT64_MAX when not known (nothing written since an older
-                           memscope wrote the store) */
+    char uid[33];              /* the store's own id, made with its first write */
+    int64_t generation;        /* moves with every committed write but feedback */
+    int64_t schema;            /* the schema the store is read with */
+    int64_t rewritten;         /* the last generation whose transaction did more than append
+                                  new memories (store_put of new ids, each the newest row, with
+                                  what they derive) and write relations between memories (with
+                                  the superseded_* fields those set or clear): a copy made under
+                                  generation g >= rewritten holds every row but those appended
+                                  since, unchanged (relations, which no copy keeps, and the
+                                  superseded_* fields of the memories a successor names, which a
+                                  grow reads again, aside).
+                                  INT64_MAX when not known (nothing written since an older
+                                  memscope wrote the store) */
+    int64_t superseded_marked; /* the last generation whose transaction changed the
+                                  superseded_* fields of a memory a relation names (a
+                                  supersession marked or cleared), 0 when none: a grow from
+                                  an earlier one reads those fields again */
 } store_key;
 
 /* The store's key as the open read transaction sees it (call inside one).

@@ -166,6 +166,8 @@ struct store {
     int64_t appended;    /* of those since, the changes store_put made appending new
                             memories (each the newest row): when they are all the
                             transaction's changes, it only appended (store_key.rewritten) */
+    int sup_marked;      /* this transaction changed the superseded_* fields of a memory a
+                            relation names (relation.c): store_key.superseded_marked */
     int64_t own_commits; /* write transactions this connection committed */
     int unlogged;        /* this connection made the store and has not ended its first
                             write: no write-ahead log yet (store.c, "a new store") */

@@ -3286,9 +3286,13 @@ static void test_rewritten(void)
     STEP("a contradiction set", store_set_contradicts(s, x, y, "8 or 9?", &err), 1);
     STEP("its reason changed", store_set_contradicts(s, y, x, "timetable", &err), 1);
     STEP("cleared", store_clear_relation(s, x, y, STORE_REL_CONTRADICTS, &err), 1);
+    is_int((long long)k.superseded_marked, 0, "no supersession marked yet");
     STEP("a supersession set (the older memory's superseded_by changes)",
          store_set_supersedes(s, y, x, "later timetable", &err), 1);
+    is_int((long long)k.superseded_marked, (long long)k.generation,
+           "the key says a supersession was marked in this generation: a grow reads them again");
     STEP("and cleared", store_clear_relation(s, y, x, STORE_REL_SUPERSEDES, &err), 1);
+    is_int((long long)k.superseded_marked, (long long)k.generation, "and again when cleared");
     add_noted(s, "w1", "Ana", "2025-01-10T10:00:00Z", "Ana: I work at Westway Buses.", 0, NULL);
     uint64_t found = 0;
     STEP("an add whose memory supersedes an older one (a relation found)",

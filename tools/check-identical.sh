@@ -87,15 +87,16 @@ EOF
 }
 
 # Every table the import writes, in a fixed order, as one digest per table
-# (not the store's bookkeeping: its id, generation, last rewrite and the mark
-# of its fact candidates, a list derived from the memories' texts).
+# (not the store's bookkeeping: its id, generation, last rewrite, last marked
+# supersession and the mark of its fact candidates, a list derived from the
+# memories' texts).
 digest_store() { # digest_store DB OUT
     for q in \
         "SELECT rid, profile, id, content, ptag, context, created_at, created_ts, event_time, event_ts, speaker, session, source, memory_confidence, trust_alpha, trust_beta, importance, pinned FROM memories ORDER BY rid" \
         "SELECT eid, profile, name, norm, kind FROM entities ORDER BY eid" \
         "SELECT rid, eid, given FROM memory_entities ORDER BY rid, eid" \
         "SELECT src, dst, type, weight FROM edges ORDER BY src, dst, type" \
-        "SELECT key, value FROM meta WHERE key NOT IN ('store_uid', 'generation', 'rewritten', 'fact_candidates_through') ORDER BY key"; do
+        "SELECT key, value FROM meta WHERE key NOT IN ('store_uid', 'generation', 'rewritten', 'fact_candidates_through', 'superseded_marked') ORDER BY key"; do
         printf '%s  %s\n' "$(sqlite3 "$1" "$q" | md5sum | cut -d' ' -f1)" "$(echo "$q" | cut -c1-50)"
     done >"$2"
     printf '%s  %s\n' "$(dense_vectors "$1" | md5sum | cut -d' ' -f1)" "vectors, dense" >>"$2"

@@ -1230,8 +1230,9 @@ static ms_status read_profile(store *s, int64_t after, int listed, profile_mems 
 /* ---- the memories that might state a fact ---------------------------------
  *
  * A detection compares the facts of the new memories with those of every
- * memory of their profile; reading every text for that took 3.2-3.3 s of
- * an `add` at 1M, where 614 memories might state anything. So the store
+ * memory of their profile; reading every text for that took about 3 s of
+ * an `add` at 1M (median 3.17 s), where 614 memories might state anything.
+ * So the store
  * lists them: fact_candidates holds the rid of every memory at or below
  * meta 'fact_candidates_through' (the mark) whose text might state a fact
  * (might_state), and may hold others, which read_profile asks again. A put
@@ -1411,7 +1412,7 @@ ms_status store_detect_supersession(store *s, int64_t after, uint64_t *found, ms
         return sync;
     sqlite3_stmt *st;
     /* the rows after `after` by rowid: for a DISTINCT SQLite otherwise walks
-     * a covering index of every memory (80 ms of each `add` at 1M); the
+     * a covering index of every memory (56-60 ms of each `add` at 1M); the
      * whole store (after 0) is read faster through that index */
     int rc = sqlite3_prepare_v2(s->db,
                                 after > 0 ? "SELECT DISTINCT profile FROM memories NOT INDEXED"

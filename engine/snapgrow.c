@@ -248,10 +248,10 @@ static ms_status grow_superseded(snapshot *sn, const snapshot *old, int marked, 
     size_t n_by = r.v.n;
     if (!st && n_by > 1)
         qsort(by, n_by, sizeof *by, by_sup_idx);
-        /* kept from the base and the new rows: without marked, all of them;
-         * with it, the expired ones the read did not find named */
 #define KEEP_BASE(j) ((!marked || !old->sup_by[j]) && !named_by(by, n_by, old->sup_idx[j]))
 #define KEEP_ROW(i) (row_at(c, i)->sup_text && (!marked || !row_at(c, i)->sup_by))
+    /* kept from the base and the new rows (KEEP_*): without marked, all of
+     * them; with it, the expired ones the read did not find named */
     size_t k = n_by;
     for (size_t j = 0; j < old->n_sup; j++)
         k += KEEP_BASE(j);

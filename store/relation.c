@@ -89,8 +89,6 @@ static ms_status rel_write(store *s, const char *sql, int n, int64_t a, int64_t 
     ms_status code = rel_run(s, sql, n, a, b, c, text, &done, what, err);
     if (!code)
         s->appended += done;
-    if (!code && done && strncmp(sql, "UPDATE memories", 15) == 0)
-        s->sup_marked = 1;
     if (changes)
         *changes = done;
     return code;
@@ -202,8 +200,9 @@ static ms_status supersedes_in(store *s, int64_t newer, int64_t older, const cha
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return store_sql_fail(s, rc, what, err);
-    s->appended += sqlite3_changes(s->db); /* as rel_write's */
-    s->sup_marked = 1;
+    int done = sqlite3_changes(s->db);
+    s->appended += done; /* as rel_write's */
+    s->sup_marked |= done > 0;
     return MS_OK;
 }
 

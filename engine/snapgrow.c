@@ -195,20 +195,30 @@ typedef struct sup_read {
     int oom;
 } sup_read;
 
+/* One more entry of r, taking text (NULL: out of memory). */
+static void sup_push(sup_read *r, uint32_t idx, uint8_t by, char *text)
+{
+    sup_entry *e = text ? snap_grow_push(&r->v) : NULL;
+    if (!e) {
+        free(text);
+        r->oom = 1;
+        return;
+    }
+    *e = (sup_entry){idx, by, text};
+}
+
 static int read_superseded(void *p, const store_meta *m)
 {
     sup_read *r = p;
     long i = snapshot_find(r->sn, m->rid);
     if (i < 0)
         return 0;
-    sup_entry *e = snap_grow_push(&r->v);
-    if (e)
-        *e = (sup_entry){(uint32_t)i, 1, NULL};
-    if (!e || sup_text_of(m, &e->text)) { /* superseded_by is set: a text is made */
+    char *text = NULL;
+    if (sup_text_of(m, &text) == 0) /* superseded_by is set: a text is made */
+        sup_push(r, (uint32_t)i, 1, text);
+    else
         r->oom = 1;
-        return 1;
-    }
-    return 0;
+    return r->oom;
 }
 
 static int by_sup_idx(const void *a, const void *b)
@@ -217,7 +227,7 @@ static int by_sup_idx(const void *a, const void *b)
     return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* Is index i among the memories a successor names (sorted v[n])? */
+/* Is index i among the memories a successor names (v[n], by index)? */
 static int named_by(const sup_entry *v, size_t n, uint32_t i)
 {
     size_t lo = 0, hi = n;
@@ -242,21 +252,23 @@ static ms_status grow_superseded(snapshot *sn, const snapshot *old, int marked, 
 {
     sup_read r = {.sn = sn, .v = {.size = sizeof(sup_entry)}};
     ms_status st = marked ? store_scan_superseded_by(c->s, read_superseded, &r, c->err) : MS_OK;
+    size_t named = r.v.n; /* read in rid order, so by index */
+    for (size_t j = 0; !st && !r.oom && j < old->n_sup; j++)
+        if (!marked || (!old->sup_by[j] && !named_by(r.v.p, named, old->sup_idx[j])))
+            sup_push(&r, old->sup_idx[j], old->sup_by[j], strdup(old->sup_text[j]));
+    for (size_t i = 0; !st && !r.oom && i < c->rows.n; i++) {
+        new_row *w = row_at(c, i);
+        if (w->sup_text && (!marked || !w->sup_by)) {
+            sup_push(&r, (uint32_t)(old->n + i), w->sup_by, w->sup_text);
+            w->sup_text = NULL;
+        }
+    }
     if (!st && r.oom)
         st = ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
-    sup_entry *by = r.v.p;
-    size_t n_by = r.v.n;
-    if (!st && n_by > 1)
-        qsort(by, n_by, sizeof *by, by_sup_idx);
-#define KEEP_BASE(j) ((!marked || !old->sup_by[j]) && !named_by(by, n_by, old->sup_idx[j]))
-#define KEEP_ROW(i) (row_at(c, i)->sup_text && (!marked || !row_at(c, i)->sup_by))
-    /* kept from the base and the new rows (KEEP_*): without marked, all of
-     * them; with it, the expired ones the read did not find named */
-    size_t k = n_by;
-    for (size_t j = 0; j < old->n_sup; j++)
-        k += KEEP_BASE(j);
-    for (size_t i = 0; i < c->rows.n; i++)
-        k += KEEP_ROW(i);
+    sup_entry *v = r.v.p;
+    size_t k = r.v.n;
+    if (!st && marked && k > 1) /* else the base's, then the new rows': in order */
+        qsort(v, k, sizeof *v, by_sup_idx);
     if (!st && k) {
         sn->sup_idx = malloc(k * sizeof *sn->sup_idx);
         sn->sup_text = calloc(k, sizeof *sn->sup_text);
@@ -264,41 +276,15 @@ static ms_status grow_superseded(snapshot *sn, const snapshot *old, int marked, 
         if (!sn->sup_idx || !sn->sup_text || !sn->sup_by)
             st = ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
     }
-    /* merged by index: the named (by), the base's expired, the new expired */
-    size_t a = 0, b = 0, i = 0;
-    while (!st && sn->n_sup < k) {
-        while (b < old->n_sup && !KEEP_BASE(b))
-            b++;
-        while (i < c->rows.n && !KEEP_ROW(i))
-            i++;
-        uint32_t ia = a < n_by ? by[a].idx : UINT32_MAX,
-                 ib = b < old->n_sup ? old->sup_idx[b] : UINT32_MAX,
-                 ii = i < c->rows.n ? (uint32_t)(old->n + i) : UINT32_MAX;
-        if (ia == UINT32_MAX && ib == UINT32_MAX && ii == UINT32_MAX)
-            break; /* (k counted them all) */
-        size_t at = sn->n_sup++;
-        if (ia <= ib && ia <= ii) {
-            sn->sup_idx[at] = ia;
-            sn->sup_by[at] = 1;
-            sn->sup_text[at] = by[a].text;
-            by[a++].text = NULL;
-        } else if (ib <= ii) {
-            sn->sup_idx[at] = ib;
-            sn->sup_by[at] = old->sup_by[b];
-            if (!(sn->sup_text[at] = strdup(old->sup_text[b++])))
-                st = ms_fail(c->err, MS_NOMEM, "out of memory extending the snapshot");
-        } else {
-            sn->sup_idx[at] = ii;
-            sn->sup_by[at] = row_at(c, i)->sup_by;
-            sn->sup_text[at] = row_at(c, i)->sup_text;
-            row_at(c, i++)->sup_text = NULL;
-        }
+    for (size_t j = 0; !st && j < k; j++, sn->n_sup++) {
+        sn->sup_idx[j] = v[j].idx;
+        sn->sup_by[j] = v[j].by;
+        sn->sup_text[j] = v[j].text;
+        v[j].text = NULL;
     }
-#undef KEEP_BASE
-#undef KEEP_ROW
-    for (size_t j = 0; j < n_by; j++)
-        free(by[j].text);
-    free(by);
+    for (size_t j = 0; j < k; j++)
+        free(v[j].text);
+    free(v);
     return st;
 }
 

@@ -300,6 +300,10 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_FTS_MATCH] = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid > ?2",
     [ST_ENTITY_NAMES] = "SELECT e.name FROM memory_entities l JOIN entities e ON e.eid=l.eid"
                         " WHERE l.rid=?1 AND l.given>=?2 ORDER BY e.norm",
+    [ST_CAND_LIST] = "INSERT OR IGNORE INTO fact_candidates(rid) VALUES (?1)",
+    [ST_CAND_UNLIST] = "DELETE FROM fact_candidates WHERE rid=?1",
+    [ST_CAND_MARK] = "INSERT INTO meta(key, value) VALUES ('fact_candidates_through', ?1)"
+                     " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
 };
 
 /* What the statements that read schema 6's columns say on an older schema

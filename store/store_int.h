@@ -136,6 +136,9 @@ enum stmt_id {
     ST_GRAPH_MEMORY,
     ST_GRAPH_LINKS,
     ST_GRAPH_LINK_NEXT,
+    ST_CAND_LIST, /* the fact candidates (supersede.c) */
+    ST_CAND_UNLIST,
+    ST_CAND_MARK,
     ST_COUNT
 };
 

@@ -1250,35 +1250,26 @@ static ms_status cand_through(store *s, int64_t *out, ms_error *err)
         *out = s->cand_through;
         return MS_OK;
     }
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db,
-                                "SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta"
-                                " WHERE key='fact_candidates_through'), 0)",
-                                -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return store_sql_fail(s, rc, "reading the fact candidates", err);
-    rc = sqlite3_step(st);
-    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW)
-        return store_sql_fail(s, rc, "reading the fact candidates", err);
-    s->cand_through = *out;
-    return MS_OK;
+    ms_status code = store_query_int(s,
+                                     "SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta"
+                                     " WHERE key='fact_candidates_through'), 0)",
+                                     out, err);
+    if (!code)
+        s->cand_through = *out;
+    return code;
 }
 
-/* Run sql (?1 bound to v) to its end. */
-static ms_status cand_run(store *s, sqlite3_stmt **st, const char *sql, int64_t v, ms_error *err)
+/* Run statement id with ?1 bound to v. */
+static ms_status cand_run(store *s, enum stmt_id id, int64_t v, ms_error *err)
 {
-    int rc = *st ? SQLITE_OK : sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_reset(*st);
-        sqlite3_bind_int64(*st, 1, v);
-        rc = sqlite3_step(*st);
-    }
+    sqlite3_stmt *st = store_stmt(s, id, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_int64(st, 1, v);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
     return rc == SQLITE_DONE ? MS_OK : store_sql_fail(s, rc, "listing the fact candidates", err);
 }
-
-#define CAND_LIST_SQL "INSERT OR IGNORE INTO fact_candidates(rid) VALUES (?1)"
 
 ms_status store_fact_candidate_put(store *s, const store_memory *m, ms_error *err)
 {
@@ -1289,11 +1280,7 @@ ms_status store_fact_candidate_put(store *s, const store_memory *m, ms_error *er
     int yes = m->might_state >= 0 ? m->might_state : store_might_state(m->content);
     if (yes < 0)
         return ms_fail(err, MS_NOMEM, "out of memory");
-    sqlite3_stmt *st = NULL;
-    code = cand_run(s, &st, yes ? CAND_LIST_SQL : "DELETE FROM fact_candidates WHERE rid=?1",
-                    m->rid, err);
-    sqlite3_finalize(st);
-    return code;
+    return cand_run(s, yes ? ST_CAND_LIST : ST_CAND_UNLIST, m->rid, err);
 }
 
 /* Each memory above the mark whose text might state a fact, listed, and
@@ -1313,10 +1300,10 @@ static ms_status cand_catch_up(store *s, int force, ms_error *err)
     if (!noted && !force)
         return MS_OK;
     int64_t changes = sqlite3_total_changes64(s->db);
-    sqlite3_stmt *put = NULL, *st = NULL;
+    sqlite3_stmt *st = NULL;
     for (size_t i = 0; noted && !code && i < s->n_facts; i++)
         if (s->facts[i] > through)
-            code = cand_run(s, &put, CAND_LIST_SQL, s->facts[i], err);
+            code = cand_run(s, ST_CAND_LIST, s->facts[i], err);
     int rc = SQLITE_DONE;
     if (!noted && !code) {
         rc = sqlite3_prepare_v2(s->db,
@@ -1331,21 +1318,15 @@ static ms_status cand_catch_up(store *s, int force, ms_error *err)
                 if (yes < 0)
                     code = ms_fail(err, MS_NOMEM, "out of memory");
                 else if (yes)
-                    code = cand_run(s, &put, CAND_LIST_SQL, sqlite3_column_int64(st, 0), err);
+                    code = cand_run(s, ST_CAND_LIST, sqlite3_column_int64(st, 0), err);
             }
         }
         if (!code && rc != SQLITE_DONE)
             code = store_sql_fail(s, rc, "listing the fact candidates", err);
     }
     sqlite3_finalize(st);
-    sqlite3_finalize(put);
-    put = NULL;
     if (!code)
-        code = cand_run(s, &put,
-                        "INSERT INTO meta(key, value) VALUES ('fact_candidates_through', ?1)"
-                        " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                        last, err);
-    sqlite3_finalize(put);
+        code = cand_run(s, ST_CAND_MARK, last, err);
     if (!code) {
         s->cand_through = last;
         s->appended += sqlite3_total_changes64(s->db) - changes;

@@ -343,6 +343,18 @@ is "$(sqlite3 v9.db 'PRAGMA user_version')" "$(sed -n 's/^#define STORE_SCHEMA_V
 on_terminal add --db v9.db another note
 ok "$(! grep -q "upgrades it" screen.txt; echo $?)" "the next write says nothing of it"
 
+# From schema 10 the upgrade only adds an empty table (the fact candidates):
+# the notice says nothing of seconds.
+"$MEMSCOPE" demo --db v10.db >/dev/null
+sqlite3 v10.db 'DROP TABLE fact_candidates; PRAGMA user_version=10'
+on_terminal add --db v10.db a note written after schema 10
+grep -q "store v10.db has schema 10; its first write upgrades it to [0-9]*, once *$" screen.txt
+ok $? "a schema 10 store's first write says it upgrades it"
+ok "$(! grep -q "seconds" screen.txt && grep -q "MARKER-AFTER rc=0" screen.txt; echo $?)" \
+    "without a word of seconds, and succeeds"
+is "$(sqlite3 v10.db "SELECT count(*) FROM sqlite_master WHERE name='fact_candidates'")" 1 \
+    "the upgrade made the table"
+
 # The browser says it where it shows messages, when it opens such a store.
 "$MEMSCOPE" demo --db v9b.db >/dev/null
 sqlite3 v9b.db 'ALTER TABLE memory_entities DROP COLUMN speaker; PRAGMA user_version=9'

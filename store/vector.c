@@ -85,24 +85,49 @@ static int palette_bits(int k)
     return b;
 }
 
-/* The palette form of v[dim] into buf, when it has at most PALETTE_MAX
- * distinct non-zero floats and is shorter than limit bytes: its length,
- * else 0 (buf may have been written up to limit). */
-static size_t palette_encode(const float *v, int dim, unsigned char *buf, size_t limit)
+/* The places of a vector's distinct non-zero floats, by their bits: an
+ * open-addressed table twice PALETTE_MAX, so each float is one probe or
+ * two, where a walk along the palette was up to 64 compares (an import
+ * encodes every vector). Slot 0 is empty: zero bits are never looked up. */
+#define PALETTE_SLOTS (2 * PALETTE_MAX)
+
+typedef struct pal_map {
+    uint32_t bits[PALETTE_SLOTS];
+    uint8_t place[PALETTE_SLOTS];
+} pal_map;
+
+static unsigned pal_slot(const pal_map *m, uint32_t bits)
 {
+    unsigned h = (bits * 2654435761u) >> 25; /* 7 bits: PALETTE_SLOTS */
+    while (m->bits[h] && m->bits[h] != bits)
+        h = (h + 1) % PALETTE_SLOTS;
+    return h;
+}
+
+/* The palette form of v[dim] into buf, whose non-zero floats are at the
+ * ascending places nz[0..nnz), when it has at most PALETTE_MAX distinct
+ * ones and is shorter than limit bytes: its length, else 0 (buf may have
+ * been written up to limit). The palette keeps the order in which its
+ * floats first occur. */
+static size_t palette_encode(const float *v, int dim, const uint16_t *nz, size_t nnz,
+                             unsigned char *buf, size_t limit)
+{
+    _Static_assert(PALETTE_SLOTS == 1 << 7, "pal_slot hashes to 7 bits");
     uint32_t pal[PALETTE_MAX];
+    pal_map m;
+    memset(m.bits, 0, sizeof m.bits);
     int k = 0;
-    for (int j = 0; j < dim; j++) {
+    for (size_t i = 0; i < nnz; i++) {
         uint32_t bits;
-        memcpy(&bits, &v[j], sizeof bits);
-        if (!bits)
+        memcpy(&bits, &v[nz[i]], sizeof bits);
+        unsigned h = pal_slot(&m, bits);
+        if (m.bits[h])
             continue;
-        int i = 0;
-        while (i < k && pal[i] != bits)
-            i++;
-        if (i == k && k++ == PALETTE_MAX)
+        if (k == PALETTE_MAX)
             return 0;
-        pal[i] = bits;
+        m.bits[h] = bits;
+        m.place[h] = (uint8_t)k;
+        pal[k++] = bits;
     }
     size_t n = SPARSE_HEAD + 1 + 4 * (size_t)k;
     if (k == 0 || n >= limit)
@@ -111,19 +136,11 @@ static size_t palette_encode(const float *v, int dim, unsigned char *buf, size_t
     buf[SPARSE_HEAD] = (unsigned char)k;
     memcpy(buf + SPARSE_HEAD + 1, pal, 4 * (size_t)k);
     int b = palette_bits(k);
-    uint32_t gap = 0;
-    for (int j = 0; j < dim; j++) {
+    for (size_t i = 0; i < nnz; i++) {
         uint32_t bits;
-        memcpy(&bits, &v[j], sizeof bits);
-        if (!bits) {
-            gap++;
-            continue;
-        }
-        int i = 0;
-        while (pal[i] != bits)
-            i++;
-        uint32_t x = gap << b | (uint32_t)i;
-        gap = 0;
+        memcpy(&bits, &v[nz[i]], sizeof bits);
+        uint32_t gap = (uint32_t)(nz[i] - (i ? nz[i - 1] + 1 : 0));
+        uint32_t x = gap << b | m.place[pal_slot(&m, bits)];
         do {
             if (n >= limit)
                 return 0;
@@ -136,12 +153,19 @@ static size_t palette_encode(const float *v, int dim, unsigned char *buf, size_t
 
 size_t store_vec_encode(const float *v, int dim, unsigned char *buf)
 {
-    size_t nnz = 0;
-    for (int j = 0; j < dim; j++)
-        nnz += !float_is_zero(v[j]);
+    uint16_t nz[STORE_DIM_MAX]; /* 16 KB */
     size_t dense = (size_t)dim * sizeof *v;
+    if (dim > STORE_DIM_MAX) { /* no vector is longer: stored as it is */
+        memcpy(buf, v, dense);
+        return dense;
+    }
+    size_t nnz = 0;
+    for (int j = 0; j < dim; j++) {
+        nz[nnz] = (uint16_t)j;
+        nnz += !float_is_zero(v[j]);
+    }
     size_t sparse = SPARSE_HEAD + 6 * nnz;
-    size_t pal = palette_encode(v, dim, buf, sparse < dense ? sparse : dense);
+    size_t pal = palette_encode(v, dim, nz, nnz, buf, sparse < dense ? sparse : dense);
     if (pal)
         return pal;
     if (sparse >= dense) {
@@ -150,12 +174,10 @@ size_t store_vec_encode(const float *v, int dim, unsigned char *buf)
     }
     put_head(buf, SPARSE_VERSION, dim);
     unsigned char *ix = buf + SPARSE_HEAD, *val = ix + 2 * nnz;
-    for (int j = 0; j < dim; j++) {
-        if (float_is_zero(v[j]))
-            continue;
-        *ix++ = (unsigned char)(j & 0xff);
-        *ix++ = (unsigned char)(j >> 8);
-        memcpy(val, &v[j], sizeof *v);
+    for (size_t i = 0; i < nnz; i++) {
+        *ix++ = (unsigned char)(nz[i] & 0xff);
+        *ix++ = (unsigned char)(nz[i] >> 8);
+        memcpy(val, &v[nz[i]], sizeof *v);
         val += sizeof *v;
     }
     return sparse;

@@ -3486,6 +3486,31 @@ static void test_utf8(void)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         is_int(store_utf8_invalid_at(cases[i].s, cases[i].len), cases[i].want, "utf8: %s",
                cases[i].what);
+
+    /* Long texts, where runs of ASCII are checked eight bytes at a time: one
+     * bad byte, NUL or sequence at every place of a 40-byte line, and a
+     * good sequence, which leaves it valid. */
+    static const struct {
+        const char *b;
+        int n, bad;
+    } put[] = {{"\x80", 1, 1},         {"\xff", 1, 1},
+               {"\0", 1, 1},           {"\xc3", 1, 1},
+               {"\xc3\xa9", 2, 0},     {"\xe2\x82\xac", 3, 0},
+               {"\xed\xa0\x80", 3, 1}, {"\xf0\x9f\x98\x80", 4, 0}};
+    int wrong = 0, cases_run = 0;
+    for (size_t k = 0; k < sizeof put / sizeof *put; k++)
+        for (int at = 0; at + put[k].n <= 40; at++) {
+            char line[40];
+            memset(line, 'a', sizeof line);
+            memcpy(line + at, put[k].b, (size_t)put[k].n);
+            long got = store_utf8_invalid_at(line, sizeof line);
+            wrong += got != (put[k].bad ? at : -1);
+            cases_run++;
+        }
+    ok(wrong == 0 && cases_run > 250,
+       "utf8: a bad byte found at every place of a long line, a good sequence passed (%d of "
+       "%d wrong)",
+       wrong, cases_run);
 }
 
 /* Feedback is one judgement per memory and query: again replaces it,

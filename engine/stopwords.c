@@ -1,10 +1,11 @@
 /* stopwords.c - the stop list: NLTK's 153 English stop words without their
  * apostrophe forms (tokens split at apostrophes, so "don't" is "don" + "t").
  * A longer list with question-framing words ("kind", "name", "mention")
- * measured no better on LoCoMo (docs/QUALITY.md). Sorted for bsearch. */
+ * measured no better on LoCoMo (docs/QUALITY.md). */
 #include "stopwords.h"
 
-#include <stdlib.h>
+#include <limits.h>
+#include <pthread.h>
 #include <string.h>
 
 static const char *const words[] = {
@@ -30,23 +31,42 @@ static const char *const words[] = {
     "yourselves",
 };
 
-struct key {
-    const char *w;
-    size_t n;
-};
+/* The words by hash: open addressing in a table four times the list, built
+ * once. The embedder asks this of every token of every text an import
+ * writes, and a binary search compared up to eight strings a token. */
+#define SLOTS 1024
+_Static_assert(sizeof words / sizeof *words * 4 <= SLOTS, "the table stays sparse");
+static const char *slot_word[SLOTS];
+static unsigned char slot_len[SLOTS];
+static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
 
-static int cmp(const void *k, const void *e)
+static unsigned hash(const char *w, size_t n)
 {
-    const struct key *a = k;
-    const char *b = *(const char *const *)e;
-    int c = strncmp(a->w, b, a->n);
-    if (c)
-        return c;
-    return b[a->n] ? -1 : 0;
+    unsigned h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)w[i]) * 16777619u;
+    return h % SLOTS;
+}
+
+static void slots_build(void)
+{
+    for (size_t k = 0; k < sizeof words / sizeof *words; k++) {
+        size_t n = strlen(words[k]);
+        unsigned h = hash(words[k], n);
+        while (slot_word[h])
+            h = (h + 1) % SLOTS;
+        slot_word[h] = words[k];
+        slot_len[h] = (unsigned char)n;
+    }
 }
 
 int stopword_is(const char *w, size_t n)
 {
-    struct key k = {w, n};
-    return bsearch(&k, words, sizeof words / sizeof *words, sizeof *words, cmp) != NULL;
+    if (n == 0 || n > UCHAR_MAX)
+        return 0;
+    pthread_once(&slots_once, slots_build);
+    for (unsigned h = hash(w, n); slot_word[h]; h = (h + 1) % SLOTS)
+        if (slot_len[h] == n && memcmp(slot_word[h], w, n) == 0)
+            return 1;
+    return 0;
 }

@@ -25,6 +25,7 @@
 
 #include "engine/embed.h"
 #include "engine/engine.h"
+#include "engine/stopwords.h"
 #include "store/store.h"
 #include "tests/tap.h"
 
@@ -1765,6 +1766,24 @@ static void test_query_vector_sizes(void)
     }
 }
 
+/* The stop list, looked up by hash: every word of the list, and words next
+ * to them (prefixes, longer words, capitals, a word inside a longer text). */
+static void test_stopwords(void)
+{
+    static const char *const stop[] = {"a", "about", "the",        "t",    "don",
+                                       "y", "ain",   "yourselves", "whom", "against"};
+    static const char *const not [] = {"th",  "thee",   "abou",    "yourselvesx", "x",
+                                       "The", "memory", "tourney", "wh",          "againsts"};
+    int wrong = 0;
+    for (size_t i = 0; i < sizeof stop / sizeof *stop; i++)
+        wrong += !stopword_is(stop[i], strlen(stop[i]));
+    for (size_t i = 0; i < sizeof not / sizeof *not ; i++)
+        wrong += stopword_is(not [i], strlen(not [i]));
+    ok(wrong == 0, "stopword_is: ten stop words found, ten near them not (%d wrong)", wrong);
+    ok(stopword_is("theory", 3) && !stopword_is("theory", 4) && !stopword_is("the", 0),
+       "stopword_is reads n bytes: \"the\" of \"theory\" is one, \"theo\" and nothing are not");
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -1780,6 +1799,7 @@ int main(void)
         remove_tmpdir();
         return 1;
     }
+    test_stopwords();
     test_contract_and_recompute();
     test_query_vector_sizes();
     test_curly_possessive();

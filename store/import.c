@@ -185,6 +185,19 @@ static ms_status type_error(importer *im, const place *pl, const char *obj, size
                    want);
 }
 
+/* Object o's member key, as cJSON_GetObjectItemCaseSensitive finds it (the
+ * first of that name), each name's first byte compared before the rest: a
+ * line's fields are looked up two dozen times, each along all its members. */
+static const cJSON *member(const cJSON *o, const char *key)
+{
+    if (!cJSON_IsObject(o))
+        return NULL;
+    for (const cJSON *c = o->child; c && c->string; c = c->next)
+        if (c->string[0] == key[0] && strcmp(c->string, key) == 0)
+            return c;
+    return NULL;
+}
+
 static char *dup_string(const cJSON *v)
 {
     return v && cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
@@ -194,7 +207,7 @@ static char *dup_string(const cJSON *v)
 static ms_status get_text(importer *im, const place *pl, const char *obj, size_t len, size_t base,
                           const cJSON *o, const char *key, int allow_int, char **out)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    const cJSON *v = member(o, key);
     if (!v || cJSON_IsNull(v))
         return MS_OK;
     if (cJSON_IsString(v)) {
@@ -214,7 +227,7 @@ static ms_status get_text(importer *im, const place *pl, const char *obj, size_t
 static ms_status get_number(importer *im, const place *pl, const char *obj, size_t len, size_t base,
                             const cJSON *o, const char *key, double *out)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    const cJSON *v = member(o, key);
     if (!v || cJSON_IsNull(v))
         return MS_OK;
     if (!cJSON_IsNumber(v))
@@ -229,11 +242,11 @@ static ms_status get_number(importer *im, const place *pl, const char *obj, size
 static ms_status get_trust(importer *im, const place *pl, const char *obj, size_t len, size_t base,
                            const cJSON *o, store_memory *m)
 {
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "trust");
+    const cJSON *t = member(o, "trust");
     if (!t || cJSON_IsNull(t))
         return MS_OK;
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, "alpha");
-    const cJSON *b = cJSON_GetObjectItemCaseSensitive(t, "beta");
+    const cJSON *a = member(t, "alpha");
+    const cJSON *b = member(t, "beta");
     if (!cJSON_IsObject(t) || !cJSON_IsNumber(a) || !cJSON_IsNumber(b))
         return type_error(im, pl, obj, len, base, "trust",
                           "an object {\"alpha\": number, \"beta\": number}");
@@ -245,7 +258,7 @@ static ms_status get_trust(importer *im, const place *pl, const char *obj, size_
 static ms_status get_entities(importer *im, const place *pl, const char *obj, size_t len,
                               size_t base, const cJSON *o, store_memory *m)
 {
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "entities");
+    const cJSON *e = member(o, "entities");
     if (!e || cJSON_IsNull(e))
         return MS_OK;
     if (!cJSON_IsArray(e))
@@ -271,7 +284,7 @@ static ms_status get_entities(importer *im, const place *pl, const char *obj, si
 static ms_status get_embedding(importer *im, const place *pl, const char *obj, size_t len,
                                size_t base, const cJSON *o, store_memory *m)
 {
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "embedding");
+    const cJSON *e = member(o, "embedding");
     if (!e || cJSON_IsNull(e))
         return MS_OK;
     int n = cJSON_IsArray(e) ? cJSON_GetArraySize(e) : 0;
@@ -300,7 +313,7 @@ static ms_status get_embedding(importer *im, const place *pl, const char *obj, s
 static ms_status get_metadata(importer *im, const place *pl, const char *obj, size_t len,
                               size_t base, const cJSON *o, store_memory *m)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "metadata");
+    const cJSON *v = member(o, "metadata");
     if (!v || cJSON_IsNull(v))
         return MS_OK;
     if (!cJSON_IsObject(v))
@@ -338,8 +351,8 @@ static ms_status get_given_rel(importer *im, const place *pl, const char *obj, s
                                size_t base, const cJSON *e, const char *self, given_rel *r)
 {
     const char *what = "an array of {\"id\": ..., \"reason\": ...} objects";
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(e, "id");
-    const cJSON *why = cJSON_GetObjectItemCaseSensitive(e, "reason");
+    const cJSON *id = member(e, "id");
+    const cJSON *why = member(e, "reason");
     if (!cJSON_IsObject(e) || !cJSON_IsString(id) || !id->valuestring[0] ||
         (why && !cJSON_IsNull(why) && !cJSON_IsString(why)))
         return type_error(im, pl, obj, len, base, "contradicts", what);
@@ -360,7 +373,7 @@ static ms_status get_given_rel(importer *im, const place *pl, const char *obj, s
 static ms_status get_contradicts(importer *im, const place *pl, const char *obj, size_t len,
                                  size_t base, const cJSON *o, const char *self, given_rels *g)
 {
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "contradicts");
+    const cJSON *a = member(o, "contradicts");
     if (!a || cJSON_IsNull(a))
         return MS_OK;
     if (!cJSON_IsArray(a))
@@ -383,7 +396,7 @@ static ms_status to_memory(importer *im, const place *pl, const char *obj, size_
 {
     if (!cJSON_IsObject(o))
         return fail_at(im, pl, base, MS_PARSE, "expected a memory object {...}");
-    if (!cJSON_GetObjectItemCaseSensitive(o, "content"))
+    if (!member(o, "content"))
         return fail_at(im, pl, base, MS_PARSE, "memory has no \"content\"");
     ms_status st = get_text(im, pl, obj, len, base, o, "content", 0, &m->content);
     if (!st && !m->content)
@@ -416,7 +429,7 @@ static ms_status to_memory(importer *im, const place *pl, const char *obj, size_
     if (!st && (count < 0 || count != floor(count) || count > 1e15))
         st = type_error(im, pl, obj, len, base, "access_count", "a whole number >= 0");
     m->access_count = (int64_t)count;
-    const cJSON *pin = cJSON_GetObjectItemCaseSensitive(o, "pinned");
+    const cJSON *pin = member(o, "pinned");
     if (!st && pin && !cJSON_IsNull(pin) && !cJSON_IsBool(pin))
         st = type_error(im, pl, obj, len, base, "pinned", "true or false");
     m->pinned = cJSON_IsTrue(pin);
@@ -575,7 +588,7 @@ static const char *duplicate_key(const cJSON *v)
     {
         if (cJSON_IsObject(v))
             for (const cJSON *b = a->next; b; b = b->next)
-                if (strcmp(a->string, b->string) == 0)
+                if (a->string[0] == b->string[0] && strcmp(a->string, b->string) == 0)
                     return a->string;
         const char *d = duplicate_key(a);
         if (d)

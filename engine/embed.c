@@ -148,7 +148,8 @@ static void each_token(const char *text, void (*fn)(void *ctx, const char *t, si
     size_t n = 0;
     for (;;) {
         unsigned cp = 0;
-        int len = utf8_next((const char *)p, left, &cp);
+        int len = left && *p < 0x80 ? (cp = *p, 1) /* ASCII, as utf8_next reads it */
+                                    : utf8_next((const char *)p, left, &cp);
         if (len && token_cp(cp)) {
             for (int i = 0; i < len && n < TOKEN_MAX; i++) {
                 unsigned char c = p[i];
@@ -186,7 +187,8 @@ static void features_vector(features *f, float *v, int dim)
 {
     memset(v, 0, (size_t)dim * sizeof *v);
     for (size_t k = 0; k < f->n; k++) {
-        float x = (1.0f + logf((float)f->tf[k])) * f->w[k];
+        /* most features occur once, and logf(1) is 0 exactly */
+        float x = (1.0f + (f->tf[k] == 1 ? 0.0f : logf((float)f->tf[k]))) * f->w[k];
         v[f->h[k] % (uint32_t)dim] += (f->h[k] & 0x80000000u) ? -x : x;
     }
     features_reset(f);

@@ -599,11 +599,13 @@ static int age_number(const char *w)
      * letter no number word starts with */
     if (!w[0] || !memchr("otfsen", w[0], 6))
         return -1;
+    /* two bytes compared before the rest: "the", "to" and "so" start as
+     * several number words do */
     for (int i = 1; units[i]; i++)
-        if (units[i][0] == w[0] && strcmp(w, units[i]) == 0)
+        if (units[i][0] == w[0] && units[i][1] == w[1] && strcmp(w, units[i]) == 0)
             return i;
     for (int i = 0; tens[i]; i++) {
-        if (tens[i][0] != w[0])
+        if (tens[i][0] != w[0] || tens[i][1] != w[1])
             continue;
         size_t n = strlen(tens[i]);
         if (strncmp(w, tens[i], n) != 0)

@@ -314,27 +314,116 @@ static ms_status profile_add(store_profile_info **v, size_t *n, size_t *cap, con
     return MS_OK;
 }
 
+static ms_status profile_corrupt(store *s, ms_error *err)
+{
+    return ms_fail(err, MS_CORRUPT,
+                   "reading profiles: store %s is corrupt (its profile index does not agree "
+                   "with its memories)",
+                   s->path);
+}
+
+/* Seek the profile after `after` in the index's order (the first of all
+ * when NULL): one seek, however many memories the profiles hold. *next
+ * gets its value as stored (NULL past the last; the caller frees), which
+ * the next seek and its count bind as it is: a profile a foreign write
+ * left as a blob or with a NUL inside is still stepped past, not found
+ * again. Its name is appended to out, with 0 memories for now. */
+static ms_status profile_seek(store *s, sqlite3_value *after, sqlite3_value **next,
+                              store_profile_info **out, size_t *n, size_t *cap, ms_error *err)
+{
+    *next = NULL;
+    sqlite3_stmt *st = store_stmt(s, after ? ST_PROFILE_AFTER : ST_PROFILE_FIRST, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    if (after)
+        sqlite3_bind_value(st, 1, after);
+    int rc = sqlite3_step(st);
+    ms_status code = MS_OK;
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        if (!(*next = sqlite3_value_dup(sqlite3_column_value(st, 0))))
+            code = ms_fail(err, MS_NOMEM, "out of memory reading profiles");
+        else
+            code = profile_add(out, n, cap, (const char *)sqlite3_column_text(st, 0), 0, err);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? code : store_sql_fail(s, rc, "reading profiles", err);
+}
+
+/* The one integer statement id (ST_PROFILE_SIZE, ST_PROFILE_SPAN) gives
+ * for profile v. */
+static ms_status profile_int(store *s, enum stmt_id id, sqlite3_value *v, int64_t *out,
+                             ms_error *err)
+{
+    sqlite3_stmt *st = store_stmt(s, id, err);
+    if (!st)
+        return err ? err->code : MS_SQL;
+    sqlite3_bind_value(st, 1, v);
+    int rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? MS_OK : store_sql_fail(s, rc, "reading profiles", err);
+}
+
+/* A GROUP BY profile walks every entry of an index (0.11 s at a million
+ * memories). Instead the profiles are found by a skip-scan, one seek each,
+ * and each is counted over its own entries but one, which gets the rest of
+ * the total that SQLite counts page by page (OP_Count, a few ms at a
+ * million). Any one left out gives the same counts; the one left out is
+ * the widest, the largest rid span between its oldest and newest memories
+ * (two seeks), as the largest profile is: a store of one large profile and
+ * a few small ones walks only the small ones, one profile none at all. */
 ms_status store_profiles(store *s, store_profile_info **out, size_t *n, ms_error *err)
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(
-        s->db, "SELECT profile, count(*) FROM memories GROUP BY profile ORDER BY profile", -1, &st,
-        NULL);
-    if (rc != SQLITE_OK)
-        return store_sql_fail(s, rc, "reading profiles", err);
-    size_t cap = 0;
-    int here = 0;
-    ms_status code = MS_OK;
-    while (!code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        here |= name && strcmp(name, s->profile) == 0;
-        code = profile_add(out, n, &cap, name ? name : "", sqlite3_column_int64(st, 1), err);
+    /* one snapshot: a write between the total and a count would skew the rest */
+    int own = !s->in_txn;
+    ms_status code = own ? store_read_begin(s, err) : MS_OK;
+    int64_t total = 0, counted = 0, wide_span = -1;
+    if (!code)
+        code = store_total(s, &total, err);
+    size_t cap = 0, wide_i = 0;
+    sqlite3_value *at = NULL, *wide = NULL; /* the widest so far: not counted (yet) */
+    if (!code)
+        code = profile_seek(s, NULL, &at, out, n, &cap, err);
+    for (size_t i = 0; !code && at; i++) {
+        sqlite3_value *next = NULL, *count = at;
+        size_t count_i = i;
+        int64_t span = 0, m = 0;
+        code = profile_seek(s, at, &next, out, n, &cap, err);
+        if (!code)
+            code = profile_int(s, ST_PROFILE_SPAN, at, &span, err);
+        if (!code && span > wide_span) { /* at is left out now; the one before it counted */
+            count = wide;
+            count_i = wide_i;
+            wide = at;
+            wide_i = i;
+            wide_span = span;
+        }
+        if (!code && count) {
+            code = profile_int(s, ST_PROFILE_SIZE, count, &m, err);
+            (*out)[count_i].memories = m;
+            counted += m;
+        }
+        /* each profile found holds a memory: more of them than memories is
+         * an index out of order (a seek would find a profile again and again) */
+        if (!code && ((int64_t)*n > total || (count && m < 1)))
+            code = profile_corrupt(s, err);
+        sqlite3_value_free(count);
+        at = next;
     }
-    sqlite3_finalize(st);
-    if (!code && rc != SQLITE_DONE)
-        code = store_sql_fail(s, rc, "reading profiles", err);
+    sqlite3_value_free(at);
+    sqlite3_value_free(wide);
+    if (!code && *n) {
+        (*out)[wide_i].memories = total - counted;
+        if (total - counted < 1)
+            code = profile_corrupt(s, err);
+    }
+    if (own)
+        store_end(s, NULL);
+    int here = 0;
+    for (size_t i = 0; i < *n; i++)
+        here |= strcmp((*out)[i].name, s->profile) == 0;
     if (!code && !here)
         code = profile_add(out, n, &cap, s->profile, 0, err);
     if (code) {

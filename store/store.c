@@ -304,6 +304,16 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_CAND_UNLIST] = "DELETE FROM fact_candidates WHERE rid=?1",
     [ST_CAND_MARK] = "INSERT INTO meta(key, value) VALUES ('fact_candidates_through', ?1)"
                      " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    /* min() over an index that leads with profile (memories_by_time) is one
+     * seek, however many memories the profiles hold */
+    [ST_PROFILE_FIRST] = "SELECT min(profile) FROM memories",
+    [ST_PROFILE_AFTER] = "SELECT min(profile) FROM memories WHERE profile > ?1",
+    [ST_PROFILE_SIZE] = "SELECT count(*) FROM memories WHERE profile = ?1",
+    /* the rids of its oldest and newest memories, a seek at each end of its
+     * range of memories_by_time */
+    [ST_PROFILE_SPAN] = "SELECT abs((SELECT rid FROM memories WHERE profile = ?1"
+                        " ORDER BY created_ts DESC LIMIT 1) - (SELECT rid FROM memories"
+                        " WHERE profile = ?1 ORDER BY created_ts LIMIT 1))",
 };
 
 /* What the statements that read schema 6's columns say on an older schema

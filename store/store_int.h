@@ -139,6 +139,10 @@ enum stmt_id {
     ST_CAND_LIST, /* the fact candidates (supersede.c) */
     ST_CAND_UNLIST,
     ST_CAND_MARK,
+    ST_PROFILE_FIRST, /* the profiles by name, one index seek each (list.c) */
+    ST_PROFILE_AFTER,
+    ST_PROFILE_SIZE,
+    ST_PROFILE_SPAN,
     ST_COUNT
 };
 

@@ -52,6 +52,57 @@ is "$(cat out)" '[{"profile":"alpha","memories":3,"current":false},{"profile":"b
 run profiles --db "$DB" --bogus
 is "$rc" 2 "an unknown option is a usage error"
 
+# The counts, exact whatever the sizes: the profiles are found by a seek
+# each, every one counted but the widest, which gets the rest of the total.
+Q="$T/q.db"
+: >empty.jsonl
+run import --db "$Q" empty.jsonl
+run profiles --db "$Q"
+is "$(cat out)" "  MEMORIES  PROFILE
+*         0  default" "an empty store: the current profile with 0"
+printf '{"id":"s%d","content":"solo %d","profile":"solo"}\n' 1 1 2 2 3 3 >solo.jsonl
+run import --db "$Q" solo.jsonl
+run profiles --db "$Q" --profile solo
+is "$(cat out)" "  MEMORIES  PROFILE
+*         3  solo" "one profile: all the store's memories"
+run profiles --db "$Q"
+is "$(cat out)" "  MEMORIES  PROFILE
+          3  solo
+*         0  default" "one profile, the current one absent: listed after it with 0"
+# "Aa" sorts first (bytes: upper case before lower), "zz" after the other
+# ASCII names and "žluť" (c5 be ...) last; every size different
+{
+    printf '{"id":"x%d","content":"first %d","profile":"Aa"}\n' 1 1 2 2
+    printf '{"id":"m%d","content":"middle %d","profile":"mid"}\n' 1 1
+    printf '{"id":"z%d","content":"zed %d","profile":"zz"}\n' 1 1 2 2 3 3 4 4 5 5
+    printf '{"id":"u%d","content":"last %d","profile":"\u017elu\u0165"}\n' 1 1 2 2 3 3 4 4
+    printf '{"id":"d%d","content":"default %d"}\n' 1 1 2 2 3 3 4 4 5 5 6 6
+} >sizes.jsonl
+run import --db "$Q" sizes.jsonl
+run profiles --db "$Q"
+is "$(cat out)" "  MEMORIES  PROFILE
+          2  Aa
+*         6  default
+          1  mid
+          3  solo
+          5  zz
+          4  žluť" "six profiles of different sizes, each its own count, by name"
+run profiles --db "$Q" --profile žluť --json
+is "$(cat out)" '[{"profile":"Aa","memories":2,"current":false},{"profile":"default","memories":6,"current":false},{"profile":"mid","memories":1,"current":false},{"profile":"solo","memories":3,"current":false},{"profile":"zz","memories":5,"current":false},{"profile":"žluť","memories":4,"current":true}]' \
+    "the same in --json, the last (unicode) profile current"
+run delete --db "$Q" --profile žluť u1 u3
+run delete --db "$Q" --profile Aa x2
+run delete --db "$Q" --profile mid m1
+run delete --db "$Q" d6
+run profiles --db "$Q" --profile 0none
+is "$(cat out)" "  MEMORIES  PROFILE
+          1  Aa
+          5  default
+          3  solo
+          5  zz
+          2  žluť
+*         0  0none" "after deletes (mid emptied), with an absent current profile that sorts first: listed last with 0"
+
 run list --db "$DB" --profile nosuch
 is "$rc" 1 "list on an unknown profile exits 1"
 is "$(cat err)" "memscope: profile \"nosuch\" holds no memories (store $DB); profiles with memories: alpha (3), beta (2), default (2)" \

@@ -2582,6 +2582,270 @@ static void test_holds_title_head(void)
     ok(yes > n / 10 && yes < n - n / 10, "of which some hold a head and some not (%d)", yes);
 }
 
+/* store_profiles as "name=count name=count ..." (NULL on failure). */
+static char *profiles_line(store *s)
+{
+    static char line[1024];
+    store_profile_info *p = NULL;
+    size_t np = 0;
+    ms_error err;
+    ms_error_clear(&err);
+    if (store_profiles(s, &p, &np, &err) != MS_OK) {
+        diag("store_profiles: %s", err.msg);
+        return NULL;
+    }
+    line[0] = '\0';
+    for (size_t i = 0; i < np; i++) {
+        size_t used = strlen(line);
+        snprintf(line + used, sizeof line - used, "%s%s=%lld", i ? " " : "", p[i].name,
+                 (long long)p[i].memories);
+    }
+    store_profiles_free(p, np);
+    return line;
+}
+
+/* Put n memories "<profile>-<k>" into profile, then go back to default. */
+static void put_in(store *s, const char *profile, int n)
+{
+    ms_error err;
+    ms_error_clear(&err);
+    store_use_profile(s, profile, &err);
+    for (int k = 0; k < n; k++) {
+        char id[64], text[96];
+        snprintf(id, sizeof id, "%s-%d", profile, k);
+        snprintf(text, sizeof text, "memory %d of profile %s", k, profile);
+        put_simple(s, id, text, NULL, NULL);
+    }
+    store_use_profile(s, "default", &err);
+}
+
+/* Delete memory id of profile, then go back to default. */
+static int delete_in(store *s, const char *profile, const char *id)
+{
+    ms_error err;
+    ms_error_clear(&err);
+    store_use_profile(s, profile, &err);
+    ms_status st = store_begin(s, &err);
+    if (!st)
+        st = store_delete(s, id, &err);
+    if (!st)
+        st = store_end(s, &err);
+    else
+        store_rollback(s);
+    store_use_profile(s, "default", &err);
+    return st == MS_OK;
+}
+
+/* Is any statement of the store's connection still stepping (holding its
+ * read snapshot open)? */
+static int stmt_busy(store *s)
+{
+    for (sqlite3_stmt *st = sqlite3_next_stmt(s->db, NULL); st; st = sqlite3_next_stmt(s->db, st))
+        if (sqlite3_stmt_busy(st))
+            return 1;
+    return 0;
+}
+
+/* A write by another connection when the store's connection starts its
+ * first count of one profile (a trace callback): store_profiles' total and
+ * counts must still read one snapshot. */
+struct snap_write {
+    const char *path;
+    int done, rc;
+};
+
+static int write_at_count(unsigned type, void *ctx, void *stmt, void *x)
+{
+    struct snap_write *w = ctx;
+    (void)x;
+    const char *sql = type == SQLITE_TRACE_STMT ? sqlite3_sql(stmt) : NULL;
+    if (!w->done && sql && strstr(sql, "count(*) FROM memories WHERE profile")) {
+        w->done = 1;
+        w->rc = raw_exec(w->path, "INSERT INTO memories(profile, id, content, ptag, created_at,"
+                                  " created_ts) VALUES ('b', 'b-raw', 'x', 'p62',"
+                                  " '2023-05-08T13:56:00Z', 1683554160)");
+    }
+    return 0;
+}
+
+/* store_profiles finds the profiles by a skip-scan (one index seek each),
+ * counts each over its index entries but the widest (rid span), which gets
+ * the rest of the total: every count exact, whichever profile is left out. */
+static void test_profile_counts(void)
+{
+    store *s = open_new("profcounts.db");
+    ms_error err;
+    ms_error_clear(&err);
+    is_str(profiles_line(s), "default=0", "an empty store: the current profile with 0");
+    store_use_profile(s, "zeta", &err);
+    is_str(profiles_line(s), "zeta=0", "an empty store: another current profile with 0");
+    store_use_profile(s, "default", &err);
+
+    put_in(s, "default", 3);
+    is_str(profiles_line(s), "default=3", "one profile: the total");
+    store_use_profile(s, "work", &err);
+    is_str(profiles_line(s), "default=3 work=0",
+           "one profile, the current one absent: added with 0");
+    store_use_profile(s, "default", &err);
+
+    /* "0first" sorts before every other name, "\u00fcber" (UTF-8 c3 bc)
+     * after every ASCII one and "\u65e5\u672c" (e6 97 a5 ...) last */
+    put_in(s, "0first", 2);
+    put_in(s, "mid", 1);
+    put_in(s, "\303\274ber", 4);
+    put_in(s, "\xe6\x97\xa5\xe6\x9c\xac", 6);
+    is_str(profiles_line(s), "0first=2 default=3 mid=1 \303\274ber=4 \xe6\x97\xa5\xe6\x9c\xac=6",
+           "five profiles of different sizes, each its own count, by name (bytes)");
+    ok(!s->in_txn && !stmt_busy(s), "and no transaction or statement is left open");
+    store_use_profile(s, "absent", &err);
+    is_str(profiles_line(s),
+           "0first=2 default=3 mid=1 \303\274ber=4 \xe6\x97\xa5\xe6\x9c\xac=6 absent=0",
+           "the current profile absent: listed last with 0");
+    store_use_profile(s, "default", &err);
+
+    ok(delete_in(s, "\xe6\x97\xa5\xe6\x9c\xac", "\xe6\x97\xa5\xe6\x9c\xac-0") &&
+           delete_in(s, "\xe6\x97\xa5\xe6\x9c\xac", "\xe6\x97\xa5\xe6\x9c\xac-5") &&
+           delete_in(s, "0first", "0first-1") && delete_in(s, "default", "default-2"),
+       "delete two of the last profile's memories, one of the first's, one of default's");
+    is_str(profiles_line(s), "0first=1 default=2 mid=1 \303\274ber=4 \xe6\x97\xa5\xe6\x9c\xac=4",
+           "after the deletes: each count down by what it lost");
+    ok(delete_in(s, "mid", "mid-0"), "delete the only memory of mid");
+    is_str(profiles_line(s), "0first=1 default=2 \303\274ber=4 \xe6\x97\xa5\xe6\x9c\xac=4",
+           "a profile left empty is no longer listed");
+    for (int k = 1; k < 5; k++) {
+        char id[32];
+        snprintf(id, sizeof id, "\xe6\x97\xa5\xe6\x9c\xac-%d", k);
+        delete_in(s, "\xe6\x97\xa5\xe6\x9c\xac", id);
+    }
+    is_str(profiles_line(s), "0first=1 default=2 \303\274ber=4",
+           "the last profile emptied: the one before it is now the last");
+
+    /* inside a write transaction (an import's counts before and after): it
+     * reads the transaction's own rows and leaves the transaction open */
+    store_begin(s, &err);
+    store_memory m;
+    store_memory_init(&m);
+    m.id = strdup("d-txn");
+    m.content = strdup("written in the open transaction");
+    m.created_at = strdup("2023-05-08T13:56:00Z");
+    store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+    store_memory_clear(&m);
+    is_str(profiles_line(s), "0first=1 default=3 \303\274ber=4",
+           "inside a write transaction: its own new memory is counted");
+    ok(s->in_txn, "and the transaction stays open");
+    store_rollback(s);
+    is_str(profiles_line(s), "0first=1 default=2 \303\274ber=4", "rolled back: as before");
+
+    /* Each seek for the next profile is one step into the index, not a
+     * walk over the previous profile's entries. */
+    put_in(s, "many", 150);
+    char plan[512];
+    sqlite3_stmt *st = store_stmt(s, ST_PROFILE_AFTER, &err);
+    plan_of(s, st ? sqlite3_sql(st) : "", plan);
+    ok(strstr(plan, "SEARCH memories USING COVERING INDEX") && strstr(plan, "(profile>?)"),
+       "the next profile: a search of an index that leads with profile (%s)", plan);
+    int steps = -1;
+    if (st) {
+        sqlite3_bind_text(st, 1, "default", -1, SQLITE_STATIC);
+        sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 1);
+        int rc = sqlite3_step(st);
+        ok(rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), "many") == 0,
+           "the profile after default is many");
+        steps = sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0);
+        sqlite3_reset(st);
+    }
+    ok(steps > 0 && steps < 40, "found in one seek: %d steps of the VM, for 150 memories in many",
+       steps);
+    st = store_stmt(s, ST_PROFILE_FIRST, &err);
+    plan_of(s, st ? sqlite3_sql(st) : "", plan);
+    ok(strstr(plan, "SEARCH memories USING COVERING INDEX") != NULL,
+       "the first profile: a search too (%s)", plan);
+    st = store_stmt(s, ST_PROFILE_SIZE, &err);
+    plan_of(s, st ? sqlite3_sql(st) : "", plan);
+    ok(strstr(plan, "SEARCH memories USING COVERING INDEX") && strstr(plan, "(profile=?)"),
+       "a profile's count: its own range of an index (%s)", plan);
+    st = store_stmt(s, ST_PROFILE_SPAN, &err);
+    plan_of(s, st ? sqlite3_sql(st) : "", plan);
+    ok(strstr(plan, "SCAN memories") == NULL && strstr(plan, "(profile=?)"),
+       "a profile's rid span: a search at each end of its range (%s)", plan);
+    if (st) {
+        sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 1);
+        st = store_stmt(s, ST_PROFILE_SIZE, &err);
+    }
+    if (st)
+        sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 1);
+    is_str(profiles_line(s), "0first=1 default=2 many=150 \303\274ber=4",
+           "a large profile before the last: exact");
+    steps = st ? sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0) : -1;
+    ok(steps > 0 && steps < 150,
+       "it is the one left to the total, the others counted in %d steps of the VM", steps);
+    st = store_stmt(s, ST_PROFILE_SPAN, &err);
+    steps = -1;
+    if (st) {
+        sqlite3_bind_text(st, 1, "many", -1, SQLITE_STATIC);
+        sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 1);
+        ok(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) == 149,
+           "the span of many: 149 rids");
+        steps = sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0);
+        sqlite3_reset(st);
+    }
+    ok(steps > 0 && steps < 60, "found in two seeks: %d steps of the VM", steps);
+    store_close(s);
+
+    /* The widest profile first by name, then one wider than the largest:
+     * the counts come out the same whichever is left to the total. */
+    s = open_new("profwide.db");
+    put_in(s, "a", 5);
+    put_in(s, "b", 1);
+    put_in(s, "c", 2);
+    is_str(profiles_line(s), "a=5 b=1 c=2 default=0", "the first profile the widest");
+    struct snap_write w = {tpath("profwide.db"), 0, -1};
+    sqlite3_trace_v2(s->db, SQLITE_TRACE_STMT, write_at_count, &w);
+    is_str(profiles_line(s), "a=5 b=1 c=2 default=0",
+           "another connection adds a memory to b as b is counted: the counts are of before it");
+    sqlite3_trace_v2(s->db, 0, NULL, NULL);
+    ok(w.done && w.rc == SQLITE_OK, "(that write was made: %d)", w.rc);
+    is_str(profiles_line(s), "a=5 b=2 c=2 default=0", "and the next listing counts it");
+    put_in(s, "d", 3);
+    store_use_profile(s, "b", &err);
+    put_simple(s, "b-late", "a late memory of profile b", NULL, NULL);
+    store_use_profile(s, "default", &err);
+    int64_t span_a = -1, span_b = -1;
+    st = store_stmt(s, ST_PROFILE_SPAN, &err);
+    for (int k = 0; st && k < 2; k++) {
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, k ? "b" : "a", -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            *(k ? &span_b : &span_a) = sqlite3_column_int64(st, 0);
+    }
+    if (st)
+        sqlite3_reset(st);
+    ok(span_a == 4 && span_b == 7, "rid spans: a 4, b 7 (%lld, %lld)", (long long)span_a,
+       (long long)span_b);
+    is_str(profiles_line(s), "a=5 b=3 c=2 d=3 default=0",
+           "the widest (b, its memories 7 rids apart) not the largest");
+    store_close(s);
+
+    /* Rows a foreign write left that the store's own writes refuse: the
+     * empty profile name (sorts first, before any seek past a name) and a
+     * blob (sorts after every text), stepped past and counted all the same. */
+    s = open_new("profodd.db");
+    put_in(s, "default", 2);
+    put_in(s, "a", 3);
+    store_close(s);
+    ok(raw_exec(tpath("profodd.db"),
+                "INSERT INTO memories(profile, id, content, ptag, created_at, created_ts)"
+                " VALUES ('', 'e1', 'x', 'p', '2023-05-08T13:56:00Z', 0),"
+                " ('', 'e2', 'x', 'p', '2023-05-08T13:56:00Z', 0),"
+                " (x'7a7a', 'b1', 'x', 'p7a7a', '2023-05-08T13:56:00Z', 0)") == SQLITE_OK,
+       "a foreign write adds two memories of profile '' and one of blob x'7a7a'");
+    ok(store_open(tpath("profodd.db"), STORE_OPEN_READONLY, &s, &err) == MS_OK, "reopened (%s)",
+       err.msg);
+    is_str(profiles_line(s), "=2 a=3 default=2 zz=1",
+           "the empty name first, the blob last (shown as its bytes), each counted");
+    store_close(s);
+}
+
 /* Supersession reads the entities of each memory that holds a cue from its
  * links, not by probing them for every entity of the profile (at 1M
  * memories, 58,725 entities for each of 609 memories: 20 s of an import). */
@@ -3720,6 +3984,7 @@ int main(void)
     test_validation();
     test_count_paths();
     test_profiles();
+    test_profile_counts();
     test_get_rids();
     test_listing();
     test_fts();

@@ -148,8 +148,7 @@ static void each_token(const char *text, void (*fn)(void *ctx, const char *t, si
     size_t n = 0;
     for (;;) {
         unsigned cp = 0;
-        int len = left && *p < 0x80 ? (cp = *p, 1) /* ASCII, as utf8_next reads it */
-                                    : utf8_next((const char *)p, left, &cp);
+        int len = utf8_next((const char *)p, left, &cp);
         if (len && token_cp(cp)) {
             for (int i = 0; i < len && n < TOKEN_MAX; i++) {
                 unsigned char c = p[i];

@@ -39,7 +39,7 @@ int utf8_decode(const char *str, size_t n, unsigned *cp)
     return len;
 }
 
-int utf8_next(const char *s, size_t n, unsigned *cp)
+int utf8_next_multi(const char *s, size_t n, unsigned *cp)
 {
     if (n == 0)
         return 0;

@@ -7,10 +7,6 @@
  * in *n (utf8_next: malformed or cut-short bytes are U+FFFD, one byte). */
 static unsigned decode(const unsigned char *s, size_t avail, int *n)
 {
-    if (s[0] < 0x80) { /* ASCII, as utf8_next reads it, without the call */
-        *n = 1;
-        return s[0];
-    }
     unsigned cp;
     *n = utf8_next((const char *)s, avail, &cp);
     return cp;

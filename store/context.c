@@ -156,51 +156,120 @@ static ms_status append_body_of(store *s, int64_t rid, char **buf, size_t *len, 
     return known ? append_text(known, buf, len, err) : append_body(s, rid, buf, len, err);
 }
 
+/* The neighbour text of a new turn while it is the newest of its session:
+ * the turn before it, and the hinted next turn when that is of the same
+ * session (store_put_hint); *len is its length so far. */
+static ms_status with_hint(store *s, const store_memory *m, char **context, size_t *len,
+                           ms_error *err)
+{
+    const store_memory *next = s->hint;
+    if (!next || next == m || !next->content || !next->session ||
+        strcmp(next->session, m->session) != 0)
+        return MS_OK;
+    ms_status st = append_text(body_of(next->content, next->speaker), context, len, err);
+    if (!st && !(s->guess_made = strdup(*context)))
+        st = ms_fail(err, MS_NOMEM, "out of memory");
+    return st;
+}
+
 ms_status store_context_new(store *s, const store_memory *m, int64_t prev[2], int *n_prev,
                             char **context, ms_error *err)
 {
     *n_prev = 0;
     *context = NULL;
     size_t len = 0;
+    free(s->guess_made);
+    s->guess_made = NULL;
     int known = store_wcache_session(s, m->session, prev);
     if (known >= 0) {
         *n_prev = known;
-        return known ? append_body_of(s, prev[0], context, &len, err) : MS_OK;
+    } else {
+        sqlite3_stmt *st = store_stmt(s, ST_SESSION_PREV, err);
+        if (!st)
+            return err ? err->code : MS_SQL;
+        sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, m->session, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, INT64_MAX);
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n_prev < 2)
+            prev[(*n_prev)++] = sqlite3_column_int64(st, 0);
+        sqlite3_reset(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return store_sql_fail(s, rc, "finding session neighbours", err);
     }
-    sqlite3_stmt *st = store_stmt(s, ST_SESSION_PREV, err);
-    if (!st)
-        return err ? err->code : MS_SQL;
-    sqlite3_bind_text(st, 1, s->profile, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, m->session, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, INT64_MAX);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n_prev < 2)
-        prev[(*n_prev)++] = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return store_sql_fail(s, rc, "finding session neighbours", err);
-    return *n_prev ? append_body_of(s, prev[0], context, &len, err) : MS_OK;
+    ms_status st = *n_prev ? append_body_of(s, prev[0], context, &len, err) : MS_OK;
+    return st ? st : with_hint(s, m, context, &len, err);
+}
+
+static void guess_drop(store *s)
+{
+    s->guess_rid = 0;
+    free(s->guess_session);
+    free(s->guess_text);
+    s->guess_session = s->guess_text = NULL;
+}
+
+ms_status store_context_settle(store *s, ms_error *err)
+{
+    if (!s->guess_rid)
+        return MS_OK;
+    /* the row was appended in this transaction: its correction is part of
+       that append (store_key.rewritten), inside a put or not */
+    int64_t changes = sqlite3_total_changes64(s->db);
+    ms_status st = refresh(s, s->guess_rid, s->guess_session, err);
+    if (!s->putting)
+        s->appended += sqlite3_total_changes64(s->db) - changes;
+    guess_drop(s);
+    return st;
+}
+
+void store_context_forget(store *s)
+{
+    guess_drop(s);
+    free(s->guess_made);
+    s->guess_made = NULL;
+}
+
+/* m was put with the next turn's words (store_context_new): until that
+ * turn's put, its row's text is a guess. */
+static ms_status guess_take(store *s, const store_memory *m, ms_error *err)
+{
+    if (!s->guess_made)
+        return MS_OK;
+    ms_status st = store_context_settle(s, err); /* one guess at a time */
+    s->guess_rid = m->rid;
+    s->guess_text = s->guess_made;
+    s->guess_made = NULL;
+    if (!(s->guess_session = strdup(m->session))) {
+        guess_drop(s);
+        return ms_fail(err, MS_NOMEM, "out of memory");
+    }
+    return st;
 }
 
 ms_status store_context_appended(store *s, const store_memory *m, const int64_t *prev, int n_prev,
                                  ms_error *err)
 {
-    /* m, the newest row, has no next turn: its context (written with it by
-     * store_context_new) is the turn before it; that turn's is the one
-     * before that and m */
+    /* m, the newest row, has no next turn yet: its context (written with it
+     * by store_context_new) is the turn before it, and the hinted next turn
+     * if any; the turn before it now has the one before that and m */
     const char *mine = body_of(m->content, m->speaker);
     store_wcache_set_body(s, m->rid, mine);
     int64_t last[2] = {m->rid, n_prev ? prev[0] : 0};
     store_wcache_set_session(s, m->session, last, n_prev + 1);
-    if (n_prev == 0)
-        return MS_OK; /* no neighbours: the context stays empty */
+    if (n_prev == 0) /* no turn before it: nothing else changes */
+        return guess_take(s, m, err);
     char *ctx_p = NULL;
     size_t lp = 0;
     ms_status st = n_prev > 1 ? append_body_of(s, prev[1], &ctx_p, &lp, err) : MS_OK;
     if (!st)
         st = append_text(mine, &ctx_p, &lp, err);
-    if (!st)
+    if (!st && s->guess_rid == prev[0] && strcmp(s->guess_text, ctx_p ? ctx_p : "") == 0)
+        guess_drop(s); /* guessed right: the row has that text already */
+    else if (!st)
         st = set_context(s, prev[0], ctx_p ? ctx_p : "", err);
+    if (!st && s->guess_rid == prev[0])
+        guess_drop(s); /* guessed wrong: corrected */
     free(ctx_p);
-    return st;
+    return st ? st : guess_take(s, m, err);
 }

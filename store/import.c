@@ -992,6 +992,11 @@ static ms_status jsonl_put_all(importer *im, const char *file, uint64_t base, jr
     for (size_t k = 0; !st && k < n; k++) {
         im->stats->bytes = base + r[k].bytes;
         place pl = {file, r[k].text, r[k].line};
+        /* the line after it, when it goes to the same profile */
+        const jrec *next = k + 1 < n ? &r[k + 1] : NULL;
+        int same = next && (next->profile && r[k].profile ? strcmp(next->profile, r[k].profile) == 0
+                                                          : next->profile == r[k].profile);
+        store_put_hint(im->s, same ? &next->m : NULL);
         st = put(im, &pl, r[k].text, r[k].len, 0, &r[k].m, r[k].profile, &r[k].rels);
     }
     return st;

@@ -779,11 +779,27 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
     int solo, appended = 0;
     ms_status st = store_solo_begin(s, &solo, err);
     int64_t changes = sqlite3_total_changes64(s->db);
+    int64_t guessed = s->guess_rid;
+    if (!s->in_txn)
+        s->hint = NULL; /* the next put is a transaction of its own */
+    s->putting = 1;
     if (!st)
         st = put_memory(s, m, dup, res, &appended, err);
+    s->putting = 0;
+    s->hint = NULL;
+    free(s->guess_made); /* a row that did not stay the newest was corrected */
+    s->guess_made = NULL;
     if (!st && appended)
         s->appended += sqlite3_total_changes64(s->db) - changes;
+    /* the put was not the turn the row before guessed */
+    if (!st && guessed && s->guess_rid == guessed)
+        st = store_context_settle(s, err);
     return store_solo_end(s, solo, st, err);
+}
+
+void store_put_hint(store *s, const store_memory *next)
+{
+    s->hint = next;
 }
 
 /* ---- vectors ----------------------------------------------------------- */

@@ -942,6 +942,7 @@ void store_close(store *s)
         free(s->pending[i].text);
     free(s->pending);
     store_fts_free(s);
+    store_context_forget(s);
     store_facts_clear(s);
     store_wcache_clear(s);
     store_vjob_discard(s);
@@ -1029,8 +1030,13 @@ ms_status store_use_profile(store *s, const char *profile, ms_error *err)
         return ms_fail(err, MS_USAGE, "profile name must be 1 to %d bytes", STORE_PROFILE_MAX);
     if (store_utf8_invalid_at(profile, n) >= 0)
         return ms_fail(err, MS_USAGE, "profile name is not valid UTF-8");
-    if (strcmp(s->profile, profile) != 0)
+    if (strcmp(s->profile, profile) != 0) {
         store_wcache_clear(s); /* entities belong to a profile */
+        /* a guessed row's neighbours are found in its own profile */
+        ms_status st = store_context_settle(s, err);
+        if (st)
+            return st;
+    }
     memcpy(s->profile, profile, n + 1);
     static const char hex[] = "0123456789abcdef";
     s->ptag[0] = 'p';
@@ -1389,8 +1395,10 @@ ms_status store_end(store *s, ms_error *err)
     if (!s->in_txn)
         return MS_OK;
     /* before the flushes: they write what the puts left pending */
+    ms_status st = store_context_settle(s, err); /* a guess no put confirmed */
     int only_appended = sqlite3_total_changes64(s->db) - s->changes0 == s->appended;
-    ms_status st = s->readonly ? MS_OK : store_flush_vectors(s, err);
+    if (!st && !s->readonly)
+        st = store_flush_vectors(s, err);
     if (!st)
         st = store_fts_flush(s, err);
     if (!st)
@@ -1428,6 +1436,7 @@ void store_rollback(store *s)
     s->n_pending = 0;
     store_vjob_discard(s);
     store_fts_discard(s);
+    store_context_forget(s);
     s->fts_long = 0; /* the setting rolls back with the rest */
     store_facts_clear(s);
     s->fts_gen++; /* the index is as it was before: row lengths may differ */

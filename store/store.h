@@ -242,6 +242,15 @@ typedef enum store_put_result {
 ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_result *res,
                     ms_error *err);
 
+/* The memory the next store_put will write, when the caller knows it (an
+ * import reads ahead): a new turn of a session then goes in with its
+ * neighbour text whole, the next turn's words included, instead of having
+ * that text rewritten by the next put (an UPDATE of the row, a tenth of an
+ * import's writing). It is a guess the next put confirms; any other next
+ * put corrects it, and so does store_end, so nothing committed differs.
+ * next is borrowed until the next store_put returns; NULL says nothing. */
+void store_put_hint(store *s, const store_memory *next);
+
 /* Fetch one memory of the current profile by id (or by rid when id is NULL)
  * into *out, which the caller clears. MS_NOT_FOUND when absent. */
 ms_status store_get(store *s, const char *id, int64_t rid, store_memory *out, ms_error *err);

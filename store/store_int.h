@@ -209,7 +209,15 @@ struct store {
     int64_t *fts_list;         /* [fts_n] */
     int64_t *fts_slot;         /* [fts_cap] open addressing, 0 = empty */
     size_t fts_n, fts_cap;
-    wcache *wc;            /* what appends remember (wcache.c), or NULL */
+    wcache *wc; /* what appends remember (wcache.c), or NULL */
+    /* store_put_hint's memory, for the next put only (context.c) */
+    const store_memory *hint;
+    /* a row put with the next turn's words in its neighbour text, until
+     * the put of that turn confirms it (0: none); the text it was given */
+    int64_t guess_rid;
+    char *guess_session, *guess_text;
+    char *guess_made;      /* the text of such a row being put, until it is the guess */
+    int putting;           /* in store_put, which counts what it changes */
     uint64_t fts_gen;      /* moves with every write to the text index */
     struct doclen *doclen; /* row lengths for bm25 (bm25.c), or NULL */
     int bm25_ready;        /* ms_bm25 is registered on the connection */
@@ -389,6 +397,11 @@ ms_status store_context_new(store *s, const store_memory *m, int64_t prev[2], in
                             char **context, ms_error *err);
 ms_status store_context_appended(store *s, const store_memory *m, const int64_t *prev, int n_prev,
                                  ms_error *err);
+/* context.c: the row of an unconfirmed guess (store_put_hint) given the
+ * neighbour text the tables say; forget: drop the guess unwritten (at a
+ * rollback). */
+ms_status store_context_settle(store *s, ms_error *err);
+void store_context_forget(store *s);
 
 /* bm25.c: FTS5's bm25 as ms_bm25(memories_fts), with row lengths read in
  * one scan. register: on the connection (fts5api is its fts5_api *).

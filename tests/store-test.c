@@ -3571,6 +3571,184 @@ static void test_rewritten(void)
     store_close(s);
 }
 
+/* ---- store_put_hint ------------------------------------------------------ */
+
+/* One turn of the hint tests: put (id, speaker, text, session) inside the
+ * open transaction, with the turn hinted as the next (NULL: none) when
+ * hint is set; dup as store_put takes it. */
+typedef struct hturn {
+    const char *id, *speaker, *text, *session, *profile;
+} hturn;
+
+static void hturn_memory(const hturn *h, store_memory *m)
+{
+    store_memory_init(m);
+    m->id = (char *)h->id; /* borrowed: store_put frees nothing of m */
+    m->speaker = (char *)h->speaker;
+    m->content = (char *)h->text;
+    m->session = (char *)h->session;
+    m->created_at = (char *)"2023-05-08T13:56:00Z";
+}
+
+static ms_status hput(store *s, const hturn *h, const hturn *next, int hint, store_dup_policy dup,
+                      ms_error *err)
+{
+    store_memory m, n;
+    hturn_memory(h, &m);
+    if (next)
+        hturn_memory(next, &n);
+    ms_status st = store_use_profile(s, h->profile ? h->profile : STORE_DEFAULT_PROFILE, err);
+    if (hint)
+        store_put_hint(s, next ? &n : NULL);
+    return st ? st : store_put(s, &m, dup, NULL, err);
+}
+
+/* Every (profile, id, context) of a store, one line each, for comparison. */
+static char *contexts_of(const char *path)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    size_t cap = 1 << 16, len = 0;
+    char *out = calloc(1, cap);
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT profile, id, context FROM memories ORDER BY rid", -1, &st,
+                           NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW && len + 1024 < cap)
+            len += (size_t)snprintf(
+                out + len, cap - len, "%s|%s|%s\n", (const char *)sqlite3_column_text(st, 0),
+                (const char *)sqlite3_column_text(st, 1), (const char *)sqlite3_column_text(st, 2));
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return out;
+}
+
+/* FTS5's own check that its index holds exactly the table's text. SQLite
+ * counts the command as a change; it writes nothing, so it is counted as
+ * the appends around it are (store_key.rewritten). */
+static int fts_agrees(store *s)
+{
+    int64_t c0 = sqlite3_total_changes64(s->db);
+    int rc = sqlite3_exec(s->db, "INSERT INTO memories_fts(memories_fts) VALUES('integrity-check')",
+                          NULL, NULL, NULL);
+    s->appended += sqlite3_total_changes64(s->db) - c0;
+    return rc == SQLITE_OK;
+}
+
+/* The same puts into two stores, one told the next turn before each put
+ * (right, wrong, of another session, of another profile, or a turn never
+ * put): the same rows, the same neighbour text, an index that agrees with
+ * it, and the same key (an import that only appended stays one). A right
+ * guess saves the next put its UPDATE of the row before it. */
+static void test_put_hint(void)
+{
+    const hturn t[] = {
+        {"a1", "Ana", "Ana: Did you see the heron by the weir?", "s1", NULL},
+        {"a2", "Ben", "Ben: Twice! It stands there every morning.", "s1", NULL},
+        {"a3", "Ana", "Ana: I should bring the long lens then.", "s1", NULL},
+        {"a4", "Ben", "Ben: Bring a flask as well, it gets cold.", "s1", NULL},
+        {"b1", "Ana", "Ana: The quarry pond froze last night.", "s2", NULL},
+        {"old", "Ana", "Ana: Skating is banned on the quarry pond.", "s2", NULL},
+        {"b2", "Ben", "Ben: Someone tried anyway, I heard.", "s2", NULL},
+        {"c1", "Cy", "Cy: Another profile, another session.", "s2", "other"},
+        {"b3", "Ana", "Ana: They had to be pulled out.", "s2", NULL},
+        {"b4", "Ben", "Ben: Lucky the fire crew was near.", "s2", NULL},
+    };
+    const hturn wrong = {"a4", "Ben", "Ben: Zebras crossing the weir, honestly.", "s1", NULL};
+    const hturn never = {"b5", "Ana", "Ana: Xylophones at the fire station party.", "s2", NULL};
+    /* what each put is told comes next (index into t, or a stand-in) */
+    const hturn *told[] = {&t[1], &t[2], &wrong, &t[4], &t[5], &t[7], &t[8], &t[8], &t[9], &never};
+    store *s[2] = {open_new("hint0.db"), open_new("hint1.db")};
+    ok(s[0] && s[1], "two new stores");
+    if (!s[0] || !s[1])
+        return;
+    ms_error err;
+    ms_error_clear(&err);
+    int64_t changes[2] = {0, 0};
+    char *ctxs[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        ms_status st = hput(s[k], &t[5], NULL, 0, STORE_DUP_ERROR, &err); /* "old", first */
+        ok(!st, "store %d: a turn put on its own (%s)", k, err.msg);
+        st = store_begin(s[k], &err);
+        int64_t c0 = sqlite3_total_changes64(s[k]->db);
+        for (size_t i = 0; !st && i < sizeof t / sizeof *t; i++)
+            st = hput(s[k], &t[i], told[i], k, i == 5 ? STORE_DUP_SKIP : STORE_DUP_ERROR, &err);
+        changes[k] = sqlite3_total_changes64(s[k]->db) - c0;
+        int agrees = !st && fts_agrees(s[k]);
+        ok(!st && !store_end(s[k], &err), "store %d: ten puts in one transaction (%s)", k, err.msg);
+        ok(agrees, "store %d: before the commit, the text index held the table's text", k);
+        store_key was = {0};
+        int kr = key_of(s[k], &was);
+        ok(kr == 0 && was.rewritten < was.generation,
+           "store %d: and it only appended (rewritten %lld, generation %lld)", k,
+           (long long)was.rewritten, (long long)was.generation);
+        ctxs[k] = contexts_of(tpath(k ? "hint1.db" : "hint0.db")); /* as committed */
+        is_int(raw_exec(tpath(k ? "hint1.db" : "hint0.db"),
+                        "INSERT INTO memories_fts(memories_fts) VALUES('integrity-check')"),
+               SQLITE_OK, "store %d: after it too", k);
+        /* five turns of a new session, each told the next rightly */
+        const hturn run[] = {{"r1", "Ana", "Ana: Who left the gate open?", "s4", NULL},
+                             {"r2", "Ben", "Ben: The goats did, somehow.", "s4", NULL},
+                             {"r3", "Ana", "Ana: Goats cannot lift latches.", "s4", NULL},
+                             {"r4", "Ben", "Ben: This one can.", "s4", NULL},
+                             {"r5", "Ana", "Ana: Then it gets a padlock.", "s4", NULL}};
+        st = store_begin(s[k], &err);
+        c0 = sqlite3_total_changes64(s[k]->db);
+        for (int i = 0; !st && i < 5; i++)
+            st = hput(s[k], &run[i], i < 4 ? &run[i + 1] : NULL, k, STORE_DUP_ERROR, &err);
+        changes[k] = sqlite3_total_changes64(s[k]->db) - c0;
+        ok(!st && !store_end(s[k], &err), "store %d: five more turns (%s)", k, err.msg);
+    }
+    char *c0 = ctxs[0], *c1 = ctxs[1];
+    ok(c0 && c1 && strcmp(c0, c1) == 0, "told or not, every row has the same neighbour text");
+    ok(c1 && !strstr(c1, "Zebras") && !strstr(c1, "Xylophones"),
+       "and no row keeps the words of a turn that did not come");
+    ok(c1 && strstr(c1, "default|a1|Twice! It stands there every morning.\n"),
+       "a turn's text holds the next turn's words (%.60s)", c1 ? c1 : "");
+    free(c0);
+    free(c1);
+    is_int((long long)(changes[0] - changes[1]), 4,
+           "told rightly, the four turns after the first rewrite no row before them (%lld "
+           "against %lld changes)",
+           (long long)changes[1], (long long)changes[0]);
+    /* told, then another put (a replacement): no guess outlives it */
+    const hturn x1 = {"x1", "Ana", "Ana: The ferry is late again.", "s5", NULL};
+    const hturn x2 = {"x2", "Ben", "Ben: Walruses on the slipway.", "s5", NULL};
+    ms_status st = store_begin(s[1], &err);
+    if (!st)
+        st = hput(s[1], &x1, &x2, 1, STORE_DUP_ERROR, &err);
+    int guessed = s[1]->guess_rid != 0;
+    if (!st)
+        st = hput(s[1], &t[5], NULL, 1, STORE_DUP_REPLACE, &err);
+    sqlite3_stmt *q = NULL;
+    int clean = 0;
+    if (!st &&
+        sqlite3_prepare_v2(s[1]->db, "SELECT context FROM memories WHERE id='x1'", -1, &q, NULL) ==
+            SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW)
+        clean = !strstr((const char *)sqlite3_column_text(q, 0), "Walruses");
+    sqlite3_finalize(q);
+    ok(!st && guessed && s[1]->guess_rid == 0 && clean,
+       "a guess, then a replacement put: the guessed row is corrected at once (%s)", err.msg);
+    ok(!st && !store_end(s[1], &err), "and committed (%s)", err.msg);
+    /* a rollback leaves no guess behind */
+    const hturn r1 = {"q1", "Ana", "Ana: This one is rolled back.", "s3", NULL};
+    const hturn r2 = {"q2", "Ben", "Ben: Quokkas, never written.", "s3", NULL};
+    ok(!store_begin(s[1], &err) && !hput(s[1], &r1, &r2, 1, STORE_DUP_ERROR, &err),
+       "a told put (%s)", err.msg);
+    store_rollback(s[1]);
+    ok(s[1]->guess_rid == 0 && !s[1]->guess_text, "rolled back: no guess left");
+    ok(!store_begin(s[1], &err) && !hput(s[1], &r1, NULL, 0, STORE_DUP_ERROR, &err) &&
+           !store_end(s[1], &err),
+       "the same put again, untold (%s)", err.msg);
+    char *ctx = raw_text(tpath("hint1.db"), "SELECT context FROM memories WHERE id='q1'");
+    ok(ctx && strcmp(ctx, "") == 0, "its text holds no word of the turn once told (\"%s\")",
+       ctx ? ctx : "NULL");
+    free(ctx);
+    store_close(s[0]);
+    store_close(s[1]);
+}
+
 static void test_cache_key(void)
 {
     store *a = open_new("key.db"), *b = NULL;
@@ -4010,6 +4188,7 @@ int main(void)
     test_seal();
     test_cache_key();
     test_rewritten();
+    test_put_hint();
     test_parse_time();
     test_format_time();
     test_utf8();

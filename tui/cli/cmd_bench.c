@@ -177,22 +177,32 @@ static ms_status import_jsonl(bench *b, const char *src, const char *path, ms_er
     return st;
 }
 
-/* One turn through store_put, as import_file puts a parsed line. */
-static ms_status put_turn(store *s, const corpus_turn *t, ms_error *err)
+/* A turn as a memory; its fields borrowed (store_put frees nothing of m). */
+static void turn_memory(const corpus_turn *t, store_memory *m)
 {
-    store_memory m;
-    store_memory_init(&m);
-    m.id = (char *)t->id; /* borrowed: store_put frees nothing of m */
-    m.content = (char *)t->text;
-    m.created_at = (char *)t->created;
-    m.event_time = t->event[0] ? (char *)t->event : NULL;
-    m.speaker = (char *)t->speaker;
-    m.session = (char *)t->session;
-    m.source = (char *)"bench";
-    m.memory_confidence = t->confidence;
-    m.trust_alpha = t->alpha;
-    m.trust_beta = t->beta;
-    m.importance = t->importance;
+    store_memory_init(m);
+    m->id = (char *)t->id;
+    m->content = (char *)t->text;
+    m->created_at = (char *)t->created;
+    m->event_time = t->event[0] ? (char *)t->event : NULL;
+    m->speaker = (char *)t->speaker;
+    m->session = (char *)t->session;
+    m->source = (char *)"bench";
+    m->memory_confidence = t->confidence;
+    m->trust_alpha = t->alpha;
+    m->trust_beta = t->beta;
+    m->importance = t->importance;
+}
+
+/* One turn through store_put, as import_file puts a parsed line, with the
+ * turn after it (NULL: none known) as its hint. */
+static ms_status put_turn(store *s, const corpus_turn *t, const corpus_turn *next, ms_error *err)
+{
+    store_memory m, n;
+    turn_memory(t, &m);
+    if (next)
+        turn_memory(next, &n);
+    store_put_hint(s, next ? &n : NULL);
     return store_put(s, &m, STORE_DUP_ERROR, NULL, err);
 }
 
@@ -224,7 +234,7 @@ static ms_status build_store(bench *b, const corpus *w, ms_error *err)
             break;
         t0 = mono_ms();
         for (int k = 0; !st && k < n; k++)
-            st = put_turn(s, &chunk[k], err);
+            st = put_turn(s, &chunk[k], k + 1 < n ? &chunk[k + 1] : NULL, err);
         clock += mono_ms() - t0;
         curve_mark(&b->put_curve, done + n, b->memories, clock);
         if ((done + n) / 10000 > done / 10000)

@@ -212,20 +212,27 @@ static size_t name_start(const char *text, const words_span *w, size_t i, size_t
     return i;
 }
 
+/* Can word k of text start or continue a name: capitalised, not a stop
+ * word or a number (stop: word_is_stop of each word, worked out before,
+ * or NULL)? */
+static int name_word(const char *text, const words_span *w, const unsigned char *stop, size_t k)
+{
+    return w[k].cap && !(stop ? stop[k] : word_is_stop(text, &w[k]));
+}
+
 /* Runs of capitalised, non-stop words joined by single spaces; a single
  * word or a common first word that starts a sentence counts only as
  * name_start and the profile say. */
-static void find_names(const char *text, const words_span *w, size_t n, known_fn known, void *kctx,
-                       extraction *x)
+static void find_names(const char *text, const words_span *w, const unsigned char *stop, size_t n,
+                       known_fn known, void *kctx, extraction *x)
 {
     for (size_t i = 0; i < n;) {
-        if (!w[i].cap || word_is_stop(text, &w[i])) {
+        if (!name_word(text, w, stop, i)) {
             i++;
             continue;
         }
         size_t j = i + 1;
-        while (j < n && j - i < NAME_MAX_WORDS && w[j].cap && w[j].joined &&
-               !word_is_stop(text, &w[j]))
+        while (j < n && j - i < NAME_MAX_WORDS && w[j].joined && name_word(text, w, stop, j))
             j++;
         size_t a = name_start(text, w, i, j, known, kctx, x);
         size_t len = (size_t)(w[j - 1].end - w[a].start);
@@ -438,6 +445,52 @@ static size_t speaker_prefix(const store_memory *m)
     return 0;
 }
 
+/* The words of m's text, from words_split, with a stop mark each (after
+ * the n spans): what store_memory_words works out ahead of a put. */
+struct store_words {
+    const char *content, *speaker; /* what they were made from */
+    size_t skip, len;              /* the text: content + skip, len bytes */
+    size_t n;
+    words_span w[];
+};
+
+enum { WORDS_MAX = 4096 };
+
+static const unsigned char *words_stops(const struct store_words *ws)
+{
+    return (const unsigned char *)(ws->w + ws->n);
+}
+
+int store_memory_words(store_memory *m)
+{
+    free(m->words);
+    m->words = NULL;
+    if (!m->content)
+        return 0;
+    size_t skip = speaker_prefix(m), len = strlen(m->content + skip);
+    const char *text = m->content + skip;
+    enum { FEW = 256 }; /* most texts: no allocation but the result's */
+    words_span few[FEW], *w = few;
+    size_t n = words_split(text, len, w, FEW);
+    if (n == FEW) {
+        if (!(w = malloc(WORDS_MAX * sizeof *w)))
+            return -1;
+        n = words_split(text, len, w, WORDS_MAX);
+    }
+    struct store_words *ws = malloc(sizeof *ws + n * sizeof *w + n);
+    if (ws) {
+        *ws = (struct store_words){m->content, m->speaker, skip, len, n};
+        memcpy(ws->w, w, n * sizeof *w);
+        unsigned char *stop = (unsigned char *)(ws->w + n);
+        for (size_t k = 0; k < n; k++)
+            stop[k] = w[k].cap && word_is_stop(text, &w[k]);
+    }
+    if (w != few)
+        free(w);
+    m->words = ws;
+    return ws ? 0 : -1;
+}
+
 ms_status store_link_entities(store *s, const store_memory *m, int append, ms_error *err)
 {
     found v[STORE_ENTITIES_MAX];
@@ -449,14 +502,19 @@ ms_status store_link_entities(store *s, const store_memory *m, int append, ms_er
     size_t skip = speaker_prefix(m);
     const char *text = m->content + skip;
     size_t len = strlen(text);
-    enum { WORDS_MAX = 4096 };
-    words_span *w = malloc(WORDS_MAX * sizeof *w);
-    if (!w)
-        return ms_fail(err, MS_NOMEM, "out of memory extracting entities");
-    size_t nw = words_split(text, len, w, WORDS_MAX);
     struct known_ctx kc = {s};
-    find_names(text, w, nw, known_entity, &kc, &x);
-    free(w);
+    const struct store_words *ws = m->words;
+    if (ws && ws->content == m->content && ws->speaker == m->speaker && ws->skip == skip &&
+        ws->len == len) {
+        find_names(text, ws->w, words_stops(ws), ws->n, known_entity, &kc, &x);
+    } else {
+        words_span *w = malloc(WORDS_MAX * sizeof *w);
+        if (!w)
+            return ms_fail(err, MS_NOMEM, "out of memory extracting entities");
+        size_t nw = words_split(text, len, w, WORDS_MAX);
+        find_names(text, w, NULL, nw, known_entity, &kc, &x);
+        free(w);
+    }
     find_quotes(text, len, &x);
     link_rows links = {.n = 0};
     ms_status code = MS_OK;

@@ -861,8 +861,10 @@ static int jsonl_next(jreader *rd, jrec *r, ms_status *st)
             return -1;
         r->text = NULL;
         *st = parse_object(im, pl, buf, len, 0, &r->m, &r->profile, &r->rels);
-        /* on this thread, not the writing one: store_note_fact reads it */
-        if (!*st && (r->m.might_state = store_might_state(r->m.content)) < 0)
+        /* on this thread, not the writing one: store_note_fact reads the
+           first, entity linking the second */
+        if (!*st && ((r->m.might_state = store_might_state(r->m.content)) < 0 ||
+                     store_memory_words(&r->m) < 0))
             *st = ms_fail(im->err, MS_NOMEM, "out of memory");
         if (!*st && !(r->text = malloc(len + 1)))
             *st = ms_fail(im->err, MS_NOMEM, "out of memory");

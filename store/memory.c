@@ -38,6 +38,7 @@ void store_memory_clear(store_memory *m)
     free(m->superseded_at);
     free(m->superseded_reason);
     free(m->vector_model);
+    free(m->words);
     store_memory_init(m);
 }
 

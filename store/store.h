@@ -201,6 +201,9 @@ typedef struct store_memory {
     /* on put (optional): store_might_state(content), worked out by the
      * caller (an import's reader thread); -1 (the default) when not */
     int might_state;
+    /* on put (optional): store_memory_words(m), worked out by the caller
+     * (an import's reader thread); NULL (the default) when not. Owned. */
+    struct store_words *words;
     /* on get (output only): the model and dimension of its stored vector;
      * NULL and 0 when it has none */
     char *vector_model;
@@ -636,6 +639,12 @@ ms_status store_max_rid(store *s, int64_t *rid, ms_error *err);
  * title): 1 or 0; -1 when out of memory. Only such memories are read by
  * store_detect_supersession. */
 int store_might_state(const char *content);
+
+/* The words entity linking cuts m's text into (after a leading "Speaker:"),
+ * and which of them cannot start a name, worked out ahead of store_put
+ * (m->words, freed with m): a put uses them while m's content and speaker
+ * are the ones they were made from. 0, or -1 when out of memory. */
+int store_memory_words(store_memory *m);
 
 /* Inside a write transaction, before the puts whose supersession
  * store_detect_supersession(s, after, ...) will look for (after is

@@ -3749,6 +3749,98 @@ static void test_put_hint(void)
     store_close(s[1]);
 }
 
+/* Every link of a store, one line each: memory id, entity, given, speaker. */
+static char *links_of(const char *path)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    size_t cap = 1 << 16, len = 0;
+    char *out = calloc(1, cap);
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db,
+                           "SELECT m.id, e.norm, l.given, l.speaker FROM memory_entities l"
+                           " JOIN memories m ON m.rid=l.rid JOIN entities e ON e.eid=l.eid"
+                           " ORDER BY m.rid, e.norm",
+                           -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW && len + 512 < cap)
+            len += (size_t)snprintf(out + len, cap - len, "%s|%s|%d|%d\n",
+                                    (const char *)sqlite3_column_text(st, 0),
+                                    (const char *)sqlite3_column_text(st, 1),
+                                    sqlite3_column_int(st, 2), sqlite3_column_int(st, 3));
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return out;
+}
+
+/* Words worked out before a put (store_memory_words, an import's reader)
+ * link the same entities as words cut at the put; words made for another
+ * text or speaker are not used. */
+static void test_memory_words(void)
+{
+    static char big[8192];
+    size_t o = 0;
+    for (int i = 0; o + 40 < sizeof big && i < 300; i++) /* more words than the stack holds */
+        o +=
+            (size_t)snprintf(big + o, sizeof big - o, "%s ", i == 290 ? "Zephyrine Okafor" : "and");
+    const char *text[][2] = {
+        {"Ana", "Ana: Caroline went to Lisbon with Marta Quist on Monday."},
+        {"Ana", "Ana: Caroline said \"the long goodbye\" was Ben's favourite."},
+        {"Ben", "Asked Róisín about it. Thanks, Sounds Good."},
+        {"Ben", "Ben: I met 2023 Volunteers and the Harbour Choir."},
+        {NULL, "Nobody Speaks Here, says Ingrid Falk."},
+        {"Cy", big},
+    };
+    size_t n = sizeof text / sizeof *text;
+    store *s[2] = {open_new("words0.db"), open_new("words1.db")};
+    ok(s[0] && s[1], "two new stores");
+    if (!s[0] || !s[1])
+        return;
+    ms_error err;
+    ms_error_clear(&err);
+    for (int k = 0; k < 2; k++) {
+        ms_status st = store_begin(s[k], &err);
+        for (size_t i = 0; !st && i < n + 1; i++) {
+            store_memory m;
+            store_memory_init(&m);
+            char id[16];
+            snprintf(id, sizeof id, "w%zu", i);
+            m.id = strdup(id);
+            m.session = strdup("talk");
+            m.created_at = strdup("2023-05-08T13:56:00Z");
+            if (i < n) {
+                m.content = strdup(text[i][1]);
+                m.speaker = text[i][0] ? strdup(text[i][0]) : NULL;
+                if (k == 1)
+                    ok(store_memory_words(&m) == 0 && m.words, "words of text %zu worked out", i);
+            } else { /* store 1: words made for one text, then another text and speaker */
+                m.content = strdup("Ana: Caroline met Tobias Wren.");
+                m.speaker = strdup("Ana");
+                if (k == 1)
+                    store_memory_words(&m);
+                free(m.content);
+                free(m.speaker);
+                m.content = strdup("Greta Lindqvist phoned Oskar Bell.");
+                m.speaker = NULL;
+            }
+            st = store_put(s[k], &m, STORE_DUP_ERROR, NULL, &err);
+            store_memory_clear(&m);
+        }
+        ok(!st && !store_end(s[k], &err), "store %d: the puts (%s)", k, err.msg);
+    }
+    char *l0 = links_of(tpath("words0.db")), *l1 = links_of(tpath("words1.db"));
+    ok(l0 && l1 && strcmp(l0, l1) == 0, "the same links either way");
+    ok(l1 && strstr(l1, "w0|marta quist|0|0") && strstr(l1, "w5|zephyrine okafor|0|0") &&
+           strstr(l1, "w1|the long goodbye|0|0"),
+       "names, a quote and a name past 256 words are linked");
+    ok(l1 && strstr(l1, "w6|oskar bell|") && !strstr(l1, "tobias wren"),
+       "words made for another text are not used");
+    free(l0);
+    free(l1);
+    store_close(s[0]);
+    store_close(s[1]);
+}
+
 static void test_cache_key(void)
 {
     store *a = open_new("key.db"), *b = NULL;
@@ -4189,6 +4281,7 @@ int main(void)
     test_cache_key();
     test_rewritten();
     test_put_hint();
+    test_memory_words();
     test_parse_time();
     test_format_time();
     test_utf8();

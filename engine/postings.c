@@ -277,10 +277,10 @@ static int row_terms(build *b, const char *content, int clen, const char *contex
 {
     size_t first = b->terms.n;
     b->weight = 2;
-    if (store_tokenize(b->s, content, clen, on_token, b, NULL) != MS_OK)
+    if (store_tokenize_stored(b->s, content, clen, on_token, b, NULL) != MS_OK)
         b->bad = 1;
     b->weight = 1;
-    if (!b->bad && store_tokenize(b->s, context, xlen, on_token, b, NULL) != MS_OK)
+    if (!b->bad && store_tokenize_stored(b->s, context, xlen, on_token, b, NULL) != MS_OK)
         b->bad = 1;
     for (size_t i = first; i < b->terms.n; i++)
         if (((const row_term *)b->terms.p)[i].f2 > UINT16_MAX)

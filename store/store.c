@@ -696,6 +696,8 @@ static void log_check(store *s)
     sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
 }
 
+static fts5_api *fts5_api_of(sqlite3 *db);
+
 static ms_status configure(store *s, ms_error *err)
 {
     sqlite3_extended_result_codes(s->db, 1);
@@ -723,6 +725,11 @@ static ms_status configure(store *s, ms_error *err)
      * VACUUM, and WAL checkpoints do not shrink it. */
     if (!st && s->readonly)
         st = store_exec(s, "PRAGMA mmap_size=2147418112", err);
+    /* the text index's tokenizer, reusing what it cut (tokring.c); when it
+       cannot be had, SQLite's own cuts the same tokens */
+    fts5_api *api = st ? NULL : fts5_api_of(s->db);
+    if (api)
+        store_tokring_register(s->db, api);
     return st;
 }
 
@@ -1604,18 +1611,32 @@ static int tok_cb(void *p, int flags, const char *tok, int len, int start, int e
     return c->fn(c->ctx, tok, len, start, end) ? SQLITE_DONE : SQLITE_OK;
 }
 
-ms_status store_tokenize(store *s, const char *text, int len, store_token_fn fn, void *ctx,
-                         ms_error *err)
+static ms_status tokenize(store *s, int flags, const char *text, int len, store_token_fn fn,
+                          void *ctx, ms_error *err)
 {
     ms_status st = open_tokenizer(s, err);
     if (st)
         return st;
     struct tok_ctx c = {fn, ctx};
     fts5_tokenizer *api = s->fts5_tok_api;
-    int rc = api->xTokenize(s->fts5_tok, &c, FTS5_TOKENIZE_QUERY, text, len, tok_cb);
+    int rc = api->xTokenize(s->fts5_tok, &c, flags, text, len, tok_cb);
     if (rc != SQLITE_OK && rc != SQLITE_DONE)
         return ms_fail(err, MS_SQL, "tokenizing text failed (%s)", sqlite3_errstr(rc));
     return MS_OK;
+}
+
+ms_status store_tokenize(store *s, const char *text, int len, store_token_fn fn, void *ctx,
+                         ms_error *err)
+{
+    return tokenize(s, FTS5_TOKENIZE_QUERY, text, len, fn, ctx, err);
+}
+
+/* As a document: unicode61 and porter cut it as a query, and tokring.c
+ * uses the tokens of the texts before it again. */
+ms_status store_tokenize_stored(store *s, const char *text, int len, store_token_fn fn, void *ctx,
+                                ms_error *err)
+{
+    return tokenize(s, FTS5_TOKENIZE_DOCUMENT, text, len, fn, ctx, err);
 }
 
 ms_status store_term_docs(store *s, const char *term, int64_t *docs, ms_error *err)

@@ -379,6 +379,12 @@ ms_status store_set_trust(store *s, int64_t rid, double alpha, double beta, ms_e
 typedef int (*store_token_fn)(void *ctx, const char *tok, int len, int start, int end);
 ms_status store_tokenize(store *s, const char *text, int len, store_token_fn fn, void *ctx,
                          ms_error *err);
+/* The same for the stored texts of memories, one after another in rid
+ * order, each memory's text before its neighbour text (as the index is
+ * built): the tokens of a text cut a moment before are used again
+ * (store/tokring.c), the same tokens. */
+ms_status store_tokenize_stored(store *s, const char *text, int len, store_token_fn fn, void *ctx,
+                                ms_error *err);
 
 /* Number of memories (all profiles) whose content holds the FTS token term. */
 ms_status store_term_docs(store *s, const char *term, int64_t *docs, ms_error *err);

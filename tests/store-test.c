@@ -3841,6 +3841,215 @@ static void test_memory_words(void)
     store_close(s[1]);
 }
 
+/* The text index's tables of a store, as hex, one row a line. */
+static char *index_of(const char *path)
+{
+    static const char *const sql[] = {
+        "SELECT id, hex(block) FROM memories_fts_data ORDER BY id",
+        "SELECT segid, hex(term), pgno FROM memories_fts_idx ORDER BY segid, term",
+        "SELECT id, hex(sz) FROM memories_fts_docsize ORDER BY id",
+    };
+    sqlite3 *db;
+    size_t cap = 1 << 22, len = 0;
+    char *out = calloc(1, cap);
+    if (!out || sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+        return out;
+    for (size_t q = 0; q < sizeof sql / sizeof *sql; q++) {
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(db, sql[q], -1, &st, NULL) != SQLITE_OK)
+            continue;
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            for (int c = 0; c < sqlite3_column_count(st); c++) {
+                const char *v = (const char *)sqlite3_column_text(st, c);
+                size_t n = v ? strlen(v) : 0;
+                if (len + n + 2 >= cap)
+                    break;
+                memcpy(out + len, v ? v : "", n);
+                len += n;
+                out[len++] = c + 1 < sqlite3_column_count(st) ? '|' : '\n';
+            }
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    out[len < cap ? len : cap - 1] = '\0';
+    return out;
+}
+
+/* Append "token@start-end;" to the buffer ctx (8 KB). */
+static int tok_line(void *ctx, const char *tok, int len, int start, int end)
+{
+    char *out = ctx;
+    size_t o = strlen(out);
+    if (o + (size_t)len + 32 < 8192)
+        snprintf(out + o, 8192 - o, "%.*s@%d-%d;", len, tok, start, end);
+    return 0;
+}
+
+/* The text index built with the tokens of recent texts used again
+ * (store/tokring.c) is the one SQLite's porter builds alone, byte for
+ * byte: random sessions of turns whose words cross every kind of boundary
+ * (a leading name and colon with and without a space, colons and spaces
+ * inside texts, double spaces, accents, capitals, long words), put
+ * interleaved, then some deleted. */
+static void test_tokring(void)
+{
+    static const char *const words[] = {
+        "the",
+        "Café",
+        "naïve",
+        "STRASSE",
+        "Straße",
+        "10:30",
+        "a:b",
+        "don't",
+        "e-mail",
+        "x",
+        "running",
+        "ran",
+        "runs",
+        "ÉCOLE",
+        "übung",
+        "🙂",
+        "42",
+        "co-op",
+        "   ",
+        "Ana:",
+        ":",
+        "x:",
+        "walked",
+        "walking",
+        "supercalifragilisticexpialidocious-antidisestablishmentarianism-"
+        "floccinaucinihilipilification",
+    };
+    static const char *const names[] = {"Ana", "Ben", "Zoë", NULL};
+    size_t nw = sizeof words / sizeof *words;
+    uint64_t seed = 12345;
+    enum { TURNS = 360, SESSIONS = 7 };
+    static char texts[TURNS][400];
+    int speaker[TURNS], session[TURNS];
+    for (int i = 0; i < TURNS; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        speaker[i] = (int)((seed >> 33) % 4);
+        session[i] = (int)((seed >> 40) % SESSIONS);
+        size_t o = 0;
+        const char *who = names[speaker[i]];
+        int form = (int)((seed >> 50) % 3);
+        if (who)
+            o += (size_t)snprintf(texts[i], sizeof texts[i],
+                                  form == 0   ? "%s: "
+                                  : form == 1 ? "%s:"
+                                              : "%s says ",
+                                  who);
+        int n = 3 + (int)((seed >> 20) % 25);
+        for (int k = 0; k < n && o + 120 < sizeof texts[i]; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            o += (size_t)snprintf(texts[i] + o, sizeof texts[i] - o, "%s%s", k ? " " : "",
+                                  words[(seed >> 33) % nw]);
+        }
+    }
+    char *index[2] = {NULL, NULL};
+    uint64_t reused[2];
+    for (int k = 0; k < 2; k++) {
+        if (k == 0)
+            setenv("MEMSCOPE_FTS_REUSE", "off", 1);
+        else
+            unsetenv("MEMSCOPE_FTS_REUSE");
+        const char *name = k ? "tokring1.db" : "tokring0.db";
+        store *s = open_new(name);
+        ms_error err;
+        ms_error_clear(&err);
+        uint64_t r0 = store_tokring_reused();
+        ms_status st = s ? store_begin(s, &err) : MS_IO;
+        for (int i = 0; !st && i < TURNS; i++) {
+            store_memory m;
+            store_memory_init(&m);
+            char id[16], sess[16];
+            snprintf(id, sizeof id, "t%d", i);
+            snprintf(sess, sizeof sess, "s%d", session[i]);
+            m.id = id; /* borrowed: store_put frees nothing of m */
+            m.content = texts[i];
+            m.speaker = (char *)names[speaker[i]];
+            m.session = sess;
+            m.created_at = (char *)"2023-05-08T13:56:00Z";
+            st = store_put(s, &m, STORE_DUP_ERROR, NULL, &err);
+        }
+        if (!st)
+            st = store_end(s, &err);
+        for (int i = 0; !st && i < TURNS; i += 37) { /* deletes cut the old text again */
+            char id[16];
+            snprintf(id, sizeof id, "t%d", i);
+            st = store_delete(s, id, &err);
+        }
+        reused[k] = store_tokring_reused() - r0;
+        ok(!st, "store %d: %d turns put, some deleted (%s)", k, TURNS, err.msg);
+        store_close(s);
+        is_int(raw_exec(tpath(name),
+                        "INSERT INTO memories_fts(memories_fts) VALUES('integrity-check')"),
+               SQLITE_OK, "store %d: the index agrees with the table", k);
+        index[k] = index_of(tpath(name));
+    }
+    unsetenv("MEMSCOPE_FTS_REUSE");
+    /* token by token, offsets too (the index keeps no offsets; snippets
+       and postings read them): each text, and a neighbour text made of two
+       bodies, as stored texts and as a query, which is never reused */
+    store *s = open_new("tokring2.db");
+    int same = s != NULL, stored_reused = 0;
+    for (int i = 1; same && i + 1 < TURNS; i++) {
+        const char *prev = texts[i - 1], *next = texts[i + 1], *c;
+        if ((c = strstr(prev, ": ")) && c - prev < 8)
+            prev = c + 2;
+        if ((c = strstr(next, ":")) && c - next < 8)
+            next = c + 1 + (c[1] == ' ');
+        char ctx[1024];
+        size_t lp = strlen(prev), ln = strlen(next);
+        if (lp + ln + 2 > sizeof ctx)
+            continue;
+        memcpy(ctx, prev, lp);
+        ctx[lp] = ' ';
+        memcpy(ctx + lp + 1, next, ln + 1);
+        const char *each[] = {texts[i], ctx};
+        for (int e = 0; e < 2; e++) {
+            char a[8192] = "", b[8192] = "";
+            uint64_t r0 = store_tokring_reused();
+            ms_status x =
+                store_tokenize_stored(s, each[e], (int)strlen(each[e]), tok_line, a, NULL);
+            stored_reused += store_tokring_reused() > r0;
+            uint64_t r1 = store_tokring_reused();
+            ms_status y = store_tokenize(s, each[e], (int)strlen(each[e]), tok_line, b, NULL);
+            same = !x && !y && store_tokring_reused() == r1 && strcmp(a, b) == 0;
+            if (!same)
+                diag("text %d.%d: %s\nstored: %s\nquery:  %s", i, e, each[e], a, b);
+        }
+    }
+    /* texts that begin with one cut before, but go on within its last
+       word, after a colon, or after two spaces */
+    static const char *const seq[] = {
+        "Ana: walking the long road home",     "walking the long road homes and more",
+        "walking the long road home:and back", "walking the long road home  twice over",
+        "Ben:walking the long road home",      "walking the long road homeward bound",
+        "x walking the long road home",
+    };
+    for (size_t i = 0; same && i < sizeof seq / sizeof *seq; i++) {
+        char a[8192] = "", b[8192] = "";
+        ms_status x = store_tokenize_stored(s, seq[i], (int)strlen(seq[i]), tok_line, a, NULL);
+        ms_status y = store_tokenize(s, seq[i], (int)strlen(seq[i]), tok_line, b, NULL);
+        same = !x && !y && strcmp(a, b) == 0;
+        if (!same)
+            diag("%s\nstored: %s\nquery:  %s", seq[i], a, b);
+    }
+    ok(same && stored_reused > TURNS / 2,
+       "each token and its offsets are the same, stored or asked (%d texts used tokens again)",
+       stored_reused);
+    store_close(s);
+    ok(reused[0] == 0 && reused[1] > 1000, "tokens used again: %llu off, %llu on",
+       (unsigned long long)reused[0], (unsigned long long)reused[1]);
+    ok(index[0] && index[1] && strlen(index[0]) > 10000 && strcmp(index[0], index[1]) == 0,
+       "the same index byte for byte (%zu bytes of hex)", index[0] ? strlen(index[0]) : 0);
+    free(index[0]);
+    free(index[1]);
+}
+
 static void test_cache_key(void)
 {
     store *a = open_new("key.db"), *b = NULL;
@@ -4282,6 +4491,7 @@ int main(void)
     test_rewritten();
     test_put_hint();
     test_memory_words();
+    test_tokring();
     test_parse_time();
     test_format_time();
     test_utf8();

@@ -238,8 +238,7 @@ static int cut_named(tokring *t, void *ctx, const char *text, int n, int q, toke
     return known ? replay(known, q, ctx, fn) : cut_rest(t, ctx, text, q, n, fn);
 }
 
-static int tr_tokenize(Fts5Tokenizer *p, void *ctx, int flags, const char *text, int n,
-                       token_fn fn)
+static int tr_tokenize(Fts5Tokenizer *p, void *ctx, int flags, const char *text, int n, token_fn fn)
 {
     tokring *t = (tokring *)p;
     if (!t->on || flags != FTS5_TOKENIZE_DOCUMENT || n < REMEMBER_MIN)

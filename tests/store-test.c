@@ -3603,24 +3603,44 @@ static ms_status hput(store *s, const hturn *h, const hturn *next, int hint, sto
     return st ? st : store_put(s, &m, dup, NULL, err);
 }
 
-/* Every (profile, id, context) of a store, one line each, for comparison. */
-static char *contexts_of(const char *path)
+/* The rows sql gives on the store at path, their columns as text joined
+ * by '|', one row a line, appended to out (from *len, within cap). */
+static void rows_into(const char *path, const char *sql, char *out, size_t cap, size_t *len)
 {
     sqlite3 *db;
     sqlite3_stmt *st;
-    size_t cap = 1 << 16, len = 0;
-    char *out = calloc(1, cap);
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, "SELECT profile, id, context FROM memories ORDER BY rid", -1, &st,
-                           NULL) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW && len + 1024 < cap)
-            len += (size_t)snprintf(
-                out + len, cap - len, "%s|%s|%s\n", (const char *)sqlite3_column_text(st, 0),
-                (const char *)sqlite3_column_text(st, 1), (const char *)sqlite3_column_text(st, 2));
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW)
+            for (int c = 0; c < sqlite3_column_count(st); c++) {
+                const char *v = (const char *)sqlite3_column_text(st, c);
+                size_t n = v ? strlen(v) : 0;
+                if (*len + n + 2 >= cap)
+                    break;
+                memcpy(out + *len, v ? v : "", n);
+                *len += n;
+                out[(*len)++] = c + 1 < sqlite3_column_count(st) ? '|' : '\n';
+            }
         sqlite3_finalize(st);
     }
     sqlite3_close(db);
+    out[*len] = '\0';
+}
+
+/* The same as a fresh string (1 MB at most). */
+static char *rows_of(const char *path, const char *sql)
+{
+    size_t len = 0, cap = 1 << 20;
+    char *out = calloc(1, cap);
+    if (out)
+        rows_into(path, sql, out, cap, &len);
     return out;
+}
+
+/* Every (profile, id, context) of a store, one line each, for comparison. */
+static char *contexts_of(const char *path)
+{
+    return rows_of(path, "SELECT profile, id, context FROM memories ORDER BY rid");
 }
 
 /* FTS5's own check that its index holds exactly the table's text. SQLite
@@ -3752,25 +3772,9 @@ static void test_put_hint(void)
 /* Every link of a store, one line each: memory id, entity, given, speaker. */
 static char *links_of(const char *path)
 {
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    size_t cap = 1 << 16, len = 0;
-    char *out = calloc(1, cap);
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(db,
-                           "SELECT m.id, e.norm, l.given, l.speaker FROM memory_entities l"
-                           " JOIN memories m ON m.rid=l.rid JOIN entities e ON e.eid=l.eid"
-                           " ORDER BY m.rid, e.norm",
-                           -1, &st, NULL) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW && len + 512 < cap)
-            len += (size_t)snprintf(out + len, cap - len, "%s|%s|%d|%d\n",
-                                    (const char *)sqlite3_column_text(st, 0),
-                                    (const char *)sqlite3_column_text(st, 1),
-                                    sqlite3_column_int(st, 2), sqlite3_column_int(st, 3));
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(db);
-    return out;
+    return rows_of(path, "SELECT m.id, e.norm, l.given, l.speaker FROM memory_entities l"
+                         " JOIN memories m ON m.rid=l.rid JOIN entities e ON e.eid=l.eid"
+                         " ORDER BY m.rid, e.norm");
 }
 
 /* Words worked out before a put (store_memory_words, an import's reader)
@@ -3849,30 +3853,10 @@ static char *index_of(const char *path)
         "SELECT segid, hex(term), pgno FROM memories_fts_idx ORDER BY segid, term",
         "SELECT id, hex(sz) FROM memories_fts_docsize ORDER BY id",
     };
-    sqlite3 *db;
-    size_t cap = 1 << 22, len = 0;
+    size_t len = 0, cap = 1 << 22;
     char *out = calloc(1, cap);
-    if (!out || sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-        return out;
-    for (size_t q = 0; q < sizeof sql / sizeof *sql; q++) {
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(db, sql[q], -1, &st, NULL) != SQLITE_OK)
-            continue;
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            for (int c = 0; c < sqlite3_column_count(st); c++) {
-                const char *v = (const char *)sqlite3_column_text(st, c);
-                size_t n = v ? strlen(v) : 0;
-                if (len + n + 2 >= cap)
-                    break;
-                memcpy(out + len, v ? v : "", n);
-                len += n;
-                out[len++] = c + 1 < sqlite3_column_count(st) ? '|' : '\n';
-            }
-        }
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(db);
-    out[len < cap ? len : cap - 1] = '\0';
+    for (size_t q = 0; out && q < sizeof sql / sizeof *sql; q++)
+        rows_into(path, sql[q], out, cap, &len);
     return out;
 }
 

@@ -225,6 +225,7 @@ ms_status store_context_settle(store *s, ms_error *err)
 
 void store_context_forget(store *s)
 {
+    s->hint = NULL;
     guess_drop(s);
     free(s->guess_made);
     s->guess_made = NULL;

@@ -778,11 +778,11 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
                     ms_error *err)
 {
     int solo, appended = 0;
+    if (!s->in_txn)
+        s->hint = NULL; /* the next put is a transaction of its own */
     ms_status st = store_solo_begin(s, &solo, err);
     int64_t changes = sqlite3_total_changes64(s->db);
     int64_t guessed = s->guess_rid;
-    if (!s->in_txn)
-        s->hint = NULL; /* the next put is a transaction of its own */
     s->putting = 1;
     if (!st)
         st = put_memory(s, m, dup, res, &appended, err);

@@ -1402,6 +1402,7 @@ ms_status store_end(store *s, ms_error *err)
     if (!s->in_txn)
         return MS_OK;
     /* before the flushes: they write what the puts left pending */
+    s->hint = NULL;                              /* a hint outlives no transaction */
     ms_status st = store_context_settle(s, err); /* a guess no put confirmed */
     int only_appended = sqlite3_total_changes64(s->db) - s->changes0 == s->appended;
     if (!st && !s->readonly)

@@ -3758,6 +3758,13 @@ static void test_put_hint(void)
        "a told put (%s)", err.msg);
     store_rollback(s[1]);
     ok(s[1]->guess_rid == 0 && !s[1]->guess_text, "rolled back: no guess left");
+    /* told, but the put never came (its line failed before it) */
+    store_memory gone;
+    hturn_memory(&r2, &gone);
+    ok(!store_begin(s[1], &err), "a transaction (%s)", err.msg);
+    store_put_hint(s[1], &gone);
+    store_rollback(s[1]);
+    ok(s[1]->hint == NULL, "rolled back: the hint of a put that never came is dropped");
     ok(!store_begin(s[1], &err) && !hput(s[1], &r1, NULL, 0, STORE_DUP_ERROR, &err) &&
            !store_end(s[1], &err),
        "the same put again, untold (%s)", err.msg);

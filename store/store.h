@@ -251,7 +251,8 @@ ms_status store_put(store *s, store_memory *m, store_dup_policy dup, store_put_r
  * that text rewritten by the next put (an UPDATE of the row, a tenth of an
  * import's writing). It is a guess the next put confirms; any other next
  * put corrects it, and so does store_end, so nothing committed differs.
- * next is borrowed until the next store_put returns; NULL says nothing. */
+ * next is borrowed until the next store_put returns, or the transaction
+ * ends; NULL says nothing. */
 void store_put_hint(store *s, const store_memory *next);
 
 /* Fetch one memory of the current profile by id (or by rid when id is NULL)

@@ -178,8 +178,6 @@ ms_status store_context_new(store *s, const store_memory *m, int64_t prev[2], in
     *n_prev = 0;
     *context = NULL;
     size_t len = 0;
-    free(s->guess_made);
-    s->guess_made = NULL;
     int known = store_wcache_session(s, m->session, prev);
     if (known >= 0) {
         *n_prev = known;

@@ -729,7 +729,7 @@ static ms_status configure(store *s, ms_error *err)
        cannot be had, SQLite's own cuts the same tokens */
     fts5_api *api = st ? NULL : fts5_api_of(s->db);
     if (api)
-        store_tokring_register(s->db, api);
+        store_tokring_register(api);
     return st;
 }
 

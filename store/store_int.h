@@ -397,9 +397,10 @@ ms_status store_context_new(store *s, const store_memory *m, int64_t prev[2], in
                             char **context, ms_error *err);
 ms_status store_context_appended(store *s, const store_memory *m, const int64_t *prev, int n_prev,
                                  ms_error *err);
-/* tokring.c: register FTS5's porter tokenizer on db over SQLite's own,
- * the same tokens with those of recent texts used again; an SQLite code. */
-int store_tokring_register(sqlite3 *db, fts5_api *api);
+/* tokring.c: register FTS5's porter tokenizer on api's connection, over
+ * SQLite's own: the same tokens, those of recent texts used again; an
+ * SQLite code. */
+int store_tokring_register(fts5_api *api);
 /* How many tokens it has handed on from memory in this process (tests). */
 uint64_t store_tokring_reused(void);
 

@@ -247,9 +247,7 @@ static int tr_tokenize(Fts5Tokenizer *p, void *ctx, int flags, const char *text,
     int q = c ? 0 : after_colon(text, n);
     if (q)
         return cut_named(t, ctx, text, n, q, fn);
-    int at = 0;
-    while (at < n) {
-        c = match_at(t, text, at, n);
+    for (int at = 0; at < n; c = at < n ? match_at(t, text, at, n) : NULL) {
         if (!c)
             return cut_rest(t, ctx, text, at, n, fn);
         int rc = replay(c, at, ctx, fn);
@@ -260,12 +258,7 @@ static int tr_tokenize(Fts5Tokenizer *p, void *ctx, int flags, const char *text,
     return SQLITE_OK;
 }
 
-static void wrapper_free(void *p)
-{
-    free(p);
-}
-
-int store_tokring_register(sqlite3 *db, fts5_api *api)
+int store_tokring_register(fts5_api *api)
 {
     wrapper *w = calloc(1, sizeof *w);
     if (!w)
@@ -275,7 +268,6 @@ int store_tokring_register(sqlite3 *db, fts5_api *api)
         free(w);
         return rc;
     }
-    (void)db;
     fts5_tokenizer mine = {tr_create, tr_delete, tr_tokenize};
-    return api->xCreateTokenizer(api, "porter", w, &mine, wrapper_free);
+    return api->xCreateTokenizer(api, "porter", w, &mine, free);
 }

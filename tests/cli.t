@@ -626,6 +626,16 @@ is "$rc" 0 "bench --json at 1,000 memories exits 0"
 is "$(ls -A "$T/benchtmp")" "" "and leaves nothing in TMPDIR: its stores, logs, seals and snapshots are gone"
 is "$(python3 -c 'import json; r = json.load(open("out")); print(0 < r["import_rss_mb"] <= r["rss_mb"], 0 < r["rss_anon_mb"] <= r["rss_mb"])' 2>&1)" \
     "True True" "its import_rss_mb and rss_anon_mb are above 0 and at most its peak rss_mb"
+# the pace of tenths 4-6 and 8-10 (the drop-off past 300k of a 1M import,
+# issue 17) lies between the slowest and the fastest of those tenths
+TMPDIR="$T/benchtmp" run bench --json --memories 10000 --queries 1
+is "$(python3 -c '
+import json
+r = json.load(open("out"))
+t = r["import_by_tenth_per_s"]
+print([min(t[a:b]) <= r["import_tenths_%d_%d_per_s" % (a + 1, b)] <= max(t[a:b]) and min(t[a:b]) > 0
+       for a, b in ((3, 6), (7, 10))])' 2>&1)" \
+    "[True, True]" "bench --json gives the pace of tenths 4-6 and 8-10, each within its tenths'"
 run bench --json --db base.db --queries 5
 is "$(python3 -c 'import json; r = json.load(open("out")); print(r["import_rss_mb"], r["rss_anon_mb"] > 0)' 2>&1)" \
     "None True" "with --db there is no import: import_rss_mb is null"

@@ -636,6 +636,22 @@ t = r["import_by_tenth_per_s"]
 print([min(t[a:b]) <= r["import_tenths_%d_%d_per_s" % (a + 1, b)] <= max(t[a:b]) and min(t[a:b]) > 0
        for a, b in ((3, 6), (7, 10))])' 2>&1)" \
     "[True, True]" "bench --json gives the pace of tenths 4-6 and 8-10, each within its tenths'"
+# --paired: a probe store beside the import, begun again at each tenth,
+# gone at the end like the rest
+TMPDIR="$T/benchtmp" run bench --json --memories 10000 --queries 1 --paired
+is "$rc:$(ls -A "$T/benchtmp")" "0:" "bench --paired exits 0 and leaves nothing in TMPDIR"
+is "$(python3 -c '
+import json
+r = json.load(open("out"))
+p, q = r["import_probe_by_tenth_per_s"], r["import_paired_by_tenth"]
+print(len(p), len(q), all(x > 0 for x in p + q), r["import_paired_past_300k"] > 0,
+      r["import_paired_last_70_first_30"] > 0)' 2>&1)" \
+    "10 10 True True True" "and gives the probe's pace and the paired ratios by tenth, and both drop-offs"
+run bench --json --memories 10000 --queries 1
+is "$(python3 -c 'import json; print("import_paired_by_tenth" in json.load(open("out")))' 2>&1)" \
+    "False" "without --paired there is no probe and no paired figure"
+run bench --db base.db --paired
+is "$rc:$(grep -c -- '--paired' err)" "2:1" "--paired with --db is a usage error naming --paired"
 run bench --json --db base.db --queries 5
 is "$(python3 -c 'import json; r = json.load(open("out")); print(r["import_rss_mb"], r["rss_anon_mb"] > 0)' 2>&1)" \
     "None True" "with --db there is no import: import_rss_mb is null"

@@ -8,6 +8,8 @@
  * turn through store_put, the path import_file takes after parsing a line
  * (import_per_s: embedding and enrichment included, making up the turns
  * not; this store is the one measured). Both give the same store.
+ * --paired puts every chunk of the second into a probe store too (probe_put),
+ * whose memory then counts in import_rss_mb.
  *
  * Benchmarks report; nothing here passes or fails on a time. */
 #include <errno.h>
@@ -34,7 +36,15 @@
 #define BENCH_COLS 120       /* the browser's screen for browser_ms */
 #define BENCH_ROWS 40
 
-enum { OPT_JSON = OPT_FIRST_OWN, OPT_MEMORIES, OPT_QUERIES, OPT_SEED, OPT_KEEP, OPT_LIST };
+enum {
+    OPT_JSON = OPT_FIRST_OWN,
+    OPT_MEMORIES,
+    OPT_QUERIES,
+    OPT_SEED,
+    OPT_KEEP,
+    OPT_LIST,
+    OPT_PAIRED
+};
 
 /* ---- measuring ---------------------------------------------------------------------- */
 
@@ -97,6 +107,7 @@ typedef struct bench {
     int queries;
     uint64_t seed;
     int json, progress;
+    int paired;       /* --paired: a probe store beside the store_put import */
     const char *keep; /* keep the store here */
     int existing;     /* --db: measure this store, build none */
     char path[512];
@@ -105,7 +116,9 @@ typedef struct bench {
     double reopen_ms;     /* the next cold open: the snapshot file the first wrote, mapped */
     double import_rss_mb; /* peak RSS when both imports were done, before any recall */
     curve put_curve, jsonl_curve;
-    double jsonl_t0; /* mono_ms() when the JSONL import started */
+    curve probe_curve;    /* --paired: the probe's pace, by the measured store's tenths */
+    char probe_path[600]; /* --paired: PATH.probe */
+    double jsonl_t0;      /* mono_ms() when the JSONL import started */
     long long db_bytes;
     series full, bm25, browse, ch[CH_COUNT];
     const char *browse_label; /* "browser_ms" */
@@ -208,6 +221,45 @@ static ms_status put_turn(store *s, const corpus_turn *t, const corpus_turn *nex
 
 #define BENCH_CHUNK 512 /* turns made, untimed, before they are put */
 
+/* --paired: a probe store that takes each chunk right after the measured
+ * store, and is begun again at each tenth of the import, so that it holds
+ * 0 to N/10 memories throughout. Its pace in a tenth is the machine's pace
+ * at those moments on a store that does not grow; the measured store's
+ * pace over it leaves what the store's own size costs, however the
+ * machine's speed moves while they run (docs/SCALING.md). */
+typedef struct probe {
+    store *s;
+    embedder *e;
+    double clock; /* ms spent in its puts only */
+} probe;
+
+static ms_status probe_end(bench *b, probe *p, ms_status st, ms_error *err)
+{
+    if (!p->s)
+        return st;
+    st = close_store(p->s, p->e, st, err);
+    p->s = NULL;
+    p->e = NULL;
+    cli_unlink_store(b->probe_path);
+    return st;
+}
+
+/* The chunk just put into the measured store, put into the probe; done is
+ * the measured store's count before the chunk. */
+static ms_status probe_put(bench *b, probe *p, const corpus_turn *chunk, int n, long done,
+                           ms_error *err)
+{
+    ms_status st = p->s ? MS_OK : open_store(b->probe_path, &p->s, &p->e, err);
+    double t0 = mono_ms();
+    for (int k = 0; !st && k < n; k++)
+        st = put_turn(p->s, &chunk[k], k + 1 < n ? &chunk[k + 1] : NULL, err);
+    p->clock += mono_ms() - t0;
+    curve_mark(&b->probe_curve, done + n, b->memories, p->clock);
+    if (!st && (done + n) * 10 / b->memories > done * 10 / b->memories)
+        st = probe_end(b, p, st, err); /* a tenth is done: begin again */
+    return st;
+}
+
 /* The measured store: every turn through store_put in one transaction
  * with the built-in embedder attached (what import_file does after parsing
  * each line), timed from the first write to the closed file. Making up
@@ -222,6 +274,7 @@ static ms_status build_store(bench *b, const corpus *w, ms_error *err)
     corpus_turns_init(&g, w, b->seed, b->memories);
     store *s = NULL;
     embedder *e = NULL;
+    probe p = {0};
     double t0 = mono_ms();
     ms_status st = open_store(b->path, &s, &e, err);
     double clock = mono_ms() - t0;
@@ -237,10 +290,13 @@ static ms_status build_store(bench *b, const corpus *w, ms_error *err)
             st = put_turn(s, &chunk[k], k + 1 < n ? &chunk[k + 1] : NULL, err);
         clock += mono_ms() - t0;
         curve_mark(&b->put_curve, done + n, b->memories, clock);
+        if (b->paired && !st)
+            st = probe_put(b, &p, chunk, n, done, err);
         if ((done + n) / 10000 > done / 10000)
             progress(b, "importing", done + n, b->memories);
         done += n;
     }
+    st = probe_end(b, &p, st, err);
     t0 = mono_ms();
     st = close_store(s, e, st, err);
     b->import_s = (clock + mono_ms() - t0) / 1e3;
@@ -416,6 +472,36 @@ static void add_curve(cJSON *o, const char *name, const curve *c)
     cJSON_AddNumberToObject(o, key, round(curve_rate(c, 8, 10)));
 }
 
+/* --paired: the measured store's pace over the probe's, from tenth i to
+ * tenth j; 0 when either is missing. */
+static double paired_rate(const bench *b, int i, int j)
+{
+    double m = curve_rate(&b->put_curve, i, j), p = curve_rate(&b->probe_curve, i, j);
+    return m > 0 && p > 0 ? m / p : 0;
+}
+
+static double ratio_or_0(double x, double y)
+{
+    return x > 0 && y > 0 ? x / y : 0;
+}
+
+/* import_probe_by_tenth_per_s, import_paired_by_tenth (each tenth's pace
+ * over the probe's) and the drop-offs measured so: import_paired_past_300k
+ * (tenths 8-10 over 4-6) and import_paired_last_70_first_30. */
+static void add_paired(cJSON *o, const bench *b)
+{
+    cJSON *pa = cJSON_AddArrayToObject(o, "import_probe_by_tenth_per_s");
+    cJSON *ra = cJSON_AddArrayToObject(o, "import_paired_by_tenth");
+    for (int i = 1; i <= 10; i++) {
+        cJSON_AddItemToArray(pa, cJSON_CreateNumber(round(curve_rate(&b->probe_curve, i, i))));
+        cJSON_AddItemToArray(ra, cJSON_CreateNumber(r3(paired_rate(b, i, i))));
+    }
+    cJSON_AddNumberToObject(o, "import_paired_past_300k",
+                            r3(ratio_or_0(paired_rate(b, 8, 10), paired_rate(b, 4, 6))));
+    cJSON_AddNumberToObject(o, "import_paired_last_70_first_30",
+                            r3(ratio_or_0(paired_rate(b, 4, 10), paired_rate(b, 1, 3))));
+}
+
 static void print_json(bench *b)
 {
     cJSON *o = cJSON_CreateObject();
@@ -432,6 +518,8 @@ static void print_json(bench *b)
         cJSON_AddNumberToObject(o, "import_jsonl_per_s", round((double)b->memories / b->jsonl_s));
         add_curve(o, "import", &b->put_curve);
         add_curve(o, "import_jsonl", &b->jsonl_curve);
+        if (b->paired)
+            add_paired(o, b);
     }
     cJSON_AddNumberToObject(o, "db_bytes", (double)b->db_bytes);
     cJSON_AddNumberToObject(o, "rss_mb", round(peak_rss_mb() * 10) / 10);
@@ -482,6 +570,12 @@ static void print_table(bench *b)
                    "  import from JSONL      %.0f memories/s (`memscope import`: parsing too)\n",
                    (double)b->memories / b->import_s, b->import_s,
                    (double)b->memories / b->jsonl_s);
+    if (!b->existing && b->paired)
+        cli_printf(stdout,
+                   "  paired with a probe    x %.3f past 300k (tenths 8-10 over 4-6), x %.3f last "
+                   "70 %% over first 30 %%\n",
+                   ratio_or_0(paired_rate(b, 8, 10), paired_rate(b, 4, 6)),
+                   ratio_or_0(paired_rate(b, 4, 10), paired_rate(b, 1, 3)));
     cli_printf(stdout, "  store                  %.1f MB\n", (double)b->db_bytes / 1e6);
     cli_printf(stdout, "  cold open              %.1f ms to first results\n", b->open_ms);
     cli_printf(stdout, "  the next cold open     %.1f ms (the snapshot file mapped)\n",
@@ -513,7 +607,7 @@ static void print_table(bench *b)
 
 static const char bench_usage[] =
     "usage: memscope bench [--json] [--memories N] [--queries Q] [--seed S]\n"
-    "                      [--keep PATH | --db PATH] [--list-queries]\n"
+    "                      [--keep PATH | --db PATH] [--paired] [--list-queries]\n"
     "\n"
     "Build a synthetic store of N memories (default 10000) in a temporary file,\n"
     "deterministic from the seed (default 1): dialogue turns from a Zipf vocabulary,\n"
@@ -526,6 +620,10 @@ static const char bench_usage[] =
     "  --json          one JSON object instead of the table\n"
     "  --keep PATH     build the store at PATH (must not exist) and keep it\n"
     "  --db PATH       build nothing: time the open and the queries on this store\n"
+    "  --paired        put each chunk of the store_put import into a probe store too,\n"
+    "                  begun again at each tenth: the import's pace over the probe's\n"
+    "                  shows what the store's growth costs while the machine's\n"
+    "                  speed moves (import_paired_*)\n"
     "  --list-queries  print the Q queries, one a line, and stop\n";
 
 static int run_bench(cli_common *c, int argc, char **argv);
@@ -542,6 +640,7 @@ static int parse_args(bench *b, cli_common *c, int argc, char **argv, int *list)
         {"seed", required_argument, NULL, OPT_SEED},
         {"keep", required_argument, NULL, OPT_KEEP},
         {"list-queries", no_argument, NULL, OPT_LIST},
+        {"paired", no_argument, NULL, OPT_PAIRED},
         {0, 0, 0, 0},
     };
     int opt;
@@ -553,6 +652,8 @@ static int parse_args(bench *b, cli_common *c, int argc, char **argv, int *list)
             b->json = 1;
         else if (opt == OPT_LIST)
             *list = 1;
+        else if (opt == OPT_PAIRED)
+            b->paired = 1;
         else if (opt == OPT_KEEP)
             b->keep = optarg;
         else if (opt == OPT_MEMORIES && !cli_parse_int(optarg, 1, 10000000, &v))
@@ -569,6 +670,8 @@ static int parse_args(bench *b, cli_common *c, int argc, char **argv, int *list)
     }
     if (optind < argc)
         return cli_usage(&cmd_bench, "unexpected argument '%s'", argv[optind]);
+    if (b->paired && c->db)
+        return cli_usage(&cmd_bench, "--paired times an import, and --db builds none");
     return EXIT_OK;
 }
 
@@ -619,6 +722,7 @@ static int bench_run(bench *b, const corpus *w)
     char src[600], scratch[600];
     snprintf(src, sizeof src, "%s.jsonl", b->path);
     snprintf(scratch, sizeof scratch, "%s.import", b->path);
+    snprintf(b->probe_path, sizeof b->probe_path, "%s.probe", b->path);
     if (corpus_write_jsonl(w, b->seed, b->memories, src)) {
         unlink(src);
         return cli_error(EXIT_RUNTIME, "cannot write %s: %s", src, strerror(errno));

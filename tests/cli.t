@@ -650,6 +650,12 @@ print(len(p), len(q), all(x > 0 for x in p + q), r["import_paired_past_300k"] > 
 run bench --json --memories 10000 --queries 1
 is "$(python3 -c 'import json; print("import_paired_by_tenth" in json.load(open("out")))' 2>&1)" \
     "False" "without --paired there is no probe and no paired figure"
+TMPDIR="$T/benchtmp" run bench --memories 1 --queries 1 --paired
+grep -q "^  paired with a probe    - past 300k" out
+ok $? "with too few memories for ten tenths the table gives no paired ratio, not x 0"
+TMPDIR="$T/benchtmp" run bench --memories 20000 --queries 1 --paired
+grep -qE "^  paired with a probe    x [0-9]+\.[0-9]{3} past 300k" out
+ok $? "at 20,000 it gives one: $(grep -m1 'paired with' out)"
 run bench --db base.db --paired
 is "$rc:$(grep -c -- '--paired' err)" "2:1" "--paired with --db is a usage error naming --paired"
 run bench --json --db base.db --queries 5

@@ -570,12 +570,19 @@ static void print_table(bench *b)
                    "  import from JSONL      %.0f memories/s (`memscope import`: parsing too)\n",
                    (double)b->memories / b->import_s, b->import_s,
                    (double)b->memories / b->jsonl_s);
-    if (!b->existing && b->paired)
+    if (!b->existing && b->paired) {
+        /* too few memories for ten tenths of chunks: no ratio, not x 0 */
+        char past[16] = "-", late[16] = "-";
+        double r = ratio_or_0(paired_rate(b, 8, 10), paired_rate(b, 4, 6));
+        if (r > 0)
+            snprintf(past, sizeof past, "x %.3f", r);
+        if ((r = ratio_or_0(paired_rate(b, 4, 10), paired_rate(b, 1, 3))) > 0)
+            snprintf(late, sizeof late, "x %.3f", r);
         cli_printf(stdout,
-                   "  paired with a probe    x %.3f past 300k (tenths 8-10 over 4-6), x %.3f last "
-                   "70 %% over first 30 %%\n",
-                   ratio_or_0(paired_rate(b, 8, 10), paired_rate(b, 4, 6)),
-                   ratio_or_0(paired_rate(b, 4, 10), paired_rate(b, 1, 3)));
+                   "  paired with a probe    %s past 300k (tenths 8-10 over 4-6), %s last 70 %% "
+                   "over first 30 %%\n",
+                   past, late);
+    }
     cli_printf(stdout, "  store                  %.1f MB\n", (double)b->db_bytes / 1e6);
     cli_printf(stdout, "  cold open              %.1f ms to first results\n", b->open_ms);
     cli_printf(stdout, "  the next cold open     %.1f ms (the snapshot file mapped)\n",

@@ -472,17 +472,24 @@ static void add_curve(cJSON *o, const char *name, const curve *c)
     cJSON_AddNumberToObject(o, key, round(curve_rate(c, 8, 10)));
 }
 
+static double ratio_or_0(double x, double y)
+{
+    return x > 0 && y > 0 ? x / y : 0;
+}
+
 /* --paired: the measured store's pace over the probe's, from tenth i to
  * tenth j; 0 when either is missing. */
 static double paired_rate(const bench *b, int i, int j)
 {
-    double m = curve_rate(&b->put_curve, i, j), p = curve_rate(&b->probe_curve, i, j);
-    return m > 0 && p > 0 ? m / p : 0;
+    return ratio_or_0(curve_rate(&b->put_curve, i, j), curve_rate(&b->probe_curve, i, j));
 }
 
-static double ratio_or_0(double x, double y)
+/* --paired: the drop-off past 300k (tenths 8-10 over 4-6) and the last 70 %
+ * over the first 30 %, each paired; 0 when the import was too small. */
+static void paired_drops(const bench *b, double *past_300k, double *last_70)
 {
-    return x > 0 && y > 0 ? x / y : 0;
+    *past_300k = ratio_or_0(paired_rate(b, 8, 10), paired_rate(b, 4, 6));
+    *last_70 = ratio_or_0(paired_rate(b, 4, 10), paired_rate(b, 1, 3));
 }
 
 /* import_probe_by_tenth_per_s, import_paired_by_tenth (each tenth's pace
@@ -496,10 +503,10 @@ static void add_paired(cJSON *o, const bench *b)
         cJSON_AddItemToArray(pa, cJSON_CreateNumber(round(curve_rate(&b->probe_curve, i, i))));
         cJSON_AddItemToArray(ra, cJSON_CreateNumber(r3(paired_rate(b, i, i))));
     }
-    cJSON_AddNumberToObject(o, "import_paired_past_300k",
-                            r3(ratio_or_0(paired_rate(b, 8, 10), paired_rate(b, 4, 6))));
-    cJSON_AddNumberToObject(o, "import_paired_last_70_first_30",
-                            r3(ratio_or_0(paired_rate(b, 4, 10), paired_rate(b, 1, 3))));
+    double past, late;
+    paired_drops(b, &past, &late);
+    cJSON_AddNumberToObject(o, "import_paired_past_300k", r3(past));
+    cJSON_AddNumberToObject(o, "import_paired_last_70_first_30", r3(late));
 }
 
 static void print_json(bench *b)
@@ -572,16 +579,16 @@ static void print_table(bench *b)
                    (double)b->memories / b->jsonl_s);
     if (!b->existing && b->paired) {
         /* too few memories for ten tenths of chunks: no ratio, not x 0 */
-        char past[16] = "-", late[16] = "-";
-        double r = ratio_or_0(paired_rate(b, 8, 10), paired_rate(b, 4, 6));
-        if (r > 0)
-            snprintf(past, sizeof past, "x %.3f", r);
-        if ((r = ratio_or_0(paired_rate(b, 4, 10), paired_rate(b, 1, 3))) > 0)
-            snprintf(late, sizeof late, "x %.3f", r);
+        double r[2];
+        paired_drops(b, &r[0], &r[1]);
+        char text[2][16] = {"-", "-"};
+        for (int i = 0; i < 2; i++)
+            if (r[i] > 0)
+                snprintf(text[i], sizeof text[i], "x %.3f", r[i]);
         cli_printf(stdout,
                    "  paired with a probe    %s past 300k (tenths 8-10 over 4-6), %s last 70 %% "
                    "over first 30 %%\n",
-                   past, late);
+                   text[0], text[1]);
     }
     cli_printf(stdout, "  store                  %.1f MB\n", (double)b->db_bytes / 1e6);
     cli_printf(stdout, "  cold open              %.1f ms to first results\n", b->open_ms);

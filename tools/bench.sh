@@ -14,9 +14,11 @@
 # 1,000,000 memories (BENCH_QUEST_SIZES) the store is kept for
 # tools/bench-quest.sh, which compares whole processes with Xapian's quest
 # over the same texts (installing xapian-tools when it can), then deleted
-# with its snapshot file and seals. With BENCH_1M=1 one more 1M run,
-# `--paired --queries 1`, measures the import's drop-off past 300k against
-# a probe store that does not grow (docs/SCALING.md).
+# with its snapshot file and seals. With BENCH_1M=1 more 1M runs,
+# `--paired --queries 1` (BENCH_PAIRED_RUNS of them, default 3), measure
+# the import's drop-off past 300k against a probe store that does not
+# grow; their median judges it, since one run reads within about 5 %
+# either way (docs/SCALING.md).
 # The raw JSON of each run is kept in build/bench/. Needs python3.
 set -eu
 
@@ -69,14 +71,18 @@ for n in $sizes; do
 done
 paired=""
 if [ "${BENCH_1M:-0}" = 1 ]; then
-    echo "bench: 1000000 memories, the import paired with a probe store" >&2
-    "$MEMSCOPE" bench --json --memories 1000000 --queries 1 --seed "$seed" --paired \
-        >"$raw/bench-1000000-paired.json"
-    paired="$raw/bench-1000000-paired.json"
+    i=1
+    while [ "$i" -le "${BENCH_PAIRED_RUNS:-3}" ]; do
+        echo "bench: 1000000 memories, the import paired with a probe store (run $i)" >&2
+        "$MEMSCOPE" bench --json --memories 1000000 --queries 1 --seed "$seed" --paired \
+            >"$raw/bench-1000000-paired-$i.json"
+        paired="$paired $raw/bench-1000000-paired-$i.json"
+        i=$((i + 1))
+    done
 fi
 printf 'load_after=%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$raw/machine.txt"
 
-QUEST_FILES="$quest_files" PAIRED_FILE="$paired" python3 - "$out" "$raw/machine.txt" "$queries" "$seed" $files <<'EOF'
+QUEST_FILES="$quest_files" PAIRED_FILES="$paired" python3 - "$out" "$raw/machine.txt" "$queries" "$seed" $files <<'EOF'
 import json, os, sys
 
 out, machine_file, queries, seed = sys.argv[1:5]
@@ -84,8 +90,7 @@ runs = [json.load(open(f)) for f in sys.argv[5:]]
 quests = [json.load(open(f)) for f in os.environ.get("QUEST_FILES", "").split()]
 mach = dict(l.rstrip("\n").split("=", 1) for l in open(machine_file) if "=" in l)
 by_n = {r["memories"]: r for r in runs}
-pf = os.environ.get("PAIRED_FILE", "")
-paired = json.load(open(pf)) if pf else None
+paired = [json.load(open(f)) for f in os.environ.get("PAIRED_FILES", "").split()]
 
 def fmt(v, unit=""):
     if v is None:
@@ -242,17 +247,26 @@ target("import at 1M from JSONL: >= 25,000 memories/s", 1000000,
 # and 1M): the pace of the last 300k against that of the 300k after the
 # first 300k, each over a probe store's pace at the same moments (the
 # --paired run), since this machine's own speed moves by more than 5 %
-# within one import. The first 300k, on B-trees still small, is faster
-# than the rest; the rows below give that ratio too.
+# within one import. One paired run still reads within about 5 % either
+# way, so the median of the runs judges.
 def paired_row(text, key, ok):
-    if paired is None:
+    if not paired:
         L.append(f"| {text} | not run | - |")
-    else:
-        L.append(f"| {text} | x {paired[key]:.3f} | {'met' if ok(paired[key]) else '**not met**'} |")
+        return
+    v = sorted(r[key] for r in paired)
+    med = v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+    each = ", ".join(f"{x:.3f}" for x in v)
+    verdict = "-" if ok is None else "met" if ok(med) else "**not met**"
+    L.append(f"| {text} | x {med:.3f} (median of {len(v)}: x {each}) | {verdict} |")
 paired_row("no drop-off past 300k: 700k-1M >= 95 % of 300k-600k, each over the probe's pace "
            "(store_put, `--paired`)", "import_paired_past_300k", lambda v: v >= 0.95)
-paired_row("the last 70 % against the first 30 %, each over the probe's pace (store_put, "
-           "`--paired`)", "import_paired_last_70_first_30", lambda v: v >= 0.95)
+# Not a target: when its first tenth ends, the measured store still holds
+# pages it has not written (its write cache is 64 MB) and writes them in
+# later tenths, while the probe writes all of its own as it ends each
+# tenth's transaction, so the first 30 % reads high (x 1.07-1.16).
+paired_row("for reading only: the last 70 % against the first 30 %, each over the probe's "
+           "pace (store_put, `--paired`; its first tenth reads high)",
+           "import_paired_last_70_first_30", None)
 for path, key in (("store_put", "import"), ("JSONL", "import_jsonl")):
     target(f"the same without the probe, 700k-1M >= 95 % of 300k-600k ({path})", 1000000,
            lambda r, k=key: f"x {r[k + '_tenths_8_10_per_s'] / r[k + '_tenths_4_6_per_s']:.2f}",

@@ -260,10 +260,10 @@ def paired_row(text, key, ok):
     L.append(f"| {text} | x {med:.3f} (median of {len(v)}: x {each}) | {verdict} |")
 paired_row("no drop-off past 300k: 700k-1M >= 95 % of 300k-600k, each over the probe's pace "
            "(store_put, `--paired`)", "import_paired_past_300k", lambda v: v >= 0.95)
-# Not a target: when its first tenth ends, the measured store still holds
-# pages it has not written (its write cache is 64 MB) and writes them in
-# later tenths, while the probe writes all of its own as it ends each
-# tenth's transaction, so the first 30 % reads high (x 1.07-1.16).
+# Not a target: the first tenth reads high (x 1.07-1.16), most likely as
+# the measured store still holds pages it has not written when that tenth
+# ends (its write cache is 64 MB) and writes them in later tenths, while
+# the probe writes all of its own as it ends each tenth's transaction.
 paired_row("for reading only: the last 70 % against the first 30 %, each over the probe's "
            "pace (store_put, `--paired`; its first tenth reads high)",
            "import_paired_last_70_first_30", None)

@@ -43,8 +43,10 @@ DB="$T/demo.db"
 WAIT=${MEMSCOPE_TEST_WAIT:-300} # tenths of a second a wait may take (ASan is slow)
 
 # The program each tmux session runs: the environment, memscope with the
-# given arguments, then its exit status and the terminal settings written
-# down, and a shell that keeps the pane open.
+# given arguments, then the terminal settings and its exit status written
+# down, the status last (wait_rc returns as soon as it is there, and a
+# check of the settings then raced their write), and a shell that keeps
+# the pane open.
 cat >"$T/run.sh" <<EOF
 #!/bin/bash
 export TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 HOME="$HOME"
@@ -52,8 +54,9 @@ export XDG_STATE_HOME="$XDG_STATE_HOME" XDG_CONFIG_HOME="$XDG_CONFIG_HOME" XDG_D
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" LSAN_OPTIONS="${LSAN_OPTIONS:-}"
 stty -g >"$T/stty.before"
 "\$@" 2>"$T/stderr"
-echo \$? >"$T/rc"
+rc=\$?
 stty -g >"$T/stty.after"
+echo \$rc >"$T/rc"
 exec sleep 600
 EOF
 chmod +x "$T/run.sh"

@@ -247,15 +247,17 @@ static int tr_tokenize(Fts5Tokenizer *p, void *ctx, int flags, const char *text,
     int q = c ? 0 : after_colon(text, n);
     if (q)
         return cut_named(t, ctx, text, n, q, fn);
-    for (int at = 0; at < n; c = at < n ? match_at(t, text, at, n) : NULL) {
-        if (!c)
-            return cut_rest(t, ctx, text, at, n, fn);
+    int at = 0; /* c: the cut found at at, from the first lookup above */
+    while (c) {
         int rc = replay(c, at, ctx, fn);
         if (rc != SQLITE_OK)
             return rc;
         at += c->len + 1; /* past the space after it */
+        if (at >= n)
+            return SQLITE_OK;
+        c = match_at(t, text, at, n);
     }
-    return SQLITE_OK;
+    return cut_rest(t, ctx, text, at, n, fn);
 }
 
 int store_tokring_register(fts5_api *api)

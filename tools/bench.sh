@@ -83,7 +83,7 @@ fi
 printf 'load_after=%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$raw/machine.txt"
 
 QUEST_FILES="$quest_files" PAIRED_FILES="$paired" python3 - "$out" "$raw/machine.txt" "$queries" "$seed" $files <<'EOF'
-import json, os, sys
+import json, os, statistics, sys
 
 out, machine_file, queries, seed = sys.argv[1:5]
 runs = [json.load(open(f)) for f in sys.argv[5:]]
@@ -254,7 +254,7 @@ def paired_row(text, key, ok):
         L.append(f"| {text} | not run | - |")
         return
     v = sorted(r[key] for r in paired)
-    med = v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+    med = statistics.median(v)
     each = ", ".join(f"{x:.3f}" for x in v)
     verdict = "-" if ok is None else "met" if ok(med) else "**not met**"
     L.append(f"| {text} | x {med:.3f} (median of {len(v)}: x {each}) | {verdict} |")

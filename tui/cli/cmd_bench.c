@@ -230,7 +230,7 @@ static ms_status put_turn(store *s, const corpus_turn *t, const corpus_turn *nex
 typedef struct probe {
     store *s;
     embedder *e;
-    double clock; /* ms spent in its puts only */
+    double clock; /* ms in its puts and in ending each tenth's transaction */
 } probe;
 
 static ms_status probe_end(bench *b, probe *p, ms_status st, ms_error *err)
@@ -249,10 +249,10 @@ static ms_status probe_end(bench *b, probe *p, ms_status st, ms_error *err)
  * probe's transaction is ended on its clock: what store_end does there
  * (the text index and vectors still pending, the pages still to write) is
  * work for the tenth's memories that the measured store does during its
- * puts. Left off the clock, it made a small store read as much as a
- * third faster than it is (docs/SCALING.md, *The probe's own work*). Closing the
- * store (SQLite's checkpoint) is not on it: the measured store pays that
- * once, after its last tenth. */
+ * puts. Left off the clock, it made a small store read as much as a third
+ * faster than it is (docs/SCALING.md, *The probe's own work*). Closing
+ * the store (SQLite's checkpoint) is not on it: the measured store pays
+ * that once, after its last tenth. */
 static ms_status probe_put(bench *b, probe *p, const corpus_turn *chunk, int n, long done,
                            ms_error *err)
 {

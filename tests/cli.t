@@ -647,6 +647,16 @@ p, q = r["import_probe_by_tenth_per_s"], r["import_paired_by_tenth"]
 print(len(p), len(q), all(x > 0 for x in p + q), r["import_paired_past_300k"] > 0,
       r["import_paired_last_70_first_30"] > 0)' 2>&1)" \
     "10 10 True True True" "and gives the probe's pace and the paired ratios by tenth, and both drop-offs"
+# the JSONL import's probe takes every turn the file holds: each of its
+# tenths has a pace (the import's own marks come every 0.2 s, so at 10,000
+# memories some of its tenths have none)
+is "$(python3 -c '
+import json
+r = json.load(open("out"))
+p, q = r["import_jsonl_probe_by_tenth_per_s"], r["import_jsonl_paired_by_tenth"]
+print(len(p), len(q), all(x > 0 for x in p), all(x >= 0 for x in q),
+      "import_jsonl_paired_past_300k" in r, "import_jsonl_paired_last_70_first_30" in r)' 2>&1)" \
+    "10 10 True True True True" "and the same for the JSONL import, whose probe takes all its turns"
 run bench --json --memories 10000 --queries 1
 is "$(python3 -c 'import json; print("import_paired_by_tenth" in json.load(open("out")))' 2>&1)" \
     "False" "without --paired there is no probe and no paired figure"
@@ -654,8 +664,9 @@ TMPDIR="$T/benchtmp" run bench --memories 1 --queries 1 --paired
 grep -q "^  paired with a probe    - past 300k" out
 ok $? "with too few memories for ten tenths the table gives no paired ratio, not x 0"
 TMPDIR="$T/benchtmp" run bench --memories 20000 --queries 1 --paired
-grep -qE "^  paired with a probe    x [0-9]+\.[0-9]{3} past 300k" out
+grep -qE "^  paired with a probe    x [0-9]+\.[0-9]{3} past 300k.*\(store_put\)$" out
 ok $? "at 20,000 it gives one: $(grep -m1 'paired with' out)"
+is "$(grep -c '^  paired with a probe .*(JSONL)$' out)" "1" "and a line for the JSONL import's probe"
 run bench --db base.db --paired
 is "$rc:$(grep -c -- '--paired' err)" "2:1" "--paired with --db is a usage error naming --paired"
 run bench --json --db base.db --queries 5

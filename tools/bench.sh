@@ -16,9 +16,9 @@
 # over the same texts (installing xapian-tools when it can), then deleted
 # with its snapshot file and seals. With BENCH_1M=1 more 1M runs,
 # `--paired --queries 1` (BENCH_PAIRED_RUNS of them, default 3), measure
-# the import's drop-off past 300k against a probe store that does not
-# grow; their median judges it, since one run reads within about 5 %
-# either way (docs/SCALING.md).
+# each import's drop-off past 300k (through store_put and from JSONL)
+# against a probe store that does not grow; their median judges it, since
+# one run reads within about 5 % either way (docs/SCALING.md).
 # The raw JSON of each run is kept in build/bench/. Needs python3.
 set -eu
 
@@ -215,7 +215,8 @@ def target(text, n, get, ok):
         L.append(f"| {text} | not run | - |")
         return
     v = get(r)
-    L.append(f"| {text} | {v} | {'met' if ok(r) else '**not met**'} |")
+    verdict = "-" if ok is None else "met" if ok(r) else "**not met**"
+    L.append(f"| {text} | {v} | {verdict} |")
 target("full recall with trace at 10k: p95 <= 10 ms", 10000,
        lambda r: f"{r['recall_ms']['p95']:.2f} ms", lambda r: r["recall_ms"]["p95"] <= 10)
 target("full recall with trace at 100k: p95 <= 50 ms", 100000,
@@ -258,8 +259,9 @@ def paired_row(text, key, ok):
     each = ", ".join(f"{x:.3f}" for x in v)
     verdict = "-" if ok is None else "met" if ok(med) else "**not met**"
     L.append(f"| {text} | x {med:.3f} (median of {len(v)}: x {each}) | {verdict} |")
-paired_row("no drop-off past 300k: 700k-1M >= 95 % of 300k-600k, each over the probe's pace "
-           "(store_put, `--paired`)", "import_paired_past_300k", lambda v: v >= 0.95)
+for path, key in (("store_put", "import"), ("JSONL", "import_jsonl")):
+    paired_row("no drop-off past 300k: 700k-1M >= 95 % of 300k-600k, each over the probe's "
+               f"pace ({path}, `--paired`)", key + "_paired_past_300k", lambda v: v >= 0.95)
 # Not a target: the first tenth reads high (x 1.07-1.16), most likely as
 # the measured store still holds pages it has not written when that tenth
 # ends (its write cache is 64 MB) and writes them in later tenths, while
@@ -267,10 +269,13 @@ paired_row("no drop-off past 300k: 700k-1M >= 95 % of 300k-600k, each over the p
 paired_row("for reading only: the last 70 % against the first 30 %, each over the probe's "
            "pace (store_put, `--paired`; its first tenth reads high)",
            "import_paired_last_70_first_30", None)
+# Without a probe, the ratio moves with the machine's own speed (15 runs
+# of the JSONL import one night: x 0.75-1.19), so it is for reading only:
+# the paired rows above judge.
 for path, key in (("store_put", "import"), ("JSONL", "import_jsonl")):
-    target(f"the same without the probe, 700k-1M >= 95 % of 300k-600k ({path})", 1000000,
+    target(f"for reading only: 700k-1M against 300k-600k without a probe ({path})", 1000000,
            lambda r, k=key: f"x {r[k + '_tenths_8_10_per_s'] / r[k + '_tenths_4_6_per_s']:.2f}",
-           lambda r, k=key: r[k + "_tenths_8_10_per_s"] >= 0.95 * r[k + "_tenths_4_6_per_s"])
+           None)
     target(f"sustained: the slowest tenth >= 25,000 memories/s ({path})", 1000000,
            lambda r, k=key: f"{min(r[k + '_by_tenth_per_s']):,.0f} /s",
            lambda r, k=key: min(r[k + "_by_tenth_per_s"]) >= 25000)

@@ -8,8 +8,9 @@
  * turn through store_put, the path import_file takes after parsing a line
  * (import_per_s: embedding and enrichment included, making up the turns
  * not; this store is the one measured). Both give the same store.
- * --paired puts every chunk of the second into a probe store too (probe_put),
- * whose memory then counts in import_rss_mb.
+ * --paired puts every chunk of each into a probe store too (probe_put): the
+ * same turns, made again by the corpus for the JSONL import (jsonl_pair);
+ * the probes' memory then counts in import_rss_mb.
  *
  * Benchmarks report; nothing here passes or fails on a time. */
 #include <errno.h>
@@ -116,9 +117,11 @@ typedef struct bench {
     double reopen_ms;     /* the next cold open: the snapshot file the first wrote, mapped */
     double import_rss_mb; /* peak RSS when both imports were done, before any recall */
     curve put_curve, jsonl_curve;
-    curve probe_curve;    /* --paired: the probe's pace, by the measured store's tenths */
-    char probe_path[600]; /* --paired: PATH.probe */
-    double jsonl_t0;      /* mono_ms() when the JSONL import started */
+    curve probe_curve;     /* --paired: the probe's pace, by the measured store's tenths */
+    curve jprobe_curve;    /* --paired: the same beside the JSONL import */
+    char probe_path[600];  /* --paired: PATH.probe */
+    double jsonl_t0;       /* mono_ms() when the JSONL import started */
+    struct jsonl_pair *jp; /* --paired: the JSONL import's probe, while it runs */
     long long db_bytes;
     series full, bm25, browse, ch[CH_COUNT];
     const char *browse_label; /* "browser_ms" */
@@ -130,10 +133,43 @@ static void progress(const bench *b, const char *what, long done, long total)
         cli_printf(stderr, "\rbench: %s %ld/%ld   ", what, done, total);
 }
 
+#define BENCH_CHUNK 512 /* turns made, untimed, before they are put */
+
+/* --paired: a probe store that takes each chunk right after the measured
+ * store, and is begun again at each tenth of the import, so that it holds
+ * 0 to N/10 memories throughout. Its pace in a tenth is the machine's pace
+ * at those moments on a store that does not grow; the measured store's
+ * pace over it leaves what the store's own size costs, however the
+ * machine's speed moves while they run (docs/SCALING.md). */
+typedef struct probe {
+    store *s;
+    embedder *e;
+    double clock; /* ms in its puts and in ending each tenth's transaction */
+} probe;
+
+/* --paired, beside the JSONL import: a probe that takes the turns the
+ * import has written, made again by the corpus (which made the file), each
+ * time the import reports its progress (every 0.2 s, on the thread that
+ * writes). The wall time it takes there (ms) is off the import's clock. */
+typedef struct jsonl_pair {
+    probe p;
+    corpus_turns g;
+    corpus_turn *chunk; /* [BENCH_CHUNK] */
+    long done;          /* turns the probe has taken */
+    double ms;
+    ms_status st; /* the probe's first failure, and its error */
+    ms_error err;
+} jsonl_pair;
+
+static void jsonl_pair_feed(bench *b, long records);
+
 static void import_progress(void *ctx, const import_stats *st)
 {
     bench *b = ctx;
-    curve_mark(&b->jsonl_curve, (long)st->records, b->memories, mono_ms() - b->jsonl_t0);
+    double off = b->jp ? b->jp->ms : 0;
+    curve_mark(&b->jsonl_curve, (long)st->records, b->memories, mono_ms() - b->jsonl_t0 - off);
+    if (b->jp)
+        jsonl_pair_feed(b, (long)st->records);
     if (b->progress)
         cli_printf(stderr, "\rbench: importing %llu/%ld   ", (unsigned long long)st->records,
                    b->memories);
@@ -170,26 +206,6 @@ static ms_status close_store(store *s, embedder *e, ms_status st, ms_error *err)
     return st;
 }
 
-/* `memscope import FILE` into a scratch store at path (deleted after):
- * the seconds it took, from the first write to the closed file. */
-static ms_status import_jsonl(bench *b, const char *src, const char *path, ms_error *err)
-{
-    store *s = NULL;
-    embedder *e = NULL;
-    double t0 = b->jsonl_t0 = mono_ms();
-    ms_status st = open_store(path, &s, &e, err);
-    import_opts io = {.format = IMPORT_JSONL, .dup = STORE_DUP_ERROR};
-    io.progress = import_progress; /* every 0.2 s: the curve's marks */
-    io.progress_ctx = b;
-    import_stats stats = {0};
-    if (!st)
-        st = import_file(s, src, &io, &stats, err);
-    st = close_store(s, e, st, err);
-    b->jsonl_s = (mono_ms() - t0) / 1e3;
-    cli_unlink_store(path);
-    return st;
-}
-
 /* A turn as a memory; its fields borrowed (store_put frees nothing of m). */
 static void turn_memory(const corpus_turn *t, store_memory *m)
 {
@@ -219,20 +235,7 @@ static ms_status put_turn(store *s, const corpus_turn *t, const corpus_turn *nex
     return store_put(s, &m, STORE_DUP_ERROR, NULL, err);
 }
 
-#define BENCH_CHUNK 512 /* turns made, untimed, before they are put */
-
-/* --paired: a probe store that takes each chunk right after the measured
- * store, and is begun again at each tenth of the import, so that it holds
- * 0 to N/10 memories throughout. Its pace in a tenth is the machine's pace
- * at those moments on a store that does not grow; the measured store's
- * pace over it leaves what the store's own size costs, however the
- * machine's speed moves while they run (docs/SCALING.md). */
-typedef struct probe {
-    store *s;
-    embedder *e;
-    double clock; /* ms in its puts and in ending each tenth's transaction */
-} probe;
-
+/* The probe, closed and deleted: begun again by the next probe_put. */
 static ms_status probe_end(bench *b, probe *p, ms_status st, ms_error *err)
 {
     if (!p->s)
@@ -253,7 +256,7 @@ static ms_status probe_end(bench *b, probe *p, ms_status st, ms_error *err)
  * faster than it is (docs/SCALING.md, *The probe's own work*). Closing
  * the store (SQLite's checkpoint) is not on it: the measured store pays
  * that once, after its last tenth. */
-static ms_status probe_put(bench *b, probe *p, const corpus_turn *chunk, int n, long done,
+static ms_status probe_put(bench *b, probe *p, curve *c, const corpus_turn *chunk, int n, long done,
                            ms_error *err)
 {
     ms_status st = p->s ? MS_OK : open_store(b->probe_path, &p->s, &p->e, err);
@@ -264,7 +267,7 @@ static ms_status probe_put(bench *b, probe *p, const corpus_turn *chunk, int n, 
     if (!st && tenth_done)
         st = store_end(p->s, err);
     p->clock += mono_ms() - t0;
-    curve_mark(&b->probe_curve, done + n, b->memories, p->clock);
+    curve_mark(c, done + n, b->memories, p->clock);
     if (!st && tenth_done)
         st = probe_end(b, p, st, err); /* begin again */
     return st;
@@ -301,7 +304,7 @@ static ms_status build_store(bench *b, const corpus *w, ms_error *err)
         clock += mono_ms() - t0;
         curve_mark(&b->put_curve, done + n, b->memories, clock);
         if (b->paired && !st)
-            st = probe_put(b, &p, chunk, n, done, err);
+            st = probe_put(b, &p, &b->probe_curve, chunk, n, done, err);
         if ((done + n) / 10000 > done / 10000)
             progress(b, "importing", done + n, b->memories);
         done += n;
@@ -313,6 +316,64 @@ static ms_status build_store(bench *b, const corpus *w, ms_error *err)
     b->db_bytes = file_bytes(b->path);
     free(chunk);
     return st;
+}
+
+/* `memscope import FILE` into a scratch store at path (deleted after):
+ * the seconds it took, from the first write to the closed file, the
+ * probe's time (--paired) left out. The corpus w made FILE. */
+static ms_status import_jsonl(bench *b, const corpus *w, const char *src, const char *path,
+                              ms_error *err)
+{
+    store *s = NULL;
+    embedder *e = NULL;
+    jsonl_pair jp = {0};
+    if (b->paired) {
+        if (!(jp.chunk = malloc(BENCH_CHUNK * sizeof *jp.chunk)))
+            return ms_fail(err, MS_NOMEM, "out of memory");
+        corpus_turns_init(&jp.g, w, b->seed, b->memories);
+        b->jp = &jp;
+    }
+    double t0 = b->jsonl_t0 = mono_ms();
+    ms_status st = open_store(path, &s, &e, err);
+    import_opts io = {.format = IMPORT_JSONL, .dup = STORE_DUP_ERROR};
+    io.progress = import_progress; /* every 0.2 s: the curve's marks */
+    io.progress_ctx = b;
+    import_stats stats = {0};
+    if (!st)
+        st = import_file(s, src, &io, &stats, err);
+    st = close_store(s, e, st, err);
+    b->jsonl_s = (mono_ms() - t0 - jp.ms) / 1e3;
+    cli_unlink_store(path);
+    b->jp = NULL;
+    if (!st && jp.st) { /* the import went through; its probe did not */
+        st = jp.st;
+        if (err)
+            *err = jp.err;
+    }
+    st = probe_end(b, &jp.p, st, err);
+    free(jp.chunk);
+    return st;
+}
+
+/* The turns the JSONL import has written since the last call, records in
+ * all, into its probe, BENCH_CHUNK at a time as build_store's probe takes
+ * them; fewer only for the last. Whatever the probe does here, making the
+ * turns included, is off the import's clock. */
+static void jsonl_pair_feed(bench *b, long records)
+{
+    jsonl_pair *jp = b->jp;
+    double t0 = mono_ms();
+    while (!jp->st && records - jp->done >= (records < b->memories ? BENCH_CHUNK : 1)) {
+        int n = 0;
+        while (n < BENCH_CHUNK && jp->done + n < records && corpus_next(&jp->g, &jp->chunk[n]))
+            n++;
+        if (n == 0)
+            break;
+        ms_error_clear(&jp->err);
+        jp->st = probe_put(b, &jp->p, &b->jprobe_curve, jp->chunk, n, jp->done, &jp->err);
+        jp->done += n;
+    }
+    jp->ms += mono_ms() - t0;
 }
 
 static void opts_for(recall_opts *o, const char *q, unsigned disabled)
@@ -487,36 +548,41 @@ static double ratio_or_0(double x, double y)
     return x > 0 && y > 0 ? x / y : 0;
 }
 
-/* --paired: the measured store's pace over the probe's, from tenth i to
+/* --paired: an import's pace (m) over its probe's (p), from tenth i to
  * tenth j; 0 when either is missing. */
-static double paired_rate(const bench *b, int i, int j)
+static double paired_rate(const curve *m, const curve *p, int i, int j)
 {
-    return ratio_or_0(curve_rate(&b->put_curve, i, j), curve_rate(&b->probe_curve, i, j));
+    return ratio_or_0(curve_rate(m, i, j), curve_rate(p, i, j));
 }
 
 /* --paired: the drop-off past 300k (tenths 8-10 over 4-6) and the last 70 %
  * over the first 30 %, each paired; 0 when the import was too small. */
-static void paired_drops(const bench *b, double *past_300k, double *last_70)
+static void paired_drops(const curve *m, const curve *p, double *past_300k, double *last_70)
 {
-    *past_300k = ratio_or_0(paired_rate(b, 8, 10), paired_rate(b, 4, 6));
-    *last_70 = ratio_or_0(paired_rate(b, 4, 10), paired_rate(b, 1, 3));
+    *past_300k = ratio_or_0(paired_rate(m, p, 8, 10), paired_rate(m, p, 4, 6));
+    *last_70 = ratio_or_0(paired_rate(m, p, 4, 10), paired_rate(m, p, 1, 3));
 }
 
-/* import_probe_by_tenth_per_s, import_paired_by_tenth (each tenth's pace
- * over the probe's) and the drop-offs measured so: import_paired_past_300k
- * (tenths 8-10 over 4-6) and import_paired_last_70_first_30. */
-static void add_paired(cJSON *o, const bench *b)
+/* name_probe_by_tenth_per_s, name_paired_by_tenth (each tenth's pace over
+ * the probe's) and the drop-offs measured so: name_paired_past_300k (tenths
+ * 8-10 over 4-6) and name_paired_last_70_first_30. */
+static void add_paired(cJSON *o, const char *name, const curve *m, const curve *p)
 {
-    cJSON *pa = cJSON_AddArrayToObject(o, "import_probe_by_tenth_per_s");
-    cJSON *ra = cJSON_AddArrayToObject(o, "import_paired_by_tenth");
+    char key[64];
+    snprintf(key, sizeof key, "%s_probe_by_tenth_per_s", name);
+    cJSON *pa = cJSON_AddArrayToObject(o, key);
+    snprintf(key, sizeof key, "%s_paired_by_tenth", name);
+    cJSON *ra = cJSON_AddArrayToObject(o, key);
     for (int i = 1; i <= 10; i++) {
-        cJSON_AddItemToArray(pa, cJSON_CreateNumber(round(curve_rate(&b->probe_curve, i, i))));
-        cJSON_AddItemToArray(ra, cJSON_CreateNumber(r3(paired_rate(b, i, i))));
+        cJSON_AddItemToArray(pa, cJSON_CreateNumber(round(curve_rate(p, i, i))));
+        cJSON_AddItemToArray(ra, cJSON_CreateNumber(r3(paired_rate(m, p, i, i))));
     }
     double past, late;
-    paired_drops(b, &past, &late);
-    cJSON_AddNumberToObject(o, "import_paired_past_300k", r3(past));
-    cJSON_AddNumberToObject(o, "import_paired_last_70_first_30", r3(late));
+    paired_drops(m, p, &past, &late);
+    snprintf(key, sizeof key, "%s_paired_past_300k", name);
+    cJSON_AddNumberToObject(o, key, r3(past));
+    snprintf(key, sizeof key, "%s_paired_last_70_first_30", name);
+    cJSON_AddNumberToObject(o, key, r3(late));
 }
 
 static void print_json(bench *b)
@@ -535,8 +601,10 @@ static void print_json(bench *b)
         cJSON_AddNumberToObject(o, "import_jsonl_per_s", round((double)b->memories / b->jsonl_s));
         add_curve(o, "import", &b->put_curve);
         add_curve(o, "import_jsonl", &b->jsonl_curve);
-        if (b->paired)
-            add_paired(o, b);
+        if (b->paired) {
+            add_paired(o, "import", &b->put_curve, &b->probe_curve);
+            add_paired(o, "import_jsonl", &b->jsonl_curve, &b->jprobe_curve);
+        }
     }
     cJSON_AddNumberToObject(o, "db_bytes", (double)b->db_bytes);
     cJSON_AddNumberToObject(o, "rss_mb", round(peak_rss_mb() * 10) / 10);
@@ -574,6 +642,22 @@ static void print_row(const char *what, series *s, int p99)
     putchar('\n');
 }
 
+/* The table's line for one paired import (--paired). */
+static void print_paired(const char *name, const curve *m, const curve *p)
+{
+    /* too few memories for ten tenths of chunks: no ratio, not x 0 */
+    double r[2];
+    paired_drops(m, p, &r[0], &r[1]);
+    char text[2][16] = {"-", "-"};
+    for (int i = 0; i < 2; i++)
+        if (r[i] > 0)
+            snprintf(text[i], sizeof text[i], "x %.3f", r[i]);
+    cli_printf(stdout,
+               "  paired with a probe    %s past 300k (tenths 8-10 over 4-6), %s last 70 %% "
+               "over first 30 %% (%s)\n",
+               text[0], text[1], name);
+}
+
 static void print_table(bench *b)
 {
     cli_printf(stdout, "memscope bench: %ld memories, %d queries, seed %llu\n", b->memories,
@@ -588,17 +672,8 @@ static void print_table(bench *b)
                    (double)b->memories / b->import_s, b->import_s,
                    (double)b->memories / b->jsonl_s);
     if (!b->existing && b->paired) {
-        /* too few memories for ten tenths of chunks: no ratio, not x 0 */
-        double r[2];
-        paired_drops(b, &r[0], &r[1]);
-        char text[2][16] = {"-", "-"};
-        for (int i = 0; i < 2; i++)
-            if (r[i] > 0)
-                snprintf(text[i], sizeof text[i], "x %.3f", r[i]);
-        cli_printf(stdout,
-                   "  paired with a probe    %s past 300k (tenths 8-10 over 4-6), %s last 70 %% "
-                   "over first 30 %%\n",
-                   text[0], text[1]);
+        print_paired("store_put", &b->put_curve, &b->probe_curve);
+        print_paired("JSONL", &b->jsonl_curve, &b->jprobe_curve);
     }
     cli_printf(stdout, "  store                  %.1f MB\n", (double)b->db_bytes / 1e6);
     cli_printf(stdout, "  cold open              %.1f ms to first results\n", b->open_ms);
@@ -644,10 +719,10 @@ static const char bench_usage[] =
     "  --json          one JSON object instead of the table\n"
     "  --keep PATH     build the store at PATH (must not exist) and keep it\n"
     "  --db PATH       build nothing: time the open and the queries on this store\n"
-    "  --paired        put each chunk of the store_put import into a probe store too,\n"
-    "                  begun again at each tenth: the import's pace over the probe's\n"
-    "                  shows what the store's growth costs while the machine's\n"
-    "                  speed moves (import_paired_*)\n"
+    "  --paired        put each chunk of each import into a probe store too, begun\n"
+    "                  again at each tenth: an import's pace over its probe's shows\n"
+    "                  what the store's growth costs while the machine's speed\n"
+    "                  moves (import_paired_*, import_jsonl_paired_*)\n"
     "  --list-queries  print the Q queries, one a line, and stop\n";
 
 static int run_bench(cli_common *c, int argc, char **argv);
@@ -753,7 +828,7 @@ static int bench_run(bench *b, const corpus *w)
     }
     ms_error err;
     ms_error_clear(&err);
-    ms_status st = import_jsonl(b, src, scratch, &err);
+    ms_status st = import_jsonl(b, w, src, scratch, &err);
     unlink(src);
     if (!st)
         st = build_store(b, w, &err);

@@ -76,11 +76,21 @@ $LOCOMO_DIR) and never copied; without it the script says so and exits 0.
 Stores are tools/eval-locomo.sh's build/eval/sampleK.db (imported when
 missing; $EVAL_OUT names another folder).
 
-  tools/pool-ablation.py [--jobs N] [--whole [--learned] | --turns]
+With --models (the pool of 30) the rules are models fitted to the labels,
+the bound on what any linear combination of the trace could do: a
+logistic model of 29 features of each pooled memory (trace_features: its
+log-score, each channel's 1/(k + rank) and whether it ranked it, the
+speaker or an entity named, each second-stage factor's log, the floor's
+coverages and cosines, whether it asks, its length, an event time, its
+place), pointwise (is it evidence?) and pairwise (is this evidence above
+that non-evidence?), each fitted on one split and scored on both.
+
+  tools/pool-ablation.py [--jobs N] [--whole [--learned] | --turns | --models]
 """
 import json
 import math
 import os
+import random
 import re
 import subprocess
 import sys
@@ -399,6 +409,90 @@ def rule_learned(w):
     return f
 
 
+def trace_features(pool, adjustments):
+    """Per memory of a pool of 30, what its trace says (29 features with the
+    traces of LoCoMo's stores): the log of its score over the pool's best,
+    each channel's 1/(k + rank) and whether it ranked it, the speaker or an
+    entity named, the log of each adjustment in `adjustments`, the floor's
+    coverages and cosines, whether the turn asks, its length, an event time
+    and its place."""
+    best = max((h["ranking_score"] for h in pool), default=1) or 1
+    out = []
+    for i, h in enumerate(pool):
+        t = h["trace"]
+        x = [math.log(max(h["ranking_score"], 1e-9) / best)]
+        for c in CHANNELS:
+            rank = (t["channels"].get(c) or {}).get("rank", 0)
+            x += [1.0 / (K_RRF + rank) if rank else 0.0, 1.0 if rank else 0.0]
+        eg = t.get("entity_graph", {})
+        x += [float(bool(eg.get("speaker_named"))), float(bool(eg.get("entity_named")))]
+        factors = {a["name"]: a["factor"] for a in t.get("adjustments", [])}
+        x += [math.log(factors.get(a, 1.0)) for a in adjustments]
+        fl = t.get("floor", {})
+        x += [fl.get(k) or 0.0 for k in ("coverage", "predicate_coverage", "context_coverage",
+                                         "cosine", "remainder_cosine")]
+        x += [float(h["content"].rstrip().endswith("?")), math.log(1 + len(h["content"])) / 5,
+              float(h.get("event_time") is not None), 1.0 / (1 + i)]
+        out.append(x)
+    return out
+
+
+def fit_model(data, kind, adjustments):
+    """A logistic model of the trace's features, fitted on data by stochastic
+    gradient descent on standardised features (seeded: a run repeats):
+    pointwise (is the memory evidence?) or pairwise (is this evidence above
+    that non-evidence of the same question?). Returns the memory's score."""
+    qs = [(trace_features(pool, adjustments), [h["id"] in q["evidence"] for h in pool])
+          for q, pool in data if pool]
+    xs = [x for X, _ in qs for x in X]
+    n = len(xs[0])
+    mu = [sum(x[j] for x in xs) / len(xs) for j in range(n)]
+    sd = [max(1e-6, math.sqrt(sum((x[j] - mu[j]) ** 2 for x in xs) / len(xs))) for j in range(n)]
+    scale = lambda x: [(x[j] - mu[j]) / sd[j] for j in range(n)]
+    if kind == "pointwise":
+        ex = [(scale(x), y) for X, Y in qs for x, y in zip(X, Y)]
+        epochs, rate, bias, seed = 8, 0.05, True, 1
+    else:
+        ex = []
+        for X, Y in qs:
+            z = [scale(x) for x in X]
+            pos = [zi for zi, y in zip(z, Y) if y]
+            neg = [zi for zi, y in zip(z, Y) if not y]
+            ex += [([a - b for a, b in zip(p, m)], 1) for p in pos for m in neg]
+        epochs, rate, bias, seed = 5, 0.02, False, 2
+    w = [0.0] * (n + 1)  # w[n]: the bias (none pairwise: its rows are differences)
+    rnd = random.Random(seed)
+    for _ in range(epochs):
+        rnd.shuffle(ex)
+        for z, y in ex:
+            e = 1 / (1 + math.exp(-max(-30.0, min(30.0, sum(a * c for a, c in zip(w, z)) + w[n])))) - y
+            for j in range(n):
+                w[j] -= rate * (e * z[j] + 1e-3 * w[j])
+            if bias:
+                w[n] -= rate * e
+    return lambda x: sum(a * c for a, c in zip(w, scale(x)))
+
+
+def rule_model(model, adjustments):
+    """The pool in the order of the model's score."""
+    def f(pool):
+        s = [math.exp(max(-30.0, min(30.0, model(x)))) for x in trace_features(pool, adjustments)]
+        return [si / max(h["ranking_score"], 1e-300) for si, h in zip(s, pool)]
+
+    return f
+
+
+def model_rules(data):
+    adjustments = sorted({a["name"] for d in data.values() for _, pool in d for h in pool
+                          for a in h["trace"].get("adjustments", [])})
+    r = [("ranking_score (as returned)", lambda pool: [1] * len(pool))]
+    for kind in ("pointwise", "pairwise"):
+        for name, _ in SPLITS:
+            m = fit_model(data[name], kind, adjustments)
+            r.append(("%s, fitted on %s" % (kind, name.split()[-1]), rule_model(m, adjustments)))
+    return r
+
+
 def whole_rules():
     r = [("ranking_score (as returned)", lambda pool: [1] * len(pool))]
     r += [("session x(1 + %g s)" % a, rule_session_mass(a)) for a in (0.1, 0.25, 0.5, 1)]
@@ -579,6 +673,8 @@ def main(argv):
     if "--turns" in argv:
         asks_set(data, jobs)
         rules = turn_rules()
+    if "--models" in argv and not whole:
+        rules = model_rules(data)
     if whole and "--learned" in argv:
         for l2 in (0.1, 0.01):
             rules = rules + [("learned, l2 %g (fitted on 0-2)" % l2, rule_learned(fit(data[SPLITS[0][0]], l2)))]

@@ -5,6 +5,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1245,14 +1248,30 @@ static ms_status check_pages(store *s, ms_error *err)
     return code;
 }
 
+/* Past this much page cache at the end of a write (bytes), the memory is
+ * handed back to the system: an import's, not a single add's. */
+#define WRITE_CACHE_GIVE_BACK (16 << 20)
+
 /* A larger page cache while writing: an import touches every index, and
  * with SQLite's default 2 MB the pages it dirties spill into the WAL
- * mid-transaction and are read back. Reset (which frees it) after. */
+ * mid-transaction and are read back. Reset (which frees it) after. The
+ * allocator keeps what is freed for the process's next allocations; after
+ * a large write (up to the 64 MB cache and FTS5's 32 MB of pending terms)
+ * a long-lived process (the browser, a program using the library) would
+ * hold it for good, so it is handed back (malloc_trim: the free pages of
+ * the heap, not only its top). */
 static void write_cache(store *s, int on)
 {
+    int cur = 0, hi = 0;
+    if (!on)
+        sqlite3_db_status(s->db, SQLITE_DBSTATUS_CACHE_USED, &cur, &hi, 0);
     sqlite3_exec(s->db, on ? "PRAGMA cache_size=-65536" : "PRAGMA cache_size=-2000", NULL, NULL,
                  NULL);
     s->writing = on;
+#ifdef __GLIBC__
+    if (cur > WRITE_CACHE_GIVE_BACK)
+        malloc_trim(0);
+#endif
 }
 
 ms_status store_begin(store *s, ms_error *err)
